@@ -1,0 +1,45 @@
+// The demo tool set (`--tools demo`): small tools that show the registration API and MRTR.
+import { defineTool, defineToolSet, textResult } from '../../src/index.js';
+
+const echo = defineTool<{ text: string }>({
+  name: 'echo',
+  title: 'Echo',
+  description: 'Returns the text it was given.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  handler: ({ text }) => textResult(text),
+});
+
+const add = defineTool<{ a: number; b: number }>({
+  name: 'add',
+  title: 'Add two numbers',
+  description: 'Adds a and b.',
+  inputSchema: {
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+  },
+  outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+  annotations: { readOnlyHint: true, idempotentHint: true },
+  handler: ({ a, b }) => textResult(String(a + b), { structuredContent: { sum: a + b } }),
+});
+
+const greetPerson = defineTool({
+  name: 'greet_person',
+  title: 'Greet a person (asks for their name)',
+  description: 'Asks the user for a name through elicitation, then greets them.',
+  handler: (_args, ctx) => {
+    const answer = ctx.input('name', {
+      method: 'elicitation/create',
+      params: {
+        message: 'Whom should I greet?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+    });
+    if (answer.action !== 'accept') return textResult('No name given; nobody greeted.');
+    const content = answer.content as { name?: unknown } | undefined;
+    return textResult(`Hello, ${String(content?.name ?? 'stranger')}!`);
+  },
+});
+
+export default defineToolSet({ tools: [echo, add, greetPerson] });

@@ -1,0 +1,31 @@
+// Public entry of `durable-mcp`: define tools, build a server, serve it over HTTP or stdio.
+export {
+  defineTool,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineToolSet,
+} from './protocol/define.js';
+export type {
+  ToolDefinition,
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolSet,
+  TaskPolicy,
+} from './protocol/define.js';
+export type { HandlerContext, AuthInfo } from './protocol/context.js';
+export { text, textResult } from './protocol/types.js';
+export type * from './protocol/types.js';
+export { createMcpServer } from './protocol/server.js';
+export type { McpServer, ServerOptions, ServerExtension, ServerInfo } from './protocol/server.js';
+export { createHttpHandler } from './transport/http/handler.js';
+export { listenHttp } from './transport/http/node-server.js';
+export { LOOPBACK_HOSTS } from './transport/http/origin-check.js';
+export { serveStdio } from './transport/stdio/stdio.js';
+export { createAnonymousAuthenticator } from './auth/authenticator.js';
+export type { Authenticator } from './auth/authenticator.js';
+export { ProtocolError } from './wire/protocol-error.js';
+export { ErrorCode } from './wire/codes.js';
+export { openSqlite } from './stores/sqlite/database.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,107 @@
+// The registration API: tools, prompts, resources and templates as plain objects.
+import type { HandlerContext } from './context.js';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Icon,
+  JsonObject,
+  ReadResourceResult,
+  ResourceContents,
+} from './types.js';
+
+/** How a tool relates to the tasks extension. */
+export interface TaskPolicy {
+  /** `never`: always synchronous. `optional`: a task when the client declares the extension. `required`: only as a task. */
+  support: 'never' | 'optional' | 'required';
+  /** Default time to live in ms from creation; null for unlimited. */
+  ttlMs?: number | null;
+  /** Suggested polling interval in ms. */
+  pollIntervalMs?: number;
+  /** When false, a task interrupted by a crash ends `failed` instead of being replayed. Default true. */
+  replayAfterCrash?: boolean;
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDefinition<Args = JsonObject> {
+  name: string;
+  title?: string;
+  description?: string;
+  /** JSON Schema (2020-12 by default) for `arguments`; defaults to an empty object schema. */
+  inputSchema?: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
+  task?: TaskPolicy;
+  handler: (args: Args, ctx: HandlerContext) => CallToolResult | Promise<CallToolResult>;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+export type Completer = (value: string, context: Record<string, string>) => string[] | Promise<string[]>;
+
+export interface PromptDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  /** Completion providers keyed by argument name. */
+  complete?: Record<string, Completer>;
+  handler: (args: Record<string, string>, ctx: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
+}
+
+export interface ResourceDefinition {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  read: (
+    ctx: HandlerContext,
+  ) => ReadResourceResult | ResourceContents[] | Promise<ReadResourceResult | ResourceContents[]>;
+}
+
+export interface ResourceTemplateDefinition {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  icons?: Icon[];
+  complete?: Record<string, Completer>;
+  read: (
+    uri: string,
+    variables: Record<string, string>,
+    ctx: HandlerContext,
+  ) => ReadResourceResult | ResourceContents[] | Promise<ReadResourceResult | ResourceContents[]>;
+}
+
+/** A tool set: what a `--tools` module exports (as its default export or as named `tools`, `prompts`, …). */
+export interface ToolSet {
+  tools?: ToolDefinition<never>[];
+  prompts?: PromptDefinition[];
+  resources?: ResourceDefinition[];
+  resourceTemplates?: ResourceTemplateDefinition[];
+}
+
+export const defineTool = <Args = JsonObject>(def: ToolDefinition<Args>): ToolDefinition<never> =>
+  def as unknown as ToolDefinition<never>;
+export const definePrompt = (def: PromptDefinition): PromptDefinition => def;
+export const defineResource = (def: ResourceDefinition): ResourceDefinition => def;
+export const defineResourceTemplate = (def: ResourceTemplateDefinition): ResourceTemplateDefinition => def;
+export const defineToolSet = (set: ToolSet): ToolSet => set;

@@ -1,0 +1,105 @@
+// Multi round-trip requests: answers carried across rounds, pending input, and the InputRequiredResult.
+import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import type { ClientCapabilities } from '../wire/envelope.js';
+import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
+import { invalidParams, missingCapability } from '../wire/protocol-error.js';
+import type { StateSealer } from './request-state.js';
+import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
+
+/** Thrown by `ctx.input()` / `ctx.inputRequired()` to end this round with an InputRequiredResult. */
+export class InputPending {
+  constructor(
+    readonly requests: InputRequests,
+    readonly state: JsonValue | undefined,
+  ) {}
+}
+
+export interface MrtrRound {
+  /** Every answer received so far: earlier rounds (from requestState) plus this round's inputResponses. */
+  answers: InputResponses;
+  /** The handler's own state from the previous round, if it set one. */
+  state: JsonValue | undefined;
+}
+
+interface SealedState {
+  a: InputResponses;
+  s?: JsonValue;
+}
+
+export const MRTR_STATE_TTL_MS = 10 * 60_000;
+
+/** Reads inputResponses and requestState of a (retried) request. */
+export function readRound(
+  params: JsonObject,
+  sealer: StateSealer,
+  binding: string,
+  nowMs: number,
+): MrtrRound {
+  let answers: InputResponses = {};
+  let state: JsonValue | undefined;
+  if (params.requestState !== undefined) {
+    if (typeof params.requestState !== 'string')
+      throw invalidParams('Invalid params: requestState must be a string');
+    const opened = sealer.unseal(params.requestState, binding, nowMs);
+    if (!opened.ok) throw invalidParams(`Invalid params: requestState rejected (${opened.reason})`);
+    const sealed = opened.value as SealedState;
+    answers = { ...sealed.a };
+    state = sealed.s;
+  }
+  if (params.inputResponses !== undefined) {
+    const parsed = InputResponsesV2Schema.safeParse(params.inputResponses);
+    if (!parsed.success || !isJsonObject(params.inputResponses)) {
+      const key = parsed.success ? '' : String(parsed.error.issues[0]?.path[0] ?? '');
+      throw invalidParams(`Invalid params: malformed inputResponses${key ? ` (key "${key}")` : ''}`);
+    }
+    for (const [key, value] of Object.entries(params.inputResponses)) answers[key] = value as JsonObject;
+  }
+  return { answers, state };
+}
+
+/** Which client capability an input request needs, as a requiredCapabilities object; undefined if declared. */
+export function missingCapabilityFor(
+  request: InputRequest,
+  caps: ClientCapabilities,
+): JsonObject | undefined {
+  switch (request.method) {
+    case 'elicitation/create': {
+      const elicitation = caps.elicitation;
+      const mode = isJsonObject(request.params) ? request.params.mode : undefined;
+      if (mode === 'url') return isJsonObject(elicitation?.url) ? undefined : { elicitation: { url: {} } };
+      if (!isJsonObject(elicitation)) return { elicitation: {} };
+      const formOnly = elicitation.form === undefined && elicitation.url === undefined;
+      return formOnly || isJsonObject(elicitation.form) ? undefined : { elicitation: { form: {} } };
+    }
+    case 'sampling/createMessage':
+      return isJsonObject(caps.sampling) ? undefined : { sampling: {} };
+    case 'roots/list':
+      return isJsonObject(caps.roots) ? undefined : { roots: {} };
+    default:
+      return undefined;
+  }
+}
+
+export function inputRequiredResult(
+  pending: InputPending,
+  round: MrtrRound,
+  caps: ClientCapabilities,
+  sealer: StateSealer,
+  binding: string,
+  nowMs: number,
+): JsonObject {
+  for (const request of Object.values(pending.requests)) {
+    const missing = missingCapabilityFor(request, caps);
+    if (missing !== undefined) {
+      throw missingCapability(`This request needs the client capability for ${request.method}`, missing);
+    }
+  }
+  const sealed: SealedState = { a: round.answers };
+  if (pending.state !== undefined) sealed.s = pending.state;
+  const result: JsonObject = {
+    resultType: 'input_required',
+    requestState: sealer.seal(sealed, binding, nowMs + MRTR_STATE_TTL_MS),
+  };
+  if (Object.keys(pending.requests).length > 0) result.inputRequests = pending.requests;
+  return result;
+}

@@ -1,0 +1,100 @@
+// Holds the registered tools, prompts and resources; emits list-changed events when they change.
+import { EventEmitter } from 'node:events';
+import { collectParamHeaders, type ParamHeader } from '../wire/param-headers.js';
+import type {
+  PromptDefinition,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ToolDefinition,
+  ToolSet,
+} from './define.js';
+import { compileSchema, type ArgumentValidator } from './schema-validation.js';
+import type { JsonObject } from './types.js';
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export interface RegisteredTool {
+  def: ToolDefinition<never>;
+  /** The tool exactly as `tools/list` shows it. */
+  listing: JsonObject;
+  paramHeaders: ParamHeader[];
+  validate: ArgumentValidator;
+}
+
+export type RegistryEvent =
+  'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged' | 'resourceUpdated';
+
+export class Registry {
+  readonly tools = new Map<string, RegisteredTool>();
+  readonly prompts = new Map<string, PromptDefinition>();
+  readonly resources = new Map<string, ResourceDefinition>();
+  readonly templates = new Map<string, ResourceTemplateDefinition>();
+  readonly events = new EventEmitter();
+
+  constructor(sets: ToolSet[] = []) {
+    this.events.setMaxListeners(0);
+    for (const set of sets) this.addSet(set);
+  }
+
+  addSet(set: ToolSet): void {
+    for (const tool of set.tools ?? []) this.addTool(tool, false);
+    for (const prompt of set.prompts ?? []) this.addPrompt(prompt, false);
+    for (const resource of set.resources ?? []) this.addResource(resource, false);
+    for (const template of set.resourceTemplates ?? []) this.addTemplate(template, false);
+  }
+
+  addTool(def: ToolDefinition<never>, notify = true): void {
+    if (!TOOL_NAME.test(def.name)) throw new Error(`invalid tool name "${def.name}"`);
+    if (this.tools.has(def.name)) throw new Error(`tool "${def.name}" is registered twice`);
+    const inputSchema = def.inputSchema ?? { type: 'object' };
+    const listing: JsonObject = { name: def.name };
+    if (def.title !== undefined) listing.title = def.title;
+    if (def.description !== undefined) listing.description = def.description;
+    listing.inputSchema = inputSchema;
+    if (def.outputSchema !== undefined) listing.outputSchema = def.outputSchema;
+    if (def.annotations !== undefined) listing.annotations = def.annotations;
+    if (def.icons !== undefined) listing.icons = def.icons;
+    if (def._meta !== undefined) listing._meta = def._meta;
+    this.tools.set(def.name, {
+      def,
+      listing,
+      paramHeaders: collectParamHeaders(inputSchema),
+      validate: compileSchema(inputSchema),
+    });
+    if (notify) this.events.emit('toolsListChanged');
+  }
+
+  removeTool(name: string): boolean {
+    const removed = this.tools.delete(name);
+    if (removed) this.events.emit('toolsListChanged');
+    return removed;
+  }
+
+  addPrompt(def: PromptDefinition, notify = true): void {
+    if (this.prompts.has(def.name)) throw new Error(`prompt "${def.name}" is registered twice`);
+    this.prompts.set(def.name, def);
+    if (notify) this.events.emit('promptsListChanged');
+  }
+
+  removePrompt(name: string): boolean {
+    const removed = this.prompts.delete(name);
+    if (removed) this.events.emit('promptsListChanged');
+    return removed;
+  }
+
+  addResource(def: ResourceDefinition, notify = true): void {
+    if (this.resources.has(def.uri)) throw new Error(`resource "${def.uri}" is registered twice`);
+    this.resources.set(def.uri, def);
+    if (notify) this.events.emit('resourcesListChanged');
+  }
+
+  addTemplate(def: ResourceTemplateDefinition, notify = true): void {
+    this.templates.set(def.uriTemplate, def);
+    if (notify) this.events.emit('resourcesListChanged');
+  }
+
+  /** Tells listeners subscribed to this resource that its contents changed. */
+  resourceUpdated(uri: string): void {
+    this.events.emit('resourceUpdated', uri);
+  }
+}

@@ -1,0 +1,46 @@
+// Runs one synchronous MRTR round of a handler and turns InputPending into an InputRequiredResult.
+import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
+import { createHandlerContext } from './handler-context.js';
+import type { HandlerContext } from './context.js';
+import { InputPending, inputRequiredResult, readRound } from './mrtr.js';
+import { requestBinding, type StateSealer } from './request-state.js';
+import type { RequestScope } from './scope.js';
+
+export interface RoundDeps {
+  sealer: StateSealer;
+  now: () => number;
+}
+
+export type RoundOutcome<T> = { kind: 'done'; value: T } | { kind: 'input_required'; result: JsonObject };
+
+export const principalKey = (scope: RequestScope): string =>
+  `${scope.auth.tenant}\u0000${scope.auth.principal}`;
+
+export async function runRound<T>(
+  deps: RoundDeps,
+  params: JsonObject,
+  scope: RequestScope,
+  target: string,
+  args: unknown,
+  run: (ctx: HandlerContext) => T | Promise<T>,
+): Promise<RoundOutcome<T>> {
+  const binding = requestBinding(principalKey(scope), scope.method, target, args);
+  const round = readRound(params, deps.sealer, binding, deps.now());
+  try {
+    const value = await run(createHandlerContext(scope, round));
+    return { kind: 'done', value };
+  } catch (err) {
+    if (!(err instanceof InputPending)) throw err;
+    const result = inputRequiredResult(
+      err,
+      round,
+      scope.envelope.clientCapabilities,
+      deps.sealer,
+      binding,
+      deps.now(),
+    );
+    return { kind: 'input_required', result };
+  }
+}
+
+export const asObject = (value: unknown): JsonObject | undefined => (isJsonObject(value) ? value : undefined);

@@ -1,0 +1,19 @@
+// One request as seen by a method handler: its envelope, caller, cancellation and response stream.
+import type { RequestEnvelope } from '../wire/envelope.js';
+import type { HeaderLookup } from '../wire/headers.js';
+import type { JsonObject, RequestId } from '../wire/jsonrpc.js';
+import type { AuthInfo } from './context.js';
+
+export interface RequestScope {
+  id: RequestId;
+  method: string;
+  envelope: RequestEnvelope;
+  auth: AuthInfo;
+  signal: AbortSignal;
+  /** Request headers (lower-case names); undefined on stdio. */
+  header: HeaderLookup | undefined;
+  /** Sends a notification on this request's response stream (switching an HTTP response to SSE). */
+  emit(method: string, params: JsonObject): void;
+}
+
+export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise<JsonObject> | JsonObject;

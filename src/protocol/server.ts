@@ -1,0 +1,199 @@
+// The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
+import { randomBytes } from 'node:crypto';
+import { readEnvelope, type ClientCapabilities } from '../wire/envelope.js';
+import { checkStandardHeaders, type HeaderLookup } from '../wire/headers.js';
+import type { IncomingRequest, JsonObject } from '../wire/jsonrpc.js';
+import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
+import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
+import type { ErrorOrigin } from '../wire/codes.js';
+import type { CacheHints } from './cache-hints.js';
+import { complete } from './completion.js';
+import type { AuthInfo } from './context.js';
+import type { ToolSet } from './define.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { Registry } from './registry.js';
+import { createStateSealer } from './request-state.js';
+import { listResources, listTemplates, readResource } from './resources.js';
+import type { RoundDeps } from './run-round.js';
+import type { MethodHandler, RequestScope } from './scope.js';
+import { listen, type SubscriptionExtension } from './subscriptions.js';
+import { callToolSync, listTools, resolveToolCall, type ToolCall } from './tools.js';
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+/** Lets an extension (the tasks extension) take over part of the protocol. */
+export interface ServerExtension {
+  id: string;
+  /** Advertised under capabilities.extensions[id]. */
+  capability: JsonObject;
+  methods?: Record<string, MethodHandler>;
+  /** Called for every tools/call after validation; returns a result to answer with, or undefined to run synchronously. */
+  interceptToolCall?: (
+    call: ToolCall,
+    params: JsonObject,
+    scope: RequestScope,
+  ) => Promise<JsonObject | undefined>;
+  subscriptions?: SubscriptionExtension[];
+  close?: () => Promise<void>;
+}
+
+export interface ServerOptions {
+  info: ServerInfo;
+  toolSets?: ToolSet[];
+  instructions?: string;
+  /** Secret sealing MRTR requestState; share it between replicas. Random per process when omitted. */
+  stateSecret?: string | Buffer;
+  pageSize?: number;
+  /** Cache freshness advertised on list, read and discover results. */
+  listTtlMs?: number;
+  discoverTtlMs?: number;
+  extensions?: ServerExtension[];
+  now?: () => number;
+}
+
+export interface DispatchInput {
+  request: IncomingRequest;
+  auth: AuthInfo;
+  signal: AbortSignal;
+  header: HeaderLookup | undefined;
+  emit(method: string, params: JsonObject): void;
+}
+
+export type DispatchOutcome =
+  { ok: true; result: JsonObject } | { ok: false; error: ProtocolError; origin: ErrorOrigin };
+
+export interface McpServer {
+  readonly registry: Registry;
+  readonly info: ServerInfo;
+  dispatch(input: DispatchInput): Promise<DispatchOutcome>;
+  /** Ends open subscriptions (they answer with their listen result) and closes extensions. */
+  close(): Promise<void>;
+}
+
+const REMOVED = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+export function createMcpServer(options: ServerOptions): McpServer {
+  const registry = new Registry(options.toolSets ?? []);
+  const now = options.now ?? Date.now;
+  const deps: RoundDeps = { sealer: createStateSealer(options.stateSecret ?? randomBytes(32)), now };
+  const pageSize = options.pageSize ?? 100;
+  const hints: CacheHints = { ttlMs: options.listTtlMs ?? 60_000, cacheScope: 'public' };
+  const extensions = options.extensions ?? [];
+  const shutdown = new AbortController();
+  const serverMeta = { [META_SERVER_INFO]: options.info };
+  const subscriptionExts = extensions.flatMap((e) => e.subscriptions ?? []);
+  const interceptors = extensions.flatMap((e) => (e.interceptToolCall ? [e.interceptToolCall] : []));
+
+  const capabilities = (): JsonObject => {
+    const caps: JsonObject = { tools: { listChanged: true } };
+    if (registry.prompts.size > 0) caps.prompts = { listChanged: true };
+    if (registry.resources.size > 0 || registry.templates.size > 0) {
+      caps.resources = { subscribe: true, listChanged: true };
+    }
+    if (hasCompletions()) caps.completions = {};
+    if (extensions.length > 0)
+      caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
+    return caps;
+  };
+  const hasCompletions = (): boolean =>
+    [...registry.prompts.values()].some((p) => p.complete !== undefined) ||
+    [...registry.templates.values()].some((t) => t.complete !== undefined);
+
+  const methods: Record<string, MethodHandler> = {
+    'server/discover': () => {
+      const result: JsonObject = {
+        resultType: 'complete',
+        supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        capabilities: capabilities(),
+        ttlMs: options.discoverTtlMs ?? 300_000,
+        cacheScope: 'public',
+      };
+      if (options.instructions !== undefined) result.instructions = options.instructions;
+      return result;
+    },
+    'tools/list': (params) => listTools(registry, params, pageSize, hints),
+    'tools/call': async (params, scope) => {
+      const call = resolveToolCall(registry, params, scope);
+      for (const intercept of interceptors) {
+        const taken = await intercept(call, params, scope);
+        if (taken !== undefined) return taken;
+      }
+      return callToolSync(deps, call, params, scope);
+    },
+    'prompts/list': (params) => listPrompts(registry, params, pageSize, hints),
+    'prompts/get': (params, scope) => getPrompt(deps, registry, params, scope),
+    'resources/list': (params) => listResources(registry, params, pageSize, hints),
+    'resources/templates/list': (params) => listTemplates(registry, params, pageSize, hints),
+    'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints),
+    'completion/complete': (params) => complete(registry, params),
+    'subscriptions/listen': (params, scope) =>
+      listen(registry, subscriptionExts, shutdown.signal, params, scope),
+  };
+  for (const ext of extensions) Object.assign(methods, ext.methods ?? {});
+
+  /** Capability-gated methods answer -32601 while their capability is not advertised. */
+  const available = (method: string): boolean => {
+    if (method.startsWith('prompts/')) return registry.prompts.size > 0;
+    if (method.startsWith('resources/')) return registry.resources.size > 0 || registry.templates.size > 0;
+    if (method === 'completion/complete') return hasCompletions();
+    return true;
+  };
+
+  async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
+    const { request } = input;
+    const handler = methods[request.method];
+    if (handler === undefined || REMOVED.has(request.method) || !available(request.method)) {
+      return { ok: false, error: methodNotFound(request.method), origin: 'envelope' };
+    }
+    const envelope = readEnvelope(request.params, SUPPORTED_PROTOCOL_VERSIONS);
+    if (!envelope.ok) return { ok: false, error: envelope.error, origin: 'envelope' };
+    if (input.header !== undefined) {
+      const mismatch = checkStandardHeaders(
+        input.header,
+        request.method,
+        request.params,
+        envelope.value.protocolVersion,
+      );
+      if (mismatch !== undefined) return { ok: false, error: mismatch, origin: 'envelope' };
+    }
+    const scope: RequestScope = {
+      id: request.id,
+      method: request.method,
+      envelope: envelope.value,
+      auth: input.auth,
+      signal: input.signal,
+      header: input.header,
+      emit: input.emit,
+    };
+    try {
+      const result = await handler(request.params as JsonObject, scope);
+      const meta = result._meta;
+      result._meta = meta === undefined ? serverMeta : { ...serverMeta, ...(meta as JsonObject) };
+      return { ok: true, result };
+    } catch (err) {
+      return { ok: false, error: toProtocolError(err), origin: 'handler' };
+    }
+  }
+
+  return {
+    registry,
+    info: options.info,
+    dispatch,
+    async close() {
+      shutdown.abort();
+      for (const ext of extensions) await ext.close?.();
+    },
+  };
+}
+
+export type { ClientCapabilities };

@@ -1,0 +1,94 @@
+// subscriptions/listen: a long-lived response stream of list-changed and resource-updated notifications.
+import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
+import { META_SUBSCRIPTION_ID } from '../wire/meta-keys.js';
+import { invalidParams } from '../wire/protocol-error.js';
+import type { Registry } from './registry.js';
+import type { RequestScope } from './scope.js';
+
+/** An extension's part of a subscription (e.g. task ids); returns what it agreed to and how to stop. */
+export interface SubscriptionExtension {
+  key: string;
+  accept(
+    requested: unknown,
+    scope: RequestScope,
+    send: (method: string, params: JsonObject) => void,
+  ): Promise<{ agreed: unknown; start: () => void; stop: () => void } | undefined>;
+}
+
+const BOOLEAN_FILTERS = [
+  ['toolsListChanged', 'toolsListChanged', 'notifications/tools/list_changed'],
+  ['promptsListChanged', 'promptsListChanged', 'notifications/prompts/list_changed'],
+  ['resourcesListChanged', 'resourcesListChanged', 'notifications/resources/list_changed'],
+] as const;
+
+export async function listen(
+  registry: Registry,
+  extensions: readonly SubscriptionExtension[],
+  shutdown: AbortSignal,
+  params: JsonObject,
+  scope: RequestScope,
+): Promise<JsonObject> {
+  const filter = params.notifications;
+  if (!isJsonObject(filter))
+    throw invalidParams('Invalid params: subscriptions/listen requires params.notifications');
+  const meta = { [META_SUBSCRIPTION_ID]: scope.id };
+  const send = (method: string, p: JsonObject): void => {
+    if (!scope.signal.aborted) scope.emit(method, { ...p, _meta: meta });
+  };
+  const agreed: JsonObject = {};
+  const cleanups: (() => void)[] = [];
+  const starts: (() => void)[] = [];
+  for (const [key, event, method] of BOOLEAN_FILTERS) {
+    const value = filter[key];
+    if (value === undefined || value === false) continue;
+    if (value !== true) throw invalidParams(`Invalid params: notifications.${key} must be a boolean`);
+    agreed[key] = true;
+    const listener = (): void => send(method, {});
+    starts.push(() => registry.events.on(event, listener));
+    cleanups.push(() => registry.events.off(event, listener));
+  }
+  const uris = filter.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+      throw invalidParams('Invalid params: notifications.resourceSubscriptions must be an array of strings');
+    }
+    if (uris.length > 0) {
+      const wanted = new Set(uris as string[]);
+      agreed.resourceSubscriptions = [...wanted];
+      const listener = (uri: string): void => {
+        if (wanted.has(uri)) send('notifications/resources/updated', { uri });
+      };
+      starts.push(() => registry.events.on('resourceUpdated', listener));
+      cleanups.push(() => registry.events.off('resourceUpdated', listener));
+    }
+  }
+  try {
+    for (const ext of extensions) {
+      if (filter[ext.key] === undefined) continue;
+      const accepted = await ext.accept(filter[ext.key], scope, send);
+      if (accepted === undefined) continue;
+      agreed[ext.key] = accepted.agreed;
+      starts.push(accepted.start);
+      cleanups.push(accepted.stop);
+    }
+    send('notifications/subscriptions/acknowledged', { notifications: agreed });
+    for (const start of starts) start();
+    await untilAborted(scope.signal, shutdown);
+  } finally {
+    for (const cleanup of cleanups) cleanup();
+  }
+  return { resultType: 'complete', _meta: meta };
+}
+
+function untilAborted(a: AbortSignal, b: AbortSignal): Promise<void> {
+  if (a.aborted || b.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      a.removeEventListener('abort', done);
+      b.removeEventListener('abort', done);
+      resolve();
+    };
+    a.addEventListener('abort', done, { once: true });
+    b.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,211 @@
+// Streamable HTTP (2026-07-28) for node:http: one JSON-RPC message per POST, JSON or SSE responses.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { McpServer } from '../../protocol/server.js';
+import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
+import type { HeaderLookup } from '../../wire/headers.js';
+import {
+  errorResponse,
+  notificationMessage,
+  parseMessage,
+  resultResponse,
+  type JsonObject,
+} from '../../wire/jsonrpc.js';
+import { ProtocolError } from '../../wire/protocol-error.js';
+import { checkOrigin, type OriginPolicy } from './origin-check.js';
+import { SseStream } from './sse.js';
+
+export interface HttpHandlerOptions {
+  server: McpServer;
+  authenticator: Authenticator;
+  origin: OriginPolicy;
+  path?: string;
+  maxBodyBytes?: number;
+  keepAliveMs?: number;
+  /** Extra routes (e.g. /metrics); return true when handled. */
+  extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
+}
+
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  extra: Record<string, string> = {},
+): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body), ...extra });
+  res.end(body);
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  id: string | number | null,
+  code: number,
+  message: string,
+): void {
+  sendJson(res, status, errorResponse(id, new ProtocolError(code, message)));
+}
+
+export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
+  const path = options.path ?? '/mcp';
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q === -1 ? url : url.slice(0, q);
+    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendJson(res, 200, '{"status":"ok"}');
+      return;
+    }
+    if (options.extraRoutes?.(req, res) === true) return;
+    if (pathname !== path) {
+      sendJson(res, 404, '{"error":"not found"}');
+      return;
+    }
+    const header: HeaderLookup = (name) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    const forbidden = checkOrigin(options.origin, header('host'), header('origin'));
+    if (forbidden !== undefined) {
+      sendError(res, 403, null, ErrorCode.InvalidRequest, forbidden);
+      req.resume();
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendJson(
+        res,
+        405,
+        errorResponse(null, new ProtocolError(ErrorCode.InvalidRequest, 'Method not allowed: use POST')),
+        {
+          allow: 'POST',
+        },
+      );
+      req.resume();
+      return;
+    }
+    const contentType = header('content-type');
+    if (contentType !== undefined && !/^application\/(?:[\w.+-]*\+)?json\b/i.test(contentType.trim())) {
+      sendError(res, 415, null, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json');
+      req.resume();
+      return;
+    }
+    readBody(req, maxBody).then(
+      (body) => void handleBody(options, keepAliveMs, req, res, header, body),
+      (err: unknown) => {
+        const tooLarge = err instanceof BodyTooLargeError;
+        sendError(
+          res,
+          tooLarge ? 413 : 400,
+          null,
+          ErrorCode.InvalidRequest,
+          tooLarge ? err.message : 'Invalid request body',
+        );
+        if (tooLarge) req.destroy();
+      },
+    );
+  };
+}
+
+class BodyTooLargeError extends Error {}
+
+function readBody(req: IncomingMessage, max: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        reject(new BodyTooLargeError(`Request body exceeds ${max} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      const text = new TextDecoder('utf-8', { fatal: true });
+      try {
+        resolve(text.decode(buf));
+      } catch {
+        resolve('\u0000invalid-utf8');
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+async function handleBody(
+  options: HttpHandlerOptions,
+  keepAliveMs: number,
+  req: IncomingMessage,
+  res: ServerResponse,
+  header: HeaderLookup,
+  body: string,
+): Promise<void> {
+  const parsed = parseMessage(body);
+  if (!parsed.ok) {
+    sendJson(res, httpStatusFor(parsed.error.code, 'envelope'), errorResponse(parsed.id, parsed.error));
+    return;
+  }
+  const message = parsed.value;
+  if (message.kind === 'notification') {
+    res.writeHead(202).end();
+    return;
+  }
+  const authOutcome = await options.authenticator.authenticate(header);
+  if (!authOutcome.ok) {
+    sendJson(
+      res,
+      authOutcome.status,
+      errorResponse(message.id, new ProtocolError(ErrorCode.InvalidRequest, authOutcome.message)),
+      { 'www-authenticate': authOutcome.challenge },
+    );
+    return;
+  }
+  const abort = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  let sse: SseStream | undefined;
+  const emit = (method: string, params: JsonObject): void => {
+    if (abort.signal.aborted) return;
+    sse ??= new SseStream(res, keepAliveMs);
+    sse.send(notificationMessage(method, params));
+  };
+  let outcome;
+  try {
+    outcome = await options.server.dispatch({
+      request: message,
+      auth: authOutcome.auth,
+      signal: abort.signal,
+      header,
+      emit,
+    });
+  } catch {
+    outcome = {
+      ok: false as const,
+      error: new ProtocolError(ErrorCode.InternalError, 'Internal error'),
+      origin: 'handler' as const,
+    };
+  }
+  if (abort.signal.aborted) {
+    sse?.stop();
+    return;
+  }
+  const text = outcome.ok
+    ? resultResponse(message.id, outcome.result)
+    : errorResponse(message.id, outcome.error);
+  if (sse !== undefined) {
+    sse.end(text);
+    return;
+  }
+  const status = outcome.ok ? 200 : httpStatusFor(outcome.error.code, outcome.origin);
+  sendJson(res, status, text);
+}
