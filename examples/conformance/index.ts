@@ -1,3 +1,14 @@
-// Placeholder replaced below.
+// The conformance fixture set (`--tools conformance`): every tool, prompt and resource the official suite calls.
 import { defineToolSet } from '../../src/index.js';
-export default defineToolSet({ tools: [] });
+import { contentTools } from './content-tools.js';
+import { diagnosticTools } from './diagnostic-tools.js';
+import { mrtrTools } from './mrtr-tools.js';
+import { prompts } from './prompts.js';
+import { resources, resourceTemplates } from './resources.js';
+
+export default defineToolSet({
+  tools: [...contentTools, ...diagnosticTools, ...mrtrTools],
+  prompts,
+  resources,
+  resourceTemplates,
+});

@@ -2,11 +2,24 @@
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
 import type { LogLevel } from '../wire/meta-keys.js';
+import type { PromptDefinition, ToolDefinition } from './define.js';
 import type { InputRequest, InputRequests, InputResponse, InputResponses, JsonValue } from './types.js';
 
 export interface AuthInfo {
   tenant: string;
   principal: string;
+}
+
+/** Changes the server's lists at run time; open subscriptions are told. */
+export interface ServerControl {
+  addTool(tool: ToolDefinition<never>): void;
+  removeTool(name: string): boolean;
+  addPrompt(prompt: PromptDefinition): void;
+  removePrompt(name: string): boolean;
+  /** Announces a change of a list without changing it (e.g. when a tool's behaviour changed). */
+  listChanged(kind: 'tools' | 'prompts' | 'resources'): void;
+  /** Tells subscribers of this resource URI that its contents changed. */
+  resourceUpdated(uri: string): void;
 }
 
 export interface HandlerContext {
@@ -26,6 +39,8 @@ export interface HandlerContext {
   inputs(requests: InputRequests): InputResponses;
   /** The state this handler passed to `inputRequired` in the previous round, verified. */
   readonly requestState: JsonValue | undefined;
+  /** The server's registry, for tools that change what the server offers. */
+  readonly server: ServerControl;
   /** Ends this round with an InputRequiredResult carrying these requests and state. */
   inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never;
 }

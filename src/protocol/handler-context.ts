@@ -1,13 +1,17 @@
 // Builds the HandlerContext for one synchronous round of a tool, prompt or resource.
 import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
-import type { HandlerContext } from './context.js';
+import type { HandlerContext, ServerControl } from './context.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
 import type { RequestScope } from './scope.js';
 import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
 
 const severity = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
 
-export function createHandlerContext(scope: RequestScope, round: MrtrRound): HandlerContext {
+export function createHandlerContext(
+  scope: RequestScope,
+  round: MrtrRound,
+  control: ServerControl,
+): HandlerContext {
   const { envelope } = scope;
   const inputs = (requests: InputRequests): InputResponses => {
     const missing: InputRequests = {};
@@ -27,6 +31,7 @@ export function createHandlerContext(scope: RequestScope, round: MrtrRound): Han
     auth: scope.auth,
     signal: scope.signal,
     requestState: round.state,
+    server: control,
     progress(progress, total, message) {
       if (envelope.progressToken === undefined || scope.signal.aborted) return;
       const params: Record<string, unknown> = { progressToken: envelope.progressToken, progress };

@@ -8,6 +8,7 @@ import type {
   ToolDefinition,
   ToolSet,
 } from './define.js';
+import type { ServerControl } from './context.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import type { JsonObject } from './types.js';
 
@@ -91,6 +92,23 @@ export class Registry {
   addTemplate(def: ResourceTemplateDefinition, notify = true): void {
     this.templates.set(def.uriTemplate, def);
     if (notify) this.events.emit('resourcesListChanged');
+  }
+
+  /** The run-time control handed to handlers. */
+  control(): ServerControl {
+    const events: Record<'tools' | 'prompts' | 'resources', RegistryEvent> = {
+      tools: 'toolsListChanged',
+      prompts: 'promptsListChanged',
+      resources: 'resourcesListChanged',
+    };
+    return {
+      addTool: (tool) => this.addTool(tool),
+      removeTool: (name) => this.removeTool(name),
+      addPrompt: (prompt) => this.addPrompt(prompt),
+      removePrompt: (name) => this.removePrompt(name),
+      listChanged: (kind) => this.events.emit(events[kind]),
+      resourceUpdated: (uri) => this.resourceUpdated(uri),
+    };
   }
 
   /** Tells listeners subscribed to this resource that its contents changed. */

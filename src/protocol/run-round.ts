@@ -1,7 +1,7 @@
 // Runs one synchronous MRTR round of a handler and turns InputPending into an InputRequiredResult.
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { createHandlerContext } from './handler-context.js';
-import type { HandlerContext } from './context.js';
+import type { HandlerContext, ServerControl } from './context.js';
 import { InputPending, inputRequiredResult, readRound } from './mrtr.js';
 import { requestBinding, type StateSealer } from './request-state.js';
 import type { RequestScope } from './scope.js';
@@ -9,6 +9,7 @@ import type { RequestScope } from './scope.js';
 export interface RoundDeps {
   sealer: StateSealer;
   now: () => number;
+  control: ServerControl;
 }
 
 export type RoundOutcome<T> = { kind: 'done'; value: T } | { kind: 'input_required'; result: JsonObject };
@@ -27,7 +28,7 @@ export async function runRound<T>(
   const binding = requestBinding(principalKey(scope), scope.method, target, args);
   const round = readRound(params, deps.sealer, binding, deps.now());
   try {
-    const value = await run(createHandlerContext(scope, round));
+    const value = await run(createHandlerContext(scope, round, deps.control));
     return { kind: 'done', value };
   } catch (err) {
     if (!(err instanceof InputPending)) throw err;

@@ -1,7 +1,7 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
 import { randomBytes } from 'node:crypto';
-import { readEnvelope, type ClientCapabilities } from '../wire/envelope.js';
-import { checkStandardHeaders, type HeaderLookup } from '../wire/headers.js';
+import { checkVersionSupported, readEnvelope, type ClientCapabilities } from '../wire/envelope.js';
+import { checkRoutingHeaders, checkVersionHeader, type HeaderLookup } from '../wire/headers.js';
 import type { IncomingRequest, JsonObject } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
 import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
@@ -85,7 +85,11 @@ const REMOVED = new Set([
 export function createMcpServer(options: ServerOptions): McpServer {
   const registry = new Registry(options.toolSets ?? []);
   const now = options.now ?? Date.now;
-  const deps: RoundDeps = { sealer: createStateSealer(options.stateSecret ?? randomBytes(32)), now };
+  const deps: RoundDeps = {
+    sealer: createStateSealer(options.stateSecret ?? randomBytes(32)),
+    now,
+    control: registry.control(),
+  };
   const pageSize = options.pageSize ?? 100;
   const hints: CacheHints = { ttlMs: options.listTtlMs ?? 60_000, cacheScope: 'public' };
   const extensions = options.extensions ?? [];
@@ -151,20 +155,25 @@ export function createMcpServer(options: ServerOptions): McpServer {
 
   async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     const { request } = input;
+    // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
+    // method existence; capability gating and params errors come from the handlers.
+    const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
+    if (input.header !== undefined) {
+      const mismatch = checkRoutingHeaders(input.header, request.method, request.params);
+      if (mismatch !== undefined) return fail(mismatch);
+    }
+    const envelope = readEnvelope(request.params);
+    if (!envelope.ok) return fail(envelope.error);
+    const version = envelope.value.protocolVersion;
+    if (input.header !== undefined) {
+      const mismatch = checkVersionHeader(input.header, version);
+      if (mismatch !== undefined) return fail(mismatch);
+    }
+    const unsupported = checkVersionSupported(version, SUPPORTED_PROTOCOL_VERSIONS);
+    if (unsupported !== undefined) return fail(unsupported);
     const handler = methods[request.method];
     if (handler === undefined || REMOVED.has(request.method) || !available(request.method)) {
-      return { ok: false, error: methodNotFound(request.method), origin: 'envelope' };
-    }
-    const envelope = readEnvelope(request.params, SUPPORTED_PROTOCOL_VERSIONS);
-    if (!envelope.ok) return { ok: false, error: envelope.error, origin: 'envelope' };
-    if (input.header !== undefined) {
-      const mismatch = checkStandardHeaders(
-        input.header,
-        request.method,
-        request.params,
-        envelope.value.protocolVersion,
-      );
-      if (mismatch !== undefined) return { ok: false, error: mismatch, origin: 'envelope' };
+      return fail(methodNotFound(request.method));
     }
     const scope: RequestScope = {
       id: request.id,

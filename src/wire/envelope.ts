@@ -38,10 +38,8 @@ export type EnvelopeOutcome = { ok: true; value: RequestEnvelope } | { ok: false
 
 const CAPABILITY_OBJECT_KEYS = ['experimental', 'roots', 'sampling', 'elicitation', 'extensions'] as const;
 
-export function readEnvelope(
-  params: JsonObject | undefined,
-  supportedVersions: readonly string[],
-): EnvelopeOutcome {
+/** Reads and shape-checks `params._meta`; the version's support is checked separately (after header checks). */
+export function readEnvelope(params: JsonObject | undefined): EnvelopeOutcome {
   if (params === undefined) return fail('Invalid params: params with _meta is required');
   const meta = params._meta;
   if (!isJsonObject(meta)) return fail('Invalid params: params._meta is required');
@@ -51,15 +49,6 @@ export function readEnvelope(
   }
   const caps = meta[META_CLIENT_CAPABILITIES];
   if (!isJsonObject(caps)) return fail(`Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required`);
-  if (!supportedVersions.includes(version)) {
-    return {
-      ok: false,
-      error: new ProtocolError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-        supported: [...supportedVersions],
-        requested: version,
-      }),
-    };
-  }
   for (const key of CAPABILITY_OBJECT_KEYS) {
     if (caps[key] !== undefined && !isJsonObject(caps[key])) {
       return fail(`Invalid params: clientCapabilities.${key} must be an object`);
@@ -99,4 +88,15 @@ function fail(message: string): EnvelopeOutcome {
 export function hasExtension(caps: ClientCapabilities, id: string): boolean {
   const ext = caps.extensions;
   return isJsonObject(ext) && isJsonObject(ext[id]);
+}
+
+export function checkVersionSupported(
+  version: string,
+  supported: readonly string[],
+): ProtocolError | undefined {
+  if (supported.includes(version)) return undefined;
+  return new ProtocolError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+    supported: [...supported],
+    requested: version,
+  });
 }

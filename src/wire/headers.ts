@@ -57,23 +57,12 @@ const NAMED_METHODS = new Set([
   'tasks/cancel',
 ]);
 
-/**
- * Checks MCP-Protocol-Version, Mcp-Method and Mcp-Name against the body.
- * Returns a -32020 error, or undefined when all agree.
- */
-export function checkStandardHeaders(
+/** Checks Mcp-Method and Mcp-Name against the body; runs before anything else reads the body. */
+export function checkRoutingHeaders(
   header: HeaderLookup,
   method: string,
   params: Record<string, unknown> | undefined,
-  protocolVersion: string,
 ): ProtocolError | undefined {
-  const version = header('mcp-protocol-version');
-  if (version === undefined) return headerMismatch('missing MCP-Protocol-Version header');
-  if (version.trim() !== protocolVersion) {
-    return headerMismatch(
-      `MCP-Protocol-Version header value '${version.trim()}' does not match _meta protocolVersion '${protocolVersion}'`,
-    );
-  }
   const methodHeader = header('mcp-method');
   if (methodHeader === undefined) return headerMismatch('missing Mcp-Method header');
   if (methodHeader.trim() !== method) {
@@ -83,17 +72,27 @@ export function checkStandardHeaders(
   }
   if (!NAMED_METHODS.has(method)) return undefined;
   const bodyValue = mcpNameSource(method, params);
+  // A malformed body (no string name/uri/taskId) is reported by the method's own validation (-32602).
+  if (typeof bodyValue !== 'string') return undefined;
   const nameHeader = header('mcp-name');
-  if (typeof bodyValue !== 'string') {
-    // The body is malformed; the method's own validation reports it (-32602).
-    return undefined;
-  }
   if (nameHeader === undefined) return headerMismatch(`missing Mcp-Name header for ${method}`);
   const decoded = decodeHeaderValue(nameHeader);
   if (!decoded.ok) return headerMismatch(`Mcp-Name header ${decoded.reason}`);
   if (decoded.value !== bodyValue) {
     return headerMismatch(
       `Mcp-Name header value '${decoded.value}' does not match body value '${bodyValue}'`,
+    );
+  }
+  return undefined;
+}
+
+/** Checks MCP-Protocol-Version against the `_meta` protocol version. */
+export function checkVersionHeader(header: HeaderLookup, protocolVersion: string): ProtocolError | undefined {
+  const version = header('mcp-protocol-version');
+  if (version === undefined) return headerMismatch('missing MCP-Protocol-Version header');
+  if (version.trim() !== protocolVersion) {
+    return headerMismatch(
+      `MCP-Protocol-Version header value '${version.trim()}' does not match _meta protocolVersion '${protocolVersion}'`,
     );
   }
   return undefined;
