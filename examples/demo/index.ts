@@ -42,4 +42,25 @@ const greetPerson = defineTool({
   },
 });
 
-export default defineToolSet({ tools: [echo, add, greetPerson] });
+const wait = defineTool<{ ms: number }>({
+  name: 'wait',
+  title: 'Wait',
+  description: 'Waits the given milliseconds (at most 60000), then answers; stops early if the client goes away.',
+  inputSchema: {
+    type: 'object',
+    properties: { ms: { type: 'integer', minimum: 0, maximum: 60_000 } },
+    required: ['ms'],
+  },
+  handler: async ({ ms }, ctx) => {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return textResult(ctx.signal.aborted ? 'interrupted' : `waited ${ms} ms`);
+  },
+});
+
+export default defineToolSet({ tools: [echo, add, greetPerson, wait] });

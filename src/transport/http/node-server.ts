@@ -35,8 +35,11 @@ export async function listenHttp(
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();
+        // Keep-alive sockets turn idle as their in-flight responses finish; close them as soon as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         server.close(() => {
           clearTimeout(timer);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();

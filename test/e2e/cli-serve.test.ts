@@ -1,0 +1,77 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
+
+const dirs: string[] = [];
+const procs: ServeProcess[] = [];
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'durable-mcp-cli-'));
+  dirs.push(d);
+  return d;
+};
+
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const callTool = (url: string, name: string, args: Record<string, unknown>) =>
+  fetch(url, {
+    method: 'POST',
+    headers: mcpHeaders('tools/call', name),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: envelope() } }),
+  });
+
+describe('durable-mcp serve', () => {
+  it('prints its listening line, answers /healthz and serves the demo tools on the store file', async () => {
+    const dir = tempDir();
+    const p = await startServe(['--port', '0', '--store', join(dir, 'tasks.db')]);
+    procs.push(p);
+    expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect((await fetch(`${p.origin}/healthz`)).status).toBe(200);
+    const res = await callTool(p.url, 'echo', { text: 'hi' });
+    expect(await res.json()).toMatchObject({ id: 1, result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }] } });
+    expect(existsSync(join(dir, 'tasks.db'))).toBe(true);
+    expect(p.stderr()).toMatch(/anonymous development mode/);
+  });
+
+  it('finishes in-flight requests on SIGTERM, closes the store and exits 0', async () => {
+    const dir = tempDir();
+    const p = await startServe(['--port', '0', '--store', join(dir, 'tasks.db')]);
+    procs.push(p);
+    const pending = callTool(p.url, 'wait', { ms: 400 });
+    await new Promise((r) => setTimeout(r, 100));
+    p.child.kill('SIGTERM');
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(await res.json())).toContain('waited 400 ms');
+    expect(await p.exited).toBe(0);
+    // A cleanly closed WAL database leaves no -wal file behind.
+    expect(existsSync(join(dir, 'tasks.db-wal'))).toBe(false);
+  });
+
+  it('loads a tool set from a module path', async () => {
+    const dir = tempDir();
+    const mod = join(dir, 'tools.mjs');
+    writeFileSync(
+      mod,
+      `export const tools = [{ name: 'shout', description: 'Upper-cases text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: ({ text }) => ({ content: [{ type: 'text', text: String(text).toUpperCase() }] }) }];\n`,
+    );
+    const p = await startServe(['--port', '0', '--store', join(dir, 'tasks.db'), '--tools', mod]);
+    procs.push(p);
+    const res = await callTool(p.url, 'shout', { text: 'quiet' });
+    expect(JSON.stringify(await res.json())).toContain('QUIET');
+  });
+
+  it('rejects bad flags with exit code 2 and a usage message', async () => {
+    await expect(startServe(['--port', 'abc'])).rejects.toThrow(/--port must be/);
+    await expect(startServe(['--tools', 'nope-not-a-set'])).rejects.toThrow(/built-in sets are demo, conformance/);
+  });
+});

@@ -1,0 +1,56 @@
+// Runs the built `durable-mcp` command in a child process for CLI tests.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/durable-mcp.js', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  origin: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `durable-mcp serve` with the given flags and resolves once it prints its listening line. */
+export function startServe(args: string[], timeoutMs = 15_000): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: 'pipe' });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start: ${err}`));
+    }, timeoutMs);
+    const onData = (): void => {
+      const m = /^listening on (http:\/\/[^\s]+\/mcp)$/m.exec(out);
+      if (m === null) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      const url = m[1] as string;
+      resolve({ child, url, origin: new URL(url).origin, stdout: () => out, stderr: () => err, exited });
+    };
+    child.stdout.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}: ${err}`));
+    });
+  });
+}
+
+export const mcpHeaders = (method: string, name?: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': method,
+  ...(name === undefined ? {} : { 'mcp-name': name }),
+});
+
+export const envelope = (caps: Record<string, unknown> = {}): Record<string, unknown> => ({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': caps,
+});
