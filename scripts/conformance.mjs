@@ -7,7 +7,18 @@ import { join } from 'node:path';
 
 const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 // Extension scenarios are not scored by --requirements; each runs on its own so a failure fails the run.
-export const TASK_SCENARIOS = [];
+export const TASK_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+];
 
 const args = process.argv.slice(2);
 const only = args.includes('--scenario') ? args[args.indexOf('--scenario') + 1] : undefined;

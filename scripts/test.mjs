@@ -10,7 +10,16 @@ const steps = [
   ['lint', npx(['eslint', '.'])],
   ['format', npx(['prettier', '--check', '.', '--log-level', 'warn'])],
   ['cycles', npx(['madge', '--circular', '--extensions', 'ts', '--ts-config', 'tsconfig.json', 'src'])],
-  ['vitest', npx(['vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=test-results/vitest.json'])],
+  [
+    'vitest',
+    npx([
+      'vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      '--outputFile.json=test-results/vitest.json',
+    ]),
+  ],
 ];
 const skipConformance = process.env.DURABLE_MCP_SKIP_CONFORMANCE === '1' && process.env.CI !== 'true';
 if (!skipConformance) steps.push(['conformance', ['node', ['scripts/conformance.mjs']]]);

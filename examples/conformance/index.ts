@@ -5,9 +5,10 @@ import { diagnosticTools } from './diagnostic-tools.js';
 import { mrtrTools } from './mrtr-tools.js';
 import { prompts } from './prompts.js';
 import { resources, resourceTemplates } from './resources.js';
+import { taskTools } from './task-tools.js';
 
 export default defineToolSet({
-  tools: [...contentTools, ...diagnosticTools, ...mrtrTools],
+  tools: [...contentTools, ...diagnosticTools, ...mrtrTools, ...taskTools],
   prompts,
   resources,
   resourceTemplates,

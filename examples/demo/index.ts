@@ -45,7 +45,8 @@ const greetPerson = defineTool({
 const wait = defineTool<{ ms: number }>({
   name: 'wait',
   title: 'Wait',
-  description: 'Waits the given milliseconds (at most 60000), then answers; stops early if the client goes away.',
+  description:
+    'Waits the given milliseconds (at most 60000), then answers; stops early if the client goes away.',
   inputSchema: {
     type: 'object',
     properties: { ms: { type: 'integer', minimum: 0, maximum: 60_000 } },

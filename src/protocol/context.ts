@@ -39,6 +39,15 @@ export interface HandlerContext {
   inputs(requests: InputRequests): InputResponses;
   /** The state this handler passed to `inputRequired` in the previous round, verified. */
   readonly requestState: JsonValue | undefined;
+  /** Set when the handler runs as a durable task. */
+  readonly taskId: string | undefined;
+  /**
+   * Runs `fn` once: as a task, its JSON result is stored and a replay (after input, a crash, on another replica)
+   * returns it without running `fn` again. Synchronously it simply runs `fn`.
+   */
+  step<T extends JsonValue>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /** Sets the task's statusMessage (no effect outside a task). */
+  status(message: string): Promise<void>;
   /** The server's registry, for tools that change what the server offers. */
   readonly server: ServerControl;
   /** Ends this round with an InputRequiredResult carrying these requests and state. */

@@ -19,6 +19,11 @@ export interface TaskPolicy {
   pollIntervalMs?: number;
   /** When false, a task interrupted by a crash ends `failed` instead of being replayed. Default true. */
   replayAfterCrash?: boolean;
+  /**
+   * Runs synchronously on the tools/call itself, before the task exists: input it asks for (`ctx.input`) is
+   * gathered with MRTR rounds, and the answers are handed to the task's handler.
+   */
+  prepare?: (args: JsonObject, ctx: HandlerContext) => void | Promise<void>;
 }
 
 export interface ToolAnnotations {

@@ -32,6 +32,11 @@ export function createHandlerContext(
     signal: scope.signal,
     requestState: round.state,
     server: control,
+    taskId: undefined,
+    async step(_name, fn) {
+      return fn();
+    },
+    async status() {},
     progress(progress, total, message) {
       if (envelope.progressToken === undefined || scope.signal.aborted) return;
       const params: Record<string, unknown> = { progressToken: envelope.progressToken, progress };

@@ -11,10 +11,18 @@ describe('request state sealing', () => {
   });
   it('binds to principal, method, target and arguments (key order does not matter)', () => {
     const token = sealer.seal(1, binding, 2_000);
-    expect(sealer.unseal(token, requestBinding('t\u0000alice', 'tools/call', 'tool', { a: [1, 2], b: 1 }), 0).ok).toBe(true);
-    expect(sealer.unseal(token, requestBinding('t\u0000bob', 'tools/call', 'tool', { b: 1, a: [1, 2] }), 0).ok).toBe(false);
-    expect(sealer.unseal(token, requestBinding('t\u0000alice', 'tools/call', 'other', { b: 1, a: [1, 2] }), 0).ok).toBe(false);
-    expect(sealer.unseal(token, requestBinding('t\u0000alice', 'tools/call', 'tool', { b: 2, a: [1, 2] }), 0).ok).toBe(false);
+    expect(
+      sealer.unseal(token, requestBinding('t\u0000alice', 'tools/call', 'tool', { a: [1, 2], b: 1 }), 0).ok,
+    ).toBe(true);
+    expect(
+      sealer.unseal(token, requestBinding('t\u0000bob', 'tools/call', 'tool', { b: 1, a: [1, 2] }), 0).ok,
+    ).toBe(false);
+    expect(
+      sealer.unseal(token, requestBinding('t\u0000alice', 'tools/call', 'other', { b: 1, a: [1, 2] }), 0).ok,
+    ).toBe(false);
+    expect(
+      sealer.unseal(token, requestBinding('t\u0000alice', 'tools/call', 'tool', { b: 2, a: [1, 2] }), 0).ok,
+    ).toBe(false);
   });
   it('rejects tampering, truncation, expiry and another secret', () => {
     const token = sealer.seal({ v: 1 }, binding, 2_000);

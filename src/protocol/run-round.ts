@@ -2,7 +2,7 @@
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { createHandlerContext } from './handler-context.js';
 import type { HandlerContext, ServerControl } from './context.js';
-import { InputPending, inputRequiredResult, readRound } from './mrtr.js';
+import { InputPending, inputRequiredResult, readRound, type MrtrRound } from './mrtr.js';
 import { requestBinding, type StateSealer } from './request-state.js';
 import type { RequestScope } from './scope.js';
 
@@ -23,12 +23,12 @@ export async function runRound<T>(
   scope: RequestScope,
   target: string,
   args: unknown,
-  run: (ctx: HandlerContext) => T | Promise<T>,
+  run: (ctx: HandlerContext, round: MrtrRound) => T | Promise<T>,
 ): Promise<RoundOutcome<T>> {
   const binding = requestBinding(principalKey(scope), scope.method, target, args);
   const round = readRound(params, deps.sealer, binding, deps.now());
   try {
-    const value = await run(createHandlerContext(scope, round, deps.control));
+    const value = await run(createHandlerContext(scope, round, deps.control), round);
     return { kind: 'done', value };
   } catch (err) {
     if (!(err instanceof InputPending)) throw err;

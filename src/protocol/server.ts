@@ -36,6 +36,7 @@ export interface ServerExtension {
     call: ToolCall,
     params: JsonObject,
     scope: RequestScope,
+    deps: RoundDeps,
   ) => Promise<JsonObject | undefined>;
   subscriptions?: SubscriptionExtension[];
   close?: () => Promise<void>;
@@ -129,7 +130,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
     'tools/call': async (params, scope) => {
       const call = resolveToolCall(registry, params, scope);
       for (const intercept of interceptors) {
-        const taken = await intercept(call, params, scope);
+        const taken = await intercept(call, params, scope, deps);
         if (taken !== undefined) return taken;
       }
       return callToolSync(deps, call, params, scope);

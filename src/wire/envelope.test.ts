@@ -42,10 +42,15 @@ describe('checkVersionSupported', () => {
 
 describe('hasExtension', () => {
   it('needs an object value under extensions[id]', () => {
-    expect(hasExtension({ extensions: { 'io.modelcontextprotocol/tasks': {} } }, 'io.modelcontextprotocol/tasks')).toBe(true);
-    expect(hasExtension({ extensions: { 'io.modelcontextprotocol/tasks': true } } as never, 'io.modelcontextprotocol/tasks')).toBe(
-      false,
-    );
+    expect(
+      hasExtension({ extensions: { 'io.modelcontextprotocol/tasks': {} } }, 'io.modelcontextprotocol/tasks'),
+    ).toBe(true);
+    expect(
+      hasExtension(
+        { extensions: { 'io.modelcontextprotocol/tasks': true } } as never,
+        'io.modelcontextprotocol/tasks',
+      ),
+    ).toBe(false);
     expect(hasExtension({}, 'io.modelcontextprotocol/tasks')).toBe(false);
   });
 });

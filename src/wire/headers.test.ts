@@ -41,9 +41,15 @@ describe('checkRoutingHeaders', () => {
   });
   it('requires Mcp-Name for named methods, after decoding', () => {
     const h = { 'mcp-method': 'tasks/get' };
-    expect(checkRoutingHeaders(lookup(h), 'tasks/get', { taskId: 't1' })?.message).toMatch(/missing Mcp-Name/);
-    expect(checkRoutingHeaders(lookup({ ...h, 'mcp-name': 't2' }), 'tasks/get', { taskId: 't1' })?.code).toBe(-32020);
-    expect(checkRoutingHeaders(lookup({ ...h, 'mcp-name': 't1' }), 'tasks/get', { taskId: 't1' })).toBeUndefined();
+    expect(checkRoutingHeaders(lookup(h), 'tasks/get', { taskId: 't1' })?.message).toMatch(
+      /missing Mcp-Name/,
+    );
+    expect(checkRoutingHeaders(lookup({ ...h, 'mcp-name': 't2' }), 'tasks/get', { taskId: 't1' })?.code).toBe(
+      -32020,
+    );
+    expect(
+      checkRoutingHeaders(lookup({ ...h, 'mcp-name': 't1' }), 'tasks/get', { taskId: 't1' }),
+    ).toBeUndefined();
     const uri = 'file:///ü.txt';
     const r = { 'mcp-method': 'resources/read', 'mcp-name': encodeHeaderValue(uri) };
     expect(checkRoutingHeaders(lookup(r), 'resources/read', { uri })).toBeUndefined();
@@ -56,7 +62,11 @@ describe('checkRoutingHeaders', () => {
 describe('checkVersionHeader', () => {
   it('requires MCP-Protocol-Version equal to _meta', () => {
     expect(checkVersionHeader(lookup({}), '2026-07-28')?.code).toBe(-32020);
-    expect(checkVersionHeader(lookup({ 'mcp-protocol-version': '2025-11-25' }), '2026-07-28')?.code).toBe(-32020);
-    expect(checkVersionHeader(lookup({ 'mcp-protocol-version': '2026-07-28' }), '2026-07-28')).toBeUndefined();
+    expect(checkVersionHeader(lookup({ 'mcp-protocol-version': '2025-11-25' }), '2026-07-28')?.code).toBe(
+      -32020,
+    );
+    expect(
+      checkVersionHeader(lookup({ 'mcp-protocol-version': '2026-07-28' }), '2026-07-28'),
+    ).toBeUndefined();
   });
 });

@@ -33,7 +33,10 @@ describe('parseMessage', () => {
 describe('errorResponse', () => {
   it('omits the id when it could not be read', () => {
     const e = new ProtocolError(-32700, 'Parse error');
-    expect(JSON.parse(errorResponse(null, e))).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } });
+    expect(JSON.parse(errorResponse(null, e))).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error' },
+    });
     expect(JSON.parse(errorResponse('a', e)).id).toBe('a');
   });
 });

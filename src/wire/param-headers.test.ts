@@ -20,11 +20,18 @@ describe('collectParamHeaders', () => {
     ]);
   });
   it('rejects invalid declarations', () => {
-    expect(() => collectParamHeaders({ properties: { a: { type: 'number', 'x-mcp-header': 'A' } } })).toThrow(/only allowed/);
-    expect(() => collectParamHeaders({ properties: { a: { type: 'string', 'x-mcp-header': 'bad name' } } })).toThrow(/token/);
+    expect(() => collectParamHeaders({ properties: { a: { type: 'number', 'x-mcp-header': 'A' } } })).toThrow(
+      /only allowed/,
+    );
+    expect(() =>
+      collectParamHeaders({ properties: { a: { type: 'string', 'x-mcp-header': 'bad name' } } }),
+    ).toThrow(/token/);
     expect(() =>
       collectParamHeaders({
-        properties: { a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } },
+        properties: {
+          a: { type: 'string', 'x-mcp-header': 'X' },
+          b: { type: 'string', 'x-mcp-header': 'x' },
+        },
       }),
     ).toThrow(/twice/);
   });
@@ -33,15 +40,25 @@ describe('collectParamHeaders', () => {
 describe('checkParamHeaders', () => {
   const declared = collectParamHeaders(schema);
   it('accepts matching values, decoded and compared by type', () => {
-    const h = { 'mcp-param-region': '=?base64?ZXUtd2VzdA==?=', 'mcp-param-count': '42', 'mcp-param-flag': 'true' };
-    expect(checkParamHeaders(lookup(h), declared, { region: 'eu-west', count: 42, nested: { flag: true } })).toBeUndefined();
+    const h = {
+      'mcp-param-region': '=?base64?ZXUtd2VzdA==?=',
+      'mcp-param-count': '42',
+      'mcp-param-flag': 'true',
+    };
+    expect(
+      checkParamHeaders(lookup(h), declared, { region: 'eu-west', count: 42, nested: { flag: true } }),
+    ).toBeUndefined();
   });
   it('rejects a missing header when the argument has a value', () => {
     expect(checkParamHeaders(lookup({}), declared, { region: 'x' })?.code).toBe(-32020);
   });
   it('rejects mismatches and a header without an argument', () => {
-    expect(checkParamHeaders(lookup({ 'mcp-param-region': 'y' }), declared, { region: 'x' })?.code).toBe(-32020);
-    expect(checkParamHeaders(lookup({ 'mcp-param-count': '4.0' }), declared, { count: 4 })?.code).toBe(-32020);
+    expect(checkParamHeaders(lookup({ 'mcp-param-region': 'y' }), declared, { region: 'x' })?.code).toBe(
+      -32020,
+    );
+    expect(checkParamHeaders(lookup({ 'mcp-param-count': '4.0' }), declared, { count: 4 })?.code).toBe(
+      -32020,
+    );
     expect(checkParamHeaders(lookup({ 'mcp-param-region': 'x' }), declared, {})?.code).toBe(-32020);
   });
   it('skips null arguments', () => {

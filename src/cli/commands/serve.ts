@@ -2,7 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import { createAnonymousAuthenticator } from '../../auth/authenticator.js';
 import { createMcpServer } from '../../protocol/server.js';
-import { getOrCreateMeta, openSqlite } from '../../stores/sqlite/database.js';
+import { getOrCreateMeta } from '../../stores/sqlite/database.js';
+import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
+import { createTasksExtension } from '../../protocol/tasks/extension.js';
+import { createTaskRunner } from '../../protocol/tasks/runner.js';
+import { createWorker } from '../../worker/worker.js';
 import { createHttpHandler } from '../../transport/http/handler.js';
 import { listenHttp } from '../../transport/http/node-server.js';
 import { LOOPBACK_HOSTS } from '../../transport/http/origin-check.js';
@@ -18,6 +22,8 @@ export const serveUsage = `durable-mcp serve [flags]
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
+  --concurrency N        task runs at once in this process (default 8)
+  --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
 Environment: DURABLE_MCP_STATE_SECRET seals MRTR requestState (default: a secret kept in the store).`;
 
@@ -30,6 +36,8 @@ export async function serve(argv: string[]): Promise<void> {
     'allowed-hosts': { type: 'string' },
     'keep-alive-ms': { type: 'string' },
     stdio: { type: 'boolean' },
+    concurrency: { type: 'string' },
+    'lease-ms': { type: 'string' },
   });
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const port = intFlag(values.port, 'port', 3000);
@@ -39,16 +47,35 @@ export async function serve(argv: string[]): Promise<void> {
     throw new UsageError('--store postgres://… is not available in this build; use a SQLite file path');
   }
   const toolSets = await loadToolSets((values.tools as string | undefined) ?? 'demo');
-  const db = openSqlite({ path: storePath });
+  const concurrency = intFlag(values.concurrency, 'concurrency', 8);
+  const leaseMs = intFlag(values['lease-ms'], 'lease-ms', 30_000);
+  const store = createSqliteTaskStore({ path: storePath });
   const stateSecret =
     process.env.DURABLE_MCP_STATE_SECRET ??
-    getOrCreateMeta(db, 'request_state_secret', () => randomBytes(32).toString('base64'));
-  const server = createMcpServer({ info: { name: 'durable-mcp', version: VERSION }, toolSets, stateSecret });
+    getOrCreateMeta(store.db, 'request_state_secret', () => randomBytes(32).toString('base64'));
+  const server = createMcpServer({
+    info: { name: 'durable-mcp', version: VERSION },
+    toolSets,
+    stateSecret,
+    extensions: [createTasksExtension({ store })],
+  });
+  const worker = createWorker({
+    store,
+    runner: createTaskRunner(server.registry, server.info),
+    concurrency: Math.max(1, concurrency),
+    leaseMs: Math.max(300, leaseMs),
+    onError: (err, taskId) => console.error(`worker error${taskId ? ` on ${taskId}` : ''}:`, err),
+  });
+  worker.start();
+  const shutdown = async (): Promise<void> => {
+    await server.close();
+    await worker.stop(5_000);
+    await store.close();
+  };
 
   if (values.stdio === true) {
     await serveStdio({ server, input: process.stdin, output: process.stdout });
-    await server.close();
-    db.close();
+    await shutdown();
     return;
   }
 
@@ -78,7 +105,7 @@ export async function serve(argv: string[]): Promise<void> {
     const closing = running.close();
     await server.close();
     await closing;
-    db.close();
+    await shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

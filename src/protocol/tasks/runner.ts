@@ -1,0 +1,50 @@
+// The TaskRunner the worker calls: replays a tool handler and turns its ending into a RunOutcome.
+import { LeaseLostError, type TaskRunner } from '../../tasks/execution.js';
+import type { RunOutcome } from '../../tasks/task.js';
+import { META_SERVER_INFO } from '../../wire/meta-keys.js';
+import { ProtocolError, toProtocolError } from '../../wire/protocol-error.js';
+import { InputPending, missingCapabilityFor } from '../mrtr.js';
+import type { Registry } from '../registry.js';
+import type { ServerInfo } from '../server.js';
+import { toolResult } from '../tools.js';
+import type { JsonObject } from '../types.js';
+import { createTaskHandlerContext } from './task-context.js';
+
+export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunner {
+  const control = registry.control();
+  return async (task, exec): Promise<RunOutcome> => {
+    const tool = registry.tools.get(task.tool);
+    if (tool === undefined) {
+      const error = { code: -32602, message: `Unknown tool: ${task.tool}` };
+      return { kind: 'failed', error, statusMessage: `The tool ${task.tool} is no longer available.` };
+    }
+    try {
+      const result = toolResult(
+        await tool.def.handler(task.args as never, createTaskHandlerContext(task, exec, control)),
+      );
+      const meta = { [META_SERVER_INFO]: info, ...((result._meta as JsonObject | undefined) ?? {}) };
+      return { kind: 'completed', result: { ...result, _meta: meta } };
+    } catch (err) {
+      if (err instanceof LeaseLostError) throw err;
+      if (err instanceof InputPending) {
+        for (const request of Object.values(err.requests)) {
+          const missing = missingCapabilityFor(request, task.clientCapabilities);
+          if (missing !== undefined) {
+            const error = new ProtocolError(
+              -32021,
+              `The task needs the client capability for ${request.method}`,
+              {
+                requiredCapabilities: missing,
+              },
+            );
+            return { kind: 'failed', error: error.toJSON(), statusMessage: error.message };
+          }
+        }
+        return { kind: 'input_required', requests: err.requests as Record<string, JsonObject> };
+      }
+      if (exec.signal.aborted) return { kind: 'cancelled' };
+      const error = toProtocolError(err);
+      return { kind: 'failed', error: error.toJSON(), statusMessage: `The task failed: ${error.message}` };
+    }
+  };
+}

@@ -1,0 +1,172 @@
+// Prepared SQL for the SQLite task store; every write after a claim is conditional on the fencing token.
+import type { Json, JsonMap, NewTask, RunOutcome, TaskOwner } from '../../tasks/task.js';
+import type { SqliteDatabase } from './database.js';
+import type { InputRow, TaskRow } from './rows.js';
+
+const NON_TERMINAL = `status IN ('working','input_required')`;
+
+export function prepareQueries(db: SqliteDatabase) {
+  const insert = db.prepare(`
+    INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
+      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable)
+    VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
+      @expiresAt, @replay, @caps, 1)
+    RETURNING *`);
+  const insertAnswer = db.prepare(
+    `INSERT INTO task_inputs (task_id, key, request, answer, asked_at, answered_at) VALUES (?, ?, NULL, ?, ?, ?)`,
+  );
+  const getOwned = db.prepare(`SELECT * FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`);
+  const outstanding = db.prepare(
+    `SELECT key, request, answer FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
+  );
+  const nextRunnable = db.prepare(`
+    SELECT id, lease_owner FROM tasks
+    WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < ?)
+    ORDER BY created_at LIMIT 1`);
+  const takeLease = db.prepare(`
+    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1 WHERE id = ? RETURNING *`);
+  const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ?`);
+  const answers = db.prepare(`SELECT key, answer FROM task_inputs WHERE task_id = ? AND answer IS NOT NULL`);
+  const askedKeys = db.prepare(`SELECT key FROM task_inputs WHERE task_id = ?`);
+  const renew = db.prepare(`
+    UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL
+    RETURNING cancel_requested`);
+  const holds = db.prepare(
+    `SELECT 1 FROM tasks WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`,
+  );
+  const putStep = db.prepare(`INSERT OR REPLACE INTO task_steps (task_id, name, value) VALUES (?, ?, ?)`);
+  const setMessage = db.prepare(`
+    UPDATE tasks SET status_message = ?, updated_at = ? WHERE id = ? AND attempt = ? AND status = 'working'`);
+  const terminal = db.prepare(`
+    UPDATE tasks SET status = @status, result = @result, error = @error,
+      status_message = COALESCE(@message, status_message), updated_at = @now,
+      runnable = 0, lease_owner = NULL, lease_until = NULL
+    WHERE id = @id AND attempt = @token AND status = 'working'`);
+  const suspend = db.prepare(`
+    UPDATE tasks SET
+      status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE 'input_required' END,
+      status_message = COALESCE(@message, status_message), updated_at = @now,
+      runnable = 0, lease_owner = NULL, lease_until = NULL
+    WHERE id = @id AND attempt = @token AND status = 'working'
+    RETURNING status`);
+  const ask = db.prepare(
+    `INSERT INTO task_inputs (task_id, key, request, asked_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (task_id, key) DO UPDATE SET superseded = 0 WHERE answer IS NULL`,
+  );
+  const supersede = db.prepare(
+    `UPDATE task_inputs SET superseded = 1 WHERE task_id = ? AND answer IS NULL AND superseded = 0 AND key NOT IN (SELECT value FROM json_each(?))`,
+  );
+  const release = db.prepare(`
+    UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND attempt = ? AND status = 'working'`);
+  const answerInput = db.prepare(`
+    UPDATE task_inputs SET answer = ?, answered_at = ? WHERE task_id = ? AND key = ? AND answer IS NULL AND superseded = 0`);
+  const touchAfterAnswer = db.prepare(`
+    UPDATE tasks SET updated_at = ?,
+      status = CASE WHEN ? THEN 'working' ELSE status END,
+      runnable = CASE WHEN ? THEN 1 ELSE runnable END
+    WHERE id = ?`);
+  const flagCancel = db.prepare(`UPDATE tasks SET cancel_requested = 1 WHERE id = ?`);
+  const cancelNow = db.prepare(`
+    UPDATE tasks SET status = 'cancelled', cancel_requested = 1, runnable = 0, lease_owner = NULL, lease_until = NULL,
+      updated_at = ? WHERE id = ? AND ${NON_TERMINAL}`);
+  const expire = db.prepare(`
+    UPDATE tasks SET status = 'failed', error = ?, status_message = 'Task expired before it finished.', updated_at = ?,
+      runnable = 0, lease_owner = NULL, lease_until = NULL
+    WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} RETURNING id`);
+  const purge = db.prepare(`DELETE FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ?`);
+  const countRunnable = db.prepare(
+    `SELECT count(*) AS n FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < ?)`,
+  );
+
+  return {
+    insertTask(task: NewTask): TaskRow {
+      const row = insert.get({
+        id: task.id,
+        tenant: task.owner.tenant,
+        principal: task.owner.principal,
+        tool: task.tool,
+        args: JSON.stringify(task.args),
+        statusMessage: task.statusMessage ?? null,
+        now: task.createdAt,
+        ttlMs: task.ttlMs,
+        pollIntervalMs: task.pollIntervalMs ?? null,
+        expiresAt: task.ttlMs === null ? null : task.createdAt + task.ttlMs,
+        replay: task.replayAfterCrash ? 1 : 0,
+        caps: JSON.stringify(task.clientCapabilities),
+      }) as TaskRow;
+      for (const [key, value] of Object.entries(task.answers)) {
+        insertAnswer.run(task.id, key, JSON.stringify(value), task.createdAt, task.createdAt);
+      }
+      return row;
+    },
+    getOwned: (id: string, owner: TaskOwner) =>
+      getOwned.get(id, owner.tenant, owner.principal) as TaskRow | undefined,
+    outstandingInputs: (id: string) => outstanding.all(id) as InputRow[],
+    nextRunnable: (now: number) =>
+      nextRunnable.get(now) as { id: string; lease_owner: string | null } | undefined,
+    takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
+    steps(id: string): Record<string, Json> {
+      const out: Record<string, Json> = {};
+      for (const r of steps.all(id) as { name: string; value: string }[])
+        out[r.name] = JSON.parse(r.value) as Json;
+      return out;
+    },
+    answers(id: string): Record<string, JsonMap> {
+      const out: Record<string, JsonMap> = {};
+      for (const r of answers.all(id) as { key: string; answer: string }[])
+        out[r.key] = JSON.parse(r.answer) as JsonMap;
+      return out;
+    },
+    askedKeys: (id: string) => (askedKeys.all(id) as { key: string }[]).map((r) => r.key),
+    renew: (id: string, token: number, until: number) =>
+      renew.get(until, id, token) as { cancel_requested: number } | undefined,
+    holds: (id: string, token: number) => holds.get(id, token) !== undefined,
+    putStep: (id: string, name: string, value: string) => putStep.run(id, name, value),
+    setStatusMessage: (id: string, token: number, message: string, now: number) =>
+      setMessage.run(message, now, id, token).changes === 1,
+    finish(id: string, token: number, outcome: RunOutcome, now: number): boolean {
+      const base = { id, token, now, result: null, error: null, message: null } as Record<string, unknown>;
+      switch (outcome.kind) {
+        case 'completed':
+          return (
+            terminal.run({ ...base, status: 'completed', result: JSON.stringify(outcome.result) }).changes ===
+            1
+          );
+        case 'failed':
+          return (
+            terminal.run({
+              ...base,
+              status: 'failed',
+              error: JSON.stringify(outcome.error),
+              message: outcome.statusMessage,
+            }).changes === 1
+          );
+        case 'cancelled':
+          return terminal.run({ ...base, status: 'cancelled', message: 'Task was cancelled.' }).changes === 1;
+        case 'released':
+          return release.run(id, token).changes === 1;
+        case 'input_required': {
+          const row = suspend.get({ ...base, message: outcome.statusMessage ?? null }) as
+            { status: string } | undefined;
+          if (row === undefined) return false;
+          for (const [key, request] of Object.entries(outcome.requests))
+            ask.run(id, key, JSON.stringify(request), now);
+          supersede.run(id, JSON.stringify(Object.keys(outcome.requests)));
+          return true;
+        }
+      }
+    },
+    answerInput: (id: string, key: string, value: string, now: number) =>
+      answerInput.run(value, now, id, key).changes,
+    touchAfterAnswer: (id: string, resumed: boolean, now: number) =>
+      touchAfterAnswer.run(now, resumed ? 1 : 0, resumed ? 1 : 0, id),
+    flagCancel: (id: string) => flagCancel.run(id),
+    cancelNow: (id: string, now: number) => cancelNow.run(now, id),
+    expire: (now: number, error: string) =>
+      (expire.all(error, now, now) as { id: string }[]).map((r) => r.id),
+    purge: (cutoff: number) => purge.run(cutoff).changes,
+    countRunnable: (now: number) => (countRunnable.get(now) as { n: number }).n,
+  };
+}
+
+export type Queries = ReturnType<typeof prepareQueries>;

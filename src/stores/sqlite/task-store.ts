@@ -1,0 +1,212 @@
+// TaskStore on SQLite: conditional writes fenced by the attempt number, group-committed creation, in-process change feed.
+import { EventEmitter } from 'node:events';
+import { StoreUnavailableError } from '../../tasks/errors.js';
+import type {
+  AnswerResult,
+  CancelResult,
+  ChangeFeed,
+  RenewResult,
+  TaskChange,
+  TaskStore,
+} from '../../tasks/store.js';
+import type {
+  ClaimedTask,
+  LookupMiss,
+  NewTask,
+  RunOutcome,
+  TaskOwner,
+  TaskSnapshot,
+} from '../../tasks/task.js';
+import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
+import { prepareQueries, type Queries } from './queries.js';
+import { toSnapshot, type TaskRow } from './rows.js';
+
+export interface SqliteTaskStoreOptions extends OpenSqliteOptions {
+  /** An already opened database (shared with other users of the file); not closed by the store. */
+  db?: SqliteDatabase;
+}
+
+const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
+
+/** Runs a write transaction under BEGIN IMMEDIATE; driver errors become StoreUnavailableError. */
+function immediate<T>(db: SqliteDatabase, fn: () => T): T {
+  try {
+    return db.transaction(fn).immediate();
+  } catch (err) {
+    throw translate(err);
+  }
+}
+
+function translate(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return new StoreUnavailableError(code);
+  return err;
+}
+
+export function createSqliteTaskStore(
+  options: SqliteTaskStoreOptions,
+): TaskStore & { readonly db: SqliteDatabase } {
+  const ownsDb = options.db === undefined;
+  const db = options.db ?? openSqlite(options);
+  const q: Queries = prepareQueries(db);
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+  const changed = (change: TaskChange): void => void events.emit('change', change);
+  let pending: { task: NewTask; resolve: (s: TaskSnapshot) => void; reject: (e: unknown) => void }[] = [];
+  let closed = false;
+
+  // Group commit: creations queued in the same turn of the event loop share one transaction (one fsync).
+  const flush = (): void => {
+    const batch = pending;
+    pending = [];
+    try {
+      const rows = immediate(db, () => batch.map(({ task }) => q.insertTask(task)));
+      batch.forEach(({ resolve }, i) => resolve(toSnapshot(rows[i] as TaskRow, [])));
+      for (const { task } of batch) changed({ taskId: task.id, runnable: true, cancelRequested: false });
+    } catch (err) {
+      for (const { reject } of batch) reject(err);
+    }
+  };
+
+  const lookup = (id: string, owner: TaskOwner, now: number): TaskRow | LookupMiss => {
+    const row = q.getOwned(id, owner);
+    if (row === undefined) return 'not_found';
+    if (row.expires_at !== null && row.expires_at <= now) return 'expired';
+    return row;
+  };
+
+  const changes: ChangeFeed = {
+    subscribe(listener) {
+      events.on('change', listener);
+      return () => events.off('change', listener);
+    },
+  };
+
+  return {
+    db,
+    changes,
+    create(task) {
+      if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
+      return new Promise((resolve, reject) => {
+        if (pending.length === 0) setImmediate(flush);
+        pending.push({ task, resolve, reject });
+      });
+    },
+
+    async get(id, owner, now) {
+      const row = lookup(id, owner, now);
+      if (typeof row === 'string') return row;
+      return toSnapshot(row, row.status === 'input_required' ? q.outstandingInputs(id) : []);
+    },
+
+    async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
+      return immediate(db, () => {
+        const candidate = q.nextRunnable(now);
+        if (candidate === undefined) return undefined;
+        const row = q.takeLease(candidate.id, workerId, now + leaseMs);
+        return {
+          id: row.id,
+          owner: { tenant: row.tenant, principal: row.principal },
+          tool: row.tool,
+          args: JSON.parse(row.args) as Record<string, unknown>,
+          token: row.attempt,
+          takenOver: candidate.lease_owner !== null,
+          replayAfterCrash: row.replay_after_crash === 1,
+          cancelRequested: row.cancel_requested === 1,
+          clientCapabilities: JSON.parse(row.client_caps) as Record<string, unknown>,
+          steps: q.steps(row.id),
+          answers: q.answers(row.id),
+          askedKeys: q.askedKeys(row.id),
+        };
+      });
+    },
+
+    async renew(id, token, leaseMs, now): Promise<RenewResult> {
+      const row = immediate(db, () => q.renew(id, token, now + leaseMs));
+      return row === undefined
+        ? { held: false, cancelRequested: false }
+        : { held: true, cancelRequested: row.cancel_requested === 1 };
+    },
+
+    async saveStep(id, token, name, value, now) {
+      return immediate(db, () => {
+        if (!q.holds(id, token)) return false;
+        q.putStep(id, name, JSON.stringify(value));
+        void now;
+        return true;
+      });
+    },
+
+    async setStatusMessage(id, token, message, now) {
+      const ok = immediate(db, () => q.setStatusMessage(id, token, message, now));
+      if (ok) changed({ taskId: id, runnable: false, cancelRequested: false });
+      return ok;
+    },
+
+    async finish(id, token, outcome: RunOutcome, now) {
+      const ok = immediate(db, () => q.finish(id, token, outcome, now));
+      if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+      return ok;
+    },
+
+    async answer(id, owner, responses, now): Promise<AnswerResult> {
+      const result = immediate(db, (): AnswerResult => {
+        const row = lookup(id, owner, now);
+        if (typeof row === 'string') return { ok: false, miss: row };
+        if (row.status !== 'input_required') return { ok: true, resumed: false };
+        let answered = 0;
+        for (const [key, value] of Object.entries(responses))
+          answered += q.answerInput(id, key, JSON.stringify(value), now);
+        if (answered === 0) return { ok: true, resumed: false };
+        const resumed = q.outstandingInputs(id).length === 0;
+        q.touchAfterAnswer(id, resumed, now);
+        return { ok: true, resumed };
+      });
+      if (result.ok) changed({ taskId: id, runnable: result.resumed, cancelRequested: false });
+      return result;
+    },
+
+    async requestCancel(id, owner, now): Promise<CancelResult> {
+      const result = immediate(db, (): CancelResult => {
+        const row = lookup(id, owner, now);
+        if (typeof row === 'string') return { ok: false, miss: row };
+        if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled') {
+          return { ok: true, cancelledNow: false, running: false };
+        }
+        const running = row.lease_owner !== null && (row.lease_until ?? 0) > now;
+        if (running) {
+          q.flagCancel(id);
+          return { ok: true, cancelledNow: false, running: true };
+        }
+        q.cancelNow(id, now);
+        return { ok: true, cancelledNow: true, running: false };
+      });
+      if (result.ok && (result.cancelledNow || result.running)) {
+        changed({ taskId: id, runnable: false, cancelRequested: true });
+      }
+      return result;
+    },
+
+    async expire(now) {
+      const ids = immediate(db, () => q.expire(now, EXPIRED_ERROR));
+      for (const taskId of ids) changed({ taskId, runnable: false, cancelRequested: true });
+      return ids.length;
+    },
+
+    async purge(now, graceMs) {
+      return immediate(db, () => q.purge(now - graceMs));
+    },
+
+    async countRunnable(now) {
+      return q.countRunnable(now);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (pending.length > 0) flush();
+      events.removeAllListeners();
+      if (ownsDb) db.close();
+    },
+  };
+}

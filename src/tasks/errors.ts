@@ -1,0 +1,10 @@
+// Domain errors of the task layer; `wireCode` lets the protocol layer map them in one place.
+
+/** The store could not be reached or refused the write (busy, disk full, connection lost). */
+export class StoreUnavailableError extends Error {
+  readonly wireCode = -32603;
+  constructor(readonly reason: string) {
+    super(`Task store unavailable: ${reason}`);
+    this.name = 'StoreUnavailableError';
+  }
+}

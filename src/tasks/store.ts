@@ -1,0 +1,66 @@
+// The TaskStore port: what the task service and the workers need from durable storage.
+import type {
+  ClaimedTask,
+  Json,
+  JsonMap,
+  LookupMiss,
+  NewTask,
+  RunOutcome,
+  TaskOwner,
+  TaskSnapshot,
+} from './task.js';
+
+export interface RenewResult {
+  /** False when the lease was lost (taken over, or the task ended): the run must stop. */
+  held: boolean;
+  cancelRequested: boolean;
+}
+
+export type AnswerResult = { ok: true; resumed: boolean } | { ok: false; miss: LookupMiss };
+export type CancelResult =
+  { ok: true; cancelledNow: boolean; running: boolean } | { ok: false; miss: LookupMiss };
+
+/** Emitted after a committed change of a task (optional capability). */
+export interface TaskChange {
+  taskId: string;
+  /** True when the task became runnable (created, input answered, released, lease expired). */
+  runnable: boolean;
+  cancelRequested: boolean;
+}
+
+export interface ChangeFeed {
+  subscribe(listener: (change: TaskChange) => void): () => void;
+}
+
+export interface TaskStore {
+  /** Durably inserts the task; resolves only after commit. Concurrent calls may share one transaction. */
+  create(task: NewTask): Promise<TaskSnapshot>;
+  /** The owner's view, or why there is none. */
+  get(id: string, owner: TaskOwner, now: number): Promise<TaskSnapshot | LookupMiss>;
+  /** Claims one runnable task (or one whose lease expired) for `leaseMs`. */
+  claim(workerId: string, leaseMs: number, now: number): Promise<ClaimedTask | undefined>;
+  renew(id: string, token: number, leaseMs: number, now: number): Promise<RenewResult>;
+  /** Memoizes a step result; false when the lease is no longer held. */
+  saveStep(id: string, token: number, name: string, value: Json, now: number): Promise<boolean>;
+  setStatusMessage(id: string, token: number, message: string, now: number): Promise<boolean>;
+  /** Ends a run: terminal transitions are single conditional writes; false when the lease was lost or the task had ended. */
+  finish(id: string, token: number, outcome: RunOutcome, now: number): Promise<boolean>;
+  /** Answers outstanding input keys; unknown, answered and malformed keys are ignored. */
+  answer(
+    id: string,
+    owner: TaskOwner,
+    responses: Record<string, JsonMap>,
+    now: number,
+  ): Promise<AnswerResult>;
+  requestCancel(id: string, owner: TaskOwner, now: number): Promise<CancelResult>;
+  /** Marks non-terminal tasks past their TTL as failed ("task expired"); returns how many. */
+  expire(now: number): Promise<number>;
+  /** Deletes tasks whose TTL ended more than `graceMs` ago; returns how many. */
+  purge(now: number, graceMs: number): Promise<number>;
+  /** Runnable tasks waiting for a worker (for metrics and tests). */
+  countRunnable(now: number): Promise<number>;
+  readonly changes?: ChangeFeed;
+  close(): Promise<void>;
+}
+
+export type { JsonMap };

@@ -1,0 +1,111 @@
+// Runs one claimed task: heartbeat, cancellation, memoized steps, and the single fenced write that ends the run.
+import { LeaseLostError, type ExecutionContext, type TaskRunner } from '../tasks/execution.js';
+import type { TaskStore } from '../tasks/store.js';
+import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
+
+export type AbortReason = 'cancel' | 'lease-lost' | 'shutdown';
+
+export interface RunDeps {
+  store: TaskStore;
+  runner: TaskRunner;
+  leaseMs: number;
+  now: () => number;
+  onError?: (err: unknown, taskId: string) => void;
+}
+
+export interface RunningTask {
+  readonly id: string;
+  abort(reason: AbortReason): void;
+  readonly done: Promise<void>;
+}
+
+const CRASH_ERROR = { code: -32603, message: 'server restarted while the task was running' };
+
+export function startRun(deps: RunDeps, task: ClaimedTask): RunningTask {
+  const controller = new AbortController();
+  let reason: AbortReason | undefined;
+  const abort = (why: AbortReason): void => {
+    if (reason !== undefined) return;
+    reason = why;
+    controller.abort(why);
+  };
+  const done = run(deps, task, controller.signal, abort, () => reason);
+  return { id: task.id, abort, done };
+}
+
+async function run(
+  deps: RunDeps,
+  task: ClaimedTask,
+  signal: AbortSignal,
+  abort: (why: AbortReason) => void,
+  reason: () => AbortReason | undefined,
+): Promise<void> {
+  const { store, now } = deps;
+  if (task.cancelRequested) {
+    await store.finish(task.id, task.token, { kind: 'cancelled' }, now());
+    return;
+  }
+  if (task.takenOver && !task.replayAfterCrash) {
+    const outcome: RunOutcome = {
+      kind: 'failed',
+      error: CRASH_ERROR,
+      statusMessage: 'The server restarted while this task was running; it is not safe to re-run.',
+    };
+    await store.finish(task.id, task.token, outcome, now());
+    return;
+  }
+  const heartbeat = setInterval(
+    () => {
+      store.renew(task.id, task.token, deps.leaseMs, now()).then(
+        (r) => {
+          if (!r.held) abort('lease-lost');
+          else if (r.cancelRequested) abort('cancel');
+        },
+        () => undefined, // a failed heartbeat is retried; the lease only ends if it stays down
+      );
+    },
+    Math.max(10, Math.floor(deps.leaseMs / 3)),
+  );
+  const unsubscribe = store.changes?.subscribe((c) => {
+    if (c.taskId === task.id && c.cancelRequested) abort('cancel');
+  });
+  const exec: ExecutionContext = {
+    signal,
+    async step(name, fn) {
+      if (Object.hasOwn(task.steps, name)) return task.steps[name] as never;
+      const value = await fn();
+      if (!(await store.saveStep(task.id, task.token, name, value, now()))) {
+        abort('lease-lost');
+        throw new LeaseLostError(task.id);
+      }
+      task.steps[name] = value;
+      return value;
+    },
+    async status(message) {
+      await store.setStatusMessage(task.id, task.token, message, now());
+    },
+  };
+  try {
+    let outcome: RunOutcome;
+    try {
+      outcome = await deps.runner(task, exec);
+    } catch (err) {
+      deps.onError?.(err, task.id);
+      outcome = {
+        kind: 'failed',
+        error: { code: -32603, message: 'Internal error' },
+        statusMessage: 'The task failed unexpectedly.',
+      };
+    }
+    const why = reason();
+    if (why === 'lease-lost') return;
+    if (why === 'cancel' && outcome.kind !== 'completed') outcome = { kind: 'cancelled' };
+    if (why === 'shutdown' && outcome.kind !== 'completed') outcome = { kind: 'released' };
+    await store.finish(task.id, task.token, outcome, now());
+  } catch (err) {
+    deps.onError?.(err, task.id);
+  } finally {
+    clearInterval(heartbeat);
+    unsubscribe?.();
+  }
+}

@@ -1,0 +1,122 @@
+// The worker runtime: claims runnable tasks up to a concurrency limit, wakes on changes, sweeps TTLs, stops gracefully.
+import { randomBytes } from 'node:crypto';
+import type { TaskRunner } from '../tasks/execution.js';
+import type { TaskStore } from '../tasks/store.js';
+import { startRun, type RunningTask } from './run-task.js';
+
+export interface WorkerOptions {
+  store: TaskStore;
+  runner: TaskRunner;
+  concurrency?: number;
+  /** Lease length; heartbeats renew it every third of it. */
+  leaseMs?: number;
+  /** Backstop poll for work from other processes and expired leases. */
+  pollMs?: number;
+  /** TTL sweep interval (expire, then purge after the retention grace). */
+  sweepMs?: number;
+  retentionGraceMs?: number;
+  now?: () => number;
+  workerId?: string;
+  onError?: (err: unknown, taskId?: string) => void;
+}
+
+export interface Worker {
+  readonly id: string;
+  start(): void;
+  /** Looks for work now (also called on change notifications). */
+  poke(): void;
+  /** Stops claiming; waits up to graceMs for runs to finish, then releases the rest for other workers. */
+  stop(graceMs?: number): Promise<void>;
+  readonly active: number;
+}
+
+export function createWorker(options: WorkerOptions): Worker {
+  const store = options.store;
+  const now = options.now ?? Date.now;
+  const concurrency = options.concurrency ?? 8;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const id = options.workerId ?? `w_${randomBytes(6).toString('hex')}`;
+  const running = new Map<string, RunningTask>();
+  let stopped = true;
+  let claiming = false;
+  let again = false;
+  const timers: NodeJS.Timeout[] = [];
+  let unsubscribe: (() => void) | undefined;
+
+  const fill = async (): Promise<void> => {
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      do {
+        again = false;
+        while (!stopped && running.size < concurrency) {
+          const task = await store.claim(id, leaseMs, now());
+          if (task === undefined) break;
+          const run = startRun(
+            { store, runner: options.runner, leaseMs, now, onError: options.onError },
+            task,
+          );
+          running.set(task.id, run);
+          void run.done.finally(() => {
+            running.delete(task.id);
+            if (!stopped) void fill();
+          });
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      options.onError?.(err);
+    } finally {
+      claiming = false;
+    }
+  };
+
+  const sweep = async (): Promise<void> => {
+    try {
+      await store.expire(now());
+      await store.purge(now(), options.retentionGraceMs ?? 24 * 3_600_000);
+    } catch (err) {
+      options.onError?.(err);
+    }
+  };
+
+  return {
+    id,
+    get active() {
+      return running.size;
+    },
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      unsubscribe = store.changes?.subscribe((c) => {
+        if (c.runnable) void fill();
+      });
+      timers.push(setInterval(() => void fill(), options.pollMs ?? 500));
+      timers.push(setInterval(() => void sweep(), options.sweepMs ?? 5_000));
+      for (const t of timers) t.unref();
+      void sweep().then(fill);
+    },
+    poke() {
+      if (!stopped) void fill();
+    },
+    async stop(graceMs = 10_000) {
+      stopped = true;
+      unsubscribe?.();
+      for (const t of timers.splice(0)) clearInterval(t);
+      const all = Promise.all([...running.values()].map((r) => r.done));
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        all.then(() => false),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs))),
+      ]);
+      clearTimeout(timer);
+      if (timedOut) {
+        for (const r of running.values()) r.abort('shutdown');
+        await all;
+      }
+      while (claiming) await new Promise((r) => setTimeout(r, 5));
+    },
+  };
+}
