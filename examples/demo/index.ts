@@ -1,5 +1,6 @@
 // The demo tool set (`--tools demo`): small tools that show the registration API and MRTR.
 import { defineTool, defineToolSet, textResult } from '../../src/index.js';
+import { generateReport } from './generate-report.js';
 
 const echo = defineTool<{ text: string }>({
   name: 'echo',
@@ -64,4 +65,4 @@ const wait = defineTool<{ ms: number }>({
   },
 });
 
-export default defineToolSet({ tools: [echo, add, greetPerson, wait] });
+export default defineToolSet({ tools: [generateReport, echo, add, greetPerson, wait] });

@@ -1,5 +1,6 @@
 // Entry point of the `durable-mcp` command: dispatches to a sub-command.
 import { UsageError } from './args.js';
+import { demo, demoUsage } from './commands/demo.js';
 import { serve, serveUsage } from './commands/serve.js';
 import { VERSION } from '../version.js';
 
@@ -7,6 +8,7 @@ const usage = `durable-mcp ${VERSION}
 
 Commands:
   serve     run the MCP server (see: durable-mcp serve --help)
+  demo      run the durable generate_report flow against a real server and restart it
   version   print the version`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -19,6 +21,13 @@ export async function main(argv: string[]): Promise<number> {
           return 0;
         }
         await serve(rest);
+        return 0;
+      case 'demo':
+        if (rest.includes('--help')) {
+          console.log(demoUsage);
+          return 0;
+        }
+        await demo(rest);
         return 0;
       case 'version':
       case '--version':

@@ -30,6 +30,8 @@ export class McpRpcError extends Error {
 }
 
 export interface RpcReply {
+  /** The JSON-RPC id this client used for the request. */
+  id: RequestId;
   status: number;
   notifications: JsonObject[];
   result: JsonObject;
@@ -93,7 +95,7 @@ export function createHttpClient(options: ClientOptions): McpHttpClient {
       const e = reply.error;
       throw new McpRpcError(Number(e.code), String(e.message), e.data, res.status);
     }
-    return { status: res.status, notifications, result: reply.result as JsonObject };
+    return { id, status: res.status, notifications, result: reply.result as JsonObject };
   }
 
   return {

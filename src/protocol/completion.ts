@@ -32,7 +32,10 @@ export async function complete(registry: Registry, params: JsonObject): Promise<
   if (isJsonObject(ctxArgs)) {
     for (const [k, v] of Object.entries(ctxArgs)) if (typeof v === 'string') context[k] = v;
   }
-  const completer = completers?.[argument.name];
+  const completer =
+    completers !== undefined && Object.hasOwn(completers, argument.name)
+      ? completers[argument.name]
+      : undefined;
   const all = completer === undefined ? [] : await completer(argument.value, context);
   const values = all.slice(0, MAX_VALUES);
   return {

@@ -29,7 +29,9 @@ export function createHandlerContext(
     method: scope.method,
     envelope,
     auth: scope.auth,
-    signal: scope.signal,
+    get signal() {
+      return scope.signal;
+    },
     requestState: round.state,
     server: control,
     taskId: undefined,

@@ -20,6 +20,8 @@ export interface RegisteredTool {
   listing: JsonObject;
   paramHeaders: ParamHeader[];
   validate: ArgumentValidator;
+  /** Checks structuredContent against outputSchema, when the tool declares one. */
+  validateOutput: ArgumentValidator | undefined;
 }
 
 export type RegistryEvent =
@@ -31,9 +33,14 @@ export class Registry {
   readonly resources = new Map<string, ResourceDefinition>();
   readonly templates = new Map<string, ResourceTemplateDefinition>();
   readonly events = new EventEmitter();
+  /** Bumped on every change of a list, so cached list results can be invalidated. */
+  version = 0;
 
   constructor(sets: ToolSet[] = []) {
     this.events.setMaxListeners(0);
+    for (const e of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+      this.events.on(e, () => void this.version++);
+    }
     for (const set of sets) this.addSet(set);
   }
 
@@ -61,7 +68,10 @@ export class Registry {
       listing,
       paramHeaders: collectParamHeaders(inputSchema),
       validate: compileSchema(inputSchema),
+      validateOutput:
+        def.outputSchema === undefined ? undefined : compileSchema(def.outputSchema, 'structuredContent'),
     });
+    this.version++;
     if (notify) this.events.emit('toolsListChanged');
   }
 

@@ -73,10 +73,14 @@ export function matchTemplate(
   }
   const m = compiled.re.exec(uri);
   if (m === null) return undefined;
-  const vars: Record<string, string> = {};
-  compiled.names.forEach((name, i) => {
-    vars[name] = decodeURIComponent(m[i + 1] as string);
-  });
+  const vars: Record<string, string> = Object.create(null) as Record<string, string>;
+  try {
+    compiled.names.forEach((name, i) => {
+      vars[name] = decodeURIComponent(m[i + 1] as string);
+    });
+  } catch {
+    return undefined; // malformed percent-encoding: the URI names no resource of this template
+  }
   return vars;
 }
 

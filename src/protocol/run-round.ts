@@ -25,8 +25,13 @@ export async function runRound<T>(
   args: unknown,
   run: (ctx: HandlerContext, round: MrtrRound) => T | Promise<T>,
 ): Promise<RoundOutcome<T>> {
-  const binding = requestBinding(principalKey(scope), scope.method, target, args);
-  const round = readRound(params, deps.sealer, binding, deps.now());
+  // Hashing the arguments is only needed when a requestState comes in or goes out.
+  let binding: string | undefined;
+  const bind = (): string => (binding ??= requestBinding(principalKey(scope), scope.method, target, args));
+  const round: MrtrRound =
+    params.requestState === undefined && params.inputResponses === undefined
+      ? { answers: {}, state: undefined }
+      : readRound(params, deps.sealer, bind(), deps.now());
   try {
     const value = await run(createHandlerContext(scope, round, deps.control), round);
     return { kind: 'done', value };
@@ -37,7 +42,7 @@ export async function runRound<T>(
       round,
       scope.envelope.clientCapabilities,
       deps.sealer,
-      binding,
+      bind(),
       deps.now(),
     );
     return { kind: 'input_required', result };

@@ -19,7 +19,7 @@ function compilerFor(schema: JsonObject): Ajv2020 | Ajv {
 }
 
 /** Compiles lazily on first use so start-up stays fast; the compiled function is cached on the tool. */
-export function compileSchema(schema: JsonObject): ArgumentValidator {
+export function compileSchema(schema: JsonObject, subject = 'arguments'): ArgumentValidator {
   let compiled: (((data: unknown) => boolean) & { errors?: unknown }) | undefined;
   let broken: string | undefined;
   return (args) => {
@@ -34,7 +34,7 @@ export function compileSchema(schema: JsonObject): ArgumentValidator {
       return { ok: false, reason: `tool input schema cannot be compiled: ${broken}` };
     if (compiled(args)) return { ok: true };
     const first = (compiled.errors as { instancePath?: string; message?: string }[] | null | undefined)?.[0];
-    const where = first?.instancePath ? `arguments${first.instancePath.replaceAll('/', '.')}` : 'arguments';
+    const where = first?.instancePath ? `${subject}${first.instancePath.replaceAll('/', '.')}` : subject;
     return { ok: false, reason: `${where} ${first?.message ?? 'invalid'}` };
   };
 }

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkVersionSupported, readEnvelope, type ClientCapabilities } from '../wire/envelope.js';
 import { checkRoutingHeaders, checkVersionHeader, type HeaderLookup } from '../wire/headers.js';
-import type { IncomingRequest, JsonObject } from '../wire/jsonrpc.js';
+import { memoizeSerialization, type IncomingRequest, type JsonObject } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
 import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
 import type { ErrorOrigin } from '../wire/codes.js';
@@ -114,6 +114,23 @@ export function createMcpServer(options: ServerOptions): McpServer {
     [...registry.prompts.values()].some((p) => p.complete !== undefined) ||
     [...registry.templates.values()].some((t) => t.complete !== undefined);
 
+  // List results only change with the registry: build each page once, serialise it once.
+  const listCache = new Map<string, JsonObject>();
+  let listCacheVersion = -1;
+  const cachedList = (kind: string, params: JsonObject, build: () => JsonObject): JsonObject => {
+    if (listCacheVersion !== registry.version) {
+      listCache.clear();
+      listCacheVersion = registry.version;
+    }
+    const key = `${kind}\u0000${String(params.cursor)}`;
+    let result = listCache.get(key);
+    if (result === undefined) {
+      result = memoizeSerialization({ ...build(), _meta: serverMeta });
+      listCache.set(key, result);
+    }
+    return result;
+  };
+
   const methods: Record<string, MethodHandler> = {
     'server/discover': () => {
       const result: JsonObject = {
@@ -126,7 +143,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
       if (options.instructions !== undefined) result.instructions = options.instructions;
       return result;
     },
-    'tools/list': (params) => listTools(registry, params, pageSize, hints),
+    'tools/list': (params) => cachedList('tools', params, () => listTools(registry, params, pageSize, hints)),
     'tools/call': async (params, scope) => {
       const call = resolveToolCall(registry, params, scope);
       for (const intercept of interceptors) {
@@ -135,10 +152,13 @@ export function createMcpServer(options: ServerOptions): McpServer {
       }
       return callToolSync(deps, call, params, scope);
     },
-    'prompts/list': (params) => listPrompts(registry, params, pageSize, hints),
+    'prompts/list': (params) =>
+      cachedList('prompts', params, () => listPrompts(registry, params, pageSize, hints)),
     'prompts/get': (params, scope) => getPrompt(deps, registry, params, scope),
-    'resources/list': (params) => listResources(registry, params, pageSize, hints),
-    'resources/templates/list': (params) => listTemplates(registry, params, pageSize, hints),
+    'resources/list': (params) =>
+      cachedList('resources', params, () => listResources(registry, params, pageSize, hints)),
+    'resources/templates/list': (params) =>
+      cachedList('templates', params, () => listTemplates(registry, params, pageSize, hints)),
     'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints),
     'completion/complete': (params) => complete(registry, params),
     'subscriptions/listen': (params, scope) =>
@@ -172,7 +192,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
     }
     const unsupported = checkVersionSupported(version, SUPPORTED_PROTOCOL_VERSIONS);
     if (unsupported !== undefined) return fail(unsupported);
-    const handler = methods[request.method];
+    const handler = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
     if (handler === undefined || REMOVED.has(request.method) || !available(request.method)) {
       return fail(methodNotFound(request.method));
     }
@@ -181,14 +201,17 @@ export function createMcpServer(options: ServerOptions): McpServer {
       method: request.method,
       envelope: envelope.value,
       auth: input.auth,
-      signal: input.signal,
+      get signal() {
+        return input.signal;
+      },
       header: input.header,
       emit: input.emit,
     };
     try {
       const result = await handler(request.params as JsonObject, scope);
-      const meta = result._meta;
-      result._meta = meta === undefined ? serverMeta : { ...serverMeta, ...(meta as JsonObject) };
+      const meta = result._meta as JsonObject | undefined;
+      if (meta === undefined) result._meta = serverMeta;
+      else if (meta[META_SERVER_INFO] === undefined) result._meta = { ...serverMeta, ...meta };
       return { ok: true, result };
     } catch (err) {
       return { ok: false, error: toProtocolError(err), origin: 'handler' };

@@ -33,9 +33,19 @@ export function resolveToolCall(registry: Registry, params: JsonObject, scope: R
   return { tool, args: rawArgs };
 }
 
-export function toolResult(result: CallToolResult): JsonObject {
+/** Checks a handler's result (content array; structuredContent against outputSchema) and marks it complete. */
+export function toolResult(tool: RegisteredTool, result: CallToolResult): JsonObject {
   if (!isJsonObject(result) || !Array.isArray(result.content)) {
-    throw new ProtocolError(ErrorCode.InternalError, 'Tool returned an invalid result');
+    throw new ProtocolError(ErrorCode.InternalError, `Tool ${tool.def.name} returned an invalid result`);
+  }
+  if (tool.validateOutput !== undefined && result.isError !== true) {
+    const checked = tool.validateOutput(result.structuredContent);
+    if (!checked.ok) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Tool ${tool.def.name} broke its outputSchema: ${checked.reason}`,
+      );
+    }
   }
   return { resultType: 'complete', ...(result as unknown as JsonObject) };
 }
@@ -49,7 +59,7 @@ export async function callToolSync(
   const outcome = await runRound(deps, params, scope, call.tool.def.name, call.args, (ctx: HandlerContext) =>
     call.tool.def.handler(call.args as never, ctx),
   );
-  return outcome.kind === 'done' ? toolResult(outcome.value) : outcome.result;
+  return outcome.kind === 'done' ? toolResult(call.tool, outcome.value) : outcome.result;
 }
 
 export function listTools(

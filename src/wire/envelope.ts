@@ -63,11 +63,15 @@ export function readEnvelope(params: JsonObject | undefined): EnvelopeOutcome {
   }
   const logLevel = meta[META_LOG_LEVEL];
   if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
-    return fail(`Invalid params: unknown log level ${JSON.stringify(logLevel)}`);
+    return fail(`Invalid params: unknown log level (expected one of ${LOG_LEVELS.join(', ')})`);
   }
   const progressToken = meta.progressToken;
-  if (progressToken !== undefined && typeof progressToken !== 'string' && typeof progressToken !== 'number') {
-    return fail('Invalid params: progressToken must be a string or a number');
+  if (
+    progressToken !== undefined &&
+    typeof progressToken !== 'string' &&
+    !Number.isSafeInteger(progressToken)
+  ) {
+    return fail('Invalid params: progressToken must be a string or an integer');
   }
   return {
     ok: true,
@@ -76,7 +80,7 @@ export function readEnvelope(params: JsonObject | undefined): EnvelopeOutcome {
       clientCapabilities: caps as ClientCapabilities,
       clientInfo: info as Implementation | undefined,
       logLevel: logLevel as LogLevel | undefined,
-      progressToken,
+      progressToken: progressToken as string | number | undefined,
     },
   };
 }

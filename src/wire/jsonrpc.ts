@@ -31,8 +31,39 @@ export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
 
+/** Deeper JSON than this is refused before parsing: every later recursive walk stays bounded. */
+export const MAX_DEPTH = 64;
+
+/** Scans the text once (strings skipped) and tells whether brackets nest deeper than `max`. */
+export function nestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
 /** Parses one POST body. Only a single request or notification is accepted (no batches, no responses). */
-export function parseMessage(body: string): ParseOutcome {
+export function parseMessage(body: string, maxDepth = MAX_DEPTH): ParseOutcome {
+  if (nestingExceeds(body, maxDepth)) {
+    return {
+      ok: false,
+      id: null,
+      error: new ProtocolError(
+        ErrorCode.InvalidRequest,
+        `Invalid request: JSON nested deeper than ${maxDepth} levels`,
+      ),
+    };
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(body);
@@ -70,8 +101,24 @@ function invalid(id: RequestId | null, message: string): ParseOutcome {
   return { ok: false, id, error: new ProtocolError(ErrorCode.InvalidRequest, message) };
 }
 
+const SERIALIZED = Symbol('serialized');
+type Memo = { [SERIALIZED]?: string | null };
+
+/** Marks a result object as immutable from now on, so its JSON is computed once and reused. */
+export function memoizeSerialization<T extends JsonObject>(result: T): T {
+  (result as Memo)[SERIALIZED] = null;
+  return result;
+}
+
 export function resultResponse(id: RequestId, result: JsonObject): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result)}}`;
+  const memo = (result as Memo)[SERIALIZED];
+  let body: string;
+  if (typeof memo === 'string') body = memo;
+  else {
+    body = JSON.stringify(result);
+    if (memo === null) (result as Memo)[SERIALIZED] = body;
+  }
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
 }
 
 export function errorResponse(id: RequestId | null, error: ProtocolError): string {

@@ -14,8 +14,12 @@ export interface ServeProcess {
 }
 
 /** Starts `durable-mcp serve` with the given flags and resolves once it prints its listening line. */
-export function startServe(args: string[], timeoutMs = 15_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: 'pipe' });
+export function startServe(
+  args: string[],
+  timeoutMs = 15_000,
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: 'pipe', env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));

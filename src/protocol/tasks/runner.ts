@@ -19,9 +19,8 @@ export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunn
       return { kind: 'failed', error, statusMessage: `The tool ${task.tool} is no longer available.` };
     }
     try {
-      const result = toolResult(
-        await tool.def.handler(task.args as never, createTaskHandlerContext(task, exec, control)),
-      );
+      const value = await tool.def.handler(task.args as never, createTaskHandlerContext(task, exec, control));
+      const result = toolResult(tool, value);
       const meta = { [META_SERVER_INFO]: info, ...((result._meta as JsonObject | undefined) ?? {}) };
       return { kind: 'completed', result: { ...result, _meta: meta } };
     } catch (err) {

@@ -116,6 +116,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
 
 class BodyTooLargeError extends Error {}
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function readBody(req: IncomingMessage, max: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -130,9 +132,8 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
     });
     req.on('end', () => {
       const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      const text = new TextDecoder('utf-8', { fatal: true });
       try {
-        resolve(text.decode(buf));
+        resolve(UTF8.decode(buf));
       } catch {
         resolve('\u0000invalid-utf8');
       }
@@ -169,13 +170,24 @@ async function handleBody(
     );
     return;
   }
-  const abort = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
+  // The abort signal is created only if a handler asks for it: most requests never do.
+  let abort: AbortController | undefined;
+  const gone = (): boolean => !res.writableFinished && (res.destroyed || req.socket.destroyed);
+  const signal = (): AbortSignal => {
+    if (abort === undefined) {
+      const controller = new AbortController();
+      abort = controller;
+      if (gone()) controller.abort();
+      else
+        res.on('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+    }
+    return abort.signal;
+  };
   let sse: SseStream | undefined;
   const emit = (method: string, params: JsonObject): void => {
-    if (abort.signal.aborted) return;
+    if (abort?.signal.aborted === true || gone()) return;
     sse ??= new SseStream(res, keepAliveMs);
     sse.send(notificationMessage(method, params));
   };
@@ -184,7 +196,9 @@ async function handleBody(
     outcome = await options.server.dispatch({
       request: message,
       auth: authOutcome.auth,
-      signal: abort.signal,
+      get signal() {
+        return signal();
+      },
       header,
       emit,
     });
@@ -195,7 +209,7 @@ async function handleBody(
       origin: 'handler' as const,
     };
   }
-  if (abort.signal.aborted) {
+  if (abort?.signal.aborted === true || gone()) {
     sse?.stop();
     return;
   }

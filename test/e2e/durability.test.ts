@@ -1,0 +1,155 @@
+// Crash, restart and multi-process tests of durable tasks on one SQLite file, with real server processes.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpClient, type McpHttpClient } from '../../src/client/index.js';
+import { startServe, type ServeProcess } from '../support/cli.js';
+
+const TOOLS = fileURLToPath(new URL('../fixtures/tools/durable-tools.mjs', import.meta.url));
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
+
+const procs: ServeProcess[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+interface Env {
+  dir: string;
+  db: string;
+  logFile: string;
+  start(extra?: string[]): Promise<{ proc: ServeProcess; client: McpHttpClient }>;
+  lines(): string[];
+}
+
+function env(): Env {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-dur-'));
+  dirs.push(dir);
+  const logFile = join(dir, 'runs.log');
+  writeFileSync(logFile, '');
+  const db = join(dir, 'tasks.db');
+  return {
+    dir,
+    db,
+    logFile,
+    async start(extra = []) {
+      const proc = await startServe(
+        ['--port', '0', '--store', db, '--tools', TOOLS, '--lease-ms', '600', ...extra],
+        15_000,
+        { DURABLE_MCP_TEST_LOG: logFile },
+      );
+      procs.push(proc);
+      return { proc, client: createHttpClient({ url: proc.url, capabilities: TASKS }) };
+    },
+    lines: () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean),
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(50);
+  }
+}
+
+const create = async (client: McpHttpClient, name: string, args: Record<string, unknown>): Promise<string> => {
+  const r = await client.call('tools/call', { name, arguments: args });
+  expect(r.resultType).toBe('task');
+  return String(r.taskId);
+};
+const getTask = (client: McpHttpClient, taskId: string) => client.call('tasks/get', { taskId });
+const untilStatus = (client: McpHttpClient, taskId: string, statuses: string[]) =>
+  waitFor(async () => {
+    const t = await getTask(client, taskId);
+    return statuses.includes(String(t.status)) ? t : undefined;
+  });
+const count = (lines: string[], prefix: string) => lines.filter((l) => l.startsWith(`${prefix} `)).length;
+
+describe('durable tasks across processes', () => {
+  it('a worker killed with SIGKILL mid-step: the task completes once on the next server, finished steps are not re-run', async () => {
+    const e = env();
+    const a = await e.start();
+    const id = await create(a.client, 'stepped_job', { id: 'k1', ms: 1500 });
+    await waitFor(() => (e.lines().some((l) => l.startsWith('step-b-start k1')) ? true : undefined));
+    a.proc.child.kill('SIGKILL');
+    await a.proc.exited;
+    const b = await e.start();
+    const done = await untilStatus(b.client, id, ['completed', 'failed', 'cancelled']);
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.result)).toContain('answer 42');
+    const lines = e.lines();
+    expect(count(lines, 'step-a')).toBe(1); // memoized: never re-run
+    expect(count(lines, 'step-b-start')).toBe(2); // interrupted, so run again
+    expect(count(lines, 'step-b-end')).toBe(1);
+    const pids = new Set(lines.filter((l) => l.startsWith('step-b-start')).map((l) => l.split(' ')[2]));
+    expect(pids.size).toBe(2);
+  });
+
+  it('restart recovery: every task is still there with an identical snapshot; running ones are replayed or failed by policy', async () => {
+    const e = env();
+    const a = await e.start();
+    const doneId = await create(a.client, 'tracked_job', { id: 'd1', ms: 10 });
+    const askId = await create(a.client, 'ask_job', {});
+    const replayId = await create(a.client, 'stepped_job', { id: 'r1', ms: 1500 });
+    const fragileId = await create(a.client, 'fragile_job', { id: 'f1', ms: 1500 });
+    const done = await untilStatus(a.client, doneId, ['completed']);
+    const asking = await untilStatus(a.client, askId, ['input_required']);
+    await waitFor(() => {
+      const l = e.lines();
+      return l.some((x) => x.startsWith('step-b-start r1')) && l.some((x) => x.startsWith('step-b-start f1')) ? true : undefined;
+    });
+    a.proc.child.kill('SIGKILL');
+    await a.proc.exited;
+
+    const b = await e.start();
+    const strip = (t: Record<string, unknown>) => JSON.stringify({ ...t, _meta: undefined });
+    expect(strip(await getTask(b.client, doneId))).toBe(strip(done));
+    expect(strip(await getTask(b.client, askId))).toBe(strip(asking));
+    const replayed = await untilStatus(b.client, replayId, ['completed', 'failed']);
+    expect(replayed.status).toBe('completed');
+    const fragile = await untilStatus(b.client, fragileId, ['completed', 'failed']);
+    expect(fragile.status).toBe('failed');
+    expect(fragile.error).toMatchObject({ code: -32603, message: 'server restarted while the task was running' });
+    expect(count(e.lines(), 'step-a')).toBe(2); // once per task, never again
+    await b.client.call('tasks/update', {
+      taskId: askId,
+      inputResponses: { ok: { action: 'accept', content: { ok: true } } },
+    });
+    expect((await untilStatus(b.client, askId, ['completed'])).result).toBeDefined();
+  });
+
+  it('two server processes on one SQLite file never run the same task at the same time', async () => {
+    const e = env();
+    const a = await e.start(['--concurrency', '4']);
+    const b = await e.start(['--concurrency', '4']);
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const client = i % 2 === 0 ? a.client : b.client;
+      ids.push(await create(client, 'tracked_job', { id: `t${i}`, ms: 40 }));
+    }
+    for (const id of ids) await untilStatus(a.client, id, ['completed']);
+    const lines = e.lines();
+    for (let i = 0; i < 30; i++) {
+      expect(count(lines, `start t${i}`.split(' ')[0] as string) >= 0).toBe(true);
+      const starts = lines.filter((l) => l.startsWith(`start t${i} `));
+      const ends = lines.filter((l) => l.startsWith(`end t${i} `));
+      expect(starts).toHaveLength(1);
+      expect(ends).toHaveLength(1);
+    }
+    const pids = new Set(lines.map((l) => l.split(' ')[2]));
+    expect(pids.size).toBe(2); // both processes did work
+  });
+});
