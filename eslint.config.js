@@ -99,4 +99,6 @@ export default tseslint.config(
     ['**/protocol/*', '**/transport/*', '**/worker/*', '**/cli/*', '**/client/*'],
     'stores/ implement the tasks/ port with their driver only.',
   ),
+  // Tests may reach across layers to set up real collaborators (e.g. a worker test on the SQLite store).
+  { files: ['src/**/*.test.ts', 'src/**/*.contract.ts'], rules: { 'no-restricted-imports': 'off' } },
 );

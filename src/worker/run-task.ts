@@ -21,6 +21,25 @@ export interface RunningTask {
 
 const CRASH_ERROR = { code: -32603, message: 'server restarted while the task was running' };
 
+/** Cancel requested before the run, or a crash takeover of a tool that must not re-run: end without running. */
+async function endsBeforeRunning(deps: RunDeps, task: ClaimedTask): Promise<boolean> {
+  const { store, now } = deps;
+  if (task.cancelRequested) {
+    await store.finish(task.id, task.token, { kind: 'cancelled' }, now());
+    return true;
+  }
+  if (task.takenOver && !task.replayAfterCrash) {
+    const outcome: RunOutcome = {
+      kind: 'failed',
+      error: CRASH_ERROR,
+      statusMessage: 'The server restarted while this task was running; it is not safe to re-run.',
+    };
+    await store.finish(task.id, task.token, outcome, now());
+    return true;
+  }
+  return false;
+}
+
 export function startRun(deps: RunDeps, task: ClaimedTask): RunningTask {
   const controller = new AbortController();
   let reason: AbortReason | undefined;
@@ -41,17 +60,10 @@ async function run(
   reason: () => AbortReason | undefined,
 ): Promise<void> {
   const { store, now } = deps;
-  if (task.cancelRequested) {
-    await store.finish(task.id, task.token, { kind: 'cancelled' }, now());
-    return;
-  }
-  if (task.takenOver && !task.replayAfterCrash) {
-    const outcome: RunOutcome = {
-      kind: 'failed',
-      error: CRASH_ERROR,
-      statusMessage: 'The server restarted while this task was running; it is not safe to re-run.',
-    };
-    await store.finish(task.id, task.token, outcome, now());
+  try {
+    if (await endsBeforeRunning(deps, task)) return;
+  } catch (err) {
+    deps.onError?.(err, task.id);
     return;
   }
   const heartbeat = setInterval(

@@ -55,6 +55,11 @@ export function createWorker(options: WorkerOptions): Worker {
         while (!stopped && running.size < concurrency) {
           const task = await store.claim(id, leaseMs, now());
           if (task === undefined) break;
+          if (stopped) {
+            // stop() came while this claim was in flight: hand the task straight back.
+            await store.finish(task.id, task.token, { kind: 'released' }, now());
+            break;
+          }
           const run = startRun(
             { store, runner: options.runner, leaseMs, now, onError: options.onError },
             task,
@@ -105,6 +110,7 @@ export function createWorker(options: WorkerOptions): Worker {
       stopped = true;
       unsubscribe?.();
       for (const t of timers.splice(0)) clearInterval(t);
+      while (claiming) await new Promise((r) => setTimeout(r, 5));
       const all = Promise.all([...running.values()].map((r) => r.done));
       let timer: NodeJS.Timeout | undefined;
       const timedOut = await Promise.race([

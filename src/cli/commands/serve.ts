@@ -1,17 +1,13 @@
 // `durable-mcp serve`: the HTTP (or stdio) server on the configured store and tool sets.
 import { randomBytes } from 'node:crypto';
 import { createAnonymousAuthenticator } from '../../auth/authenticator.js';
-import { createMcpServer } from '../../protocol/server.js';
 import { getOrCreateMeta } from '../../stores/sqlite/database.js';
 import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
-import { createTasksExtension } from '../../protocol/tasks/extension.js';
-import { createTaskRunner } from '../../protocol/tasks/runner.js';
-import { createWorker } from '../../worker/worker.js';
 import { createHttpHandler } from '../../transport/http/handler.js';
 import { listenHttp } from '../../transport/http/node-server.js';
 import { LOOPBACK_HOSTS } from '../../transport/http/origin-check.js';
 import { serveStdio } from '../../transport/stdio/stdio.js';
-import { VERSION } from '../../version.js';
+import { createDurableMcp } from '../../runtime.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { loadToolSets } from '../tool-sets.js';
 
@@ -53,25 +49,18 @@ export async function serve(argv: string[]): Promise<void> {
   const stateSecret =
     process.env.DURABLE_MCP_STATE_SECRET ??
     getOrCreateMeta(store.db, 'request_state_secret', () => randomBytes(32).toString('base64'));
-  const server = createMcpServer({
-    info: { name: 'durable-mcp', version: VERSION },
+  const runtime = createDurableMcp({
     toolSets,
-    stateSecret,
-    extensions: [createTasksExtension({ store })],
-  });
-  const worker = createWorker({
     store,
-    runner: createTaskRunner(server.registry, server.info),
-    concurrency: Math.max(1, concurrency),
-    leaseMs: Math.max(300, leaseMs),
-    onError: (err, taskId) => console.error(`worker error${taskId ? ` on ${taskId}` : ''}:`, err),
+    stateSecret,
+    worker: {
+      concurrency: Math.max(1, concurrency),
+      leaseMs: Math.max(300, leaseMs),
+      onError: (err, taskId) => console.error(`worker error${taskId ? ` on ${taskId}` : ''}:`, err),
+    },
   });
-  worker.start();
-  const shutdown = async (): Promise<void> => {
-    await server.close();
-    await worker.stop(5_000);
-    await store.close();
-  };
+  const { server } = runtime;
+  const shutdown = (): Promise<void> => runtime.close(5_000);
 
   if (values.stdio === true) {
     await serveStdio({ server, input: process.stdin, output: process.stdout });

@@ -26,7 +26,15 @@ export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunn
     } catch (err) {
       if (err instanceof LeaseLostError) throw err;
       if (err instanceof InputPending) {
-        for (const request of Object.values(err.requests)) {
+        // Keys are unique for the task's life: an answered key cannot be asked again.
+        const requests = Object.fromEntries(
+          Object.entries(err.requests).filter(([key]) => task.answers[key] === undefined),
+        );
+        if (Object.keys(requests).length === 0) {
+          const error = { code: -32603, message: 'The task asked only for input it had already received' };
+          return { kind: 'failed', error, statusMessage: error.message };
+        }
+        for (const request of Object.values(requests)) {
           const missing = missingCapabilityFor(request, task.clientCapabilities);
           if (missing !== undefined) {
             const error = new ProtocolError(
@@ -39,7 +47,7 @@ export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunn
             return { kind: 'failed', error: error.toJSON(), statusMessage: error.message };
           }
         }
-        return { kind: 'input_required', requests: err.requests as Record<string, JsonObject> };
+        return { kind: 'input_required', requests: requests as Record<string, JsonObject> };
       }
       if (exec.signal.aborted) return { kind: 'cancelled' };
       const error = toProtocolError(err);

@@ -21,7 +21,7 @@ export function prepareQueries(db: SqliteDatabase) {
   );
   const nextRunnable = db.prepare(`
     SELECT id, lease_owner FROM tasks
-    WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < ?)
+    WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
     ORDER BY created_at LIMIT 1`);
   const takeLease = db.prepare(`
     UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1 WHERE id = ? RETURNING *`);
@@ -36,18 +36,19 @@ export function prepareQueries(db: SqliteDatabase) {
   );
   const putStep = db.prepare(`INSERT OR REPLACE INTO task_steps (task_id, name, value) VALUES (?, ?, ?)`);
   const setMessage = db.prepare(`
-    UPDATE tasks SET status_message = ?, updated_at = ? WHERE id = ? AND attempt = ? AND status = 'working'`);
+    UPDATE tasks SET status_message = ?, updated_at = ?
+    WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
   const terminal = db.prepare(`
     UPDATE tasks SET status = @status, result = @result, error = @error,
       status_message = COALESCE(@message, status_message), updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL
-    WHERE id = @id AND attempt = @token AND status = 'working'`);
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
   const suspend = db.prepare(`
     UPDATE tasks SET
       status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE 'input_required' END,
       status_message = COALESCE(@message, status_message), updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL
-    WHERE id = @id AND attempt = @token AND status = 'working'
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
     RETURNING status`);
   const ask = db.prepare(
     `INSERT INTO task_inputs (task_id, key, request, asked_at) VALUES (?, ?, ?, ?)
@@ -57,7 +58,8 @@ export function prepareQueries(db: SqliteDatabase) {
     `UPDATE task_inputs SET superseded = 1 WHERE task_id = ? AND answer IS NULL AND superseded = 0 AND key NOT IN (SELECT value FROM json_each(?))`,
   );
   const release = db.prepare(`
-    UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND attempt = ? AND status = 'working'`);
+    UPDATE tasks SET lease_owner = NULL, lease_until = NULL
+    WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
   const answerInput = db.prepare(`
     UPDATE task_inputs SET answer = ?, answered_at = ? WHERE task_id = ? AND key = ? AND answer IS NULL AND superseded = 0`);
   const touchAfterAnswer = db.prepare(`
@@ -75,7 +77,8 @@ export function prepareQueries(db: SqliteDatabase) {
     WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} RETURNING id`);
   const purge = db.prepare(`DELETE FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ?`);
   const countRunnable = db.prepare(
-    `SELECT count(*) AS n FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < ?)`,
+    `SELECT count(*) AS n FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
+       AND (expires_at IS NULL OR expires_at > @now)`,
   );
 
   return {
@@ -103,7 +106,7 @@ export function prepareQueries(db: SqliteDatabase) {
       getOwned.get(id, owner.tenant, owner.principal) as TaskRow | undefined,
     outstandingInputs: (id: string) => outstanding.all(id) as InputRow[],
     nextRunnable: (now: number) =>
-      nextRunnable.get(now) as { id: string; lease_owner: string | null } | undefined,
+      nextRunnable.get({ now }) as { id: string; lease_owner: string | null } | undefined,
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
     steps(id: string): Record<string, Json> {
       const out: Record<string, Json> = {};
@@ -165,7 +168,7 @@ export function prepareQueries(db: SqliteDatabase) {
     expire: (now: number, error: string) =>
       (expire.all(error, now, now) as { id: string }[]).map((r) => r.id),
     purge: (cutoff: number) => purge.run(cutoff).changes,
-    countRunnable: (now: number) => (countRunnable.get(now) as { n: number }).n,
+    countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,
   };
 }
 

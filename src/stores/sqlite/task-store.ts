@@ -63,8 +63,17 @@ export function createSqliteTaskStore(
       const rows = immediate(db, () => batch.map(({ task }) => q.insertTask(task)));
       batch.forEach(({ resolve }, i) => resolve(toSnapshot(rows[i] as TaskRow, [])));
       for (const { task } of batch) changed({ taskId: task.id, runnable: true, cancelRequested: false });
-    } catch (err) {
-      for (const { reject } of batch) reject(err);
+    } catch {
+      // One bad row must not sink its neighbours: retry each creation in its own transaction.
+      for (const { task, resolve, reject } of batch) {
+        try {
+          const row = immediate(db, () => q.insertTask(task));
+          resolve(toSnapshot(row, []));
+          changed({ taskId: task.id, runnable: true, cancelRequested: false });
+        } catch (err) {
+          reject(err);
+        }
+      }
     }
   };
 

@@ -1,0 +1,64 @@
+// Wires a server, the tasks extension and a worker around one TaskStore: the usual way to embed durable-mcp.
+import { createMcpServer, type McpServer, type ServerInfo } from './protocol/server.js';
+import type { ToolSet } from './protocol/define.js';
+import { createTasksExtension } from './protocol/tasks/extension.js';
+import { createTaskRunner } from './protocol/tasks/runner.js';
+import type { TaskStore } from './tasks/store.js';
+import { VERSION } from './version.js';
+import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
+
+export interface DurableMcpOptions {
+  toolSets: ToolSet[];
+  store: TaskStore;
+  info?: ServerInfo;
+  instructions?: string;
+  /** Seals MRTR requestState; give every replica the same secret. */
+  stateSecret?: string | Buffer;
+  tasks?: { defaultTtlMs?: number | null; defaultPollIntervalMs?: number };
+  /** Worker settings, or false for a process that serves requests but runs no tasks. */
+  worker?: Omit<WorkerOptions, 'store' | 'runner' | 'now'> | false;
+  now?: () => number;
+}
+
+export interface DurableMcp {
+  readonly server: McpServer;
+  readonly worker: Worker | undefined;
+  readonly store: TaskStore;
+  /** Ends subscriptions, stops the worker (waiting up to graceMs for runs), closes the store. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
+  const { store } = options;
+  const server = createMcpServer({
+    info: options.info ?? { name: 'durable-mcp', version: VERSION },
+    toolSets: options.toolSets,
+    instructions: options.instructions,
+    stateSecret: options.stateSecret,
+    now: options.now,
+    extensions: [createTasksExtension({ store, now: options.now, ...options.tasks })],
+  });
+  const worker =
+    options.worker === false
+      ? undefined
+      : createWorker({
+          ...options.worker,
+          store,
+          now: options.now,
+          runner: createTaskRunner(server.registry, server.info),
+        });
+  worker?.start();
+  let closed = false;
+  return {
+    server,
+    worker,
+    store,
+    async close(graceMs = 5_000) {
+      if (closed) return;
+      closed = true;
+      await server.close();
+      await worker?.stop(graceMs);
+      await store.close();
+    },
+  };
+}

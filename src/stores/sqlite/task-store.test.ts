@@ -1,0 +1,138 @@
+// The SQLite store: the shared contract on a real file, plus what only a shared file can show.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { TaskStore } from '../../tasks/store.js';
+import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
+import { newTask, runTaskStoreContract } from '../task-store.contract.js';
+import { createSqliteTaskStore } from './task-store.js';
+
+const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
+const T0 = 1_700_000_000_000;
+
+const dirs: string[] = [];
+const opened: TaskStore[] = [];
+const freshPath = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-sqlite-'));
+  dirs.push(dir);
+  return join(dir, 'tasks.db');
+};
+const open = (path: string) => {
+  const store = createSqliteTaskStore({ path });
+  opened.push(store);
+  return store;
+};
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+runTaskStoreContract({ name: 'sqlite (file)', newStore: () => open(freshPath()) });
+
+describe('SQLite task store on a shared file', () => {
+  const snapshot = async (store: TaskStore, id: string, now = T0): Promise<TaskSnapshot> => {
+    const got = await store.get(id, ALICE, now);
+    if (typeof got === 'string') throw new Error(`expected a snapshot of ${id}, got ${got}`);
+    return got;
+  };
+
+  it('lets a second connection claim what the first created', async () => {
+    const path = freshPath();
+    const a = open(path);
+    const b = open(path);
+    const task = await a.create(newTask());
+    expect(await b.countRunnable(T0)).toBe(1);
+    const claimed = await b.claim('wb', 1_000, T0);
+    expect(claimed).toMatchObject({ id: task.id, token: 1, takenOver: false });
+    expect(await a.claim('wa', 1_000, T0 + 500)).toBeUndefined();
+    expect(await b.finish(task.id, 1, { kind: 'completed', result: { via: 'b' } }, T0 + 1)).toBe(true);
+    expect(await snapshot(a, task.id)).toMatchObject({ status: 'completed', result: { via: 'b' } });
+  });
+
+  it('never hands one task to two connections claiming at the same time', async () => {
+    const path = freshPath();
+    const a = open(path);
+    const b = open(path);
+    const tasks = Array.from({ length: 100 }, (_, i) => newTask({ createdAt: T0 + i }));
+    await Promise.all(tasks.map((task) => a.create(task)));
+    const claims: { worker: string; id: string; token: number }[] = [];
+    const drain = async (store: TaskStore, worker: string): Promise<void> => {
+      for (;;) {
+        const task = await store.claim(worker, 60_000, T0 + 1_000);
+        if (task === undefined) return;
+        claims.push({ worker, id: task.id, token: task.token });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    await Promise.all([drain(a, 'wa'), drain(b, 'wb'), drain(a, 'wa2'), drain(b, 'wb2')]);
+    expect(claims).toHaveLength(100);
+    expect(new Set(claims.map((c) => c.id)).size).toBe(100);
+    expect(claims.every((c) => c.token === 1)).toBe(true);
+    expect(claims.some((c) => c.worker.startsWith('wa'))).toBe(true);
+    expect(claims.some((c) => c.worker.startsWith('wb'))).toBe(true);
+    expect(await a.countRunnable(T0 + 1_000)).toBe(0);
+    expect(await b.countRunnable(T0 + 1_000)).toBe(0);
+  });
+
+  it('keeps every task across close and reopen', async () => {
+    const path = freshPath();
+    const first = open(path);
+    const working = await first.create(newTask({ createdAt: T0 }));
+    const asking = await first.create(newTask({ createdAt: T0 + 1 }));
+    const done = await first.create(newTask({ createdAt: T0 + 2, ttlMs: null }));
+    const run1 = await first.claim('w', 1_000, T0 + 10);
+    await first.saveStep(working.id, run1?.token ?? 0, 'fetched', { rows: 3 }, T0 + 10);
+    await first.setStatusMessage(working.id, run1?.token ?? 0, 'Fetching.', T0 + 11);
+    const run2 = await first.claim('w', 1_000, T0 + 10);
+    await first.finish(
+      asking.id,
+      run2?.token ?? 0,
+      { kind: 'input_required', requests: { k: { q: 1 } } },
+      T0 + 12,
+    );
+    const run3 = await first.claim('w', 1_000, T0 + 10);
+    await first.finish(done.id, run3?.token ?? 0, { kind: 'completed', result: { v: [1, 'two'] } }, T0 + 13);
+    const before = await Promise.all(
+      [working, asking, done].map((task) => snapshot(first, task.id, T0 + 20)),
+    );
+    expect(before.map((s) => s.status)).toEqual(['working', 'input_required', 'completed']);
+    await first.close();
+
+    const second = open(path);
+    const after = await Promise.all(
+      [working, asking, done].map((task) => snapshot(second, task.id, T0 + 20)),
+    );
+    expect(after).toEqual(before);
+    // The interrupted run is taken over after its lease, with its step.
+    const again = await second.claim('w2', 1_000, T0 + 2_000);
+    expect(again).toMatchObject({
+      id: working.id,
+      token: 2,
+      takenOver: true,
+      steps: { fetched: { rows: 3 } },
+    });
+  });
+
+  it('commits many creations issued in the same tick together, and all of them', async () => {
+    const store = open(freshPath());
+    const transaction = vi.spyOn(store.db, 'transaction');
+    const tasks = Array.from({ length: 200 }, (_, i) => newTask({ createdAt: T0 + i }));
+    const created = await Promise.all(tasks.map((task) => store.create(task)));
+    expect(created.map((s) => s.id)).toEqual(tasks.map((task) => task.id));
+    const transactions = transaction.mock.calls.length;
+    transaction.mockRestore();
+    expect(transactions).toBeGreaterThan(0);
+    expect(transactions).toBeLessThan(tasks.length);
+    const got = await Promise.all(tasks.map((task) => snapshot(store, task.id, T0 + 1_000)));
+    expect(got.every((s) => s.status === 'working')).toBe(true);
+    expect(await store.countRunnable(T0 + 1_000)).toBe(200);
+  });
+
+  it('rejects a creation after close', async () => {
+    const store = open(freshPath());
+    await store.close();
+    await expect(store.create(newTask())).rejects.toThrow(/unavailable/i);
+  });
+});

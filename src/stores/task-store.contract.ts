@@ -1,0 +1,796 @@
+// The TaskStore contract every backend must pass: port behaviour only (never SQL), time always injected.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newTaskId } from '../tasks/ids.js';
+import type { TaskChange, TaskStore } from '../tasks/store.js';
+import type { ClaimedTask, JsonMap, NewTask, TaskOwner, TaskSnapshot } from '../tasks/task.js';
+
+export interface TaskStoreContractOptions {
+  name: string;
+  newStore: () => Promise<TaskStore> | TaskStore;
+}
+
+const T0 = 1_700_000_000_000;
+const LEASE = 1_000;
+const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
+const BOB: TaskOwner = { tenant: 'acme', principal: 'bob' };
+const OTHER_TENANT: TaskOwner = { tenant: 'globex', principal: 'alice' };
+const EXPIRED_ERROR = { code: -32603, message: 'task expired' };
+
+export function newTask(overrides: Partial<NewTask> = {}): NewTask {
+  return {
+    id: newTaskId(),
+    owner: ALICE,
+    tool: 'echo',
+    args: { text: 'hello', n: 1 },
+    createdAt: T0,
+    ttlMs: 60_000,
+    pollIntervalMs: 500,
+    statusMessage: 'Queued.',
+    replayAfterCrash: true,
+    clientCapabilities: { elicitation: {} },
+    answers: {},
+    ...overrides,
+  };
+}
+
+function must<T>(value: T | undefined, what = 'value'): T {
+  if (value === undefined) throw new Error(`expected a ${what}`);
+  return value;
+}
+
+export function runTaskStoreContract({ name, newStore }: TaskStoreContractOptions): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    let store: TaskStore;
+    let t: number;
+
+    beforeEach(async () => {
+      store = await newStore();
+      t = T0;
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const snap = async (id: string, at = t, owner = ALICE): Promise<TaskSnapshot> => {
+      const got = await store.get(id, owner, at);
+      if (typeof got === 'string') throw new Error(`expected a snapshot of ${id}, got ${got}`);
+      return got;
+    };
+    const claim = async (worker = 'w1', at = t, leaseMs = LEASE): Promise<ClaimedTask> =>
+      must(await store.claim(worker, leaseMs, at), 'claimed task');
+    /** Creates a task and claims it (the store must be otherwise empty of runnable work). */
+    const running = async (overrides: Partial<NewTask> = {}): Promise<ClaimedTask> => {
+      const task = await store.create(newTask({ createdAt: t, ...overrides }));
+      const claimed = await claim();
+      expect(claimed.id).toBe(task.id);
+      return claimed;
+    };
+    /** Claims the task, suspends it asking for `keys`, and returns the run's token. */
+    const suspend = async (keys: string[], at = t): Promise<ClaimedTask> => {
+      const claimed = await claim('w1', at);
+      const requests = Object.fromEntries(keys.map((k) => [k, { method: 'elicitation/create', key: k }]));
+      expect(await store.finish(claimed.id, claimed.token, { kind: 'input_required', requests }, at)).toBe(
+        true,
+      );
+      return claimed;
+    };
+
+    describe('create and get', () => {
+      it('reads its own write: every snapshot field as created', async () => {
+        const task = newTask({ ttlMs: 30_000, pollIntervalMs: 250, statusMessage: 'Starting.' });
+        const created = await store.create(task);
+        const expected: TaskSnapshot = {
+          id: task.id,
+          status: 'working',
+          statusMessage: 'Starting.',
+          createdAt: T0,
+          updatedAt: T0,
+          ttlMs: 30_000,
+          pollIntervalMs: 250,
+          inputRequests: {},
+          result: undefined,
+          error: undefined,
+        };
+        expect(created).toEqual(expected);
+        const got = await snap(task.id, T0 + 1);
+        expect(got).toEqual(expected);
+        expect(got.result).toBeUndefined();
+        expect(got.error).toBeUndefined();
+      });
+
+      it('keeps optional fields absent when not given', async () => {
+        const task = newTask({ ttlMs: null, pollIntervalMs: undefined, statusMessage: undefined });
+        await store.create(task);
+        const got = await snap(task.id);
+        expect(got.statusMessage).toBeUndefined();
+        expect(got.pollIntervalMs).toBeUndefined();
+        expect(got.ttlMs).toBeNull();
+      });
+
+      it('makes every one of many concurrent creations readable', async () => {
+        const tasks = Array.from({ length: 50 }, (_, i) => newTask({ createdAt: T0 + i, args: { i } }));
+        const created = await Promise.all(tasks.map((task) => store.create(task)));
+        expect(created.map((s) => s.id)).toEqual(tasks.map((task) => task.id));
+        const got = await Promise.all(tasks.map((task) => snap(task.id, T0 + 100)));
+        got.forEach((s, i) => {
+          expect(s.id).toBe(tasks[i]?.id);
+          expect(s.status).toBe('working');
+          expect(s.createdAt).toBe(T0 + i);
+        });
+        expect(await store.countRunnable(T0 + 100)).toBe(50);
+      });
+    });
+
+    describe('ownership and expiry', () => {
+      it('answers not_found to another principal, another tenant and a never-existing id', async () => {
+        const task = newTask();
+        await store.create(task);
+        for (const [id, owner] of [
+          [task.id, BOB],
+          [task.id, OTHER_TENANT],
+          [newTaskId(), ALICE],
+        ] as const) {
+          expect(await store.get(id, owner, t)).toBe('not_found');
+          expect(await store.answer(id, owner, { k: { action: 'accept' } }, t)).toEqual({
+            ok: false,
+            miss: 'not_found',
+          });
+          expect(await store.requestCancel(id, owner, t)).toEqual({ ok: false, miss: 'not_found' });
+        }
+        // Nothing the others did touched the owner's task.
+        expect((await snap(task.id)).status).toBe('working');
+      });
+
+      it('tells only the owner that their task expired once createdAt + ttlMs has passed', async () => {
+        const task = newTask({ ttlMs: 1_000 });
+        await store.create(task);
+        expect((await snap(task.id, T0 + 999)).status).toBe('working');
+        expect(await store.get(task.id, ALICE, T0 + 1_001)).toBe('expired');
+        expect(await store.answer(task.id, ALICE, {}, T0 + 1_001)).toEqual({ ok: false, miss: 'expired' });
+        expect(await store.requestCancel(task.id, ALICE, T0 + 1_001)).toEqual({ ok: false, miss: 'expired' });
+        expect(await store.get(task.id, BOB, T0 + 1_001)).toBe('not_found');
+        expect(await store.get(task.id, OTHER_TENANT, T0 + 1_001)).toBe('not_found');
+      });
+
+      it('never expires a task whose ttlMs is null', async () => {
+        const task = newTask({ ttlMs: null });
+        await store.create(task);
+        const far = T0 + 10 * 365 * 24 * 3_600_000;
+        expect((await snap(task.id, far)).status).toBe('working');
+        expect(await store.expire(far)).toBe(0);
+        expect(await store.purge(far, 0)).toBe(0);
+        expect((await snap(task.id, far)).status).toBe('working');
+      });
+    });
+
+    describe('claim and leases', () => {
+      it('claims the oldest runnable task: token 1, no steps, the answers given at creation', async () => {
+        const younger = newTask({ createdAt: T0 + 10 });
+        const older = newTask({
+          createdAt: T0,
+          tool: 'report',
+          args: { topic: 'q3' },
+          replayAfterCrash: false,
+          clientCapabilities: { sampling: {} },
+          answers: { confirm: { action: 'accept', content: { ok: true } } },
+        });
+        await store.create(younger);
+        await store.create(older);
+        t = T0 + 20;
+        const claimed = await claim('w1');
+        expect(claimed).toMatchObject({
+          id: older.id,
+          owner: ALICE,
+          tool: 'report',
+          args: { topic: 'q3' },
+          token: 1,
+          takenOver: false,
+          replayAfterCrash: false,
+          cancelRequested: false,
+          clientCapabilities: { sampling: {} },
+          steps: {},
+          answers: { confirm: { action: 'accept', content: { ok: true } } },
+        });
+        const next = await claim('w1');
+        expect(next.id).toBe(younger.id);
+        expect(next.token).toBe(1);
+        expect(next.answers).toEqual({});
+        expect(await store.claim('w1', LEASE, t)).toBeUndefined();
+      });
+
+      it('hands a leased task to another worker only after its lease expired, with a new token', async () => {
+        const task = await store.create(newTask());
+        const first = await claim('w1', T0);
+        expect(await store.claim('w2', LEASE, T0 + LEASE - 1)).toBeUndefined();
+        expect(await store.countRunnable(T0 + LEASE - 1)).toBe(0);
+
+        const second = await claim('w2', T0 + LEASE + 1);
+        expect(second).toMatchObject({ id: task.id, token: 2, takenOver: true });
+        expect(second.token).toBeGreaterThan(first.token);
+
+        expect(await store.renew(task.id, first.token, LEASE, T0 + LEASE + 2)).toMatchObject({ held: false });
+        expect(
+          await store.finish(
+            task.id,
+            first.token,
+            { kind: 'completed', result: { by: 'w1' } },
+            T0 + LEASE + 2,
+          ),
+        ).toBe(false);
+        const after = await snap(task.id, T0 + LEASE + 3);
+        expect(after.status).toBe('working');
+        expect(after.result).toBeUndefined();
+
+        expect(await store.renew(task.id, second.token, LEASE, T0 + LEASE + 4)).toEqual({
+          held: true,
+          cancelRequested: false,
+        });
+        expect(
+          await store.finish(
+            task.id,
+            second.token,
+            { kind: 'completed', result: { by: 'w2' } },
+            T0 + LEASE + 5,
+          ),
+        ).toBe(true);
+        const done = await snap(task.id, T0 + LEASE + 6);
+        expect(done.status).toBe('completed');
+        expect(done.result).toEqual({ by: 'w2' });
+      });
+
+      it('extends the lease on renew', async () => {
+        await store.create(newTask());
+        const claimed = await claim('w1', T0);
+        expect((await store.renew(claimed.id, claimed.token, LEASE, T0 + 900)).held).toBe(true);
+        expect(await store.claim('w2', LEASE, T0 + LEASE + 1)).toBeUndefined();
+        expect(await store.claim('w2', LEASE, T0 + 900 + LEASE - 1)).toBeUndefined();
+        const taken = await claim('w2', T0 + 900 + LEASE + 1);
+        expect(taken).toMatchObject({ id: claimed.id, token: claimed.token + 1, takenOver: true });
+      });
+
+      it('answers renew of a never-existing task with held:false', async () => {
+        expect(await store.renew(newTaskId(), 1, LEASE, t)).toMatchObject({ held: false });
+      });
+    });
+
+    describe('steps', () => {
+      it('persists a step saved under the current token for a run after a release', async () => {
+        const claimed = await running();
+        expect(await store.saveStep(claimed.id, claimed.token, 'fetch', { rows: [1, 2, 3] }, t)).toBe(true);
+        expect(await store.saveStep(claimed.id, claimed.token, 'count', 3, t)).toBe(true);
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'released' }, t)).toBe(true);
+        const again = await claim('w2');
+        expect(again).toMatchObject({ id: claimed.id, token: claimed.token + 1, takenOver: false });
+        expect(again.steps).toEqual({ fetch: { rows: [1, 2, 3] }, count: 3 });
+      });
+
+      it('persists a step across a suspension for input', async () => {
+        const task = await store.create(newTask());
+        const first = await claim();
+        expect(await store.saveStep(task.id, first.token, 'a', 'A', t)).toBe(true);
+        const requests = { k: { method: 'elicitation/create' } };
+        expect(await store.finish(task.id, first.token, { kind: 'input_required', requests }, t)).toBe(true);
+        expect(await store.answer(task.id, ALICE, { k: { action: 'accept' } }, t)).toEqual({
+          ok: true,
+          resumed: true,
+        });
+        const second = await claim();
+        expect(second.steps).toEqual({ a: 'A' });
+        expect(second.answers).toEqual({ k: { action: 'accept' } });
+      });
+
+      it('persists a step across a lease expiry, and refuses one saved under a stale token', async () => {
+        const task = await store.create(newTask());
+        const first = await claim('w1', T0);
+        expect(await store.saveStep(task.id, first.token, 'a', 1, T0)).toBe(true);
+        const second = await claim('w2', T0 + LEASE + 1);
+        expect(second.steps).toEqual({ a: 1 });
+        expect(await store.saveStep(task.id, first.token, 'b', 'zombie', T0 + LEASE + 2)).toBe(false);
+        expect(await store.saveStep(task.id, first.token, 'a', 'zombie', T0 + LEASE + 2)).toBe(false);
+        expect(await store.saveStep(task.id, second.token, 'c', null, T0 + LEASE + 2)).toBe(true);
+        const third = await claim('w3', T0 + 3 * LEASE);
+        expect(third.steps).toEqual({ a: 1, c: null });
+      });
+
+      it('refuses steps once the task has ended', async () => {
+        const claimed = await running();
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'completed', result: {} }, t)).toBe(
+          true,
+        );
+        expect(await store.saveStep(claimed.id, claimed.token, 'late', 1, t)).toBe(false);
+      });
+    });
+
+    describe('finish outcomes', () => {
+      it('completed: stores the result and is no longer claimable', async () => {
+        const claimed = await running();
+        t += 10;
+        const result = { content: [{ type: 'text', text: 'done' }], isError: false };
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'completed', result }, t)).toBe(true);
+        const got = await snap(claimed.id);
+        expect(got).toMatchObject({ status: 'completed', result, error: undefined, updatedAt: T0 + 10 });
+        expect(got.inputRequests).toEqual({});
+        expect(await store.claim('w2', LEASE, t + 10 * LEASE)).toBeUndefined();
+        expect(await store.countRunnable(t + 10 * LEASE)).toBe(0);
+      });
+
+      it('failed: stores the error and the status message', async () => {
+        const claimed = await running();
+        const error = { code: -32000, message: 'upstream broke', data: { retry: false } };
+        expect(
+          await store.finish(
+            claimed.id,
+            claimed.token,
+            { kind: 'failed', error, statusMessage: 'It broke.' },
+            t,
+          ),
+        ).toBe(true);
+        expect(await snap(claimed.id)).toMatchObject({
+          status: 'failed',
+          error,
+          statusMessage: 'It broke.',
+          result: undefined,
+        });
+        expect(await store.claim('w2', LEASE, t + 10 * LEASE)).toBeUndefined();
+      });
+
+      it('cancelled: ends the task cancelled', async () => {
+        const claimed = await running();
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'cancelled' }, t)).toBe(true);
+        const got = await snap(claimed.id);
+        expect(got.status).toBe('cancelled');
+        expect(got.result).toBeUndefined();
+        expect(await store.claim('w2', LEASE, t + 10 * LEASE)).toBeUndefined();
+      });
+
+      it('released: runnable again at once, with the same steps and a fresh token', async () => {
+        const claimed = await running();
+        await store.saveStep(claimed.id, claimed.token, 's', { v: 1 }, t);
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'released' }, t)).toBe(true);
+        expect((await snap(claimed.id)).status).toBe('working');
+        expect(await store.countRunnable(t)).toBe(1);
+        const again = await claim('w2', t);
+        expect(again).toMatchObject({ id: claimed.id, token: claimed.token + 1, takenOver: false });
+        expect(again.steps).toEqual({ s: { v: 1 } });
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'completed', result: {} }, t)).toBe(
+          false,
+        );
+      });
+
+      it('input_required: waits for every outstanding key, then runs with all answers', async () => {
+        const task = await store.create(
+          newTask({ answers: { early: { action: 'accept', content: { name: 'x' } } } }),
+        );
+        t += 5;
+        const run = await suspend(['a', 'b']);
+        expect(run.answers).toEqual({ early: { action: 'accept', content: { name: 'x' } } });
+        const waiting = await snap(task.id);
+        expect(waiting.status).toBe('input_required');
+        expect(waiting.inputRequests).toEqual({
+          a: { method: 'elicitation/create', key: 'a' },
+          b: { method: 'elicitation/create', key: 'b' },
+        });
+        expect(waiting.updatedAt).toBe(T0 + 5);
+        expect(await store.claim('w2', LEASE, t + 10 * LEASE)).toBeUndefined();
+        expect(await store.countRunnable(t)).toBe(0);
+
+        t += 5;
+        expect(
+          await store.answer(task.id, ALICE, { a: { action: 'accept', content: { v: 'A' } } }, t),
+        ).toEqual({ ok: true, resumed: false });
+        let got = await snap(task.id);
+        expect(got.status).toBe('input_required');
+        expect(Object.keys(got.inputRequests)).toEqual(['b']);
+
+        // Unknown, already answered and creation-time keys are ignored.
+        const ignored: Record<string, JsonMap>[] = [
+          { nope: { action: 'accept' } },
+          { a: { action: 'decline' } },
+          { early: { action: 'decline' } },
+          {},
+        ];
+        for (const responses of ignored) {
+          expect(await store.answer(task.id, ALICE, responses, t)).toEqual({ ok: true, resumed: false });
+        }
+        got = await snap(task.id);
+        expect(got.status).toBe('input_required');
+        expect(Object.keys(got.inputRequests)).toEqual(['b']);
+        expect(await store.claim('w2', LEASE, t)).toBeUndefined();
+
+        t += 5;
+        expect(
+          await store.answer(
+            task.id,
+            ALICE,
+            { b: { action: 'accept', content: { v: 'B' } }, stray: { action: 'accept' } },
+            t,
+          ),
+        ).toEqual({ ok: true, resumed: true });
+        got = await snap(task.id);
+        expect(got.status).toBe('working');
+        expect(got.inputRequests).toEqual({});
+        expect(got.updatedAt).toBe(T0 + 15);
+        expect(await store.countRunnable(t)).toBe(1);
+
+        const resumed = await claim('w2');
+        expect(resumed.token).toBe(run.token + 1);
+        expect(resumed.takenOver).toBe(false);
+        expect(resumed.answers).toEqual({
+          early: { action: 'accept', content: { name: 'x' } },
+          a: { action: 'accept', content: { v: 'A' } },
+          b: { action: 'accept', content: { v: 'B' } },
+        });
+        expect([...resumed.askedKeys].sort()).toEqual(expect.arrayContaining(['a', 'b']));
+        expect(resumed.askedKeys).not.toContain('nope');
+        expect(resumed.askedKeys).not.toContain('stray');
+      });
+
+      it('input_required: a later suspension asks only its own keys; earlier keys stay closed', async () => {
+        // Through the port a task runs again only once every outstanding key is answered, so superseded
+        // keys are observable only as keys of an earlier suspension that a later one no longer asks.
+        const task = await store.create(newTask());
+        await suspend(['a', 'b']);
+        expect(await store.answer(task.id, ALICE, { a: { v: 1 }, b: { v: 2 } }, t)).toEqual({
+          ok: true,
+          resumed: true,
+        });
+        t += 1;
+        const second = await suspend(['c', 'd']);
+        expect(second.answers).toEqual({ a: { v: 1 }, b: { v: 2 } });
+        expect(Object.keys((await snap(task.id)).inputRequests).sort()).toEqual(['c', 'd']);
+        expect(await store.answer(task.id, ALICE, { a: { v: 'late' }, b: { v: 'late' } }, t)).toEqual({
+          ok: true,
+          resumed: false,
+        });
+        expect(await store.answer(task.id, ALICE, { c: { v: 3 } }, t)).toEqual({ ok: true, resumed: false });
+        expect(Object.keys((await snap(task.id)).inputRequests)).toEqual(['d']);
+        expect(await store.answer(task.id, ALICE, { d: { v: 4 } }, t)).toEqual({ ok: true, resumed: true });
+        const third = await claim();
+        expect(third.answers).toEqual({ a: { v: 1 }, b: { v: 2 }, c: { v: 3 }, d: { v: 4 } });
+        expect([...third.askedKeys].sort()).toEqual(['a', 'b', 'c', 'd']);
+      });
+
+      it('refuses a second finish of the same run', async () => {
+        const claimed = await running();
+        expect(
+          await store.finish(claimed.id, claimed.token, { kind: 'completed', result: { n: 1 } }, t),
+        ).toBe(true);
+        expect(
+          await store.finish(claimed.id, claimed.token, { kind: 'completed', result: { n: 2 } }, t),
+        ).toBe(false);
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'released' }, t)).toBe(false);
+        expect(
+          await store.finish(claimed.id, claimed.token, { kind: 'input_required', requests: { k: {} } }, t),
+        ).toBe(false);
+        const got = await snap(claimed.id);
+        expect(got.status).toBe('completed');
+        expect(got.result).toEqual({ n: 1 });
+        expect(got.inputRequests).toEqual({});
+      });
+    });
+
+    describe('terminal states never change', () => {
+      it('keeps a completed task completed whatever comes after', async () => {
+        const claimed = await running();
+        const result = { answer: 42 };
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'completed', result }, t)).toBe(true);
+        const before = await snap(claimed.id);
+        t += 100;
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'cancelled' }, t)).toBe(false);
+        expect(
+          await store.finish(
+            claimed.id,
+            claimed.token,
+            { kind: 'failed', error: { code: -1, message: 'x' }, statusMessage: 'x' },
+            t,
+          ),
+        ).toBe(false);
+        expect(await store.requestCancel(claimed.id, ALICE, t)).toEqual({
+          ok: true,
+          cancelledNow: false,
+          running: false,
+        });
+        expect(await store.answer(claimed.id, ALICE, { k: { action: 'accept' } }, t)).toEqual({
+          ok: true,
+          resumed: false,
+        });
+        expect(await store.renew(claimed.id, claimed.token, LEASE, t)).toMatchObject({ held: false });
+        expect(await store.setStatusMessage(claimed.id, claimed.token, 'late', t)).toBe(false);
+        expect(await store.expire(t)).toBe(0);
+        expect(await snap(claimed.id)).toEqual(before);
+      });
+
+      it('acknowledges a cancel of a failed or cancelled task without changing it', async () => {
+        const failed = await running();
+        const error = { code: -32603, message: 'boom' };
+        await store.finish(failed.id, failed.token, { kind: 'failed', error, statusMessage: 'Boom.' }, t);
+        const cancelled = await running();
+        await store.finish(cancelled.id, cancelled.token, { kind: 'cancelled' }, t);
+        for (const [id, status] of [
+          [failed.id, 'failed'],
+          [cancelled.id, 'cancelled'],
+        ] as const) {
+          const before = await snap(id);
+          expect(await store.requestCancel(id, ALICE, t + 1)).toMatchObject({
+            ok: true,
+            cancelledNow: false,
+          });
+          expect(await snap(id)).toEqual(before);
+          expect(before.status).toBe(status);
+        }
+      });
+    });
+
+    describe('cancellation', () => {
+      it('cancels a task waiting for a worker at once', async () => {
+        const task = await store.create(newTask());
+        t += 3;
+        expect(await store.requestCancel(task.id, ALICE, t)).toEqual({
+          ok: true,
+          cancelledNow: true,
+          running: false,
+        });
+        const got = await snap(task.id);
+        expect(got.status).toBe('cancelled');
+        expect(got.updatedAt).toBe(T0 + 3);
+        expect(await store.claim('w1', LEASE, t)).toBeUndefined();
+        expect(await store.countRunnable(t)).toBe(0);
+      });
+
+      it('cancels a task waiting for input at once, and ignores answers afterwards', async () => {
+        const task = await store.create(newTask());
+        await suspend(['k']);
+        expect(await store.requestCancel(task.id, ALICE, t)).toEqual({
+          ok: true,
+          cancelledNow: true,
+          running: false,
+        });
+        expect(await store.answer(task.id, ALICE, { k: { action: 'accept' } }, t)).toEqual({
+          ok: true,
+          resumed: false,
+        });
+        const got = await snap(task.id);
+        expect(got.status).toBe('cancelled');
+        expect(got.inputRequests).toEqual({});
+        expect(await store.claim('w1', LEASE, t)).toBeUndefined();
+      });
+
+      it('cancels a task whose lease expired (its worker is gone) at once', async () => {
+        const claimed = await running();
+        expect(await store.requestCancel(claimed.id, ALICE, t + LEASE + 1)).toMatchObject({
+          ok: true,
+          cancelledNow: true,
+        });
+        expect((await snap(claimed.id, t + LEASE + 1)).status).toBe('cancelled');
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'completed', result: {} }, t)).toBe(
+          false,
+        );
+      });
+
+      it('flags a running task: status unchanged, renew and a claim after a crash report it', async () => {
+        const claimed = await running();
+        expect(await store.requestCancel(claimed.id, ALICE, t + 1)).toEqual({
+          ok: true,
+          cancelledNow: false,
+          running: true,
+        });
+        expect((await snap(claimed.id, t + 1)).status).toBe('working');
+        expect(await store.renew(claimed.id, claimed.token, LEASE, t + 2)).toEqual({
+          held: true,
+          cancelRequested: true,
+        });
+        const again = await claim('w2', t + 2 + LEASE + 1);
+        expect(again.cancelRequested).toBe(true);
+        expect(await store.finish(again.id, again.token, { kind: 'cancelled' }, t + LEASE + 4)).toBe(true);
+        expect((await snap(claimed.id, t + LEASE + 4)).status).toBe('cancelled');
+      });
+
+      it('ends a cancel-requested task cancelled when its run then asks for input', async () => {
+        const claimed = await running();
+        await store.requestCancel(claimed.id, ALICE, t);
+        expect(
+          await store.finish(claimed.id, claimed.token, { kind: 'input_required', requests: { k: {} } }, t),
+        ).toBe(true);
+        const got = await snap(claimed.id);
+        expect(got.status).toBe('cancelled');
+        expect(got.inputRequests).toEqual({});
+        expect(await store.claim('w2', LEASE, t + 10 * LEASE)).toBeUndefined();
+      });
+
+      it('lets a cancel-requested run still complete (the first terminal write wins)', async () => {
+        const claimed = await running();
+        await store.requestCancel(claimed.id, ALICE, t);
+        expect(
+          await store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: 1 } }, t),
+        ).toBe(true);
+        expect(await snap(claimed.id)).toMatchObject({ status: 'completed', result: { ok: 1 } });
+      });
+
+      it('never overwrites a terminal state when cancel and completion race', async () => {
+        for (let i = 0; i < 200; i++) {
+          t = T0 + i * 10 * LEASE;
+          const claimed = await running();
+          // Half the cancels arrive while the lease is valid (flag), half after it lapsed (cancel at once).
+          const cancelAt = i % 4 < 2 ? t + 1 : t + LEASE + 1;
+          const result = { i };
+          const cancel = () => store.requestCancel(claimed.id, ALICE, cancelAt);
+          const finish = () => store.finish(claimed.id, claimed.token, { kind: 'completed', result }, t + 1);
+          let finished: boolean;
+          let cancelled: Awaited<ReturnType<TaskStore['requestCancel']>>;
+          if (i % 2 === 0) [cancelled, finished] = await Promise.all([cancel(), finish()]);
+          else [finished, cancelled] = await Promise.all([finish(), cancel()]);
+
+          const got = await snap(claimed.id, cancelAt);
+          expect(['completed', 'cancelled'], `iteration ${i}`).toContain(got.status);
+          if (finished) {
+            expect(got.status, `iteration ${i}`).toBe('completed');
+            expect(got.result, `iteration ${i}`).toEqual(result);
+            expect(cancelled).toMatchObject({ ok: true, cancelledNow: false });
+          } else {
+            expect(got.status, `iteration ${i}`).toBe('cancelled');
+            expect(got.result, `iteration ${i}`).toBeUndefined();
+            expect(cancelled).toMatchObject({ ok: true, cancelledNow: true });
+          }
+          // Nothing that comes later changes the outcome.
+          await store.requestCancel(claimed.id, ALICE, cancelAt + 1);
+          await store.finish(claimed.id, claimed.token, { kind: 'cancelled' }, cancelAt + 1);
+          await store.finish(
+            claimed.id,
+            claimed.token,
+            { kind: 'completed', result: { late: true } },
+            cancelAt + 1,
+          );
+          expect(await snap(claimed.id, cancelAt + 1), `iteration ${i}`).toEqual(got);
+        }
+      });
+    });
+
+    describe('status messages', () => {
+      it('updates statusMessage and updatedAt under the current token only', async () => {
+        const claimed = await running();
+        t += 7;
+        expect(await store.setStatusMessage(claimed.id, claimed.token, 'Halfway there.', t)).toBe(true);
+        expect(await snap(claimed.id)).toMatchObject({
+          status: 'working',
+          statusMessage: 'Halfway there.',
+          updatedAt: T0 + 7,
+        });
+        const second = await claim('w2', t + LEASE + 1);
+        expect(await store.setStatusMessage(claimed.id, claimed.token, 'zombie', t + LEASE + 2)).toBe(false);
+        expect(await store.setStatusMessage(claimed.id, second.token, 'Resumed.', t + LEASE + 3)).toBe(true);
+        expect(await snap(claimed.id, t + LEASE + 3)).toMatchObject({
+          statusMessage: 'Resumed.',
+          updatedAt: t + LEASE + 3,
+        });
+      });
+    });
+
+    describe('expire and purge', () => {
+      it('fails non-terminal tasks past their TTL and leaves the others alone', async () => {
+        const leased = await store.create(newTask({ ttlMs: 1_000, createdAt: T0 }));
+        const asking = await store.create(newTask({ ttlMs: 1_000, createdAt: T0 + 1 }));
+        const done = await store.create(newTask({ ttlMs: 1_000, createdAt: T0 + 2 }));
+        const leasedRun = await claim('w1', T0 + 10);
+        const askingRun = await claim('w1', T0 + 10);
+        const doneRun = await claim('w1', T0 + 10);
+        expect([leasedRun.id, askingRun.id, doneRun.id]).toEqual([leased.id, asking.id, done.id]);
+        await store.finish(
+          asking.id,
+          askingRun.token,
+          { kind: 'input_required', requests: { k: {} } },
+          T0 + 10,
+        );
+        await store.finish(done.id, doneRun.token, { kind: 'completed', result: { ok: true } }, T0 + 10);
+        const waiting = await store.create(newTask({ ttlMs: 1_000, createdAt: T0 + 3 }));
+        const young = await store.create(newTask({ ttlMs: 5_000, createdAt: T0 + 4 }));
+        const forever = await store.create(newTask({ ttlMs: null, createdAt: T0 + 5 }));
+        const doneBefore = await snap(done.id, T0 + 10);
+
+        expect(await store.expire(T0 + 999)).toBe(0);
+        // Past the TTL of leased, asking, done and waiting; the lease (until T0 + 1010) still holds.
+        t = T0 + 1_004;
+        expect(await store.expire(t)).toBe(3);
+        expect(await store.expire(t)).toBe(0);
+
+        for (const task of [leased, asking, waiting]) {
+          expect(await store.get(task.id, ALICE, t)).toBe('expired');
+          const tombstone = await snap(task.id, T0 + 500);
+          expect(tombstone.status).toBe('failed');
+          expect(tombstone.error).toEqual(EXPIRED_ERROR);
+          expect(tombstone.result).toBeUndefined();
+          expect(tombstone.inputRequests).toEqual({});
+        }
+        expect(await snap(done.id, T0 + 10)).toEqual(doneBefore);
+        expect((await snap(young.id)).status).toBe('working');
+        expect((await snap(forever.id)).status).toBe('working');
+
+        // The expired run has lost its lease: its writes are refused and the tombstone stays.
+        expect(await store.renew(leased.id, leasedRun.token, LEASE, t)).toMatchObject({ held: false });
+        expect(await store.saveStep(leased.id, leasedRun.token, 's', 1, t)).toBe(false);
+        expect(
+          await store.finish(leased.id, leasedRun.token, { kind: 'completed', result: { late: true } }, t),
+        ).toBe(false);
+        expect((await snap(leased.id, T0 + 500)).error).toEqual(EXPIRED_ERROR);
+        // Only the young and the unlimited tasks can still run.
+        expect(await store.countRunnable(t + LEASE)).toBe(2);
+      });
+
+      it('purges only tasks whose expiry plus the grace has passed', async () => {
+        const grace = 10_000;
+        const finished = await running(); // default TTL: 60 s
+        await store.finish(finished.id, finished.token, { kind: 'completed', result: {} }, t);
+        const old = await store.create(newTask({ ttlMs: 1_000 }));
+        const newer = await store.create(newTask({ ttlMs: 5_000 }));
+        const forever = await store.create(newTask({ ttlMs: null }));
+
+        expect(await store.purge(T0 + 1_000 + grace - 1, grace)).toBe(0);
+        expect(await store.expire(T0 + 1_000 + grace + 1)).toBe(2);
+        expect(await store.purge(T0 + 1_000 + grace + 1, grace)).toBe(1);
+        expect(await store.get(old.id, ALICE, T0)).toBe('not_found');
+        expect((await snap(newer.id, T0)).status).toBe('failed');
+
+        expect(await store.purge(T0 + 60_000 + grace + 1, grace)).toBe(2);
+        expect(await store.get(newer.id, ALICE, T0)).toBe('not_found');
+        expect(await store.get(finished.id, ALICE, T0)).toBe('not_found');
+        expect(await store.answer(finished.id, ALICE, {}, T0)).toEqual({ ok: false, miss: 'not_found' });
+        expect(await store.requestCancel(finished.id, ALICE, T0)).toEqual({ ok: false, miss: 'not_found' });
+        expect((await snap(forever.id, T0 + 60_000 + grace + 1)).status).toBe('working');
+        expect(await store.purge(T0 + 1_000_000_000, grace)).toBe(0);
+      });
+    });
+
+    describe('countRunnable', () => {
+      it('counts tasks waiting for a worker, including ones whose lease expired', async () => {
+        expect(await store.countRunnable(t)).toBe(0);
+        const a = await store.create(newTask({ createdAt: T0 }));
+        await store.create(newTask({ createdAt: T0 + 1 }));
+        await store.create(newTask({ createdAt: T0 + 2 }));
+        expect(await store.countRunnable(t)).toBe(3);
+        const first = await claim('w1', t);
+        expect(first.id).toBe(a.id);
+        expect(await store.countRunnable(t)).toBe(2);
+        expect(await store.countRunnable(t + LEASE + 1)).toBe(3);
+        const requests = { k: {} };
+        await store.finish(first.id, first.token, { kind: 'input_required', requests }, t);
+        expect(await store.countRunnable(t + LEASE + 1)).toBe(2);
+        await store.answer(first.id, ALICE, { k: { action: 'accept' } }, t);
+        expect(await store.countRunnable(t)).toBe(3);
+      });
+    });
+
+    describe('change feed', () => {
+      it('reports creation, resumption and cancellation requests', async (ctx) => {
+        const feed = store.changes;
+        if (feed === undefined) return ctx.skip();
+        const seen: TaskChange[] = [];
+        const unsubscribe = feed.subscribe((c) => seen.push(c));
+        const task = await store.create(newTask());
+        expect(seen).toContainEqual(expect.objectContaining({ taskId: task.id, runnable: true }));
+
+        await suspend(['k']);
+        seen.length = 0;
+        await store.answer(task.id, ALICE, { k: { action: 'accept' } }, t);
+        expect(seen).toContainEqual(expect.objectContaining({ taskId: task.id, runnable: true }));
+
+        const run = await claim();
+        seen.length = 0;
+        await store.requestCancel(task.id, ALICE, t + 1);
+        expect(seen).toContainEqual(expect.objectContaining({ taskId: task.id, cancelRequested: true }));
+
+        unsubscribe();
+        seen.length = 0;
+        await store.finish(run.id, run.token, { kind: 'cancelled' }, t + 2);
+        await store.create(newTask());
+        expect(seen).toEqual([]);
+      });
+    });
+
+    describe('close', () => {
+      it('resolves, and resolves again when called twice', async () => {
+        await store.create(newTask());
+        await expect(store.close()).resolves.toBeUndefined();
+        await expect(store.close()).resolves.toBeUndefined();
+      });
+    });
+  });
+}
