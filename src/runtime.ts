@@ -1,7 +1,7 @@
 // Wires a server, the tasks extension and a worker around one TaskStore: the usual way to embed durable-mcp.
 import { createMcpServer, type McpServer, type ServerInfo } from './protocol/server.js';
 import type { ToolSet } from './protocol/define.js';
-import { createTasksExtension } from './protocol/tasks/extension.js';
+import { createTasksExtension, type TasksExtensionOptions } from './protocol/tasks/extension.js';
 import { createTaskRunner } from './protocol/tasks/runner.js';
 import type { TaskStore } from './tasks/store.js';
 import { VERSION } from './version.js';
@@ -14,7 +14,7 @@ export interface DurableMcpOptions {
   instructions?: string;
   /** Seals MRTR requestState; give every replica the same secret. */
   stateSecret?: string | Buffer;
-  tasks?: { defaultTtlMs?: number | null; defaultPollIntervalMs?: number };
+  tasks?: Omit<TasksExtensionOptions, 'store' | 'now'>;
   /** Worker settings, or false for a process that serves requests but runs no tasks. */
   worker?: Omit<WorkerOptions, 'store' | 'runner' | 'now'> | false;
   now?: () => number;

@@ -19,6 +19,8 @@ export interface TaskPolicy {
   pollIntervalMs?: number;
   /** When false, a task interrupted by a crash ends `failed` instead of being replayed. Default true. */
   replayAfterCrash?: boolean;
+  /** Payloads of this tool's tasks are encrypted at rest when the store has a key (even in `sensitive` mode). */
+  sensitive?: boolean;
   /**
    * Runs synchronously on the tools/call itself, before the task exists: input it asks for (`ctx.input`) is
    * gathered with MRTR rounds, and the answers are handed to the task's handler.

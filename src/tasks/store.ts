@@ -57,6 +57,8 @@ export interface TaskStore {
   expire(now: number): Promise<number>;
   /** Deletes tasks whose TTL ended more than `graceMs` ago; returns how many. */
   purge(now: number, graceMs: number): Promise<number>;
+  /** Non-terminal tasks of one owner (for the per-principal cap). */
+  countActive(owner: TaskOwner): Promise<number>;
   /** Runnable tasks waiting for a worker (for metrics and tests). */
   countRunnable(now: number): Promise<number>;
   readonly changes?: ChangeFeed;

@@ -47,6 +47,8 @@ export interface NewTask {
   clientCapabilities: JsonMap;
   /** Answers gathered before creation (MRTR rounds), usable by the run like any other answer. */
   answers: Record<string, JsonMap>;
+  /** The tool is marked sensitive: its payloads are encrypted at rest when the store has a key. */
+  sensitive?: boolean;
 }
 
 /** What a worker gets when it claims a task: everything needed to (re)run the handler. */

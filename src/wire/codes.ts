@@ -9,6 +9,8 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /** Application code (outside the reserved range) for rate limits and quotas. */
+  TooManyRequests: 429,
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -29,6 +31,7 @@ const envelopeStatus: Record<number, number> = {
 
 // Handler errors are ordinary JSON-RPC error responses (HTTP 200), except the codes the spec pins.
 const handlerStatus: Record<number, number> = {
+  [ErrorCode.TooManyRequests]: 429,
   [ErrorCode.MethodNotFound]: 404,
   [ErrorCode.InternalError]: 500,
   [ErrorCode.HeaderMismatch]: 400,

@@ -31,6 +31,7 @@ beforeAll(async () => {
     toolSets: [conformance, demo],
     store: createSqliteTaskStore({ path: join(dir, 'tasks.db') }),
     worker: { leaseMs: 2_000, pollMs: 50 },
+    tasks: { tasksGetRate: false },
   });
   const handler = createHttpHandler({
     server: runtime.server,
@@ -55,9 +56,14 @@ interface Reply {
   error: { code: number; message: string; data?: unknown } | undefined;
 }
 
-async function rpc(method: string, params: Record<string, unknown>, caps: Record<string, unknown> = WITH_TASKS): Promise<Reply> {
+async function rpc(
+  method: string,
+  params: Record<string, unknown>,
+  caps: Record<string, unknown> = WITH_TASKS,
+): Promise<Reply> {
   const id = nextId++;
-  const name = method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
+  const name =
+    method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
   const res = await fetch(url, {
     method: 'POST',
     headers: {
@@ -82,7 +88,10 @@ async function rpc(method: string, params: Record<string, unknown>, caps: Record
   });
   const body = (await res.json()) as Record<string, unknown>;
   expect(body.id).toBe(id);
-  const problems = validateMessage(body, { method, tasksNegotiated: caps !== undefined && 'extensions' in caps });
+  const problems = validateMessage(body, {
+    method,
+    tasksNegotiated: caps !== undefined && 'extensions' in caps,
+  });
   expect(problems).toEqual([]);
   return {
     status: res.status,
@@ -98,7 +107,11 @@ const create = async (name: string, args: Record<string, unknown> = {}): Promise
   return String(r.result.taskId);
 };
 
-async function until(taskId: string, statuses: string[], timeoutMs = 8_000): Promise<Record<string, unknown>> {
+async function until(
+  taskId: string,
+  statuses: string[],
+  timeoutMs = 8_000,
+): Promise<Record<string, unknown>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const r = await rpc('tasks/get', { taskId });
@@ -110,7 +123,9 @@ async function until(taskId: string, statuses: string[], timeoutMs = 8_000): Pro
 
 describe('task creation', () => {
   it('is durable before the handle is returned: 40 concurrent creations are all readable at once', async () => {
-    const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => create('slow_compute', { seconds: 0.05, label: `c${i}` })));
+    const ids = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => create('slow_compute', { seconds: 0.05, label: `c${i}` })),
+    );
     expect(new Set(ids).size).toBe(40);
     for (const id of ids) expect(id).toMatch(/^task_[A-Za-z0-9_-]{32}$/);
     const gets = await Promise.all(ids.map((taskId) => rpc('tasks/get', { taskId })));
@@ -119,9 +134,15 @@ describe('task creation', () => {
 
   it('CreateTaskResult is flat with integer ttlMs/pollIntervalMs and ISO timestamps', async () => {
     const r = await rpc('tools/call', { name: 'slow_compute', arguments: { seconds: 0.05 } });
-    expect(r.result).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 600_000, pollIntervalMs: 200 });
+    expect(r.result).toMatchObject({
+      resultType: 'task',
+      status: 'working',
+      ttlMs: 600_000,
+      pollIntervalMs: 200,
+    });
     expect(Number.isNaN(Date.parse(String(r.result.createdAt)))).toBe(false);
-    for (const key of ['task', 'result', 'error', 'inputRequests', 'requestState']) expect(r.result).not.toHaveProperty(key);
+    for (const key of ['task', 'result', 'error', 'inputRequests', 'requestState'])
+      expect(r.result).not.toHaveProperty(key);
   });
 
   it('optional tools run synchronously without the extension; required ones answer -32021 with the capability', async () => {
@@ -129,12 +150,18 @@ describe('task creation', () => {
     expect(sync.result.resultType).toBe('complete');
     const required = await rpc('tools/call', { name: 'failing_job', arguments: {} }, {});
     expect(required.status).toBe(400);
-    expect(required.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+    expect(required.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+    });
   });
 
   it('ignores a legacy params.task on a synchronous tool', async () => {
     const r = await rpc('tools/call', { name: 'greet', arguments: { name: 'x' }, task: { ttl: 1000 } });
-    expect(r.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Hello, x!' }] });
+    expect(r.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Hello, x!' }],
+    });
   });
 });
 
@@ -142,8 +169,14 @@ describe('tasks/get, tasks/update, tasks/cancel', () => {
   it('reports completed with the original CallToolResult (its own resultType and serverInfo)', async () => {
     const id = await create('slow_compute', { seconds: 0.05, label: 'r' });
     const done = await until(id, ['completed']);
-    expect(done.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text' }], structuredContent: { seconds: 0.05 } });
-    expect((done.result as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/serverInfo']).toBeDefined();
+    expect(done.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text' }],
+      structuredContent: { seconds: 0.05 },
+    });
+    expect(
+      (done.result as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/serverInfo'],
+    ).toBeDefined();
   });
 
   it('reports a JSON-RPC error during the run as failed with error{code,message} and a statusMessage', async () => {
@@ -157,22 +190,33 @@ describe('tasks/get, tasks/update, tasks/cancel', () => {
   it('partial tasks/update keeps input_required with only the pending key; unknown keys are ignored', async () => {
     const id = await create('multi_input');
     const waiting = await until(id, ['input_required']);
-    expect(Object.keys(waiting.inputRequests as object).sort()).toEqual(['first_question', 'second_question']);
+    expect(Object.keys(waiting.inputRequests as object).sort()).toEqual([
+      'first_question',
+      'second_question',
+    ]);
     const yes = { action: 'accept', content: { confirm: true } };
-    const ack = await rpc('tasks/update', { taskId: id, inputResponses: { first_question: yes, nope: { junk: 1 } } });
+    const ack = await rpc('tasks/update', {
+      taskId: id,
+      inputResponses: { first_question: yes, nope: { junk: 1 } },
+    });
     expect(ack.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
     const after = await rpc('tasks/get', { taskId: id });
     expect(after.result.status).toBe('input_required');
     expect(Object.keys(after.result.inputRequests as object)).toEqual(['second_question']);
     await rpc('tasks/update', { taskId: id, inputResponses: { first_question: yes } }); // already answered: ignored
     await rpc('tasks/update', { taskId: id, inputResponses: { second_question: yes } });
-    expect((await until(id, ['completed'])).result).toMatchObject({ content: [{ text: 'Answered 2 questions' }] });
+    expect((await until(id, ['completed'])).result).toMatchObject({
+      content: [{ text: 'Answered 2 questions' }],
+    });
   });
 
   it('rejects a malformed answer to an outstanding key with -32602 and keeps waiting', async () => {
     const id = await create('confirm_delete', { filename: 'a.txt' });
     await until(id, ['input_required']);
-    const bad = await rpc('tasks/update', { taskId: id, inputResponses: { confirm_delete: { action: 'maybe' } } });
+    const bad = await rpc('tasks/update', {
+      taskId: id,
+      inputResponses: { confirm_delete: { action: 'maybe' } },
+    });
     expect(bad.error?.code).toBe(-32602);
     expect((await rpc('tasks/get', { taskId: id })).result.status).toBe('input_required');
     await rpc('tasks/cancel', { taskId: id });
@@ -193,7 +237,10 @@ describe('tasks/get, tasks/update, tasks/cancel', () => {
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
       const r = await rpc(method, { taskId: 'whatever', inputResponses: {} }, {});
       expect(r.status).toBe(400);
-      expect(r.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+      expect(r.error).toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+      });
     }
   });
 
@@ -238,10 +285,18 @@ describe('MRTR before creation and the demo report', () => {
     expect(first.result.status).toBe('working');
     const waiting = await until(id, ['input_required']);
     expect(waiting.statusMessage).toBe('Preparing report outline.');
-    const request = (waiting.inputRequests as Record<string, { method: string; params: Record<string, unknown> }>).approve_outline;
+    const request = (
+      waiting.inputRequests as Record<string, { method: string; params: Record<string, unknown> }>
+    ).approve_outline;
     expect(request?.method).toBe('elicitation/create');
-    expect(request?.params.requestedSchema).toMatchObject({ properties: { approved: { type: 'boolean' } }, required: ['approved'] });
-    await rpc('tasks/update', { taskId: id, inputResponses: { approve_outline: { action: 'accept', content: { approved: true } } } });
+    expect(request?.params.requestedSchema).toMatchObject({
+      properties: { approved: { type: 'boolean' } },
+      required: ['approved'],
+    });
+    await rpc('tasks/update', {
+      taskId: id,
+      inputResponses: { approve_outline: { action: 'accept', content: { approved: true } } },
+    });
     const done = await until(id, ['completed']);
     expect(done.result).toMatchObject({ structuredContent: { size: 'small', approved: true } });
   });

@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { createAnonymousAuthenticator } from '../../auth/authenticator.js';
 import { getOrCreateMeta } from '../../stores/sqlite/database.js';
 import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
-import { createHttpHandler } from '../../transport/http/handler.js';
+import { createHttpHandler, type HttpHandlerOptions } from '../../transport/http/handler.js';
+import { createJsonAuditLog } from '../../protocol/audit.js';
+import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
+import { buildAuth } from '../auth-config.js';
 import { listenHttp } from '../../transport/http/node-server.js';
 import { LOOPBACK_HOSTS } from '../../transport/http/origin-check.js';
 import { serveStdio } from '../../transport/stdio/stdio.js';
@@ -21,6 +24,17 @@ export const serveUsage = `durable-mcp serve [flags]
   --concurrency N        task runs at once in this process (default 8)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
+Authentication (default: anonymous development mode):
+  --auth FILE            static bearer tokens {"tokens":[{"token","tenant","principal"}]}; re-read on SIGHUP
+  --jwt-issuer URL --jwks FILE|https-URL [--jwt-audience URI] [--jwt-tenant-claims tenant,tid]
+                         [--jwt-principal-claim sub]   JWT access tokens; serves RFC 9728 metadata
+  --resource-url URL     public URL of this endpoint (default http://HOST:PORT/mcp); the JWT audience by default
+Protection of stored data and limits:
+  --encryption-key K     kid:base64(32 bytes)[,older keys…] encrypts task payloads at rest (or DURABLE_MCP_ENCRYPTION_KEY)
+  --encrypt all|sensitive  with a key: every task (default) or only tools marked sensitive
+  --tasks-get-rate N     tasks/get per second per principal, burst 2N (default 100; 0 disables)
+  --max-active-tasks N   unfinished tasks per principal (default 1000; 0 disables)
+  --no-audit             no audit lines (default: one JSON line per task access on stderr)
 Environment: DURABLE_MCP_STATE_SECRET seals MRTR requestState (default: a secret kept in the store).`;
 
 export async function serve(argv: string[]): Promise<void> {
@@ -34,7 +48,20 @@ export async function serve(argv: string[]): Promise<void> {
     stdio: { type: 'boolean' },
     concurrency: { type: 'string' },
     'lease-ms': { type: 'string' },
+    auth: { type: 'string' },
+    'jwt-issuer': { type: 'string' },
+    'jwt-audience': { type: 'string' },
+    jwks: { type: 'string' },
+    'jwt-tenant-claims': { type: 'string' },
+    'jwt-principal-claim': { type: 'string' },
+    'resource-url': { type: 'string' },
+    'encryption-key': { type: 'string' },
+    encrypt: { type: 'string' },
+    'tasks-get-rate': { type: 'string' },
+    'max-active-tasks': { type: 'string' },
+    'no-audit': { type: 'boolean' },
   });
+  const str = (name: string): string | undefined => values[name] as string | undefined;
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const port = intFlag(values.port, 'port', 3000);
   if (port > 65535) throw new UsageError('--port must be at most 65535');
@@ -45,14 +72,31 @@ export async function serve(argv: string[]): Promise<void> {
   const toolSets = await loadToolSets((values.tools as string | undefined) ?? 'demo');
   const concurrency = intFlag(values.concurrency, 'concurrency', 8);
   const leaseMs = intFlag(values['lease-ms'], 'lease-ms', 30_000);
-  const store = createSqliteTaskStore({ path: storePath });
+  const keySpec = str('encryption-key') ?? process.env.DURABLE_MCP_ENCRYPTION_KEY;
+  const encrypt = str('encrypt') ?? 'all';
+  if (encrypt !== 'all' && encrypt !== 'sensitive')
+    throw new UsageError('--encrypt must be all or sensitive');
+  let cipher;
+  try {
+    cipher = keySpec === undefined ? undefined : createPayloadCipher(parseKeyring(keySpec));
+  } catch (err) {
+    throw new UsageError(`--encryption-key: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const store = createSqliteTaskStore({ path: storePath, cipher, encrypt });
   const stateSecret =
     process.env.DURABLE_MCP_STATE_SECRET ??
     getOrCreateMeta(store.db, 'request_state_secret', () => randomBytes(32).toString('base64'));
+  const audit = values['no-audit'] === true ? undefined : createJsonAuditLog();
+  const rate = intFlag(values['tasks-get-rate'], 'tasks-get-rate', 100);
   const runtime = createDurableMcp({
     toolSets,
     store,
     stateSecret,
+    tasks: {
+      audit,
+      tasksGetRate: rate === 0 ? false : { perSecond: rate, burst: rate * 2 },
+      maxActiveTasksPerPrincipal: intFlag(values['max-active-tasks'], 'max-active-tasks', 1_000),
+    },
     worker: {
       concurrency: Math.max(1, concurrency),
       leaseMs: Math.max(300, leaseMs),
@@ -74,16 +118,49 @@ export async function serve(argv: string[]): Promise<void> {
   const boundHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const allowedHosts = [...LOOPBACK_HOSTS, ...extraHosts.filter(Boolean)];
   if (!['0.0.0.0', '[::]'].includes(boundHost)) allowedHosts.push(boundHost.toLowerCase());
-  const handler = createHttpHandler({
+  const handlerOptions: HttpHandlerOptions = {
     server,
     authenticator: createAnonymousAuthenticator(),
     origin: { allowedHosts },
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
-  });
-  const running = await listenHttp(handler, host, port);
-  console.error(
-    'auth: anonymous development mode — every caller is the same principal; do not expose this server',
-  );
+    audit,
+  };
+  const running = await listenHttp(createHttpHandler(handlerOptions), host, port);
+  const resourceUrl = str('resource-url') ?? `http://${boundHost}:${running.port}/mcp`;
+  let auth;
+  try {
+    auth = buildAuth(
+      {
+        auth: str('auth'),
+        jwtIssuer: str('jwt-issuer'),
+        jwtAudience: str('jwt-audience'),
+        jwks: str('jwks'),
+        jwtTenantClaims: str('jwt-tenant-claims'),
+        jwtPrincipalClaim: str('jwt-principal-claim'),
+      },
+      resourceUrl,
+    );
+  } catch (err) {
+    await running.close(0);
+    await shutdown();
+    throw err;
+  }
+  handlerOptions.authenticator = auth.authenticator;
+  handlerOptions.protectedResourceMetadata = auth.metadata;
+  const reload = auth.reload;
+  if (reload !== undefined) {
+    process.on('SIGHUP', () => {
+      const problem = reload();
+      console.error(
+        problem === undefined
+          ? 'SIGHUP: credentials reloaded'
+          : `SIGHUP: kept previous credentials (${problem})`,
+      );
+    });
+  }
+  console.error(`auth: ${auth.describe}`);
+  if (cipher !== undefined)
+    console.error(`encryption at rest: ${encrypt} tasks, current key ${cipher.currentKeyId}`);
   console.log(`listening on http://${boundHost}:${running.port}/mcp`);
 
   let stopping = false;

@@ -6,11 +6,14 @@ import type { JsonMap, LookupMiss, TaskOwner } from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
-import { invalidParams, missingCapability, type ProtocolError } from '../../wire/protocol-error.js';
+import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
 import { runRound, type RoundDeps } from '../run-round.js';
 import type { RequestScope } from '../scope.js';
 import type { ServerExtension } from '../server.js';
 import type { ToolCall } from '../tools.js';
+import type { AuditLog } from '../audit.js';
+import { createRateLimiter } from './rate-limit.js';
+import { ProtocolError } from '../../wire/protocol-error.js';
 import type { JsonObject } from '../types.js';
 import { toCreateTaskResult, toDetailedTask } from './task-wire.js';
 
@@ -21,7 +24,16 @@ export interface TasksExtensionOptions {
   /** Suggested poll interval for tools that declare none. Default 1000 ms. */
   defaultPollIntervalMs?: number;
   now?: () => number;
+  /** Structured audit events for creations, cancels, answers and denied or limited access. */
+  audit?: AuditLog;
+  /** Per-principal limit on tasks/get polling (default 100/s with a burst of 200); false disables it. */
+  tasksGetRate?: { perSecond: number; burst: number } | false;
+  /** Cap on non-terminal tasks per principal (default 1000); 0 disables it. */
+  maxActiveTasksPerPrincipal?: number;
 }
+
+/** JSON-RPC code for "slow down" answers (outside the reserved range); HTTP 429. */
+export const TOO_MANY_REQUESTS = 429;
 
 const ACK = { resultType: 'complete' };
 const REQUIRED = { extensions: { [TASKS_EXTENSION]: {} } };
@@ -53,6 +65,25 @@ const ownerOf = (scope: RequestScope): TaskOwner => ({
 export function createTasksExtension(options: TasksExtensionOptions): ServerExtension {
   const { store } = options;
   const now = options.now ?? Date.now;
+  const audit: AuditLog = options.audit ?? (() => undefined);
+  const rate = options.tasksGetRate === undefined ? { perSecond: 100, burst: 200 } : options.tasksGetRate;
+  const getLimiter = rate === false ? undefined : createRateLimiter(rate.perSecond, rate.burst);
+  const maxActive = options.maxActiveTasksPerPrincipal ?? 1_000;
+  const who = (scope: RequestScope) => ({ tenant: scope.auth.tenant, principal: scope.auth.principal });
+
+  /** Answers a lookup miss the same way whoever asked, and records it. */
+  const deny = (scope: RequestScope, taskId: string, miss: LookupMiss): ProtocolError => {
+    audit({ event: 'task.denied', ...who(scope), method: scope.method, taskId, outcome: miss });
+    return missError(miss);
+  };
+  const readId = (params: JsonObject, scope: RequestScope): string => {
+    try {
+      return readTaskId(params);
+    } catch (err) {
+      audit({ event: 'task.denied', ...who(scope), method: scope.method, outcome: 'invalid_id' });
+      throw err;
+    }
+  };
 
   async function interceptToolCall(call: ToolCall, params: JsonObject, scope: RequestScope, deps: RoundDeps) {
     const policy = call.tool.def.task;
@@ -74,6 +105,21 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       if (round.kind === 'input_required') return round.result;
       answers = round.value;
     }
+    if (maxActive > 0 && (await store.countActive(ownerOf(scope))) >= maxActive) {
+      audit({
+        event: 'task.limited',
+        ...who(scope),
+        tool: call.tool.def.name,
+        outcome: 'too_many_active_tasks',
+      });
+      throw new ProtocolError(
+        TOO_MANY_REQUESTS,
+        `Too many unfinished tasks (limit ${maxActive}); wait for some to end`,
+        {
+          limit: maxActive,
+        },
+      );
+    }
     const snapshot = await store.create({
       id: newTaskId(),
       owner: ownerOf(scope),
@@ -91,6 +137,14 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       replayAfterCrash: policy.replayAfterCrash ?? true,
       clientCapabilities: scope.envelope.clientCapabilities,
       answers,
+      sensitive: policy.sensitive === true,
+    });
+    audit({
+      event: 'task.created',
+      ...who(scope),
+      taskId: snapshot.id,
+      tool: call.tool.def.name,
+      outcome: 'created',
     });
     return toCreateTaskResult(snapshot);
   }
@@ -102,17 +156,35 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     methods: {
       'tasks/get': async (params, scope) => {
         requireExtension(scope);
-        const snapshot = await store.get(readTaskId(params), ownerOf(scope), now());
-        if (typeof snapshot === 'string') throw missError(snapshot);
+        const id = readId(params, scope);
+        const wait = getLimiter?.take(`${scope.auth.tenant}\u0000${scope.auth.principal}`, now()) ?? 0;
+        if (wait > 0) {
+          audit({
+            event: 'task.limited',
+            ...who(scope),
+            method: scope.method,
+            taskId: id,
+            outcome: 'rate_limited',
+          });
+          throw new ProtocolError(
+            TOO_MANY_REQUESTS,
+            `Polling too fast: retry after ${Math.ceil(wait / 1000)} s`,
+            {
+              retryAfterMs: wait,
+            },
+          );
+        }
+        const snapshot = await store.get(id, ownerOf(scope), now());
+        if (typeof snapshot === 'string') throw deny(scope, id, snapshot);
         return { resultType: 'complete', ...toDetailedTask(snapshot) };
       },
       'tasks/update': async (params, scope) => {
         requireExtension(scope);
-        const id = readTaskId(params);
+        const id = readId(params, scope);
         const responses = params.inputResponses;
         if (!isJsonObject(responses)) throw invalidParams('Invalid params: inputResponses must be an object');
         const snapshot = await store.get(id, ownerOf(scope), now());
-        if (typeof snapshot === 'string') throw missError(snapshot);
+        if (typeof snapshot === 'string') throw deny(scope, id, snapshot);
         // Only outstanding keys count; unknown, answered and superseded keys are ignored.
         const outstanding: Record<string, JsonMap> = {};
         for (const [key, value] of Object.entries(responses)) {
@@ -124,14 +196,23 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         }
         if (Object.keys(outstanding).length > 0) {
           const answered = await store.answer(id, ownerOf(scope), outstanding, now());
-          if (!answered.ok) throw missError(answered.miss);
+          if (!answered.ok) throw deny(scope, id, answered.miss);
+          const outcome = answered.resumed ? 'resumed' : 'partial';
+          audit({ event: 'task.answered', ...who(scope), taskId: id, outcome });
         }
         return { ...ACK };
       },
       'tasks/cancel': async (params, scope) => {
         requireExtension(scope);
-        const cancelled = await store.requestCancel(readTaskId(params), ownerOf(scope), now());
-        if (!cancelled.ok) throw missError(cancelled.miss);
+        const id = readId(params, scope);
+        const cancelled = await store.requestCancel(id, ownerOf(scope), now());
+        if (!cancelled.ok) throw deny(scope, id, cancelled.miss);
+        const outcome = cancelled.cancelledNow
+          ? 'cancelled'
+          : cancelled.running
+            ? 'cancel_requested'
+            : 'already_ended';
+        audit({ event: 'task.cancel', ...who(scope), taskId: id, outcome });
         return { ...ACK };
       },
     },

@@ -5,12 +5,19 @@ import type { InputRow, TaskRow } from './rows.js';
 
 const NON_TERMINAL = `status IN ('working','input_required')`;
 
-export function prepareQueries(db: SqliteDatabase) {
+/** How payload columns are sealed: `seal(taskId, json)` encrypts when the task is sealed; `open` reverses it. */
+export interface PayloadCodec {
+  sealNew(sealed: boolean, json: string): string;
+  seal(taskId: string, json: string): string;
+  open(stored: string): string;
+}
+
+export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const insert = db.prepare(`
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
-      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable)
+      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
-      @expiresAt, @replay, @caps, 1)
+      @expiresAt, @replay, @caps, 1, @sealed)
     RETURNING *`);
   const insertAnswer = db.prepare(
     `INSERT INTO task_inputs (task_id, key, request, answer, asked_at, answered_at) VALUES (?, ?, NULL, ?, ?, ?)`,
@@ -76,19 +83,26 @@ export function prepareQueries(db: SqliteDatabase) {
       runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} RETURNING id`);
   const purge = db.prepare(`DELETE FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ?`);
+  const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
+  const countActive = db
+    .prepare(
+      `SELECT count(*) FROM tasks WHERE tenant = ? AND principal = ? AND status IN ('working','input_required')`,
+    )
+    .pluck();
   const countRunnable = db.prepare(
     `SELECT count(*) AS n FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
        AND (expires_at IS NULL OR expires_at > @now)`,
   );
 
   return {
-    insertTask(task: NewTask): TaskRow {
+    insertTask(task: NewTask, sealed: boolean): TaskRow {
       const row = insert.get({
+        sealed: sealed ? 1 : 0,
         id: task.id,
         tenant: task.owner.tenant,
         principal: task.owner.principal,
         tool: task.tool,
-        args: JSON.stringify(task.args),
+        args: codec.sealNew(sealed, JSON.stringify(task.args)),
         statusMessage: task.statusMessage ?? null,
         now: task.createdAt,
         ttlMs: task.ttlMs,
@@ -98,7 +112,13 @@ export function prepareQueries(db: SqliteDatabase) {
         caps: JSON.stringify(task.clientCapabilities),
       }) as TaskRow;
       for (const [key, value] of Object.entries(task.answers)) {
-        insertAnswer.run(task.id, key, JSON.stringify(value), task.createdAt, task.createdAt);
+        insertAnswer.run(
+          task.id,
+          key,
+          codec.sealNew(sealed, JSON.stringify(value)),
+          task.createdAt,
+          task.createdAt,
+        );
       }
       return row;
     },
@@ -111,20 +131,20 @@ export function prepareQueries(db: SqliteDatabase) {
     steps(id: string): Record<string, Json> {
       const out: Record<string, Json> = {};
       for (const r of steps.all(id) as { name: string; value: string }[])
-        out[r.name] = JSON.parse(r.value) as Json;
+        out[r.name] = JSON.parse(codec.open(r.value)) as Json;
       return out;
     },
     answers(id: string): Record<string, JsonMap> {
       const out: Record<string, JsonMap> = {};
       for (const r of answers.all(id) as { key: string; answer: string }[])
-        out[r.key] = JSON.parse(r.answer) as JsonMap;
+        out[r.key] = JSON.parse(codec.open(r.answer)) as JsonMap;
       return out;
     },
     askedKeys: (id: string) => (askedKeys.all(id) as { key: string }[]).map((r) => r.key),
     renew: (id: string, token: number, until: number) =>
       renew.get(until, id, token) as { cancel_requested: number } | undefined,
     holds: (id: string, token: number) => holds.get(id, token) !== undefined,
-    putStep: (id: string, name: string, value: string) => putStep.run(id, name, value),
+    putStep: (id: string, name: string, value: string) => putStep.run(id, name, codec.seal(id, value)),
     setStatusMessage: (id: string, token: number, message: string, now: number) =>
       setMessage.run(message, now, id, token).changes === 1,
     finish(id: string, token: number, outcome: RunOutcome, now: number): boolean {
@@ -132,15 +152,18 @@ export function prepareQueries(db: SqliteDatabase) {
       switch (outcome.kind) {
         case 'completed':
           return (
-            terminal.run({ ...base, status: 'completed', result: JSON.stringify(outcome.result) }).changes ===
-            1
+            terminal.run({
+              ...base,
+              status: 'completed',
+              result: codec.seal(id, JSON.stringify(outcome.result)),
+            }).changes === 1
           );
         case 'failed':
           return (
             terminal.run({
               ...base,
               status: 'failed',
-              error: JSON.stringify(outcome.error),
+              error: codec.seal(id, JSON.stringify(outcome.error)),
               message: outcome.statusMessage,
             }).changes === 1
           );
@@ -153,14 +176,14 @@ export function prepareQueries(db: SqliteDatabase) {
             { status: string } | undefined;
           if (row === undefined) return false;
           for (const [key, request] of Object.entries(outcome.requests))
-            ask.run(id, key, JSON.stringify(request), now);
+            ask.run(id, key, codec.seal(id, JSON.stringify(request)), now);
           supersede.run(id, JSON.stringify(Object.keys(outcome.requests)));
           return true;
         }
       }
     },
     answerInput: (id: string, key: string, value: string, now: number) =>
-      answerInput.run(value, now, id, key).changes,
+      answerInput.run(codec.seal(id, value), now, id, key).changes,
     touchAfterAnswer: (id: string, resumed: boolean, now: number) =>
       touchAfterAnswer.run(now, resumed ? 1 : 0, resumed ? 1 : 0, id),
     flagCancel: (id: string) => flagCancel.run(id),
@@ -168,6 +191,8 @@ export function prepareQueries(db: SqliteDatabase) {
     expire: (now: number, error: string) =>
       (expire.all(error, now, now) as { id: string }[]).map((r) => r.id),
     purge: (cutoff: number) => purge.run(cutoff).changes,
+    isSealed: (id: string) => isSealed.get(id) === 1,
+    countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,
   };
 }

@@ -23,6 +23,7 @@ export interface TaskRow {
   attempt: number;
   lease_owner: string | null;
   lease_until: number | null;
+  sealed: number;
 }
 
 export interface InputRow {
@@ -31,12 +32,17 @@ export interface InputRow {
   answer: string | null;
 }
 
-export function toSnapshot(row: TaskRow, outstanding: InputRow[]): TaskSnapshot {
+/** `open` decrypts sealed payloads (identity when the store has no cipher). */
+export function toSnapshot(
+  row: TaskRow,
+  outstanding: InputRow[],
+  open: (s: string) => string = (s) => s,
+): TaskSnapshot {
   const inputRequests: Record<string, Record<string, unknown>> = {};
   if (row.status === 'input_required') {
     for (const input of outstanding) {
       if (input.request !== null)
-        inputRequests[input.key] = JSON.parse(input.request) as Record<string, unknown>;
+        inputRequests[input.key] = JSON.parse(open(input.request)) as Record<string, unknown>;
     }
   }
   return {
@@ -48,7 +54,7 @@ export function toSnapshot(row: TaskRow, outstanding: InputRow[]): TaskSnapshot 
     ttlMs: row.ttl_ms,
     pollIntervalMs: row.poll_interval_ms ?? undefined,
     inputRequests,
-    result: row.result === null ? undefined : (JSON.parse(row.result) as Record<string, unknown>),
-    error: row.error === null ? undefined : (JSON.parse(row.error) as TaskSnapshot['error']),
+    result: row.result === null ? undefined : (JSON.parse(open(row.result)) as Record<string, unknown>),
+    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
   };
 }

@@ -1,6 +1,7 @@
 // TaskStore on SQLite: conditional writes fenced by the attempt number, group-committed creation, in-process change feed.
 import { EventEmitter } from 'node:events';
 import { StoreUnavailableError } from '../../tasks/errors.js';
+import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import type {
   AnswerResult,
   CancelResult,
@@ -18,12 +19,16 @@ import type {
   TaskSnapshot,
 } from '../../tasks/task.js';
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
-import { prepareQueries, type Queries } from './queries.js';
+import { prepareQueries, type PayloadCodec, type Queries } from './queries.js';
 import { toSnapshot, type TaskRow } from './rows.js';
 
 export interface SqliteTaskStoreOptions extends OpenSqliteOptions {
   /** An already opened database (shared with other users of the file); not closed by the store. */
   db?: SqliteDatabase;
+  /** Encrypts arguments, input requests and answers, steps, results and errors at rest. */
+  cipher?: PayloadCipher;
+  /** With a cipher: seal every task (default) or only tasks of tools marked sensitive. */
+  encrypt?: 'all' | 'sensitive';
 }
 
 const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
@@ -48,7 +53,20 @@ export function createSqliteTaskStore(
 ): TaskStore & { readonly db: SqliteDatabase } {
   const ownsDb = options.db === undefined;
   const db = options.db ?? openSqlite(options);
-  const q: Queries = prepareQueries(db);
+  const cipher = options.cipher;
+  const encryptAll = (options.encrypt ?? 'all') === 'all';
+  const identity = (v: string): string => v;
+  const codec: PayloadCodec =
+    cipher === undefined
+      ? { sealNew: (_s, json) => json, seal: (_id, json) => json, open: identity }
+      : {
+          sealNew: (sealed, json) => (sealed ? cipher.seal(json) : json),
+          seal: (id, json) => (encryptAll || q.isSealed(id) ? cipher.seal(json) : json),
+          open: (stored) => cipher.open(stored),
+        };
+  const q: Queries = prepareQueries(db, codec);
+  const sealedFor = (task: NewTask): boolean =>
+    cipher !== undefined && (encryptAll || task.sensitive === true);
   const events = new EventEmitter();
   events.setMaxListeners(0);
   const changed = (change: TaskChange): void => void events.emit('change', change);
@@ -60,14 +78,14 @@ export function createSqliteTaskStore(
     const batch = pending;
     pending = [];
     try {
-      const rows = immediate(db, () => batch.map(({ task }) => q.insertTask(task)));
+      const rows = immediate(db, () => batch.map(({ task }) => q.insertTask(task, sealedFor(task))));
       batch.forEach(({ resolve }, i) => resolve(toSnapshot(rows[i] as TaskRow, [])));
       for (const { task } of batch) changed({ taskId: task.id, runnable: true, cancelRequested: false });
     } catch {
       // One bad row must not sink its neighbours: retry each creation in its own transaction.
       for (const { task, resolve, reject } of batch) {
         try {
-          const row = immediate(db, () => q.insertTask(task));
+          const row = immediate(db, () => q.insertTask(task, sealedFor(task)));
           resolve(toSnapshot(row, []));
           changed({ taskId: task.id, runnable: true, cancelRequested: false });
         } catch (err) {
@@ -105,7 +123,7 @@ export function createSqliteTaskStore(
     async get(id, owner, now) {
       const row = lookup(id, owner, now);
       if (typeof row === 'string') return row;
-      return toSnapshot(row, row.status === 'input_required' ? q.outstandingInputs(id) : []);
+      return toSnapshot(row, row.status === 'input_required' ? q.outstandingInputs(id) : [], codec.open);
     },
 
     async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
@@ -117,7 +135,7 @@ export function createSqliteTaskStore(
           id: row.id,
           owner: { tenant: row.tenant, principal: row.principal },
           tool: row.tool,
-          args: JSON.parse(row.args) as Record<string, unknown>,
+          args: JSON.parse(codec.open(row.args)) as Record<string, unknown>,
           token: row.attempt,
           takenOver: candidate.lease_owner !== null,
           replayAfterCrash: row.replay_after_crash === 1,
@@ -204,6 +222,10 @@ export function createSqliteTaskStore(
 
     async purge(now, graceMs) {
       return immediate(db, () => q.purge(now - graceMs));
+    },
+
+    async countActive(owner) {
+      return q.countActive(owner);
     },
 
     async countRunnable(now) {

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { McpServer } from '../../protocol/server.js';
+import type { AuditLog } from '../../protocol/audit.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
 import {
@@ -22,6 +23,10 @@ export interface HttpHandlerOptions {
   path?: string;
   maxBodyBytes?: number;
   keepAliveMs?: number;
+  /** Audit sink for refused credentials. */
+  audit?: AuditLog;
+  /** OAuth Protected Resource Metadata (RFC 9728), served under /.well-known/oauth-protected-resource. */
+  protectedResourceMetadata?: Record<string, unknown>;
   /** Extra routes (e.g. /metrics); return true when handled. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
@@ -29,6 +34,7 @@ export interface HttpHandlerOptions {
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+const PRM_PATH = '/.well-known/oauth-protected-resource';
 
 function sendJson(
   res: ServerResponse,
@@ -55,6 +61,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const path = options.path ?? '/mcp';
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const prm =
+    options.protectedResourceMetadata === undefined
+      ? undefined
+      : JSON.stringify(options.protectedResourceMetadata);
 
   return (req, res) => {
     const url = req.url ?? '/';
@@ -62,6 +72,14 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const pathname = q === -1 ? url : url.slice(0, q);
     if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, '{"status":"ok"}');
+      return;
+    }
+    if (
+      prm !== undefined &&
+      (pathname === PRM_PATH || pathname === `${PRM_PATH}${path}`) &&
+      req.method === 'GET'
+    ) {
+      sendJson(res, 200, prm, { 'cache-control': 'max-age=300' });
       return;
     }
     if (options.extraRoutes?.(req, res) === true) return;
@@ -156,18 +174,22 @@ async function handleBody(
     return;
   }
   const message = parsed.value;
-  if (message.kind === 'notification') {
-    res.writeHead(202).end();
-    return;
-  }
   const authOutcome = await options.authenticator.authenticate(header);
   if (!authOutcome.ok) {
+    options.audit?.({ event: 'auth.denied', method: message.method, outcome: authOutcome.message });
+    const id = message.kind === 'request' ? message.id : null;
     sendJson(
       res,
       authOutcome.status,
-      errorResponse(message.id, new ProtocolError(ErrorCode.InvalidRequest, authOutcome.message)),
-      { 'www-authenticate': authOutcome.challenge },
+      errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, authOutcome.message)),
+      {
+        'www-authenticate': authOutcome.challenge,
+      },
     );
+    return;
+  }
+  if (message.kind === 'notification') {
+    res.writeHead(202).end();
     return;
   }
   // The abort signal is created only if a handler asks for it: most requests never do.
@@ -221,5 +243,12 @@ async function handleBody(
     return;
   }
   const status = outcome.ok ? 200 : httpStatusFor(outcome.error.code, outcome.origin);
-  sendJson(res, status, text);
+  const retryAfterMs = outcome.ok
+    ? undefined
+    : (outcome.error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  const extra: Record<string, string> =
+    status === 429 && typeof retryAfterMs === 'number'
+      ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }
+      : {};
+  sendJson(res, status, text, extra);
 }

@@ -58,4 +58,12 @@ export const migrations: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 3,
+    name: 'sealed-payloads-and-owner-index',
+    sql: `
+      ALTER TABLE tasks ADD COLUMN sealed INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX tasks_owner_active ON tasks (tenant, principal) WHERE status IN ('working','input_required');
+    `,
+  },
 ];

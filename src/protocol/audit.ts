@@ -1,0 +1,23 @@
+// Audit events for task access: who did what to which task, and the outcome. Never payloads or secrets.
+
+export type AuditEventName =
+  'task.created' | 'task.cancel' | 'task.answered' | 'task.denied' | 'task.limited' | 'auth.denied';
+
+export interface AuditEvent {
+  event: AuditEventName;
+  tenant?: string;
+  principal?: string;
+  taskId?: string;
+  tool?: string;
+  method?: string;
+  outcome: string;
+}
+
+export type AuditLog = (event: AuditEvent) => void;
+
+/** One JSON line per event (to stderr by default), with a timestamp. */
+export function createJsonAuditLog(
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): AuditLog {
+  return (event) => write(`${JSON.stringify({ ts: new Date().toISOString(), type: 'audit', ...event })}\n`);
+}

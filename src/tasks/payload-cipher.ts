@@ -1,0 +1,63 @@
+// At-rest encryption of task payloads (arguments, answers, steps, results): AES-256-GCM with key ids for rotation.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+export interface PayloadCipher {
+  /** Encrypts with the current key. */
+  seal(plain: string): string;
+  /** Decrypts with the key named in the value; plaintext written before encryption was enabled passes through. */
+  open(stored: string): string;
+  readonly currentKeyId: string;
+}
+
+const PREFIX = 'enc1.';
+
+/**
+ * Parses `kid:base64key[,kid:base64key…]` (each key 32 bytes). The first key encrypts; all of them decrypt,
+ * so a rotation lists the new key first and keeps the old ones until nothing sealed with them remains.
+ */
+export function parseKeyring(spec: string): { id: string; key: Buffer }[] {
+  const keys = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(entry);
+      if (m === null) throw new Error('encryption key must look like kid:base64key');
+      const key = Buffer.from(m[2] as string, 'base64');
+      if (key.length !== 32)
+        throw new Error(`encryption key ${m[1]} must be 32 bytes (base64 of 32 random bytes)`);
+      return { id: m[1] as string, key };
+    });
+  if (keys.length === 0) throw new Error('no encryption key given');
+  if (new Set(keys.map((k) => k.id)).size !== keys.length)
+    throw new Error('encryption key ids must be unique');
+  return keys;
+}
+
+export function createPayloadCipher(keys: { id: string; key: Buffer }[]): PayloadCipher {
+  const current = keys[0];
+  if (current === undefined) throw new Error('no encryption key given');
+  const byId = new Map(keys.map((k) => [k.id, k.key]));
+  return {
+    currentKeyId: current.id,
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', current.key, iv);
+      cipher.setAAD(Buffer.from(current.id));
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return `${PREFIX}${current.id}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+    },
+    open(stored) {
+      if (!stored.startsWith(PREFIX)) return stored;
+      const dot = stored.indexOf('.', PREFIX.length);
+      const id = stored.slice(PREFIX.length, dot);
+      const key = byId.get(id);
+      if (key === undefined) throw new Error(`payload sealed with unknown key id "${id}"`);
+      const raw = Buffer.from(stored.slice(dot + 1), 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      decipher.setAAD(Buffer.from(id));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    },
+  };
+}
