@@ -26,7 +26,12 @@ const callTool = (url: string, name: string, args: Record<string, unknown>) =>
   fetch(url, {
     method: 'POST',
     headers: mcpHeaders('tools/call', name),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: envelope() } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: args, _meta: envelope() },
+    }),
   });
 
 describe('durable-mcp serve', () => {
@@ -37,7 +42,10 @@ describe('durable-mcp serve', () => {
     expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect((await fetch(`${p.origin}/healthz`)).status).toBe(200);
     const res = await callTool(p.url, 'echo', { text: 'hi' });
-    expect(await res.json()).toMatchObject({ id: 1, result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }] } });
+    expect(await res.json()).toMatchObject({
+      id: 1,
+      result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }] },
+    });
     expect(existsSync(join(dir, 'tasks.db'))).toBe(true);
     expect(p.stderr()).toMatch(/anonymous development mode/);
   });
@@ -72,6 +80,8 @@ describe('durable-mcp serve', () => {
 
   it('rejects bad flags with exit code 2 and a usage message', async () => {
     await expect(startServe(['--port', 'abc'])).rejects.toThrow(/--port must be/);
-    await expect(startServe(['--tools', 'nope-not-a-set'])).rejects.toThrow(/built-in sets are demo, conformance/);
+    await expect(startServe(['--tools', 'nope-not-a-set'])).rejects.toThrow(
+      /built-in sets are demo, conformance/,
+    );
   });
 });

@@ -55,7 +55,10 @@ function env(): Env {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -65,7 +68,11 @@ async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, t
   }
 }
 
-const create = async (client: McpHttpClient, name: string, args: Record<string, unknown>): Promise<string> => {
+const create = async (
+  client: McpHttpClient,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<string> => {
   const r = await client.call('tools/call', { name, arguments: args });
   expect(r.resultType).toBe('task');
   return String(r.taskId);
@@ -109,7 +116,9 @@ describe('durable tasks across processes', () => {
     const asking = await untilStatus(a.client, askId, ['input_required']);
     await waitFor(() => {
       const l = e.lines();
-      return l.some((x) => x.startsWith('step-b-start r1')) && l.some((x) => x.startsWith('step-b-start f1')) ? true : undefined;
+      return l.some((x) => x.startsWith('step-b-start r1')) && l.some((x) => x.startsWith('step-b-start f1'))
+        ? true
+        : undefined;
     });
     a.proc.child.kill('SIGKILL');
     await a.proc.exited;
@@ -122,7 +131,10 @@ describe('durable tasks across processes', () => {
     expect(replayed.status).toBe('completed');
     const fragile = await untilStatus(b.client, fragileId, ['completed', 'failed']);
     expect(fragile.status).toBe('failed');
-    expect(fragile.error).toMatchObject({ code: -32603, message: 'server restarted while the task was running' });
+    expect(fragile.error).toMatchObject({
+      code: -32603,
+      message: 'server restarted while the task was running',
+    });
     expect(count(e.lines(), 'step-a')).toBe(2); // once per task, never again
     await b.client.call('tasks/update', {
       taskId: askId,

@@ -9,13 +9,20 @@ import { BIN, envelope } from '../support/cli.js';
 describe('durable-mcp serve --stdio', () => {
   it('answers newline-delimited JSON-RPC with the same dispatcher and rules', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-stdio-'));
-    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--store', join(dir, 'tasks.db')], { stdio: 'pipe' });
+    const child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--store', join(dir, 'tasks.db')], {
+      stdio: 'pipe',
+    });
     const lines = createInterface({ input: child.stdout });
     const replies: Record<string, unknown>[] = [];
     lines.on('line', (l) => replies.push(JSON.parse(l) as Record<string, unknown>));
     const send = (msg: unknown): boolean => child.stdin.write(`${JSON.stringify(msg)}\n`);
     send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } });
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, _meta: envelope() } });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x' }, _meta: envelope() },
+    });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} });
     send({ jsonrpc: '2.0', id: 4, method: 'ping', params: { _meta: envelope() } });
     child.stdin.write('not json\n');

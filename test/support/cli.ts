@@ -19,7 +19,10 @@ export function startServe(
   timeoutMs = 15_000,
   env: Record<string, string> = {},
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: 'pipe', env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    stdio: 'pipe',
+    env: { ...process.env, ...env },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));

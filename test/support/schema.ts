@@ -14,7 +14,8 @@ const CORE_ID = 'https://modelcontextprotocol.io/schema/2026-07-28/schema.json';
 
 const core = loadJson('2026-07-28.schema.json');
 const ext = loadJson('ext-tasks.schema.json');
-const EXT_ID = typeof ext.$id === 'string' ? ext.$id : 'https://modelcontextprotocol.io/ext-tasks/schema.json';
+const EXT_ID =
+  typeof ext.$id === 'string' ? ext.$id : 'https://modelcontextprotocol.io/ext-tasks/schema.json';
 
 export const coreDefinitions: readonly string[] = Object.keys(core.$defs as Json);
 export const extDefinitions: readonly string[] = Object.keys(ext.$defs as Json);
@@ -98,10 +99,16 @@ for (const name of [
   ...Object.values(RESULT_DEFS),
   ...Object.values(NOTIFICATION_DEFS),
 ]) {
-  if (!coreDefinitions.includes(name)) throw new Error(`schema.ts: ${name} is not a $defs entry of the core schema`);
+  if (!coreDefinitions.includes(name))
+    throw new Error(`schema.ts: ${name} is not a $defs entry of the core schema`);
 }
-for (const name of [...Object.values(EXT_RESULT_DEFS), ...Object.values(EXT_NOTIFICATION_DEFS), 'CreateTaskResult']) {
-  if (!extDefinitions.includes(name)) throw new Error(`schema.ts: ${name} is not a $defs entry of the tasks schema`);
+for (const name of [
+  ...Object.values(EXT_RESULT_DEFS),
+  ...Object.values(EXT_NOTIFICATION_DEFS),
+  'CreateTaskResult',
+]) {
+  if (!extDefinitions.includes(name))
+    throw new Error(`schema.ts: ${name} is not a $defs entry of the tasks schema`);
 }
 
 const compiled = new Map<string, ValidateFunction>();
@@ -125,10 +132,19 @@ function formatErrors(def: string, errors: ErrorObject[] | null | undefined, whe
 }
 
 /** Validates `value` against one `$defs` entry; returns readable errors (empty when valid). */
-export function validateAgainst(def: string, value: unknown, where = '', schemaId: string = CORE_ID): string[] {
+export function validateAgainst(
+  def: string,
+  value: unknown,
+  where = '',
+  schemaId: string = CORE_ID,
+): string[] {
   const fn = validatorFor(def, schemaId);
   return fn(value) ? [] : formatErrors(def, fn.errors, where);
 }
+
+/** Own-property lookup (method names such as "constructor" must not hit Object.prototype). */
+const own = <T>(map: Readonly<Record<string | number, T>>, key: string | number): T | undefined =>
+  Object.hasOwn(map, key) ? map[key] : undefined;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -160,9 +176,9 @@ export function validateMessage(msg: unknown, options: ValidateOptions | string 
     if ('method' in msg) errors.push('a response must not carry a method');
     if (isObject(msg.error) && typeof msg.error.code === 'number') {
       const code = msg.error.code;
-      const responseDef = ERROR_RESPONSE_DEFS[code];
+      const responseDef = own(ERROR_RESPONSE_DEFS, code);
       if (responseDef !== undefined) errors.push(...validateAgainst(responseDef, msg));
-      const objectDef = ERROR_OBJECT_DEFS[code];
+      const objectDef = own(ERROR_OBJECT_DEFS, code);
       if (objectDef !== undefined) errors.push(...validateAgainst(objectDef, msg.error, '/error'));
       if (code <= -32020 && code >= -32099 && responseDef === undefined) {
         errors.push(`error code ${code} is in the range reserved by the spec but not defined by it`);
@@ -201,8 +217,8 @@ export function validateMessage(msg: unknown, options: ValidateOptions | string 
     }
     if (resultType !== 'complete') errors.push(`unexpected resultType ${JSON.stringify(resultType)}`);
     if (opts.method !== undefined) {
-      const def = RESULT_DEFS[opts.method];
-      const extDef = EXT_RESULT_DEFS[opts.method];
+      const def = own(RESULT_DEFS, opts.method);
+      const extDef = own(EXT_RESULT_DEFS, opts.method);
       if (def !== undefined) errors.push(...validateAgainst(def, result, '/result'));
       else if (extDef !== undefined) errors.push(...validateAgainst(extDef, result, '/result', EXT_ID));
       else errors.push(...validateAgainst('Result', result, '/result'));
@@ -212,9 +228,9 @@ export function validateMessage(msg: unknown, options: ValidateOptions | string 
 
   if (typeof msg.method === 'string') {
     if ('id' in msg) return [`servers must not send JSON-RPC requests (got ${msg.method})`];
-    const def = NOTIFICATION_DEFS[msg.method];
+    const def = own(NOTIFICATION_DEFS, msg.method);
     if (def !== undefined) return validateAgainst(def, msg);
-    const extDef = EXT_NOTIFICATION_DEFS[msg.method];
+    const extDef = own(EXT_NOTIFICATION_DEFS, msg.method);
     if (extDef !== undefined) return validateAgainst(extDef, msg, '', EXT_ID);
     return validateAgainst('JSONRPCNotification', msg);
   }
