@@ -14,6 +14,8 @@ export interface RequestScope {
   header: HeaderLookup | undefined;
   /** Sends a notification on this request's response stream (switching an HTTP response to SSE). */
   emit(method: string, params: JsonObject): void;
+  /** Resolves once the response stream can take more (back-pressure); at once when it is not congested. */
+  whenWritable(): Promise<void>;
 }
 
 export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise<JsonObject> | JsonObject;

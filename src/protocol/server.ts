@@ -62,6 +62,8 @@ export interface DispatchInput {
   signal: AbortSignal;
   header: HeaderLookup | undefined;
   emit(method: string, params: JsonObject): void;
+  /** Back-pressure of the response stream (defaults to always writable). */
+  whenWritable?: () => Promise<void>;
 }
 
 export type DispatchOutcome =
@@ -206,6 +208,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
       },
       header: input.header,
       emit: input.emit,
+      whenWritable: input.whenWritable ?? (() => Promise.resolve()),
     };
     try {
       const result = await handler(request.params as JsonObject, scope);

@@ -130,6 +130,39 @@ async function crossOwnerChecks(h: Harness, alice: string, bob: string, carol: s
       expect(visible(await rpc(h, intruder, method, { taskId, ...extra }))).toEqual(missing);
     }
   }
+  // listen: a foreign id is left out of the acknowledgement exactly like a missing one.
+  for (const intruder of [bob, carol]) {
+    const acks = [];
+    for (const ids of [[taskId], [ghost]]) {
+      const res = await fetch(h.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+          authorization: `Bearer ${intruder}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'l',
+          method: 'subscriptions/listen',
+          params: {
+            notifications: { taskIds: ids },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': TASKS,
+            },
+          },
+        }),
+      });
+      const reader = res.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      acks.push({ status: res.status, first });
+    }
+    expect(acks[0]).toEqual(acks[1]);
+    expect(acks[0]?.first).toContain('"taskIds":[]');
+  }
   // The owner's task is untouched by all of that.
   const own = await rpc(h, alice, 'tasks/get', { taskId });
   expect(own.body.result?.status).not.toBe('cancelled');

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient, type McpHttpClient } from '../../src/client/index.js';
 import { startServe, type ServeProcess } from '../support/cli.js';
+import { openSse } from '../support/server.js';
 
 const TOOLS = fileURLToPath(new URL('../fixtures/tools/durable-tools.mjs', import.meta.url));
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
@@ -163,5 +164,43 @@ describe('durable tasks across processes', () => {
     }
     const pids = new Set(lines.map((l) => l.split(' ')[2]));
     expect(pids.size).toBe(2); // both processes did work
+  });
+
+  it('a subscriber on one process sees the transitions of a task another process runs (shared file)', async () => {
+    const e = env();
+    const a = await e.start(['--concurrency', '2']);
+    const b = await e.start(['--concurrency', '0']);
+    const id = await create(a.client, 'tracked_job', { id: 'x1', ms: 600 });
+    const stream = await openSse(
+      b.proc.url,
+      {
+        jsonrpc: '2.0',
+        id: 'watch',
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { taskIds: [id] },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': TASKS,
+          },
+        },
+      },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+    );
+    const ack = (await stream.next()) as { params: { notifications: { taskIds: string[] } } };
+    expect(ack.params.notifications.taskIds).toEqual([id]);
+    let status: unknown;
+    for (let i = 0; i < 20 && status !== 'completed'; i++) {
+      const m = (await stream.next(3_000)) as { params?: { status?: string } } | undefined;
+      status = m?.params?.status;
+    }
+    expect(status).toBe('completed');
+    stream.close();
+    expect(
+      e
+        .lines()
+        .filter((l) => l.startsWith('end x1'))
+        .every((l) => l.endsWith(String(a.proc.child.pid))),
+    ).toBe(true);
   });
 });

@@ -21,7 +21,7 @@ export const serveUsage = `durable-mcp serve [flags]
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
-  --concurrency N        task runs at once in this process (default 8)
+  --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
 Authentication (default: anonymous development mode):
@@ -97,11 +97,14 @@ export async function serve(argv: string[]): Promise<void> {
       tasksGetRate: rate === 0 ? false : { perSecond: rate, burst: rate * 2 },
       maxActiveTasksPerPrincipal: intFlag(values['max-active-tasks'], 'max-active-tasks', 1_000),
     },
-    worker: {
-      concurrency: Math.max(1, concurrency),
-      leaseMs: Math.max(300, leaseMs),
-      onError: (err, taskId) => console.error(`worker error${taskId ? ` on ${taskId}` : ''}:`, err),
-    },
+    worker:
+      concurrency === 0
+        ? false
+        : {
+            concurrency,
+            leaseMs: Math.max(300, leaseMs),
+            onError: (err, taskId) => console.error(`worker error${taskId ? ` on ${taskId}` : ''}:`, err),
+          },
   });
   const { server } = runtime;
   const shutdown = (): Promise<void> => runtime.close(5_000);

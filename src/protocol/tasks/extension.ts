@@ -16,6 +16,7 @@ import { createRateLimiter } from './rate-limit.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import type { JsonObject } from '../types.js';
 import { toCreateTaskResult, toDetailedTask } from './task-wire.js';
+import { createTaskSubscriptions } from './subscription.js';
 
 export interface TasksExtensionOptions {
   store: TaskStore;
@@ -153,6 +154,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     id: TASKS_EXTENSION,
     capability: {},
     interceptToolCall,
+    subscriptions: [createTaskSubscriptions(store, now)],
     methods: {
       'tasks/get': async (params, scope) => {
         requireExtension(scope);

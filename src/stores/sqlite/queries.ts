@@ -83,6 +83,14 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
       runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} RETURNING id`);
   const purge = db.prepare(`DELETE FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ?`);
+  const logEvent = db.prepare(
+    `INSERT INTO task_events (task_id, runnable, cancel, origin, at) VALUES (?, ?, ?, ?, ?)`,
+  );
+  const eventsAfter = db.prepare(
+    `SELECT seq, task_id, runnable, cancel FROM task_events WHERE seq > ? AND origin != ? ORDER BY seq LIMIT 10000`,
+  );
+  const maxEventSeq = db.prepare(`SELECT coalesce(max(seq), 0) FROM task_events`).pluck();
+  const pruneEvents = db.prepare(`DELETE FROM task_events WHERE at < ?`);
   const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
   const countActive = db
     .prepare(
@@ -191,6 +199,12 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     expire: (now: number, error: string) =>
       (expire.all(error, now, now) as { id: string }[]).map((r) => r.id),
     purge: (cutoff: number) => purge.run(cutoff).changes,
+    logEvent: (taskId: string, runnable: boolean, cancel: boolean, origin: string, at: number) =>
+      logEvent.run(taskId, runnable ? 1 : 0, cancel ? 1 : 0, origin, at),
+    eventsAfter: (seq: number, origin: string) =>
+      eventsAfter.all(seq, origin) as { seq: number; task_id: string; runnable: number; cancel: number }[],
+    maxEventSeq: () => maxEventSeq.get() as number,
+    pruneEvents: (before: number) => pruneEvents.run(before),
     isSealed: (id: string) => isSealed.get(id) === 1,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,

@@ -1,4 +1,5 @@
 // TaskStore on SQLite: conditional writes fenced by the attempt number, group-committed creation, in-process change feed.
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
@@ -29,6 +30,8 @@ export interface SqliteTaskStoreOptions extends OpenSqliteOptions {
   cipher?: PayloadCipher;
   /** With a cipher: seal every task (default) or only tasks of tools marked sensitive. */
   encrypt?: 'all' | 'sensitive';
+  /** How often to look for changes committed by other processes on the same file (default 100 ms). */
+  crossProcessPollMs?: number;
 }
 
 const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
@@ -69,7 +72,29 @@ export function createSqliteTaskStore(
     cipher !== undefined && (encryptAll || task.sensitive === true);
   const events = new EventEmitter();
   events.setMaxListeners(0);
-  const changed = (change: TaskChange): void => void events.emit('change', change);
+  // Changes are logged in task_events inside the writing transaction (other processes on the file read them),
+  // and emitted in this process once the transaction has committed.
+  const origin = randomBytes(8).toString('hex');
+  let txChanges: TaskChange[] | undefined;
+  const changed = (change: TaskChange): void => {
+    if (txChanges === undefined) throw new Error('changes are recorded inside a transaction');
+    txChanges.push(change);
+  };
+  const tx = <T>(fn: () => T): T => {
+    const recorded: TaskChange[] = [];
+    const value = immediate(db, () => {
+      txChanges = recorded;
+      try {
+        const v = fn();
+        for (const c of recorded) q.logEvent(c.taskId, c.runnable, c.cancelRequested, origin, Date.now());
+        return v;
+      } finally {
+        txChanges = undefined;
+      }
+    });
+    for (const c of recorded) events.emit('change', c);
+    return value;
+  };
   let pending: { task: NewTask; resolve: (s: TaskSnapshot) => void; reject: (e: unknown) => void }[] = [];
   let closed = false;
 
@@ -78,16 +103,22 @@ export function createSqliteTaskStore(
     const batch = pending;
     pending = [];
     try {
-      const rows = immediate(db, () => batch.map(({ task }) => q.insertTask(task, sealedFor(task))));
+      const rows = tx(() =>
+        batch.map(({ task }) => {
+          changed({ taskId: task.id, runnable: true, cancelRequested: false });
+          return q.insertTask(task, sealedFor(task));
+        }),
+      );
       batch.forEach(({ resolve }, i) => resolve(toSnapshot(rows[i] as TaskRow, [])));
-      for (const { task } of batch) changed({ taskId: task.id, runnable: true, cancelRequested: false });
     } catch {
       // One bad row must not sink its neighbours: retry each creation in its own transaction.
       for (const { task, resolve, reject } of batch) {
         try {
-          const row = immediate(db, () => q.insertTask(task, sealedFor(task)));
+          const row = tx(() => {
+            changed({ taskId: task.id, runnable: true, cancelRequested: false });
+            return q.insertTask(task, sealedFor(task));
+          });
           resolve(toSnapshot(row, []));
-          changed({ taskId: task.id, runnable: true, cancelRequested: false });
         } catch (err) {
           reject(err);
         }
@@ -101,6 +132,34 @@ export function createSqliteTaskStore(
     if (row.expires_at !== null && row.expires_at <= now) return 'expired';
     return row;
   };
+
+  // Other processes on the same file: PRAGMA data_version moves when another connection commits; then read
+  // the new task_events rows they logged. Cheap enough to check every pollMs.
+  let lastSeq = q.maxEventSeq();
+  let dataVersion = db.pragma('data_version', { simple: true }) as number;
+  let polls = 0;
+  const pollOthers = (): void => {
+    try {
+      const v = db.pragma('data_version', { simple: true }) as number;
+      if (v !== dataVersion) {
+        dataVersion = v;
+        for (const e of q.eventsAfter(lastSeq, origin)) {
+          lastSeq = Math.max(lastSeq, e.seq);
+          events.emit('change', {
+            taskId: e.task_id,
+            runnable: e.runnable === 1,
+            cancelRequested: e.cancel === 1,
+          });
+        }
+        lastSeq = Math.max(lastSeq, q.maxEventSeq());
+      }
+      if (++polls % 600 === 0) q.pruneEvents(Date.now() - 60_000);
+    } catch {
+      // busy or closing: try again next tick
+    }
+  };
+  const poller = setInterval(pollOthers, options.crossProcessPollMs ?? 100);
+  poller.unref();
 
   const changes: ChangeFeed = {
     subscribe(listener) {
@@ -165,19 +224,23 @@ export function createSqliteTaskStore(
     },
 
     async setStatusMessage(id, token, message, now) {
-      const ok = immediate(db, () => q.setStatusMessage(id, token, message, now));
-      if (ok) changed({ taskId: id, runnable: false, cancelRequested: false });
-      return ok;
+      return tx(() => {
+        const ok = q.setStatusMessage(id, token, message, now);
+        if (ok) changed({ taskId: id, runnable: false, cancelRequested: false });
+        return ok;
+      });
     },
 
     async finish(id, token, outcome: RunOutcome, now) {
-      const ok = immediate(db, () => q.finish(id, token, outcome, now));
-      if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
-      return ok;
+      return tx(() => {
+        const ok = q.finish(id, token, outcome, now);
+        if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+        return ok;
+      });
     },
 
     async answer(id, owner, responses, now): Promise<AnswerResult> {
-      const result = immediate(db, (): AnswerResult => {
+      return tx((): AnswerResult => {
         const row = lookup(id, owner, now);
         if (typeof row === 'string') return { ok: false, miss: row };
         if (row.status !== 'input_required') return { ok: true, resumed: false };
@@ -187,20 +250,20 @@ export function createSqliteTaskStore(
         if (answered === 0) return { ok: true, resumed: false };
         const resumed = q.outstandingInputs(id).length === 0;
         q.touchAfterAnswer(id, resumed, now);
+        changed({ taskId: id, runnable: resumed, cancelRequested: false });
         return { ok: true, resumed };
       });
-      if (result.ok) changed({ taskId: id, runnable: result.resumed, cancelRequested: false });
-      return result;
     },
 
     async requestCancel(id, owner, now): Promise<CancelResult> {
-      const result = immediate(db, (): CancelResult => {
+      return tx((): CancelResult => {
         const row = lookup(id, owner, now);
         if (typeof row === 'string') return { ok: false, miss: row };
         if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled') {
           return { ok: true, cancelledNow: false, running: false };
         }
         const running = row.lease_owner !== null && (row.lease_until ?? 0) > now;
+        changed({ taskId: id, runnable: false, cancelRequested: true });
         if (running) {
           q.flagCancel(id);
           return { ok: true, cancelledNow: false, running: true };
@@ -208,16 +271,14 @@ export function createSqliteTaskStore(
         q.cancelNow(id, now);
         return { ok: true, cancelledNow: true, running: false };
       });
-      if (result.ok && (result.cancelledNow || result.running)) {
-        changed({ taskId: id, runnable: false, cancelRequested: true });
-      }
-      return result;
     },
 
     async expire(now) {
-      const ids = immediate(db, () => q.expire(now, EXPIRED_ERROR));
-      for (const taskId of ids) changed({ taskId, runnable: false, cancelRequested: true });
-      return ids.length;
+      return tx(() => {
+        const ids = q.expire(now, EXPIRED_ERROR);
+        for (const taskId of ids) changed({ taskId, runnable: false, cancelRequested: true });
+        return ids.length;
+      });
     },
 
     async purge(now, graceMs) {
@@ -236,6 +297,7 @@ export function createSqliteTaskStore(
       if (closed) return;
       closed = true;
       if (pending.length > 0) flush();
+      clearInterval(poller);
       events.removeAllListeners();
       if (ownsDb) db.close();
     },

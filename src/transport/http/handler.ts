@@ -223,6 +223,13 @@ async function handleBody(
       },
       header,
       emit,
+      whenWritable: () =>
+        res.writableNeedDrain && !gone()
+          ? new Promise<void>((resolve) => {
+              res.once('drain', resolve);
+              res.once('close', resolve);
+            })
+          : Promise.resolve(),
     });
   } catch {
     outcome = {

@@ -1,0 +1,92 @@
+// `taskIds` on subscriptions/listen: a snapshot of each owned task at once, then one per committed change.
+import { isTaskIdShape } from '../../tasks/ids.js';
+import type { TaskStore } from '../../tasks/store.js';
+import { hasExtension } from '../../wire/envelope.js';
+import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
+import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
+import type { SubscriptionExtension } from '../subscriptions.js';
+import type { RequestScope } from '../scope.js';
+import type { JsonObject } from '../types.js';
+import { toDetailedTask } from './task-wire.js';
+
+export const MAX_TASK_IDS = 1_000;
+
+/**
+ * Every accepted task gets at most one snapshot in flight; changes that arrive meanwhile only mark it dirty, so a
+ * slow client receives the latest state, never a growing queue.
+ */
+export function createTaskSubscriptions(store: TaskStore, now: () => number): SubscriptionExtension {
+  return {
+    key: 'taskIds',
+    async accept(requested: unknown, scope: RequestScope, send) {
+      if (!hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)) {
+        throw missingCapability(
+          `taskIds needs the ${TASKS_EXTENSION} extension in this request's capabilities`,
+          {
+            extensions: { [TASKS_EXTENSION]: {} },
+          },
+        );
+      }
+      if (!Array.isArray(requested) || !requested.every((id) => typeof id === 'string')) {
+        throw invalidParams('Invalid params: notifications.taskIds must be an array of strings');
+      }
+      if (requested.length > MAX_TASK_IDS) {
+        throw invalidParams(`Invalid params: at most ${MAX_TASK_IDS} taskIds per subscription`);
+      }
+      const owner = { tenant: scope.auth.tenant, principal: scope.auth.principal };
+      const accepted: string[] = [];
+      // Only the caller's own live tasks are acknowledged; others are left out without a word.
+      for (const id of new Set(requested as string[])) {
+        if (isTaskIdShape(id) && typeof (await store.get(id, owner, now())) !== 'string') accepted.push(id);
+      }
+      const watched = new Set(accepted);
+      const state = new Map<string, { sending: boolean; dirty: boolean }>();
+      let stopped = false;
+      let unsubscribe: (() => void) | undefined;
+
+      const push = async (id: string): Promise<void> => {
+        let s = state.get(id);
+        if (s === undefined) state.set(id, (s = { sending: false, dirty: false }));
+        if (s.sending) {
+          s.dirty = true;
+          return;
+        }
+        s.sending = true;
+        try {
+          do {
+            s.dirty = false;
+            await scope.whenWritable();
+            if (stopped) return;
+            const snapshot = await store.get(id, owner, now());
+            if (stopped) return;
+            if (typeof snapshot === 'string') {
+              watched.delete(id); // expired or purged: nothing more will come
+              return;
+            }
+            send('notifications/tasks', toDetailedTask(snapshot) as JsonObject);
+          } while (s.dirty);
+        } catch {
+          // A store hiccup drops this event; the next change (or the client's own poll) catches up.
+        } finally {
+          s.sending = false;
+        }
+      };
+
+      return {
+        agreed: accepted,
+        start() {
+          if (accepted.length === 0) return;
+          unsubscribe = store.changes?.subscribe((change) => {
+            if (watched.has(change.taskId)) void push(change.taskId);
+          });
+          for (const id of accepted) void push(id);
+        },
+        stop() {
+          stopped = true;
+          unsubscribe?.();
+          state.clear();
+        },
+      };
+    },
+  };
+}
