@@ -7,6 +7,9 @@ import {
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
 } from '../wire/meta-keys.js';
+import { McpRpcError } from './errors.js';
+
+export { McpRpcError };
 
 export interface ClientOptions {
   url: string;
@@ -15,18 +18,6 @@ export interface ClientOptions {
   capabilities?: JsonObject;
   protocolVersion?: string;
   fetch?: typeof fetch;
-}
-
-export class McpRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data: unknown,
-    readonly httpStatus: number,
-  ) {
-    super(message);
-    this.name = 'McpRpcError';
-  }
 }
 
 export interface RpcReply {
