@@ -1,49 +1,63 @@
 // Entry point of the `durable-mcp` command: dispatches to a sub-command.
 import { UsageError } from './args.js';
+import { call, callUsage } from './commands/call.js';
 import { demo, demoUsage } from './commands/demo.js';
+import { discover, discoverUsage, tools, toolsUsage } from './commands/inspect.js';
 import { serve, serveUsage } from './commands/serve.js';
+import { task, taskUsage } from './commands/task.js';
 import { VERSION } from '../version.js';
 
 const usage = `durable-mcp ${VERSION}
 
-Commands:
-  serve     run the MCP server (see: durable-mcp serve --help)
-  demo      run the durable generate_report flow against a real server and restart it
-  version   print the version`;
+Server side:
+  serve      run the MCP server                     (durable-mcp serve --help)
+  demo       run the durable generate_report flow against a real server and restart it
+Client side:
+  call       call a tool; follow its task, answering input in the terminal
+  task       get | watch | cancel | answer a task
+  tools      list the server's tools
+  discover   show what the server supports
+Other:
+  version    print the version
+
+Every command takes --help.`;
+
+interface Command {
+  usage: string;
+  /** Resolves with the exit code; `serve` resolves once it is listening (the process stays up). */
+  run: (argv: string[]) => Promise<number | void>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: { usage: serveUsage, run: serve },
+  demo: { usage: demoUsage, run: demo },
+  call: { usage: callUsage, run: call },
+  task: { usage: taskUsage, run: task },
+  tools: { usage: toolsUsage, run: tools },
+  discover: { usage: discoverUsage, run: discover },
+};
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    console.log(usage);
+    return 0;
+  }
+  if (name === 'version' || name === '--version') {
+    console.log(VERSION);
+    return 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
-    switch (command) {
-      case 'serve':
-        if (rest.includes('--help')) {
-          console.log(serveUsage);
-          return 0;
-        }
-        await serve(rest);
-        return 0;
-      case 'demo':
-        if (rest.includes('--help')) {
-          console.log(demoUsage);
-          return 0;
-        }
-        await demo(rest);
-        return 0;
-      case 'version':
-      case '--version':
-        console.log(VERSION);
-        return 0;
-      case undefined:
-      case 'help':
-      case '--help':
-        console.log(usage);
-        return 0;
-      default:
-        throw new UsageError(`unknown command "${command}"`);
+    if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${usage}`);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      console.log(command.usage);
+      return 0;
     }
+    return (await command.run(rest)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`durable-mcp: ${err.message}\n\n${usage}`);
+      console.error(`durable-mcp ${name}: ${err.message}`);
       return 2;
     }
     console.error(`durable-mcp: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,0 +1,76 @@
+// `durable-mcp call <tool>`: calls a tool, answering input in the terminal and following a task to its end.
+import type { JsonObject } from '../../wire/jsonrpc.js';
+import { parseFlags, UsageError } from '../args.js';
+import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
+import { followTask, printResult, reportError } from '../follow.js';
+import { terminalInput } from '../prompt.js';
+
+export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
+  --arg key=value  an argument (value parsed as JSON when it is valid JSON, else a string); repeatable
+  --json '{…}'     all arguments as one JSON object
+  --detach         print the task id and return at once instead of following the task
+${clientFlagsHelp}
+Exit codes: 0 done, 1 tool error or task failed/cancelled, 2 usage, 3 server or connection error, 4 input needed
+without a terminal.`;
+
+function parseArgsFlags(values: Record<string, unknown>): JsonObject {
+  const args: JsonObject = {};
+  if (typeof values.json === 'string') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(values.json);
+    } catch {
+      throw new UsageError('--json must be a JSON object');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UsageError('--json must be a JSON object');
+    Object.assign(args, parsed);
+  }
+  for (const pair of (values.arg as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--arg ${pair}: expected key=value`);
+    const raw = pair.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // not JSON: keep the string
+    }
+    args[pair.slice(0, eq)] = value;
+  }
+  return args;
+}
+
+export async function call(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      ...CLIENT_FLAGS,
+      arg: { type: 'string', multiple: true },
+      json: { type: 'string' },
+      detach: { type: 'boolean' },
+    },
+    true,
+  );
+  const [tool, ...extra] = positionals;
+  if (tool === undefined || extra.length > 0) throw new UsageError('call needs exactly one tool name');
+  const args = parseArgsFlags(values);
+  const input = terminalInput();
+  const interactive = process.stdin.isTTY === true;
+  const { client, json } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
+  try {
+    const outcome = await client.callTool(tool, args);
+    if (outcome.kind === 'result') return printResult(outcome.result, json);
+    if (values.detach === true) {
+      console.log(json ? JSON.stringify({ taskId: outcome.task.taskId }) : outcome.task.taskId);
+      return EXIT.ok;
+    }
+    if (!json) console.error(`task ${outcome.task.taskId} created`);
+    return await followTask(outcome.task, json, tool);
+  } catch (err) {
+    return reportError(err);
+  } finally {
+    input.close();
+    await client.close();
+  }
+}

@@ -1,0 +1,48 @@
+// `durable-mcp tools` and `durable-mcp discover`: what a server offers.
+import { parseFlags } from '../args.js';
+import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
+import { reportError } from '../follow.js';
+
+export const toolsUsage = `durable-mcp tools [flags]   list the server's tools\n${clientFlagsHelp}`;
+export const discoverUsage = `durable-mcp discover [flags]   show the server's versions, capabilities and identity\n${clientFlagsHelp}`;
+
+export async function tools(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, CLIENT_FLAGS);
+  const { client, json } = clientFromFlags(values);
+  try {
+    const list = await client.listTools();
+    if (json) console.log(JSON.stringify(list));
+    else
+      for (const t of list)
+        console.log(`${String(t.name)}${t.description ? ` — ${String(t.description)}` : ''}`);
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err);
+  } finally {
+    await client.close();
+  }
+}
+
+export async function discover(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, CLIENT_FLAGS);
+  const { client, json } = clientFromFlags(values);
+  try {
+    const result = await client.discover();
+    if (json) console.log(JSON.stringify(result));
+    else {
+      const info = (result._meta as Record<string, { name?: string; version?: string }> | undefined)?.[
+        'io.modelcontextprotocol/serverInfo'
+      ];
+      console.log(`server: ${info?.name ?? '?'} ${info?.version ?? ''}`.trim());
+      console.log(`versions: ${(result.supportedVersions as string[]).join(', ')}`);
+      console.log(`capabilities: ${Object.keys(result.capabilities as object).join(', ')}`);
+      const ext = (result.capabilities as { extensions?: object }).extensions;
+      if (ext !== undefined) console.log(`extensions: ${Object.keys(ext).join(', ')}`);
+    }
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err);
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,80 @@
+// `durable-mcp task get|watch|cancel|answer <id>`: look at and steer an existing task.
+import type { JsonObject } from '../../wire/jsonrpc.js';
+import { parseFlags, UsageError } from '../args.js';
+import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
+import { followTask, reportError } from '../follow.js';
+import { terminalInput } from '../prompt.js';
+
+export const taskUsage = `durable-mcp task <get|watch|cancel|answer> <taskId> [flags]
+  get       print the task's status (and result, error or pending input)
+  watch     follow the task to its end, answering input in the terminal
+  cancel    ask the server to cancel the task
+  answer    answer pending input: --responses '{"key":{"action":"accept","content":{…}}}', or interactively
+${clientFlagsHelp}`;
+
+function describe(task: JsonObject): string {
+  const lines = [
+    `${String(task.taskId)}: ${String(task.status)}${task.statusMessage ? ` — ${String(task.statusMessage)}` : ''}`,
+  ];
+  if (task.status === 'input_required')
+    lines.push(`  waiting for: ${Object.keys(task.inputRequests as object).join(', ')}`);
+  if (task.status === 'failed') lines.push(`  error ${JSON.stringify(task.error)}`);
+  if (task.status === 'completed') lines.push(`  result ${JSON.stringify(task.result)}`);
+  return lines.join('\n');
+}
+
+export async function task(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { ...CLIENT_FLAGS, responses: { type: 'string' } }, true);
+  const [verb, taskId] = positionals;
+  if (verb === undefined || taskId === undefined || positionals.length > 2) throw new UsageError(taskUsage);
+  const { client, json } = clientFromFlags(values);
+  const handle = client.task(taskId);
+  try {
+    switch (verb) {
+      case 'get': {
+        const t = await handle.get();
+        const { _meta: _m, resultType: _r, ...detailed } = t;
+        console.log(json ? JSON.stringify(detailed) : describe(detailed));
+        return EXIT.ok;
+      }
+      case 'watch':
+        return await followTask(handle, json, taskId);
+      case 'cancel':
+        await handle.cancel();
+        if (!json) console.log(`cancel requested for ${taskId}`);
+        return EXIT.ok;
+      case 'answer': {
+        let responses: Record<string, JsonObject>;
+        if (typeof values.responses === 'string') {
+          try {
+            responses = JSON.parse(values.responses) as Record<string, JsonObject>;
+          } catch {
+            throw new UsageError('--responses must be a JSON object');
+          }
+        } else {
+          const t = await handle.get();
+          if (t.status !== 'input_required') {
+            console.error(`${taskId} is ${String(t.status)}: nothing to answer`);
+            return EXIT.ok;
+          }
+          const input = terminalInput();
+          try {
+            responses = await input.handler(t.inputRequests as Record<string, JsonObject>);
+          } finally {
+            input.close();
+          }
+        }
+        await handle.answer(responses);
+        if (!json) console.log(`answered ${Object.keys(responses).join(', ')}`);
+        return EXIT.ok;
+      }
+      default:
+        throw new UsageError(`unknown task command "${verb}"\n\n${taskUsage}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    return reportError(err);
+  } finally {
+    await client.close();
+  }
+}

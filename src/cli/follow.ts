@@ -1,0 +1,84 @@
+// Prints results and follows tasks for the client commands (status line, terminal prompts, exit codes).
+import { InputRequiredError, McpRpcError } from '../client/errors.js';
+import type { TaskHandle, TaskOutcome } from '../client/task-handle.js';
+import type { JsonObject } from '../wire/jsonrpc.js';
+import { EXIT } from './client-flags.js';
+import { terminalInput } from './prompt.js';
+import { createStatusLine } from './status-line.js';
+
+export function printResult(result: JsonObject, json: boolean): number {
+  if (json) console.log(JSON.stringify(result));
+  else {
+    const blocks = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
+    const texts = blocks.filter((b) => b.type === 'text').map((b) => String(b.text));
+    if (texts.length > 0) console.log(texts.join('\n'));
+    else if (result.structuredContent !== undefined)
+      console.log(JSON.stringify(result.structuredContent, null, 2));
+    for (const b of blocks.filter((x) => x.type !== 'text')) console.log(`[${String(b.type)} content]`);
+  }
+  return result.isError === true ? EXIT.toolFailed : EXIT.ok;
+}
+
+export function printOutcome(outcome: TaskOutcome, json: boolean): number {
+  if (json) {
+    console.log(JSON.stringify(outcome.task));
+    return outcome.status === 'completed' && outcome.result.isError !== true ? EXIT.ok : EXIT.toolFailed;
+  }
+  if (outcome.status === 'completed') return printResult(outcome.result, false);
+  if (outcome.status === 'failed')
+    console.error(`task failed: ${outcome.error.message} (code ${outcome.error.code})`);
+  else console.error('task cancelled');
+  return EXIT.toolFailed;
+}
+
+/** Follows a task to its end with a live status line, asking on the terminal for input. */
+export async function followTask(task: TaskHandle, json: boolean, label: string): Promise<number> {
+  const line = createStatusLine(label, !json && process.stderr.isTTY === true);
+  const input = terminalInput();
+  const interactive = process.stdin.isTTY === true;
+  try {
+    const outcome = await task.result({
+      onUpdate: (t) =>
+        line.update(String(t.status), typeof t.statusMessage === 'string' ? t.statusMessage : undefined),
+      onInput: interactive
+        ? async (requests) => {
+            line.pause();
+            return input.handler(requests);
+          }
+        : undefined,
+    });
+    line.stop();
+    return printOutcome(outcome, json);
+  } catch (err) {
+    line.stop();
+    if (err instanceof InputRequiredError) {
+      console.error(
+        `task ${task.taskId} needs input (${Object.keys(err.inputRequests).join(', ')}) and there is no terminal;`,
+      );
+      console.error(
+        `answer with: durable-mcp task answer ${task.taskId} --responses '{"<key>":{"action":"accept","content":{…}}}'`,
+      );
+      return EXIT.inputNeeded;
+    }
+    throw err;
+  } finally {
+    input.close();
+  }
+}
+
+/** Maps errors of client commands to a message and an exit code. */
+export function reportError(err: unknown): number {
+  if (err instanceof McpRpcError) {
+    console.error(`error ${err.code}: ${err.message}`);
+    return EXIT.protocol;
+  }
+  if (err instanceof InputRequiredError) {
+    console.error(`${err.message}; run in a terminal to answer`);
+    return EXIT.inputNeeded;
+  }
+  const cause = (err as { cause?: { code?: string } }).cause;
+  console.error(
+    `error: ${err instanceof Error ? err.message : String(err)}${cause?.code ? ` (${cause.code})` : ''}`,
+  );
+  return EXIT.protocol;
+}

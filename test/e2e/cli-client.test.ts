@@ -1,0 +1,107 @@
+// The client-side CLI in subprocesses: tools, discover, call (sync, detached, followed), task verbs, a real terminal.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, startServe, type ServeProcess } from '../support/cli.js';
+
+let dir: string;
+let server: ServeProcess;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-cli-client-'));
+  server = await startServe(['--port', '0', '--store', join(dir, 'tasks.db'), '--no-audit'], 15_000, {
+    DURABLE_MCP_DEMO_OUTLINE_MS: '200',
+  });
+});
+
+afterAll(async () => {
+  server.child.kill('SIGTERM');
+  await server.exited;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cli = (...args: string[]) => {
+  const r = spawnSync(
+    process.execPath,
+    [BIN, ...args, ...(args.includes('--help') ? [] : ['--url', server.url])],
+    {
+      encoding: 'utf8',
+      timeout: 30_000,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+
+describe('durable-mcp client commands', () => {
+  it('tools and discover', () => {
+    const tools = cli('tools');
+    expect(tools.code).toBe(0);
+    expect(tools.out).toMatch(/^generate_report — /m);
+    const discover = JSON.parse(cli('discover', '--output', 'json').out) as { supportedVersions: string[] };
+    expect(discover.supportedVersions).toEqual(['2026-07-28']);
+  });
+
+  it('call: synchronous results, --arg and --json arguments, tool errors and usage errors have their exit codes', () => {
+    expect(cli('call', 'echo', '--arg', 'text=hi there')).toMatchObject({ code: 0, out: 'hi there\n' });
+    const sum = JSON.parse(cli('call', 'add', '--json', '{"a":1,"b":2}', '--output', 'json').out) as {
+      structuredContent: { sum: number };
+    };
+    expect(sum.structuredContent.sum).toBe(3);
+    expect(cli('call', 'add', '--arg', 'a=1').code).toBe(3); // missing b: -32602 from the server
+    expect(cli('call').code).toBe(2);
+    expect(cli('call', '--help').code).toBe(0);
+    expect(cli('nope').code).toBe(2);
+  });
+
+  it('a detached task can be inspected, answered and watched to its end', () => {
+    const created = cli('call', 'generate_report', '--arg', 'size=small', '--detach');
+    expect(created.code).toBe(0);
+    const taskId = created.out.trim();
+    expect(taskId).toMatch(/^task_/);
+    let status = '';
+    for (let i = 0; i < 50 && !status.includes('input_required'); i++)
+      status = cli('task', 'get', taskId).out;
+    expect(status).toContain('waiting for: approve_outline');
+    const answered = cli(
+      'task',
+      'answer',
+      taskId,
+      '--responses',
+      '{"approve_outline":{"action":"accept","content":{"approved":true}}}',
+    );
+    expect(answered.code).toBe(0);
+    const watched = cli('task', 'watch', taskId, '--output', 'json');
+    expect(watched.code).toBe(0);
+    expect(JSON.parse(watched.out)).toMatchObject({
+      status: 'completed',
+      result: { structuredContent: { approved: true } },
+    });
+  });
+
+  it('without a terminal, a task that needs input exits 4 with a hint', () => {
+    const r = cli('call', 'generate_report', '--arg', 'size=small');
+    expect(r.code).toBe(4);
+    expect(r.err).toMatch(/durable-mcp task answer task_/);
+  });
+
+  it('in a real terminal it prompts with the form schema and finishes the task', async () => {
+    const command = `${process.execPath} ${BIN} call generate_report --arg size=small --url ${server.url}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout.on('data', (c: Buffer) => (screen += c.toString()));
+    const waitFor = async (text: string) => {
+      for (let i = 0; i < 200 && !screen.includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(screen).toContain(text);
+    };
+    await waitFor('answer? [Y]es');
+    child.stdin.write('y\r');
+    await waitFor('Approve the outline [y/n]');
+    child.stdin.write('y\r');
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(screen).toContain('small report');
+    expect(code).toBe(0);
+  }, 30_000);
+});
