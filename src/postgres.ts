@@ -1,7 +1,4 @@
-// Public entry of `durable-mcp/postgres`: the PostgreSQL task store for several replicas.
-export const POSTGRES_STORE_STATUS =
-  'not available yet: the PostgreSQL store is planned; use the SQLite store' as const;
-
-export function createPostgresTaskStore(): never {
-  throw new Error(`durable-mcp/postgres: ${POSTGRES_STORE_STATUS}`);
-}
+// Public entry of `durable-mcp/postgres`: the PostgreSQL task store for several replicas, and its migrations.
+export { createPostgresTaskStore, type PostgresTaskStoreOptions } from './stores/postgres/task-store.js';
+export { migrate, postgresMigrations, type PostgresMigration } from './stores/postgres/migrations.js';
+export { DEFAULT_SCHEMA } from './stores/postgres/names.js';

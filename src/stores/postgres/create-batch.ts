@@ -1,0 +1,91 @@
+// Group commit for create(): creations queued in one turn of the event loop are inserted by one statement.
+import type { NewTask, TaskSnapshot } from '../../tasks/task.js';
+import { isDataError, translate } from './errors.js';
+
+interface Pending<E> {
+  task: NewTask;
+  encoded?: E;
+  resolve: (snapshot: TaskSnapshot) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface CreateBatcher {
+  add(task: NewTask): Promise<TaskSnapshot>;
+  /** Resolves once every queued and in-flight creation has settled. */
+  drain(): Promise<void>;
+}
+
+/**
+ * `encode` turns a task into statement parameters (and may throw for that task alone); `insert` writes many in
+ * one statement, throwing the driver's own error. When a batch fails on its data (a duplicate id, a value the
+ * database refuses), each creation is retried on its own so one bad row does not fail its neighbours; when it
+ * fails for want of a database, all of them fail at once with StoreUnavailableError.
+ */
+export function createBatcher<E>(
+  encode: (task: NewTask) => E,
+  insert: (tasks: E[]) => Promise<TaskSnapshot[]>,
+): CreateBatcher {
+  let queue: Pending<E>[] = [];
+  const inFlight = new Set<Promise<void>>();
+
+  const insertAlone = async (item: Pending<E>, encoded: E): Promise<void> => {
+    try {
+      const [snapshot] = await insert([encoded]);
+      if (snapshot === undefined) throw new Error(`task ${item.task.id} was not inserted`);
+      item.resolve(snapshot);
+    } catch (err) {
+      item.reject(translate(err));
+    }
+  };
+
+  const flush = async (batch: Pending<E>[]): Promise<void> => {
+    const ready: (Pending<E> & { encoded: E })[] = [];
+    for (const item of batch) {
+      try {
+        ready.push({ ...item, encoded: encode(item.task) });
+      } catch (err) {
+        item.reject(err);
+      }
+    }
+    if (ready.length === 0) return;
+    let snapshots: TaskSnapshot[];
+    try {
+      snapshots = await insert(ready.map((item) => item.encoded));
+    } catch (err) {
+      if (ready.length > 1 && isDataError(err)) {
+        await Promise.all(ready.map((item) => insertAlone(item, item.encoded)));
+      } else {
+        const failure = translate(err);
+        for (const item of ready) item.reject(failure);
+      }
+      return;
+    }
+    const byId = new Map(snapshots.map((s) => [s.id, s]));
+    for (const item of ready) {
+      const snapshot = byId.get(item.task.id);
+      if (snapshot !== undefined) item.resolve(snapshot);
+      else item.reject(new Error(`task ${item.task.id} was not inserted`));
+    }
+  };
+
+  const start = (): void => {
+    const batch = queue;
+    queue = [];
+    const done = flush(batch);
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done));
+  };
+
+  return {
+    add(task) {
+      return new Promise<TaskSnapshot>((resolve, reject) => {
+        if (queue.length === 0) setImmediate(start);
+        queue.push({ task, resolve, reject });
+      });
+    },
+    async drain() {
+      if (queue.length > 0) start();
+      await Promise.all([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// Numbered schema migrations for the PostgreSQL store, applied under an advisory lock so replicas can start together.
+import type pg from 'pg';
+import { translate } from './errors.js';
+import { schemaNames } from './names.js';
+
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  /** SQL with `${s}` standing for the quoted schema name. */
+  sql: (s: string) => string;
+}
+
+// Times are epoch milliseconds (bigint) passed in by the caller, never the database clock, so injected time works.
+// Payload columns are text: they hold JSON, or a cipher's sealed string.
+export const postgresMigrations: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'tasks',
+    sql: (s) => `
+      CREATE TABLE ${s}.tasks (
+        id text PRIMARY KEY,
+        tenant text NOT NULL,
+        principal text NOT NULL,
+        tool text NOT NULL,
+        args text NOT NULL,
+        status text NOT NULL CHECK (status IN ('working','input_required','completed','failed','cancelled')),
+        status_message text,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        ttl_ms bigint,
+        poll_interval_ms bigint,
+        expires_at bigint,
+        result text,
+        error text,
+        replay_after_crash boolean NOT NULL,
+        client_caps jsonb NOT NULL,
+        runnable boolean NOT NULL DEFAULT true,
+        cancel_requested boolean NOT NULL DEFAULT false,
+        attempt integer NOT NULL DEFAULT 0,
+        lease_owner text,
+        lease_until bigint,
+        sealed boolean NOT NULL DEFAULT false
+      );
+      CREATE INDEX tasks_runnable ON ${s}.tasks (created_at) WHERE runnable;
+      CREATE INDEX tasks_expiry ON ${s}.tasks (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE INDEX tasks_owner_active ON ${s}.tasks (tenant, principal)
+        WHERE status IN ('working','input_required');
+      CREATE TABLE ${s}.task_steps (
+        task_id text NOT NULL REFERENCES ${s}.tasks (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        value text NOT NULL,
+        PRIMARY KEY (task_id, name)
+      );
+      CREATE TABLE ${s}.task_inputs (
+        task_id text NOT NULL REFERENCES ${s}.tasks (id) ON DELETE CASCADE,
+        key text NOT NULL,
+        request text,
+        answer text,
+        superseded boolean NOT NULL DEFAULT false,
+        asked_at bigint NOT NULL,
+        answered_at bigint,
+        PRIMARY KEY (task_id, key)
+      );
+    `,
+  },
+];
+
+/** One lock key per schema, so stores on different schemas of one database never wait for each other. */
+const LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtext('durable-mcp:migrate:' || $1::text))`;
+
+/**
+ * Creates the schema if needed and applies every migration not yet recorded in `<schema>.schema_migrations`,
+ * all in one transaction holding a transaction-level advisory lock: concurrent starters wait, then find
+ * nothing left to do. Returns the versions applied by this call.
+ */
+export async function migrate(pool: pg.Pool, schema?: string): Promise<number[]> {
+  const { schema: name, quoted: s } = schemaNames(schema);
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw translate(err);
+  }
+  try {
+    await client.query('BEGIN');
+    await client.query(LOCK_SQL, [name]);
+    // Look before creating: CREATE SCHEMA IF NOT EXISTS still needs the CREATE privilege on the database.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    const done = await client.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`);
+    const applied = new Set(done.rows.map((r) => r.version));
+    const now: number[] = [];
+    for (const m of postgresMigrations) {
+      if (applied.has(m.version)) continue;
+      await client.query(m.sql(s));
+      await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        m.version,
+        m.name,
+      ]);
+      now.push(m.version);
+    }
+    await client.query('COMMIT');
+    client.release();
+    return now;
+  } catch (err) {
+    const broken = await client.query('ROLLBACK').then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error('rollback failed')),
+    );
+    client.release(broken);
+    throw translate(err);
+  }
+}

@@ -1,0 +1,75 @@
+// The owner's writes (answer, cancel): one READ COMMITTED transaction each, holding the task's row lock from the
+// first read to the commit, so a concurrent completion, cancel or answer waits and then re-checks its condition.
+import type { AnswerResult, CancelResult } from '../../tasks/store.js';
+import type { JsonMap, TaskOwner } from '../../tasks/task.js';
+import { missOf, type StoreContext } from './context.js';
+import { toNumber } from './rows.js';
+
+interface LockedRow {
+  [column: string]: unknown;
+  status: string;
+  expires_at: string | number | null;
+  lease_owner: string | null;
+  lease_until: string | number | null;
+  sealed: boolean;
+}
+
+export async function answerInputs(
+  { db, q, codec, feed }: StoreContext,
+  id: string,
+  owner: TaskOwner,
+  responses: Record<string, JsonMap>,
+  now: number,
+): Promise<AnswerResult> {
+  const keys = Object.keys(responses);
+  let changed = false;
+  const result = await db.tx(async (run): Promise<AnswerResult> => {
+    const [row] = await run<LockedRow>(q.lockOwned, [id, owner.tenant, owner.principal]);
+    const miss = missOf(row, now);
+    if (miss !== undefined || row === undefined) return { ok: false, miss: miss ?? 'not_found' };
+    if (row.status !== 'input_required' || keys.length === 0) return { ok: true, resumed: false };
+    // Unknown, answered, superseded and creation-time keys match no open row and are ignored.
+    const answers = Object.values(responses).map((v) => codec.sealFor(row.sealed, JSON.stringify(v)));
+    const [counts] = await run<{ answered: number; open_before: number }>(q.answerInputs, [
+      id,
+      now,
+      keys,
+      answers,
+    ]);
+    if (counts === undefined || counts.answered === 0) return { ok: true, resumed: false };
+    const resumed = counts.open_before === counts.answered;
+    await run(q.touchAfterAnswer, [id, now, resumed]);
+    changed = true;
+    return { ok: true, resumed };
+  });
+  if (changed && result.ok)
+    feed.emitLocal([{ taskId: id, runnable: result.resumed, cancelRequested: false }]);
+  return result;
+}
+
+export async function requestCancel(
+  { db, q, feed }: StoreContext,
+  id: string,
+  owner: TaskOwner,
+  now: number,
+): Promise<CancelResult> {
+  let changed = false;
+  const result = await db.tx(async (run): Promise<CancelResult> => {
+    const [row] = await run<LockedRow>(q.lockOwned, [id, owner.tenant, owner.principal]);
+    const miss = missOf(row, now);
+    if (miss !== undefined || row === undefined) return { ok: false, miss: miss ?? 'not_found' };
+    if (row.status !== 'working' && row.status !== 'input_required') {
+      return { ok: true, cancelledNow: false, running: false };
+    }
+    changed = true;
+    // A live lease means a worker is running it: flag the run, which stops at its next heartbeat.
+    if (row.lease_owner !== null && toNumber(row.lease_until ?? 0) > now) {
+      await run(q.flagCancel, [id]);
+      return { ok: true, cancelledNow: false, running: true };
+    }
+    await run(q.cancelNow, [id, now]);
+    return { ok: true, cancelledNow: true, running: false };
+  });
+  if (changed) feed.emitLocal([{ taskId: id, runnable: false, cancelRequested: true }]);
+  return result;
+}

@@ -1,0 +1,95 @@
+// Row types of the PostgreSQL task tables and their mapping to domain types.
+import type { ClaimedTask, Json, JsonMap, TaskSnapshot, TaskStatus } from '../../tasks/task.js';
+
+/** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
+type Int8 = string | number;
+
+export interface TaskRow {
+  id: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  args: string;
+  status: TaskStatus;
+  status_message: string | null;
+  created_at: Int8;
+  updated_at: Int8;
+  ttl_ms: Int8 | null;
+  poll_interval_ms: Int8 | null;
+  expires_at: Int8 | null;
+  result: string | null;
+  error: string | null;
+  replay_after_crash: boolean;
+  client_caps: JsonMap;
+  runnable: boolean;
+  cancel_requested: boolean;
+  attempt: number;
+  lease_owner: string | null;
+  lease_until: Int8 | null;
+  sealed: boolean;
+  [column: string]: unknown;
+}
+
+/** `[key, request]` pairs of outstanding inputs, in asking order (json_agg). */
+export type OutstandingList = [string, string | null][] | null;
+
+export interface SnapshotRow extends TaskRow {
+  outstanding: OutstandingList;
+}
+
+export interface ClaimRow extends TaskRow {
+  previous_owner: string | null;
+  /** `[name, value]` pairs. */
+  steps: [string, string][];
+  /** `[key, answer]` pairs of every input ever asked or given (answer null while open). */
+  inputs: [string, string | null][];
+}
+
+export const toNumber = (v: Int8): number => (typeof v === 'number' ? v : Number(v));
+export const toNumberOrNull = (v: Int8 | null): number | null => (v === null ? null : toNumber(v));
+
+/** `open` decrypts sealed payloads (identity when the store has no cipher). */
+export function toSnapshot(row: SnapshotRow | TaskRow, open: (s: string) => string): TaskSnapshot {
+  const inputRequests: Record<string, JsonMap> = {};
+  const outstanding = (row as Partial<SnapshotRow>).outstanding ?? [];
+  if (row.status === 'input_required') {
+    for (const [key, request] of outstanding) {
+      if (request !== null) inputRequests[key] = JSON.parse(open(request)) as JsonMap;
+    }
+  }
+  return {
+    id: row.id,
+    status: row.status,
+    statusMessage: row.status_message ?? undefined,
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+    ttlMs: toNumberOrNull(row.ttl_ms),
+    pollIntervalMs: row.poll_interval_ms === null ? undefined : toNumber(row.poll_interval_ms),
+    inputRequests,
+    result: row.result === null ? undefined : (JSON.parse(open(row.result)) as JsonMap),
+    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
+  };
+}
+
+export function toClaimedTask(row: ClaimRow, open: (s: string) => string): ClaimedTask {
+  const steps: Record<string, Json> = {};
+  for (const [name, value] of row.steps) steps[name] = JSON.parse(open(value)) as Json;
+  const answers: Record<string, JsonMap> = {};
+  for (const [key, answer] of row.inputs) {
+    if (answer !== null) answers[key] = JSON.parse(open(answer)) as JsonMap;
+  }
+  return {
+    id: row.id,
+    owner: { tenant: row.tenant, principal: row.principal },
+    tool: row.tool,
+    args: JSON.parse(open(row.args)) as JsonMap,
+    token: row.attempt,
+    takenOver: row.previous_owner !== null,
+    replayAfterCrash: row.replay_after_crash,
+    cancelRequested: row.cancel_requested,
+    clientCapabilities: row.client_caps,
+    steps,
+    answers,
+    askedKeys: row.inputs.map(([key]) => key),
+  };
+}

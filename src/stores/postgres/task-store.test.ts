@@ -1,0 +1,368 @@
+// The PostgreSQL store: the shared contract on a throwaway schema, plus what only several connections can show.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { StoreUnavailableError } from '../../tasks/errors.js';
+import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
+import type { TaskChange, TaskStore } from '../../tasks/store.js';
+import type { ClaimedTask, TaskOwner } from '../../tasks/task.js';
+import { newTask, runTaskStoreContract } from '../task-store.contract.js';
+import { migrate } from './migrations.js';
+import { LISTEN_APPLICATION_NAME } from './names.js';
+import { createPostgresTaskStore, type PostgresTaskStoreOptions } from './task-store.js';
+
+const URL = process.env.DURABLE_MCP_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const T0 = 1_700_000_000_000;
+const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
+const SCHEMA = `dmcp_test_${randomBytes(5).toString('hex')}`;
+
+/** Why PostgreSQL cannot be used, or undefined when it can. */
+async function unreachable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: URL, connectionTimeoutMillis: 3_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (err) {
+    return `PostgreSQL at ${URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${String(err)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const reason = await unreachable();
+if (reason !== undefined) {
+  if (process.env.CI === 'true') {
+    describe('PostgreSQL task store', () => {
+      it('needs a reachable PostgreSQL in CI', () => {
+        throw new Error(`${reason}; set DURABLE_MCP_TEST_POSTGRES_URL`);
+      });
+    });
+  } else {
+    console.warn(`skipping the PostgreSQL store tests: ${reason}`);
+    describe.skip('PostgreSQL task store (needs PostgreSQL)', () => {
+      it('runs the contract', () => undefined);
+    });
+  }
+} else {
+  defineSuites();
+}
+
+function defineSuites(): void {
+  const admin = new pg.Pool({ connectionString: URL, max: 3 });
+  const schemas = new Set<string>([SCHEMA]);
+  const opened: TaskStore[] = [];
+  const open = (options: PostgresTaskStoreOptions = {}) => {
+    const store = createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4, ...options });
+    opened.push(store);
+    return store;
+  };
+  const freshSchema = (): string => {
+    const schema = `${SCHEMA}_${randomBytes(3).toString('hex')}`;
+    schemas.add(schema);
+    return schema;
+  };
+
+  beforeAll(async () => {
+    await migrate(admin, SCHEMA);
+  });
+  afterAll(async () => {
+    for (const store of opened.splice(0)) await store.close();
+    for (const schema of schemas)
+      await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+    await admin.end();
+  });
+
+  // Every contract test starts from empty tables in the file's schema.
+  runTaskStoreContract({
+    name: 'postgres',
+    newStore: async () => {
+      await admin.query(`TRUNCATE ${pg.escapeIdentifier(SCHEMA)}.tasks CASCADE`);
+      return createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4 });
+    },
+  });
+
+  describe('PostgreSQL task store with several instances', () => {
+    it('hands each of 200 tasks to exactly one claimer across two pools claiming at once', async () => {
+      const schema = freshSchema();
+      const a = open({ schema, poolSize: 10 });
+      const b = open({ schema, poolSize: 10 });
+      const tasks = Array.from({ length: 200 }, (_, i) => newTask({ createdAt: T0 + i }));
+      await Promise.all(tasks.map((task) => a.create(task)));
+      const claims: { store: string; task: ClaimedTask }[] = [];
+      const claimOnce = async (store: TaskStore, name: string, worker: string): Promise<boolean> => {
+        const task = await store.claim(worker, 60_000, T0 + 1_000);
+        if (task !== undefined) claims.push({ store: name, task });
+        return task !== undefined;
+      };
+      // 200 claims in flight at once, half through each pool…
+      await Promise.all(
+        tasks.map((_, i) => (i % 2 === 0 ? claimOnce(a, 'a', `wa${i}`) : claimOnce(b, 'b', `wb${i}`))),
+      );
+      // …then drain whatever a claim skipped because another held its row lock at that instant.
+      const drain = async (store: TaskStore, name: string): Promise<void> => {
+        while (await claimOnce(store, name, `drain-${name}`));
+      };
+      await Promise.all([drain(a, 'a'), drain(b, 'b'), drain(a, 'a'), drain(b, 'b')]);
+
+      expect(claims).toHaveLength(200);
+      expect(new Set(claims.map((c) => c.task.id)).size).toBe(200);
+      expect(claims.every((c) => c.task.token === 1 && !c.task.takenOver)).toBe(true);
+      expect(claims.some((c) => c.store === 'a')).toBe(true);
+      expect(claims.some((c) => c.store === 'b')).toBe(true);
+      // While the leases hold, nothing more is handed out.
+      expect(await a.claim('late', 60_000, T0 + 2_000)).toBeUndefined();
+      expect(await b.claim('late', 60_000, T0 + 2_000)).toBeUndefined();
+      expect(await b.countRunnable(T0 + 2_000)).toBe(0);
+      expect(await a.stats?.(T0 + 2_000)).toEqual({
+        byStatus: { working: 200, input_required: 0, completed: 0, failed: 0, cancelled: 0 },
+        runnable: 0,
+      });
+    });
+
+    it('migrates once when three instances start at the same time', async () => {
+      const schema = freshSchema();
+      const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: URL, max: 2 }));
+      try {
+        const applied = await Promise.all(pools.map((pool) => migrate(pool, schema)));
+        expect(applied.flat().sort()).toEqual([1]);
+        expect(await migrate(pools[0] as pg.Pool, schema)).toEqual([]);
+      } finally {
+        await Promise.all(pools.map((pool) => pool.end()));
+      }
+      // Stores migrate lazily on their first statement, also all at once.
+      const lazy = freshSchema();
+      const stores = [1, 2, 3].map(() => open({ schema: lazy }));
+      expect(await Promise.all(stores.map((store) => store.countRunnable(T0)))).toEqual([0, 0, 0]);
+      const versions = await admin.query(
+        `SELECT version FROM ${pg.escapeIdentifier(lazy)}.schema_migrations`,
+      );
+      expect(versions.rows).toEqual([{ version: 1 }]);
+    });
+
+    it('inserts creations of one tick with fewer statements than tasks, and isolates a bad one', async () => {
+      const store = open();
+      const query = vi.spyOn(store.pool, 'query');
+      const tasks = Array.from({ length: 100 }, (_, i) => newTask({ createdAt: T0 + i }));
+      const created = await Promise.all(tasks.map((task) => store.create(task)));
+      const inserts = query.mock.calls.filter(([sql]) => String(sql).includes('INSERT INTO')).length;
+      query.mockRestore();
+      expect(created.map((s) => s.id)).toEqual(tasks.map((t) => t.id));
+      expect(inserts).toBeGreaterThan(0);
+      expect(inserts).toBeLessThan(10);
+
+      const [first] = tasks;
+      const batch = [newTask(), newTask({ id: first?.id }), newTask()];
+      const results = await Promise.allSettled(batch.map((task) => store.create(task)));
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      const failure = (results[1] as PromiseRejectedResult).reason as unknown;
+      expect(failure).toBeInstanceOf(StoreUnavailableError);
+      expect(String(failure)).toMatch(/duplicate key/);
+    });
+
+    it('seals payload columns with a cipher, all or only sensitive tasks', async () => {
+      const cipher = createPayloadCipher(parseKeyring(`k1:${randomBytes(32).toString('base64')}`));
+      const schema = freshSchema();
+      const all = open({ schema, cipher });
+      const some = open({ schema, cipher, encrypt: 'sensitive' });
+      const secret = await all.create(newTask({ args: { secret: 'swordfish' } }));
+      const plain = await some.create(newTask({ args: { visible: 'yes' }, createdAt: T0 + 1 }));
+      const sensitive = await some.create(
+        newTask({ args: { hidden: 'x' }, createdAt: T0 + 2, sensitive: true }),
+      );
+      for (const store of [all, some, some]) {
+        const run = await store.claim('w', 1_000, T0 + 10);
+        if (run === undefined) throw new Error('expected a claim');
+        await store.saveStep(run.id, run.token, 'step', { got: run.tool }, T0 + 10);
+        await store.finish(run.id, run.token, { kind: 'completed', result: { echo: run.args } }, T0 + 11);
+      }
+      const rows = await admin.query<{ id: string; args: string; result: string }>(
+        `SELECT t.id, t.args, t.result, s.value FROM ${pg.escapeIdentifier(schema)}.tasks t
+         JOIN ${pg.escapeIdentifier(schema)}.task_steps s ON s.task_id = t.id`,
+      );
+      const byId = new Map(rows.rows.map((r) => [r.id, r]));
+      for (const id of [secret.id, sensitive.id]) {
+        const row = byId.get(id);
+        expect(Object.values(row ?? {}).filter((v) => String(v).startsWith('enc1.k1.'))).toHaveLength(3);
+      }
+      expect(byId.get(plain.id)?.args).toBe('{"visible":"yes"}');
+      expect(await some.get(sensitive.id, ALICE, T0 + 20)).toMatchObject({
+        result: { echo: { hidden: 'x' } },
+      });
+      expect(await all.get(secret.id, ALICE, T0 + 20)).toMatchObject({
+        result: { echo: { secret: 'swordfish' } },
+      });
+    });
+  });
+
+  describe('PostgreSQL change feed across instances', () => {
+    const listenPids = async (schema: string): Promise<number[]> => {
+      const r = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = $2`,
+        [LISTEN_APPLICATION_NAME, `LISTEN ${pg.escapeIdentifier(`${schema}_task_changes`)}`],
+      );
+      return r.rows.map((row) => row.pid);
+    };
+    const waitFor = async <T>(
+      probe: () => Promise<T | undefined> | T | undefined,
+      ms = 5_000,
+    ): Promise<T> => {
+      const until = Date.now() + ms;
+      for (;;) {
+        const value = await probe();
+        if (value !== undefined) return value;
+        if (Date.now() > until) throw new Error('timed out waiting');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const delivered = (seen: TaskChange[], taskId: string) => () =>
+      seen.some((c) => c.taskId === taskId) ? true : undefined;
+
+    it('delivers a change made through store A to a subscriber of store B within a second, once', async () => {
+      const schema = freshSchema();
+      const a = open({ schema });
+      const b = open({ schema });
+      await a.countRunnable(T0); // migrated
+      const seenA: TaskChange[] = [];
+      const seenB: TaskChange[] = [];
+      a.changes?.subscribe((c) => seenA.push(c));
+      b.changes?.subscribe((c) => seenB.push(c));
+      await waitFor(async () => ((await listenPids(schema)).length === 2 ? true : undefined));
+
+      const started = Date.now();
+      const task = await a.create(newTask());
+      await waitFor(delivered(seenB, task.id), 1_000);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(seenB).toEqual([{ taskId: task.id, runnable: true, cancelRequested: false }]);
+
+      const run = await b.claim('w', 1_000, T0);
+      await a.requestCancel(task.id, ALICE, T0 + 1);
+      await waitFor(() => (seenB.some((c) => c.cancelRequested) ? true : undefined), 1_000);
+      await b.finish(task.id, run?.token ?? 0, { kind: 'cancelled' }, T0 + 2);
+      await waitFor(() => (seenA.length === 3 ? true : undefined), 1_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A saw its own two changes once each (emitted locally, its own notices ignored) and B's one.
+      expect(seenA).toEqual([
+        { taskId: task.id, runnable: true, cancelRequested: false },
+        { taskId: task.id, runnable: false, cancelRequested: true },
+        { taskId: task.id, runnable: false, cancelRequested: false },
+      ]);
+      expect(seenB).toHaveLength(3);
+    });
+
+    it('reconnects its LISTEN connection after the backend is killed, and delivers again', async () => {
+      const schema = freshSchema();
+      const a = open({ schema });
+      const b = open({ schema });
+      await a.countRunnable(T0);
+      const seen: TaskChange[] = [];
+      b.changes?.subscribe((c) => seen.push(c));
+      const [pid] = await waitFor(async () => {
+        const pids = await listenPids(schema);
+        return pids.length === 1 ? pids : undefined;
+      });
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      const [next] = await waitFor(async () => {
+        const pids = await listenPids(schema);
+        return pids.length === 1 && pids[0] !== pid ? pids : undefined;
+      });
+      expect(next).not.toBe(pid);
+
+      const started = Date.now();
+      const task = await a.create(newTask());
+      await waitFor(delivered(seen, task.id), 1_000);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    });
+  });
+
+  describe('PostgreSQL store when the database is away', () => {
+    it('answers StoreUnavailableError for a wrong port, and does not crash', async () => {
+      const store = open({ connectionString: 'postgres://postgres@127.0.0.1:1/test' });
+      store.changes?.subscribe(() => undefined); // its LISTEN client keeps retrying in the background
+      // All in flight at once: several operations start while the first (lazy) migration is still failing.
+      const errors = await Promise.all(
+        [
+          store.create(newTask()),
+          store.get('task_x', ALICE, T0),
+          store.claim('w', 1_000, T0),
+          store.answer('task_x', ALICE, {}, T0),
+          store.countRunnable(T0),
+        ].map((call: Promise<unknown>) =>
+          call.then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+        ),
+      );
+      for (const err of errors) {
+        expect(err).toBeInstanceOf(StoreUnavailableError);
+        expect((err as Error).message).toMatch(/connection refused/);
+        expect(err).not.toBeInstanceOf(pg.DatabaseError);
+      }
+      // A later call tries again (and fails the same way) rather than replaying a stale failure forever.
+      await expect(store.renew('task_x', 1, 1_000, T0)).rejects.toThrow(/connection refused/);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await store.close();
+      await expect(store.countRunnable(T0)).rejects.toThrow(/store is closed/);
+    });
+
+    it('sets the statement timeout on its connections, and reports one as StoreUnavailableError', async () => {
+      const store = open({ statementTimeoutMs: 150 });
+      const shown = await store.pool.query<{ statement_timeout: string }>('SHOW statement_timeout');
+      expect(shown.rows[0]?.statement_timeout).toBe('150ms');
+      const isolation = await store.pool.query<{ default_transaction_isolation: string }>(
+        'SHOW default_transaction_isolation',
+      );
+      expect(isolation.rows[0]?.default_transaction_isolation).toBe('read committed');
+      // Hold the row lock of a task so that the store's write must wait past its timeout.
+      const task = await store.create(newTask());
+      const blocker = await admin.connect();
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query(`SELECT 1 FROM ${pg.escapeIdentifier(SCHEMA)}.tasks WHERE id = $1 FOR UPDATE`, [
+          task.id,
+        ]);
+        const err = await store.requestCancel(task.id, ALICE, T0).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(StoreUnavailableError);
+        expect((err as Error).message).toMatch(/statement timeout/);
+      } finally {
+        await blocker.query('ROLLBACK');
+        blocker.release();
+      }
+      expect(await store.requestCancel(task.id, ALICE, T0)).toMatchObject({ ok: true, cancelledNow: true });
+    });
+
+    it('recovers by itself when its connections are killed', async () => {
+      const store = open();
+      const pids = await Promise.all(
+        [1, 2, 3].map(async () => {
+          const client = await store.pool.connect();
+          try {
+            return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      expect(await store.countRunnable(T0)).toBeGreaterThanOrEqual(0);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid', [pids]);
+      const outcomes: unknown[] = [];
+      const count = await (async () => {
+        for (let i = 0; i < 5; i++) {
+          try {
+            return await store.countRunnable(T0);
+          } catch (err) {
+            outcomes.push(err);
+          }
+        }
+        throw new Error('never recovered');
+      })();
+      expect(count).toBeGreaterThanOrEqual(0);
+      expect(outcomes.every((e) => e instanceof StoreUnavailableError)).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,195 @@
+// TaskStore on PostgreSQL: SKIP LOCKED claims, writes fenced by the attempt number, group-committed creation,
+// and a change feed carried across replicas by LISTEN/NOTIFY.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { StoreUnavailableError } from '../../tasks/errors.js';
+import type { PayloadCipher } from '../../tasks/payload-cipher.js';
+import type { RenewResult, TaskStats, TaskStore } from '../../tasks/store.js';
+import type { ClaimedTask, NewTask, TaskStatus } from '../../tasks/task.js';
+import { createChangeFeed } from './change-feed.js';
+import { createPayloadCodec } from './codec.js';
+import { missOf, writeAndNotify, type StoreContext } from './context.js';
+import { createBatcher } from './create-batch.js';
+import { createDb } from './db.js';
+import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
+import { finishRun } from './finish.js';
+import { migrate } from './migrations.js';
+import { POOL_APPLICATION_NAME, schemaNames } from './names.js';
+import { answerInputs, requestCancel } from './owner-writes.js';
+import { buildQueries } from './queries.js';
+import { toClaimedTask, toSnapshot, type ClaimRow, type SnapshotRow, type TaskRow } from './rows.js';
+
+export interface PostgresTaskStoreOptions {
+  /** `postgres://user:password@host:port/database`; without it (and without `pool`) the PG* environment is used. */
+  connectionString?: string;
+  /** An existing pool (shared with other users); not ended by close(). Its own settings apply. */
+  pool?: pg.Pool;
+  /** Schema holding the store's tables (default `durable_mcp`); created and migrated on first use. */
+  schema?: string;
+  /** Connections in the store's own pool (default 10). */
+  poolSize?: number;
+  /** Server-side statement_timeout of the store's own connections (default 30 s; 0 keeps the server's setting). */
+  statementTimeoutMs?: number;
+  /** Encrypts arguments, input requests and answers, steps, results and errors at rest. */
+  cipher?: PayloadCipher;
+  /** With a cipher: seal every task (default) or only tasks of tools marked sensitive. */
+  encrypt?: 'all' | 'sensitive';
+  /** Hear changes made by other processes through LISTEN/NOTIFY (default true). */
+  listen?: boolean;
+  /** How often the LISTEN connection is probed, to notice a silently dead one (default 30 s). */
+  pollMs?: number;
+  /** Apply pending migrations before the first statement (default true; false when `durable-mcp migrate` runs). */
+  migrate?: boolean;
+}
+
+const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
+
+function openPool(options: PostgresTaskStoreOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    // Claims and fenced writes are single statements that rely on READ COMMITTED re-checks, whatever the server's
+    // default isolation is.
+    options: '-c default_transaction_isolation=read\\ committed',
+    application_name: POOL_APPLICATION_NAME,
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
+  // An idle connection that dies (server restart) is discarded by the pool; the next checkout reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function createPostgresTaskStore(
+  options: PostgresTaskStoreOptions = {},
+): TaskStore & { readonly pool: pg.Pool } {
+  const names = schemaNames(options.schema);
+  const ownsPool = options.pool === undefined;
+  const pool = options.pool ?? openPool(options);
+  const db = createDb({
+    pool,
+    ownsPool,
+    prepare: options.migrate === false ? undefined : () => migrate(pool, names.schema).then(() => undefined),
+  });
+  // This instance's id travels in its notifications, so it can ignore them when they come back.
+  const origin = randomBytes(8).toString('hex');
+  const q = buildQueries(names, origin);
+  const feed = createChangeFeed({
+    origin,
+    channel: names.channel,
+    listen: options.listen !== false,
+    probeMs: options.pollMs ?? 30_000,
+    // The LISTEN client connects like the pool's clients (pg keeps the password off the enumerable options).
+    config: () => ({ ...pool.options, password: pool.options.password }),
+  });
+  const codec = createPayloadCodec(options.cipher, options.encrypt ?? 'all', async (id) => {
+    const [row] = await db.query<{ sealed: boolean }>(q.isSealed, [id]);
+    return row?.sealed;
+  });
+  const ctx: StoreContext = { db, q, codec, feed };
+  const batcher = createBatcher<EncodedTask>(
+    (task: NewTask) => encodeTask(task, codec),
+    async (tasks) => {
+      const rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
+      feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: true, cancelRequested: false })));
+      return rows.map((row) => {
+        codec.remember(row.id, row.sealed);
+        return toSnapshot(row, codec.open);
+      });
+    },
+  );
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  return {
+    pool,
+    changes: feed.changes,
+
+    create(task) {
+      if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
+      return batcher.add(task);
+    },
+
+    async get(id, owner, now) {
+      const [row] = await db.query<SnapshotRow>(q.getOwned, [id, owner.tenant, owner.principal]);
+      const miss = missOf(row, now);
+      return miss !== undefined || row === undefined ? (miss ?? 'not_found') : toSnapshot(row, codec.open);
+    },
+
+    async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
+      const [row] = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now]);
+      if (row === undefined) return undefined;
+      codec.remember(row.id, row.sealed);
+      return toClaimedTask(row, codec.open);
+    },
+
+    async renew(id, token, leaseMs, now): Promise<RenewResult> {
+      const [row] = await db.query<{ cancel_requested: boolean }>(q.renew, [id, token, now + leaseMs]);
+      return row === undefined
+        ? { held: false, cancelRequested: false }
+        : { held: true, cancelRequested: row.cancel_requested };
+    },
+
+    async saveStep(id, token, name, value, _now) {
+      const seal = await codec.sealerOf(id);
+      return (await db.query(q.saveStep, [id, token, name, seal(JSON.stringify(value))])).length === 1;
+    },
+
+    setStatusMessage(id, token, message, now) {
+      const change = { taskId: id, runnable: false, cancelRequested: false };
+      return writeAndNotify(ctx, q.setStatusMessage, [id, token, message, now], change);
+    },
+
+    finish: (id, token, outcome, now) => finishRun(ctx, id, token, outcome, now),
+    answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
+    requestCancel: (id, owner, now) => requestCancel(ctx, id, owner, now),
+
+    async expire(now) {
+      const rows = await db.query<{ id: string }>(q.expire, [EXPIRED_ERROR, now]);
+      feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: false, cancelRequested: true })));
+      return rows.length;
+    },
+
+    async purge(now, graceMs) {
+      const [row] = await db.query<{ n: number }>(q.purge, [now - graceMs]);
+      return row?.n ?? 0;
+    },
+
+    async countActive(owner) {
+      const [row] = await db.query<{ n: number }>(q.countActive, [owner.tenant, owner.principal]);
+      return row?.n ?? 0;
+    },
+
+    async stats(now): Promise<TaskStats> {
+      const [row] = await db.query<Record<TaskStatus | 'runnable', number>>(q.stats, [now]);
+      const n = (key: TaskStatus | 'runnable'): number => row?.[key] ?? 0;
+      return {
+        byStatus: {
+          working: n('working'),
+          input_required: n('input_required'),
+          completed: n('completed'),
+          failed: n('failed'),
+          cancelled: n('cancelled'),
+        },
+        runnable: n('runnable'),
+      };
+    },
+
+    async countRunnable(now) {
+      const [row] = await db.query<{ n: number }>(q.countRunnable, [now]);
+      return row?.n ?? 0;
+    },
+
+    close() {
+      closed = true;
+      // Creations already queued are committed (or fail) before the pool ends; a second call awaits the first.
+      closing ??= (async () => {
+        await batcher.drain();
+        await feed.close();
+        await db.close();
+      })();
+      return closing;
+    },
+  };
+}
