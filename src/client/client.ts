@@ -10,6 +10,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   TASKS_EXTENSION,
 } from '../wire/meta-keys.js';
+import { VERSION } from '../version.js';
 import { InputRequiredError, InvalidResponseError, McpRpcError } from './errors.js';
 import { createHttpTransport } from './http-transport.js';
 import type { Journal } from './journal.js';
@@ -77,6 +78,7 @@ export function createClient(options: CreateClientOptions): McpClient {
     });
   const server = options.url ?? transport.description;
   let version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+  const clientInfo = options.clientInfo ?? { name: 'durable-mcp-client', version: VERSION };
   let nextId = 1;
   const newId = (): RequestId => nextId++;
 
@@ -100,7 +102,7 @@ export function createClient(options: CreateClientOptions): McpClient {
         [META_PROTOCOL_VERSION]: version,
         [META_CLIENT_CAPABILITIES]: opts.capabilities ?? capabilities,
       };
-      if (options.clientInfo !== undefined) meta[META_CLIENT_INFO] = options.clientInfo;
+      meta[META_CLIENT_INFO] = clientInfo;
       const reply = await transport.send(
         { id: newId(), method, params: { ...params, _meta: meta } },
         { signal: opts.signal, onNotification: opts.onNotification },
@@ -113,7 +115,7 @@ export function createClient(options: CreateClientOptions): McpClient {
         if (err.code === -32022 && attempt === 0) {
           const offered =
             isJsonObject(err.data) && Array.isArray(err.data.supported) ? err.data.supported : [];
-          const common = SUPPORTED_PROTOCOL_VERSIONS.find((v) => offered.includes(v) && v !== version);
+          const common = SUPPORTED_PROTOCOL_VERSIONS.find((v) => offered.includes(v));
           if (common !== undefined) {
             version = common;
             continue;
