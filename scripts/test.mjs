@@ -22,7 +22,10 @@ const steps = [
   ],
 ];
 const skipConformance = process.env.DURABLE_MCP_SKIP_CONFORMANCE === '1' && process.env.CI !== 'true';
-if (!skipConformance) steps.push(['conformance', ['node', ['scripts/conformance.mjs']]]);
+if (!skipConformance) {
+  steps.push(['conformance', ['node', ['scripts/conformance.mjs']]]);
+  steps.push(['conformance-client', ['node', ['scripts/conformance-client.mjs']]]);
+}
 
 mkdirSync('test-results', { recursive: true });
 rmSync('test-results/vitest.json', { force: true });
@@ -32,7 +35,7 @@ for (const [name, [cmd, args]] of steps) {
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
   if (r.status !== 0) {
     failedSteps.push(name);
-    if (name !== 'vitest' && name !== 'conformance') break;
+    if (!['vitest', 'conformance', 'conformance-client'].includes(name)) break;
   }
 }
 
@@ -46,8 +49,11 @@ if (existsSync('test-results/vitest.json')) {
   skipped = report.numPendingTests + report.numTodoTests;
 }
 if (skipConformance) console.log('\nconformance skipped (DURABLE_MCP_SKIP_CONFORMANCE=1)');
-else if (!failedSteps.includes('conformance') && failedSteps.length === 0) passed += 1;
-else if (failedSteps.includes('conformance')) failed += 1;
+else
+  for (const suite of ['conformance', 'conformance-client']) {
+    if (failedSteps.includes(suite)) failed += 1;
+    else if (failedSteps.length === 0) passed += 1;
+  }
 if (failedSteps.length > 0) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failedSteps.length === 0 && failed === 0 ? 0 : 1);

@@ -2,3 +2,4 @@
 export { createPostgresTaskStore, type PostgresTaskStoreOptions } from './stores/postgres/task-store.js';
 export { migrate, postgresMigrations, type PostgresMigration } from './stores/postgres/migrations.js';
 export { DEFAULT_SCHEMA } from './stores/postgres/names.js';
+export { getOrCreateMeta as getOrCreatePostgresMeta } from './stores/postgres/meta.js';

@@ -1,5 +1,5 @@
 // Wires a server, the tasks extension and a worker around one TaskStore: the usual way to embed durable-mcp.
-import { createMcpServer, type McpServer, type ServerInfo } from './protocol/server.js';
+import { createMcpServer, type McpServer, type ServerInfo, type ServerOptions } from './protocol/server.js';
 import type { ToolSet } from './protocol/define.js';
 import { createTasksExtension, type TasksExtensionOptions } from './protocol/tasks/extension.js';
 import { createTaskRunner } from './protocol/tasks/runner.js';
@@ -18,6 +18,11 @@ export interface DurableMcpOptions {
   /** Worker settings, or false for a process that serves requests but runs no tasks. */
   worker?: Omit<WorkerOptions, 'store' | 'runner' | 'now'> | false;
   now?: () => number;
+  /** Extra server settings (dispatch wrapper for tracing, subscription counting, paging, cache hints). */
+  server?: Pick<
+    ServerOptions,
+    'wrapDispatch' | 'onSubscription' | 'pageSize' | 'listTtlMs' | 'discoverTtlMs'
+  >;
 }
 
 export interface DurableMcp {
@@ -36,6 +41,7 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
     instructions: options.instructions,
     stateSecret: options.stateSecret,
     now: options.now,
+    ...options.server,
     extensions: [createTasksExtension({ store, now: options.now, ...options.tasks })],
   });
   const worker =

@@ -4,6 +4,7 @@ import { call, callUsage } from './commands/call.js';
 import { demo, demoUsage } from './commands/demo.js';
 import { discover, discoverUsage, tools, toolsUsage } from './commands/inspect.js';
 import { serve, serveUsage } from './commands/serve.js';
+import { migrate, migrateUsage } from './commands/migrate.js';
 import { task, taskUsage } from './commands/task.js';
 import { VERSION } from '../version.js';
 
@@ -11,6 +12,7 @@ const usage = `durable-mcp ${VERSION}
 
 Server side:
   serve      run the MCP server                     (durable-mcp serve --help)
+  migrate    apply store migrations (SQLite file or PostgreSQL) and exit
   demo       run the durable generate_report flow against a real server and restart it
 Client side:
   call       call a tool; follow its task, answering input in the terminal
@@ -31,6 +33,7 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   serve: { usage: serveUsage, run: serve },
   demo: { usage: demoUsage, run: demo },
+  migrate: { usage: migrateUsage, run: migrate },
   call: { usage: callUsage, run: call },
   task: { usage: taskUsage, run: task },
   tools: { usage: toolsUsage, run: tools },

@@ -54,6 +54,10 @@ export interface ServerOptions {
   discoverTtlMs?: number;
   extensions?: ServerExtension[];
   now?: () => number;
+  /** Wraps every dispatch (after routing checks), e.g. in a tracing span. */
+  wrapDispatch?: (method: string, run: () => Promise<DispatchOutcome>) => Promise<DispatchOutcome>;
+  /** Told when a subscriptions/listen stream opens (+1) and closes (-1). */
+  onSubscription?: (delta: 1 | -1) => void;
 }
 
 export interface DispatchInput {
@@ -163,8 +167,14 @@ export function createMcpServer(options: ServerOptions): McpServer {
       cachedList('templates', params, () => listTemplates(registry, params, pageSize, hints)),
     'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints),
     'completion/complete': (params) => complete(registry, params),
-    'subscriptions/listen': (params, scope) =>
-      listen(registry, subscriptionExts, shutdown.signal, params, scope),
+    'subscriptions/listen': async (params, scope) => {
+      options.onSubscription?.(1);
+      try {
+        return await listen(registry, subscriptionExts, shutdown.signal, params, scope);
+      } finally {
+        options.onSubscription?.(-1);
+      }
+    },
   };
   for (const ext of extensions) Object.assign(methods, ext.methods ?? {});
 
@@ -176,7 +186,12 @@ export function createMcpServer(options: ServerOptions): McpServer {
     return true;
   };
 
+  const wrap = options.wrapDispatch;
   async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
+    return wrap === undefined ? dispatchNow(input) : wrap(input.request.method, () => dispatchNow(input));
+  }
+
+  async function dispatchNow(input: DispatchInput): Promise<DispatchOutcome> {
     const { request } = input;
     // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
     // method existence; capability gating and params errors come from the handlers.

@@ -8,6 +8,7 @@ import type {
   RunOutcome,
   TaskOwner,
   TaskSnapshot,
+  TaskStatus,
 } from './task.js';
 
 export interface RenewResult {
@@ -26,6 +27,11 @@ export interface TaskChange {
   /** True when the task became runnable (created, input answered, released, lease expired). */
   runnable: boolean;
   cancelRequested: boolean;
+}
+
+export interface TaskStats {
+  byStatus: Record<TaskStatus, number>;
+  runnable: number;
 }
 
 export interface ChangeFeed {
@@ -61,6 +67,8 @@ export interface TaskStore {
   countActive(owner: TaskOwner): Promise<number>;
   /** Runnable tasks waiting for a worker (for metrics and tests). */
   countRunnable(now: number): Promise<number>;
+  /** Task counts by status and the runnable backlog (optional; for metrics). */
+  stats?(now: number): Promise<TaskStats>;
   readonly changes?: ChangeFeed;
   close(): Promise<void>;
 }

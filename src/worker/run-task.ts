@@ -2,6 +2,7 @@
 import { LeaseLostError, type ExecutionContext, type TaskRunner } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
+import type { TaskObserver } from '../tasks/observer.js';
 
 export type AbortReason = 'cancel' | 'lease-lost' | 'shutdown';
 
@@ -11,6 +12,7 @@ export interface RunDeps {
   leaseMs: number;
   now: () => number;
   onError?: (err: unknown, taskId: string) => void;
+  observer?: TaskObserver;
 }
 
 export interface RunningTask {
@@ -66,6 +68,9 @@ async function run(
     deps.onError?.(err, task.id);
     return;
   }
+  const info = { id: task.id, tool: task.tool, takenOver: task.takenOver };
+  const started = Date.now();
+  deps.observer?.runStarted?.(info);
   const heartbeat = setInterval(
     () => {
       store.renew(task.id, task.token, deps.leaseMs, now()).then(
@@ -110,10 +115,14 @@ async function run(
       };
     }
     const why = reason();
-    if (why === 'lease-lost') return;
+    if (why === 'lease-lost') {
+      deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, false);
+      return;
+    }
     if (why === 'cancel' && outcome.kind !== 'completed') outcome = { kind: 'cancelled' };
     if (why === 'shutdown' && outcome.kind !== 'completed') outcome = { kind: 'released' };
-    await store.finish(task.id, task.token, outcome, now());
+    const written = await store.finish(task.id, task.token, outcome, now());
+    deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, written);
   } catch (err) {
     deps.onError?.(err, task.id);
   } finally {

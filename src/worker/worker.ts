@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { TaskRunner } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import { startRun, type RunningTask } from './run-task.js';
+import type { TaskObserver } from '../tasks/observer.js';
 
 export interface WorkerOptions {
   store: TaskStore;
@@ -18,6 +19,7 @@ export interface WorkerOptions {
   now?: () => number;
   workerId?: string;
   onError?: (err: unknown, taskId?: string) => void;
+  observer?: TaskObserver;
 }
 
 export interface Worker {
@@ -61,7 +63,14 @@ export function createWorker(options: WorkerOptions): Worker {
             break;
           }
           const run = startRun(
-            { store, runner: options.runner, leaseMs, now, onError: options.onError },
+            {
+              store,
+              runner: options.runner,
+              leaseMs,
+              now,
+              onError: options.onError,
+              observer: options.observer,
+            },
             task,
           );
           running.set(task.id, run);

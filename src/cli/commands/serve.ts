@@ -1,10 +1,11 @@
 // `durable-mcp serve`: the HTTP (or stdio) server on the configured store and tool sets.
-import { randomBytes } from 'node:crypto';
 import { createAnonymousAuthenticator } from '../../auth/authenticator.js';
-import { getOrCreateMeta } from '../../stores/sqlite/database.js';
-import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
+import { openStore } from '../store-config.js';
 import { createHttpHandler, type HttpHandlerOptions } from '../../transport/http/handler.js';
-import { createJsonAuditLog } from '../../protocol/audit.js';
+import type { AuditEvent } from '../../protocol/audit.js';
+import { createLogger } from '../../observability/logger.js';
+import { createMetrics } from '../../observability/metrics.js';
+import { combineObservers, createTracingObserver, traced } from '../../observability/tracing.js';
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import { buildAuth } from '../auth-config.js';
 import { listenHttp } from '../../transport/http/node-server.js';
@@ -17,7 +18,10 @@ import { loadToolSets } from '../tool-sets.js';
 export const serveUsage = `durable-mcp serve [flags]
   --host HOST            bind address (default 127.0.0.1)
   --port PORT            port (default 3000; 0 picks a free one)
-  --store PATH           SQLite file (default ./data/tasks.db)
+  --store PATH|URL       SQLite file (default ./data/tasks.db) or postgres://user@host:port/db for several replicas
+  --pg-schema NAME       PostgreSQL schema (default durable_mcp)
+  --pg-pool-size N       PostgreSQL connections per process (default 10)
+  --pg-statement-timeout-ms N  PostgreSQL statement timeout (default 30000)
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
@@ -35,6 +39,10 @@ Protection of stored data and limits:
   --tasks-get-rate N     tasks/get per second per principal, burst 2N (default 100; 0 disables)
   --max-active-tasks N   unfinished tasks per principal (default 1000; 0 disables)
   --no-audit             no audit lines (default: one JSON line per task access on stderr)
+Observability:
+  --log-level LEVEL      trace|debug|info|warn|error (default info); JSON lines on stderr (pino)
+  --no-metrics           do not serve Prometheus metrics at GET /metrics
+  --otel                 emit OpenTelemetry spans (register an SDK, e.g. node --import your-otel-setup.js)
 Environment: DURABLE_MCP_STATE_SECRET seals MRTR requestState (default: a secret kept in the store).`;
 
 export async function serve(argv: string[]): Promise<void> {
@@ -60,15 +68,18 @@ export async function serve(argv: string[]): Promise<void> {
     'tasks-get-rate': { type: 'string' },
     'max-active-tasks': { type: 'string' },
     'no-audit': { type: 'boolean' },
+    'log-level': { type: 'string' },
+    'pg-schema': { type: 'string' },
+    'pg-pool-size': { type: 'string' },
+    'pg-statement-timeout-ms': { type: 'string' },
+    'no-metrics': { type: 'boolean' },
+    otel: { type: 'boolean' },
   });
   const str = (name: string): string | undefined => values[name] as string | undefined;
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const port = intFlag(values.port, 'port', 3000);
   if (port > 65535) throw new UsageError('--port must be at most 65535');
   const storePath = (values.store as string | undefined) ?? './data/tasks.db';
-  if (storePath.startsWith('postgres://') || storePath.startsWith('postgresql://')) {
-    throw new UsageError('--store postgres://… is not available in this build; use a SQLite file path');
-  }
   const toolSets = await loadToolSets((values.tools as string | undefined) ?? 'demo');
   const concurrency = intFlag(values.concurrency, 'concurrency', 8);
   const leaseMs = intFlag(values['lease-ms'], 'lease-ms', 30_000);
@@ -82,16 +93,43 @@ export async function serve(argv: string[]): Promise<void> {
   } catch (err) {
     throw new UsageError(`--encryption-key: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const store = createSqliteTaskStore({ path: storePath, cipher, encrypt });
-  const stateSecret =
-    process.env.DURABLE_MCP_STATE_SECRET ??
-    getOrCreateMeta(store.db, 'request_state_secret', () => randomBytes(32).toString('base64'));
-  const audit = values['no-audit'] === true ? undefined : createJsonAuditLog();
+  let opened;
+  try {
+    opened = await openStore({
+      store: storePath,
+      pgSchema: str('pg-schema'),
+      pgPoolSize:
+        values['pg-pool-size'] === undefined
+          ? undefined
+          : intFlag(values['pg-pool-size'], 'pg-pool-size', 10),
+      pgStatementTimeoutMs:
+        values['pg-statement-timeout-ms'] === undefined
+          ? undefined
+          : intFlag(values['pg-statement-timeout-ms'], 'pg-statement-timeout-ms', 30_000),
+      cipher,
+      encrypt,
+    });
+  } catch (err) {
+    throw new Error(`--store: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const { store, stateSecret } = opened;
+  const logger = createLogger(str('log-level') ?? 'info');
+  const metrics = values['no-metrics'] === true ? undefined : createMetrics(store);
+  const auditLines =
+    values['no-audit'] === true ? undefined : (event: AuditEvent) => logger.info({ type: 'audit', ...event });
+  const audit = (event: AuditEvent): void => {
+    auditLines?.(event);
+    metrics?.audit(event);
+  };
   const rate = intFlag(values['tasks-get-rate'], 'tasks-get-rate', 100);
   const runtime = createDurableMcp({
     toolSets,
     store,
     stateSecret,
+    server: {
+      onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
+      wrapDispatch: values.otel === true ? (method, run) => traced(method, run) : undefined,
+    },
     tasks: {
       audit,
       tasksGetRate: rate === 0 ? false : { perSecond: rate, burst: rate * 2 },
@@ -103,7 +141,11 @@ export async function serve(argv: string[]): Promise<void> {
         : {
             concurrency,
             leaseMs: Math.max(300, leaseMs),
-            onError: (err, taskId) => console.error(`worker error${taskId ? ` on ${taskId}` : ''}:`, err),
+            onError: (err, taskId) => logger.error({ err, taskId }, 'worker error'),
+            observer: combineObservers(
+              metrics?.taskObserver,
+              values.otel === true ? createTracingObserver() : undefined,
+            ),
           },
   });
   const { server } = runtime;
@@ -127,6 +169,12 @@ export async function serve(argv: string[]): Promise<void> {
     origin: { allowedHosts },
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
     audit,
+    extraRoutes: metrics === undefined ? undefined : (req, res) => metrics.route(req, res),
+    onResponse: (method, status, ms) => {
+      metrics?.httpResponse(method, status, ms);
+      if (logger.isLevelEnabled('debug'))
+        logger.debug({ method, status, ms: Math.round(ms * 10) / 10 }, 'request');
+    },
   };
   const running = await listenHttp(createHttpHandler(handlerOptions), host, port);
   const resourceUrl = str('resource-url') ?? `http://${boundHost}:${running.port}/mcp`;
@@ -154,28 +202,25 @@ export async function serve(argv: string[]): Promise<void> {
   if (reload !== undefined) {
     process.on('SIGHUP', () => {
       const problem = reload();
-      console.error(
-        problem === undefined
-          ? 'SIGHUP: credentials reloaded'
-          : `SIGHUP: kept previous credentials (${problem})`,
-      );
+      if (problem === undefined) logger.info('SIGHUP: credentials reloaded');
+      else logger.warn({ problem }, 'SIGHUP: kept the previous credentials');
     });
   }
-  console.error(`auth: ${auth.describe}`);
-  if (cipher !== undefined)
-    console.error(`encryption at rest: ${encrypt} tasks, current key ${cipher.currentKeyId}`);
+  if (auth.authenticator.mode === 'anonymous') logger.warn(`auth: ${auth.describe}`);
+  else logger.info(`auth: ${auth.describe}`);
+  if (cipher !== undefined) logger.info({ encrypt, keyId: cipher.currentKeyId }, 'encryption at rest');
   console.log(`listening on http://${boundHost}:${running.port}/mcp`);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    console.error(`${signal}: shutting down`);
+    logger.info(`${signal}: shutting down`);
     const closing = running.close();
     await server.close();
     await closing;
     await shutdown();
-    process.exit(0);
+    logger.flush(() => process.exit(0));
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));

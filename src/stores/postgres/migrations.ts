@@ -63,6 +63,11 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'server-meta',
+    sql: (s) => `CREATE TABLE ${s}.server_meta (key text PRIMARY KEY, value text NOT NULL);`,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

@@ -91,6 +91,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   );
   const maxEventSeq = db.prepare(`SELECT coalesce(max(seq), 0) FROM task_events`).pluck();
   const pruneEvents = db.prepare(`DELETE FROM task_events WHERE at < ?`);
+  const byStatus = db.prepare(`SELECT status, count(*) AS n FROM tasks GROUP BY status`);
   const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
   const countActive = db
     .prepare(
@@ -205,6 +206,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
       eventsAfter.all(seq, origin) as { seq: number; task_id: string; runnable: number; cancel: number }[],
     maxEventSeq: () => maxEventSeq.get() as number,
     pruneEvents: (before: number) => pruneEvents.run(before),
+    byStatus: () => byStatus.all() as { status: string; n: number }[],
     isSealed: (id: string) => isSealed.get(id) === 1,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,

@@ -289,6 +289,12 @@ export function createSqliteTaskStore(
       return q.countActive(owner);
     },
 
+    async stats(now) {
+      const byStatus = { working: 0, input_required: 0, completed: 0, failed: 0, cancelled: 0 };
+      for (const r of q.byStatus()) byStatus[r.status as keyof typeof byStatus] = r.n;
+      return { byStatus, runnable: q.countRunnable(now) };
+    },
+
     async countRunnable(now) {
       return q.countRunnable(now);
     },

@@ -1,5 +1,6 @@
 // Streamable HTTP (2026-07-28) for node:http: one JSON-RPC message per POST, JSON or SSE responses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { McpServer } from '../../protocol/server.js';
 import type { AuditLog } from '../../protocol/audit.js';
@@ -27,6 +28,8 @@ export interface HttpHandlerOptions {
   audit?: AuditLog;
   /** OAuth Protected Resource Metadata (RFC 9728), served under /.well-known/oauth-protected-resource. */
   protectedResourceMetadata?: Record<string, unknown>;
+  /** Called when a response has been sent: JSON-RPC method (or the path), HTTP status, duration. */
+  onResponse?: (method: string, status: number, durationMs: number) => void;
   /** Extra routes (e.g. /metrics); return true when handled. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
@@ -67,6 +70,17 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       : JSON.stringify(options.protectedResourceMetadata);
 
   return (req, res) => {
+    if (options.onResponse !== undefined) {
+      const started = performance.now();
+      const report = options.onResponse;
+      res.once('close', () =>
+        report(
+          String((res as { mcpMethod?: string }).mcpMethod ?? req.url),
+          res.statusCode,
+          performance.now() - started,
+        ),
+      );
+    }
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
@@ -174,6 +188,7 @@ async function handleBody(
     return;
   }
   const message = parsed.value;
+  (res as { mcpMethod?: string }).mcpMethod = message.method;
   const authOutcome = await options.authenticator.authenticate(header);
   if (!authOutcome.ok) {
     options.audit?.({ event: 'auth.denied', method: message.method, outcome: authOutcome.message });

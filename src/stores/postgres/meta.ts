@@ -1,0 +1,25 @@
+// Server-wide values shared by every replica (e.g. the MRTR requestState secret), created once.
+import type pg from 'pg';
+import { migrate } from './migrations.js';
+import { schemaNames } from './names.js';
+
+export async function getOrCreateMeta(
+  pool: pg.Pool,
+  schema: string | undefined,
+  key: string,
+  create: () => string,
+): Promise<string> {
+  await migrate(pool, schema);
+  const { quoted } = schemaNames(schema);
+  await pool.query(
+    `INSERT INTO ${quoted}.server_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
+    [key, create()],
+  );
+  const { rows } = await pool.query<{ value: string }>(
+    `SELECT value FROM ${quoted}.server_meta WHERE key = $1`,
+    [key],
+  );
+  const value = rows[0]?.value;
+  if (value === undefined) throw new Error(`server_meta ${key} vanished`);
+  return value;
+}
