@@ -17,12 +17,15 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
       poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
-      @expiresAt, @replay, @caps, 1, @sealed)
-    RETURNING *`);
+      @expiresAt, @replay, @caps, 1, @sealed)`);
   const insertAnswer = db.prepare(
     `INSERT INTO task_inputs (task_id, key, request, answer, asked_at, answered_at) VALUES (?, ?, NULL, ?, ?, ?)`,
   );
-  const getOwned = db.prepare(`SELECT * FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`);
+  // Only what snapshots and owner writes need (arguments and capabilities stay on disk).
+  const getOwned = db.prepare(
+    `SELECT id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at, result, error,
+       lease_owner, lease_until FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`,
+  );
   const outstanding = db.prepare(
     `SELECT key, request, answer FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
   );
@@ -104,8 +107,8 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   );
 
   return {
-    insertTask(task: NewTask, sealed: boolean): TaskRow {
-      const row = insert.get({
+    insertTask(task: NewTask, sealed: boolean): void {
+      insert.run({
         sealed: sealed ? 1 : 0,
         id: task.id,
         tenant: task.owner.tenant,
@@ -119,7 +122,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
         expiresAt: task.ttlMs === null ? null : task.createdAt + task.ttlMs,
         replay: task.replayAfterCrash ? 1 : 0,
         caps: JSON.stringify(task.clientCapabilities),
-      }) as TaskRow;
+      });
       for (const [key, value] of Object.entries(task.answers)) {
         insertAnswer.run(
           task.id,
@@ -129,7 +132,6 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
           task.createdAt,
         );
       }
-      return row;
     },
     getOwned: (id: string, owner: TaskOwner) =>
       getOwned.get(id, owner.tenant, owner.principal) as TaskRow | undefined,

@@ -1,5 +1,5 @@
 // Row types of the SQLite task tables and their mapping to domain types.
-import type { TaskSnapshot, TaskStatus } from '../../tasks/task.js';
+import type { NewTask, TaskSnapshot, TaskStatus } from '../../tasks/task.js';
 
 export interface TaskRow {
   id: string;
@@ -56,5 +56,21 @@ export function toSnapshot(
     inputRequests,
     result: row.result === null ? undefined : (JSON.parse(open(row.result)) as Record<string, unknown>),
     error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
+  };
+}
+
+/** The snapshot of a task just inserted, built without reading it back. */
+export function newSnapshot(task: NewTask): TaskSnapshot {
+  return {
+    id: task.id,
+    status: 'working',
+    statusMessage: task.statusMessage,
+    createdAt: task.createdAt,
+    updatedAt: task.createdAt,
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    inputRequests: {},
+    result: undefined,
+    error: undefined,
   };
 }

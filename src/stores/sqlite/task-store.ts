@@ -21,7 +21,7 @@ import type {
 } from '../../tasks/task.js';
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { prepareQueries, type PayloadCodec, type Queries } from './queries.js';
-import { toSnapshot, type TaskRow } from './rows.js';
+import { newSnapshot, toSnapshot, type TaskRow } from './rows.js';
 
 export interface SqliteTaskStoreOptions extends OpenSqliteOptions {
   /** An already opened database (shared with other users of the file); not closed by the store. */
@@ -75,24 +75,28 @@ export function createSqliteTaskStore(
   // Changes are logged in task_events inside the writing transaction (other processes on the file read them),
   // and emitted in this process once the transaction has committed.
   const origin = randomBytes(8).toString('hex');
-  let txChanges: TaskChange[] | undefined;
-  const changed = (change: TaskChange): void => {
+  type Recorded = { change: TaskChange; mode: 'both' | 'local' | 'log' };
+  let txChanges: Recorded[] | undefined;
+  /** Records a change: logged for other processes and/or emitted here after commit. */
+  const changed = (change: TaskChange, mode: Recorded['mode'] = 'both'): void => {
     if (txChanges === undefined) throw new Error('changes are recorded inside a transaction');
-    txChanges.push(change);
+    txChanges.push({ change, mode });
   };
   const tx = <T>(fn: () => T): T => {
-    const recorded: TaskChange[] = [];
+    const recorded: Recorded[] = [];
     const value = immediate(db, () => {
       txChanges = recorded;
       try {
         const v = fn();
-        for (const c of recorded) q.logEvent(c.taskId, c.runnable, c.cancelRequested, origin, Date.now());
+        for (const { change: c, mode } of recorded) {
+          if (mode !== 'local') q.logEvent(c.taskId, c.runnable, c.cancelRequested, origin, Date.now());
+        }
         return v;
       } finally {
         txChanges = undefined;
       }
     });
-    for (const c of recorded) events.emit('change', c);
+    for (const { change: c, mode } of recorded) if (mode !== 'log') events.emit('change', c);
     return value;
   };
   let pending: { task: NewTask; resolve: (s: TaskSnapshot) => void; reject: (e: unknown) => void }[] = [];
@@ -103,26 +107,75 @@ export function createSqliteTaskStore(
     const batch = pending;
     pending = [];
     try {
-      const rows = tx(() =>
-        batch.map(({ task }) => {
-          changed({ taskId: task.id, runnable: true, cancelRequested: false });
-          return q.insertTask(task, sealedFor(task));
-        }),
-      );
-      batch.forEach(({ resolve }, i) => resolve(toSnapshot(rows[i] as TaskRow, [])));
+      tx(() => {
+        for (const { task } of batch) {
+          q.insertTask(task, sealedFor(task));
+          changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
+        }
+        // Other processes only need to know that work arrived: one logged event per batch wakes their workers.
+        changed({ taskId: '*', runnable: true, cancelRequested: false }, 'log');
+      });
+      for (const { task, resolve } of batch) resolve(newSnapshot(task));
     } catch {
       // One bad row must not sink its neighbours: retry each creation in its own transaction.
       for (const { task, resolve, reject } of batch) {
         try {
-          const row = tx(() => {
+          tx(() => {
+            q.insertTask(task, sealedFor(task));
             changed({ taskId: task.id, runnable: true, cancelRequested: false });
-            return q.insertTask(task, sealedFor(task));
           });
-          resolve(toSnapshot(row, []));
+          resolve(newSnapshot(task));
         } catch (err) {
           reject(err);
         }
       }
+    }
+  };
+
+  // Terminal snapshots never change again: polls of finished tasks are answered from memory until expiry.
+  const terminal = new Map<string, { owner: string; snapshot: TaskSnapshot; expiresAt: number | null }>();
+  const remember = (owner: TaskOwner, snapshot: TaskSnapshot): void => {
+    if (terminal.size >= 10_000) terminal.delete(terminal.keys().next().value as string);
+    const expiresAt = snapshot.ttlMs === null ? null : snapshot.createdAt + snapshot.ttlMs;
+    terminal.set(snapshot.id, { owner: `${owner.tenant}\u0000${owner.principal}`, snapshot, expiresAt });
+  };
+
+  // Lease writes (claim, renew) may skip the fsync: a lease lost in a power cut is simply claimed again,
+  // and the next durable commit flushes it anyway.
+  const relaxed = (options.synchronous ?? 'FULL') !== 'NORMAL';
+  const leaseTx = <T>(fn: () => T): T => {
+    if (!relaxed) return immediate(db, fn);
+    db.pragma('synchronous = NORMAL');
+    try {
+      return immediate(db, fn);
+    } finally {
+      db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    }
+  };
+
+  // Run endings queued in one turn of the event loop share one transaction, like creations.
+  let finishing: {
+    id: string;
+    token: number;
+    outcome: RunOutcome;
+    now: number;
+    resolve: (ok: boolean) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
+  const flushFinishes = (): void => {
+    const batch = finishing;
+    finishing = [];
+    try {
+      const results = tx(() =>
+        batch.map(({ id, token, outcome, now }) => {
+          const ok = q.finish(id, token, outcome, now);
+          if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+          return ok;
+        }),
+      );
+      batch.forEach(({ resolve }, i) => resolve(results[i] === true));
+    } catch (err) {
+      for (const { reject } of batch) reject(err);
     }
   };
 
@@ -180,13 +233,23 @@ export function createSqliteTaskStore(
     },
 
     async get(id, owner, now) {
+      const hit = terminal.get(id);
+      if (hit !== undefined && hit.owner === `${owner.tenant}\u0000${owner.principal}`) {
+        if (hit.expiresAt === null || hit.expiresAt > now) return hit.snapshot;
+        terminal.delete(id);
+      }
       const row = lookup(id, owner, now);
       if (typeof row === 'string') return row;
+      if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled') {
+        const snapshot = toSnapshot(row, [], codec.open);
+        remember(owner, snapshot);
+        return snapshot;
+      }
       return toSnapshot(row, row.status === 'input_required' ? q.outstandingInputs(id) : [], codec.open);
     },
 
     async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
-      return immediate(db, () => {
+      return leaseTx(() => {
         const candidate = q.nextRunnable(now);
         if (candidate === undefined) return undefined;
         const row = q.takeLease(candidate.id, workerId, now + leaseMs);
@@ -208,7 +271,7 @@ export function createSqliteTaskStore(
     },
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {
-      const row = immediate(db, () => q.renew(id, token, now + leaseMs));
+      const row = leaseTx(() => q.renew(id, token, now + leaseMs));
       return row === undefined
         ? { held: false, cancelRequested: false }
         : { held: true, cancelRequested: row.cancel_requested === 1 };
@@ -232,10 +295,10 @@ export function createSqliteTaskStore(
     },
 
     async finish(id, token, outcome: RunOutcome, now) {
-      return tx(() => {
-        const ok = q.finish(id, token, outcome, now);
-        if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
-        return ok;
+      if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
+      return new Promise<boolean>((resolve, reject) => {
+        if (finishing.length === 0) setImmediate(flushFinishes);
+        finishing.push({ id, token, outcome, now, resolve, reject });
       });
     },
 
@@ -282,6 +345,7 @@ export function createSqliteTaskStore(
     },
 
     async purge(now, graceMs) {
+      terminal.clear();
       return immediate(db, () => q.purge(now - graceMs));
     },
 
@@ -303,6 +367,7 @@ export function createSqliteTaskStore(
       if (closed) return;
       closed = true;
       if (pending.length > 0) flush();
+      if (finishing.length > 0) flushFinishes();
       clearInterval(poller);
       events.removeAllListeners();
       if (ownsDb) db.close();
