@@ -85,9 +85,11 @@ const SERVERS = {
   },
   'ours-tasks': {
     label:
-      'node bin/durable-mcp.js serve --tools bench/tools.mjs (default worker concurrency 8; own SQLite file)',
+      'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 (default worker concurrency 8; own SQLite file)',
     store: 'bench-tasks.db',
-    command: (ctx) => serveCommand(ctx, 'ours-tasks', 'bench-tasks.db', ['--tools', BENCH_TOOLS]),
+    // One anonymous principal creates faster than the worker drains: the per-principal cap would answer 429.
+    command: (ctx) =>
+      serveCommand(ctx, 'ours-tasks', 'bench-tasks.db', ['--tools', BENCH_TOOLS, '--max-active-tasks', '0']),
   },
   // The benchmark is one anonymous principal: the per-principal tasks/get limit (default 20/s) would answer
   // almost every poll with 429, so it is set far above any reachable rate (the limiter still runs). The
