@@ -1,64 +1,94 @@
-// Builds the HandlerContext for one synchronous round of a tool, prompt or resource.
+// The HandlerContext for one synchronous round of a tool, prompt or resource (a class: no closures per request).
 import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
-import type { HandlerContext, ServerControl } from './context.js';
+import type { RequestEnvelope } from '../wire/envelope.js';
+import type { RequestId } from '../wire/jsonrpc.js';
+import type { AuthInfo, HandlerContext, ServerControl } from './context.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
 import type { RequestScope } from './scope.js';
 import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
 
 const severity = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
 
+class RoundContext implements HandlerContext {
+  readonly taskId = undefined;
+
+  constructor(
+    private readonly scope: RequestScope,
+    private readonly round: MrtrRound,
+    readonly server: ServerControl,
+  ) {}
+
+  get requestId(): RequestId {
+    return this.scope.id;
+  }
+  get method(): string {
+    return this.scope.method;
+  }
+  get envelope(): RequestEnvelope {
+    return this.scope.envelope;
+  }
+  get auth(): AuthInfo {
+    return this.scope.auth;
+  }
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+  get requestState(): JsonValue | undefined {
+    return this.round.state;
+  }
+
+  async step<T extends JsonValue>(_name: string, fn: () => T | Promise<T>): Promise<T> {
+    return fn();
+  }
+
+  async status(): Promise<void> {}
+
+  progress(progress: number, total?: number, message?: string): void {
+    const token = this.scope.envelope.progressToken;
+    if (token === undefined || this.scope.signal.aborted) return;
+    const params: Record<string, unknown> = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.scope.emit('notifications/progress', params);
+  }
+
+  log(level: LogLevel, data: JsonValue, logger?: string): void {
+    const wanted = this.scope.envelope.logLevel;
+    if (wanted === undefined || this.scope.signal.aborted) return;
+    if (severity(level) < severity(wanted)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.scope.emit('notifications/message', params);
+  }
+
+  input(key: string, request: InputRequest): InputResponses[string] {
+    return this.inputs({ [key]: request })[key] as InputResponses[string];
+  }
+
+  inputs(requests: InputRequests): InputResponses {
+    const missing: InputRequests = {};
+    const found: InputResponses = {};
+    let pending = false;
+    for (const key in requests) {
+      const answer = Object.hasOwn(this.round.answers, key) ? this.round.answers[key] : undefined;
+      if (answer === undefined) {
+        missing[key] = requests[key] as InputRequest;
+        pending = true;
+      } else found[key] = answer;
+    }
+    if (pending) throw new InputPending(missing, this.round.state);
+    return found;
+  }
+
+  inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never {
+    throw new InputPending(options.inputRequests ?? {}, options.state);
+  }
+}
+
 export function createHandlerContext(
   scope: RequestScope,
   round: MrtrRound,
   control: ServerControl,
 ): HandlerContext {
-  const { envelope } = scope;
-  const inputs = (requests: InputRequests): InputResponses => {
-    const missing: InputRequests = {};
-    const found: InputResponses = {};
-    for (const [key, request] of Object.entries(requests)) {
-      const answer = round.answers[key];
-      if (answer === undefined) missing[key] = request;
-      else found[key] = answer;
-    }
-    if (Object.keys(missing).length > 0) throw new InputPending(missing, round.state);
-    return found;
-  };
-  return {
-    requestId: scope.id,
-    method: scope.method,
-    envelope,
-    auth: scope.auth,
-    get signal() {
-      return scope.signal;
-    },
-    requestState: round.state,
-    server: control,
-    taskId: undefined,
-    async step(_name, fn) {
-      return fn();
-    },
-    async status() {},
-    progress(progress, total, message) {
-      if (envelope.progressToken === undefined || scope.signal.aborted) return;
-      const params: Record<string, unknown> = { progressToken: envelope.progressToken, progress };
-      if (total !== undefined) params.total = total;
-      if (message !== undefined) params.message = message;
-      scope.emit('notifications/progress', params);
-    },
-    log(level, data, logger) {
-      if (envelope.logLevel === undefined || scope.signal.aborted) return;
-      if (severity(level) < severity(envelope.logLevel)) return;
-      const params: Record<string, unknown> = { level, data };
-      if (logger !== undefined) params.logger = logger;
-      scope.emit('notifications/message', params);
-    },
-    input(key: string, request: InputRequest) {
-      return inputs({ [key]: request })[key] as InputResponses[string];
-    },
-    inputs,
-    inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never {
-      throw new InputPending(options.inputRequests ?? {}, options.state);
-    },
-  };
+  return new RoundContext(scope, round, control);
 }

@@ -36,6 +36,7 @@ export const MAX_DEPTH = 64;
 
 /** Scans the text once (strings skipped) and tells whether brackets nest deeper than `max`. */
 export function nestingExceeds(text: string, max: number): boolean {
+  if (text.length <= max) return false; // too short to hold max + 1 brackets
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

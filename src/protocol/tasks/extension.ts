@@ -2,9 +2,9 @@
 import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { isTaskIdShape, newTaskId } from '../../tasks/ids.js';
 import type { TaskStore } from '../../tasks/store.js';
-import type { JsonMap, LookupMiss, TaskOwner } from '../../tasks/task.js';
+import type { JsonMap, LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
-import { isJsonObject } from '../../wire/jsonrpc.js';
+import { isJsonObject, memoizeSerialization } from '../../wire/jsonrpc.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
 import { runRound, type RoundDeps } from '../run-round.js';
@@ -70,6 +70,18 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
   const rate = options.tasksGetRate === undefined ? { perSecond: 100, burst: 200 } : options.tasksGetRate;
   const getLimiter = rate === false ? undefined : createRateLimiter(rate.perSecond, rate.burst);
   const maxActive = options.maxActiveTasksPerPrincipal ?? 1_000;
+  // A terminal snapshot never changes: its tasks/get result is built and serialised once (stores may hand back
+  // the same snapshot object for repeated polls).
+  const finished = new WeakMap<TaskSnapshot, JsonObject>();
+  const getResult = (snapshot: TaskSnapshot): JsonObject => {
+    const cached = finished.get(snapshot);
+    if (cached !== undefined) return cached;
+    const result: JsonObject = { resultType: 'complete', ...toDetailedTask(snapshot) };
+    if (snapshot.status === 'completed' || snapshot.status === 'failed' || snapshot.status === 'cancelled') {
+      finished.set(snapshot, memoizeSerialization(result));
+    }
+    return result;
+  };
   const who = (scope: RequestScope) => ({ tenant: scope.auth.tenant, principal: scope.auth.principal });
 
   /** Answers a lookup miss the same way whoever asked, and records it. */
@@ -178,7 +190,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         }
         const snapshot = await store.get(id, ownerOf(scope), now());
         if (typeof snapshot === 'string') throw deny(scope, id, snapshot);
-        return { resultType: 'complete', ...toDetailedTask(snapshot) };
+        return getResult(snapshot);
       },
       'tasks/update': async (params, scope) => {
         requireExtension(scope);

@@ -28,7 +28,7 @@ export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunn
       if (err instanceof InputPending) {
         // Keys are unique for the task's life: an answered key cannot be asked again.
         const requests = Object.fromEntries(
-          Object.entries(err.requests).filter(([key]) => task.answers[key] === undefined),
+          Object.entries(err.requests).filter(([key]) => !Object.hasOwn(task.answers, key)),
         );
         if (Object.keys(requests).length === 0) {
           const error = { code: -32603, message: 'The task asked only for input it had already received' };

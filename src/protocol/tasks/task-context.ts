@@ -16,7 +16,7 @@ export function createTaskHandlerContext(
     const missing: InputRequests = {};
     const found: InputResponses = {};
     for (const [key, request] of Object.entries(requests)) {
-      const answer = task.answers[key];
+      const answer = Object.hasOwn(task.answers, key) ? task.answers[key] : undefined;
       if (answer === undefined) missing[key] = request;
       else found[key] = answer as InputResponses[string];
     }

@@ -5,8 +5,9 @@ import type { JsonObject } from '../types.js';
 function taskFields(t: TaskSnapshot): JsonObject {
   const out: JsonObject = { taskId: t.id, status: t.status };
   if (t.statusMessage !== undefined) out.statusMessage = t.statusMessage;
-  out.createdAt = new Date(t.createdAt).toISOString();
-  out.lastUpdatedAt = new Date(t.updatedAt).toISOString();
+  const created = new Date(t.createdAt).toISOString();
+  out.createdAt = created;
+  out.lastUpdatedAt = t.updatedAt === t.createdAt ? created : new Date(t.updatedAt).toISOString();
   out.ttlMs = t.ttlMs;
   if (t.pollIntervalMs !== undefined) out.pollIntervalMs = t.pollIntervalMs;
   return out;

@@ -36,7 +36,6 @@ export interface HttpHandlerOptions {
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-const JSON_HEADERS = { 'content-type': 'application/json' };
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 
 function sendJson(
@@ -46,8 +45,14 @@ function sendJson(
   extra: Record<string, string> = {},
 ): void {
   if (res.headersSent) return;
-  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body), ...extra });
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  };
+  for (const key in extra) headers[key] = extra[key] as string;
+  res.writeHead(status, headers);
   res.end(body);
+  reportResponse(res, status);
 }
 
 function sendError(
@@ -71,15 +76,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
 
   return (req, res) => {
     if (options.onResponse !== undefined) {
-      const started = performance.now();
-      const report = options.onResponse;
-      res.once('close', () =>
-        report(
-          String((res as { mcpMethod?: string }).mcpMethod ?? req.url),
-          res.statusCode,
-          performance.now() - started,
-        ),
-      );
+      const tracked = res as Tracked;
+      tracked.mcpStarted = performance.now();
+      tracked.mcpReport = options.onResponse;
+      tracked.mcpMethod = req.url ?? '/';
     }
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -148,6 +148,21 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
 
 class BodyTooLargeError extends Error {}
 
+/** Responses carry their start time and the reporter, set once per request (no listener on the hot path). */
+type Tracked = ServerResponse & {
+  mcpStarted?: number;
+  mcpMethod?: string;
+  mcpReport?: (method: string, status: number, durationMs: number) => void;
+};
+
+function reportResponse(res: ServerResponse, status: number): void {
+  const t = res as Tracked;
+  const report = t.mcpReport;
+  if (report === undefined) return;
+  t.mcpReport = undefined;
+  report(t.mcpMethod ?? '', status, performance.now() - (t.mcpStarted ?? 0));
+}
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function readBody(req: IncomingMessage, max: number): Promise<string> {
@@ -188,7 +203,7 @@ async function handleBody(
     return;
   }
   const message = parsed.value;
-  (res as { mcpMethod?: string }).mcpMethod = message.method;
+  (res as Tracked).mcpMethod = message.method;
   const authOutcome = await options.authenticator.authenticate(header);
   if (!authOutcome.ok) {
     options.audit?.({ event: 'auth.denied', method: message.method, outcome: authOutcome.message });
@@ -205,6 +220,7 @@ async function handleBody(
   }
   if (message.kind === 'notification') {
     res.writeHead(202).end();
+    reportResponse(res, 202);
     return;
   }
   // The abort signal is created only if a handler asks for it: most requests never do.
@@ -225,7 +241,11 @@ async function handleBody(
   let sse: SseStream | undefined;
   const emit = (method: string, params: JsonObject): void => {
     if (abort?.signal.aborted === true || gone()) return;
-    sse ??= new SseStream(res, keepAliveMs);
+    if (sse === undefined) {
+      sse = new SseStream(res, keepAliveMs);
+      // A stream ends whenever the handler or the client ends it: report then.
+      res.once('close', () => reportResponse(res, 200));
+    }
     sse.send(notificationMessage(method, params));
   };
   let outcome;
