@@ -298,3 +298,40 @@ describe('notifications/tasks on subscriptions/listen', () => {
     expect(process.memoryUsage().heapUsed - baseHeap).toBeLessThan(32 * 1024 * 1024);
   }, 60_000);
 });
+
+describe('graceful shutdown', () => {
+  it('ends an open listen stream with the listen result carrying the subscription id', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'durable-mcp-push-close-'));
+    const rt = createDurableMcp({
+      toolSets: [{ tools: [quick] }],
+      store: createSqliteTaskStore({ path: join(own, 'tasks.db') }),
+      worker: false,
+    });
+    const handler = createHttpHandler({
+      server: rt.server,
+      authenticator: createStaticTokenAuthenticator(join(dir, 'tokens.json')),
+      origin: { allowedHosts: LOOPBACK_HOSTS },
+    });
+    const running = await listenHttp(handler, '127.0.0.1', 0);
+    const stream = await openSse(
+      running.url,
+      body('subscriptions/listen', { notifications: { taskIds: [] } }, CAPS, 'bye' as unknown as number),
+      headers('subscriptions/listen', undefined, ALICE),
+    );
+    expect(((await stream.next()) as Msg).method).toBe('notifications/subscriptions/acknowledged');
+    const closing = running.close(2_000);
+    await rt.close(200);
+    const last = (await stream.next(2_000)) as { id?: unknown; result?: Record<string, unknown> } | undefined;
+    expect(last).toEqual({
+      jsonrpc: '2.0',
+      id: 'bye',
+      result: {
+        resultType: 'complete',
+        _meta: { [SUB]: 'bye', 'io.modelcontextprotocol/serverInfo': expect.any(Object) },
+      },
+    });
+    expect(await stream.next(500)).toBeUndefined();
+    await closing;
+    rmSync(own, { recursive: true, force: true });
+  });
+});
