@@ -1,6 +1,4 @@
 // The client library against a real server: MRTR, tasks by push and by polling, journal resume, stdio.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import demo from '../../examples/demo/index.js';
@@ -11,46 +9,21 @@ import {
   InputRequiredError,
   type InputHandler,
 } from '../../src/client-entry.js';
-import {
-  createAnonymousAuthenticator,
-  createDurableMcp,
-  createHttpHandler,
-  createSqliteTaskStore,
-  listenHttp,
-  LOOPBACK_HOSTS,
-  type DurableMcp,
-} from '../../src/index.js';
 import { BIN } from '../support/cli.js';
+import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 
-let dir: string;
-let runtime: DurableMcp;
+let server: DurableTestServer;
 let url: string;
-let closeHttp: () => Promise<void>;
+let dir: string;
 
 beforeAll(async () => {
   process.env.DURABLE_MCP_DEMO_OUTLINE_MS = '100';
-  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-client-'));
-  runtime = createDurableMcp({
-    toolSets: [demo],
-    store: createSqliteTaskStore({ path: join(dir, 'tasks.db') }),
-    tasks: { tasksGetRate: false, defaultPollIntervalMs: 100 },
-    worker: { pollMs: 50 },
-  });
-  const handler = createHttpHandler({
-    server: runtime.server,
-    authenticator: createAnonymousAuthenticator(),
-    origin: { allowedHosts: LOOPBACK_HOSTS },
-  });
-  const running = await listenHttp(handler, '127.0.0.1', 0);
-  url = running.url;
-  closeHttp = () => running.close(300);
+  server = await startDurableServer({ toolSets: [demo] });
+  url = server.url;
+  dir = server.dir;
 });
 
-afterAll(async () => {
-  await closeHttp();
-  await runtime.close(500);
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => server.close());
 
 const approve: InputHandler = (requests) =>
   Object.fromEntries(

@@ -1,9 +1,6 @@
 // Interop with the official client side of the tasks extension: `@modelcontextprotocol/ext-tasks` drives our
 // 2026-07-28 server through a connected official SDK `Client` (`@modelcontextprotocol/client`) over its own
 // Streamable HTTP transport — create → input → completion, concurrent input routing, and cancellation.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
 import {
@@ -21,54 +18,27 @@ import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import conformance from '../../examples/conformance/index.js';
 import demo from '../../examples/demo/index.js';
 import {
-  createAnonymousAuthenticator,
-  createDurableMcp,
-  createHttpHandler,
-  createSqliteTaskStore,
-  listenHttp,
-  LOOPBACK_HOSTS,
-  type DurableMcp,
-} from '../../src/index.js';
-import {
   createTransportRequestCoordinator,
   type TransportRequestCoordinator,
 } from '../support/sdk-request-coordinator.js';
 import { waitFor } from '../support/server.js';
+import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 
 const PROTOCOL_VERSION = '2026-07-28';
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const CLIENT_INFO = { name: 'durable-mcp-ext-tasks-interop', version: '0.0.0' };
 const CLIENT_CAPABILITIES = { elicitation: { form: {} } };
 
-let dir: string;
-let runtime: DurableMcp;
+let server: DurableTestServer;
 let url: string;
-let closeHttp: () => Promise<void>;
 
 beforeAll(async () => {
   process.env.DURABLE_MCP_DEMO_OUTLINE_MS = '100';
-  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-ext-tasks-'));
-  runtime = createDurableMcp({
-    toolSets: [demo, conformance],
-    store: createSqliteTaskStore({ path: join(dir, 'tasks.db') }),
-    tasks: { tasksGetRate: false, defaultPollIntervalMs: 100 },
-    worker: { pollMs: 50 },
-  });
-  const handler = createHttpHandler({
-    server: runtime.server,
-    authenticator: createAnonymousAuthenticator(),
-    origin: { allowedHosts: LOOPBACK_HOSTS },
-  });
-  const running = await listenHttp(handler, '127.0.0.1', 0);
-  url = running.url;
-  closeHttp = () => running.close(300);
+  server = await startDurableServer({ toolSets: [demo, conformance] });
+  url = server.url;
 });
 
-afterAll(async () => {
-  await closeHttp();
-  await runtime.close(500);
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => server.close());
 
 interface InputSeen {
   kind: string;

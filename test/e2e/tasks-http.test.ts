@@ -1,53 +1,27 @@
 // The tasks extension over real HTTP: creation, get/update/cancel, errors, every message checked against the schemas.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import conformance from '../../examples/conformance/index.js';
 import demo from '../../examples/demo/index.js';
-import {
-  createAnonymousAuthenticator,
-  createDurableMcp,
-  createHttpHandler,
-  createSqliteTaskStore,
-  listenHttp,
-  LOOPBACK_HOSTS,
-  type DurableMcp,
-} from '../../src/index.js';
+import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { validateMessage } from '../support/schema.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
-let dir: string;
-let runtime: DurableMcp;
+let server: DurableTestServer;
 let url: string;
-let closeHttp: () => Promise<void>;
 let nextId = 1;
 
 beforeAll(async () => {
   process.env.DURABLE_MCP_DEMO_OUTLINE_MS = '50';
-  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-tasks-http-'));
-  runtime = createDurableMcp({
+  server = await startDurableServer({
     toolSets: [conformance, demo],
-    store: createSqliteTaskStore({ path: join(dir, 'tasks.db') }),
     worker: { leaseMs: 2_000, pollMs: 50 },
     tasks: { tasksGetRate: false },
   });
-  const handler = createHttpHandler({
-    server: runtime.server,
-    authenticator: createAnonymousAuthenticator(),
-    origin: { allowedHosts: LOOPBACK_HOSTS },
-  });
-  const running = await listenHttp(handler, '127.0.0.1', 0);
-  url = running.url;
-  closeHttp = () => running.close(500);
+  url = server.url;
 });
 
-afterAll(async () => {
-  await closeHttp();
-  await runtime.close(1_000);
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => server.close());
 
 interface Reply {
   status: number;
