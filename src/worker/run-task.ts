@@ -90,6 +90,8 @@ async function run(
     signal,
     async step(name, fn) {
       if (Object.hasOwn(task.steps, name)) return task.steps[name] as never;
+      // A run that knows it lost its lease starts no new step: another worker owns the task now.
+      if (reason() === 'lease-lost') throw new LeaseLostError(task.id);
       const value = await fn();
       if (!(await store.saveStep(task.id, task.token, name, value, now()))) {
         abort('lease-lost');

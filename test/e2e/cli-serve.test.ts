@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,6 +64,20 @@ describe('durable-mcp serve', () => {
     expect(await p.exited).toBe(0);
     // A cleanly closed WAL database leaves no -wal file behind.
     expect(existsSync(join(dir, 'tasks.db-wal'))).toBe(false);
+  });
+
+  it('does not wait on shutdown for a connection that never sent a request', async () => {
+    const dir = tempDir();
+    const p = await startServe(['--port', '0', '--store', join(dir, 'tasks.db')]);
+    procs.push(p);
+    const { port } = new URL(p.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    const started = Date.now();
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    socket.destroy();
   });
 
   it('loads a tool set from a module path', async () => {

@@ -1,6 +1,6 @@
 // Binds the HTTP handler to a node:http server with graceful shutdown.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { HttpHandler } from './handler.js';
 
 export interface RunningHttpServer {
@@ -17,7 +17,22 @@ export async function listenHttp(
   port: number,
   path = '/mcp',
 ): Promise<RunningHttpServer> {
-  const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 60_000 }, handler);
+  // Requests in flight per socket: at shutdown, sockets with none (idle keep-alive ones, and connections that
+  // never sent a request, which Node does not count as idle) are closed at once.
+  const inFlight = new Map<Socket, number>();
+  const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 60_000 }, (req, res) => {
+    const socket = req.socket;
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+    handler(req, res);
+  });
+  server.on('connection', (socket: Socket) => {
+    inFlight.set(socket, 0);
+    socket.once('close', () => inFlight.delete(socket));
+  });
+  const closeUnused = (): void => {
+    for (const [socket, n] of inFlight) if (n === 0) socket.destroy();
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -36,13 +51,13 @@ export async function listenHttp(
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();
         // Keep-alive sockets turn idle as their in-flight responses finish; close them as soon as they do.
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const sweep = setInterval(closeUnused, 50);
         server.close(() => {
           clearTimeout(timer);
           clearInterval(sweep);
           resolve();
         });
-        server.closeIdleConnections();
+        closeUnused();
       });
     },
   };
