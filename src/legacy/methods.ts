@@ -12,7 +12,11 @@ import { legacyTaskMethods } from './tasks.js';
 
 export type LegacyMethod = (call: LegacyCall) => Promise<JsonObject>;
 
-const SUPPORT: Record<string, TaskSupport> = { never: 'forbidden', optional: 'optional', required: 'required' };
+const SUPPORT: Record<string, TaskSupport> = {
+  never: 'forbidden',
+  optional: 'optional',
+  required: 'required',
+};
 
 function taskSupport(call: LegacyCall, name: unknown): TaskSupport {
   const tool = typeof name === 'string' ? call.server.registry.tools.get(name) : undefined;
@@ -46,7 +50,11 @@ async function toolsCall(call: LegacyCall, index: TaskIndex): Promise<JsonObject
   try {
     result = await callWithInput(call, 'tools/call', params, wantsTask);
   } catch (err) {
-    if (err instanceof ProtocolError && err.code === ErrorCode.MissingRequiredClientCapability && !wantsTask) {
+    if (
+      err instanceof ProtocolError &&
+      err.code === ErrorCode.MissingRequiredClientCapability &&
+      !wantsTask
+    ) {
       throw new ProtocolError(ErrorCode.MethodNotFound, 'This tool must be called as a task (params.task)');
     }
     throw err;
@@ -58,7 +66,8 @@ async function toolsCall(call: LegacyCall, index: TaskIndex): Promise<JsonObject
 
 async function setLevel(call: LegacyCall): Promise<JsonObject> {
   const level = call.params.level;
-  if (!(LOG_LEVELS as readonly unknown[]).includes(level)) throw invalidParams('Invalid params: unknown level');
+  if (!(LOG_LEVELS as readonly unknown[]).includes(level))
+    throw invalidParams('Invalid params: unknown level');
   call.session.logLevel = level as LogLevel;
   await call.sessions.update(call.session);
   return {};

@@ -77,7 +77,10 @@ export function legacyTaskMethods(options: LegacyTaskOptions) {
         }
         if (call.signal.aborted) throw new ProtocolError(-32603, 'Request aborted');
         if (Date.now() >= deadline) {
-          throw new ProtocolError(-32603, `Task ${taskId} is still ${String(task.status)}: call tasks/result again`);
+          throw new ProtocolError(
+            -32603,
+            `Task ${taskId} is still ${String(task.status)}: call tasks/result again`,
+          );
         }
         const poll = typeof task.pollIntervalMs === 'number' ? task.pollIntervalMs : 500;
         await sleep(Math.min(1_000, Math.max(100, poll)), call.signal);

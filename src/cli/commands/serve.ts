@@ -209,7 +209,6 @@ export async function serve(argv: string[]): Promise<void> {
   if (auth.authenticator.mode === 'anonymous') logger.warn(`auth: ${auth.describe}`);
   else logger.info(`auth: ${auth.describe}`);
   if (cipher !== undefined) logger.info({ encrypt, keyId: cipher.currentKeyId }, 'encryption at rest');
-  console.log(`listening on http://${boundHost}:${running.port}/mcp`);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -224,4 +223,6 @@ export async function serve(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Printed last: once a caller sees it, signals are handled.
+  console.log(`listening on http://${boundHost}:${running.port}/mcp`);
 }

@@ -14,6 +14,7 @@ import {
   type JsonObject,
 } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
+import { createLegacyEndpoint, type LegacyEndpoint } from '../../legacy/endpoint.js';
 import { checkOrigin, type OriginPolicy } from './origin-check.js';
 import { SseStream } from './sse.js';
 
@@ -73,6 +74,12 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     options.protectedResourceMetadata === undefined
       ? undefined
       : JSON.stringify(options.protectedResourceMetadata);
+  // The 2025-11-25 stateful wire on the same endpoint (src/legacy/); it reads the authenticator on each request.
+  const legacy = createLegacyEndpoint({
+    server: options.server,
+    authenticate: (h) => options.authenticator.authenticate(h),
+    keepAliveMs,
+  });
 
   return (req, res) => {
     if (options.onResponse !== undefined) {
@@ -111,6 +118,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       req.resume();
       return;
     }
+    if (legacy.claimsDelete(req.method, header)) {
+      void legacy.handleDelete(res, header);
+      req.resume();
+      return;
+    }
     if (req.method !== 'POST') {
       sendJson(
         res,
@@ -130,7 +142,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       return;
     }
     readBody(req, maxBody).then(
-      (body) => void handleBody(options, keepAliveMs, req, res, header, body),
+      (body) => void handleBody(options, legacy, keepAliveMs, req, res, header, body),
       (err: unknown) => {
         const tooLarge = err instanceof BodyTooLargeError;
         sendError(
@@ -191,6 +203,7 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
 
 async function handleBody(
   options: HttpHandlerOptions,
+  legacy: LegacyEndpoint,
   keepAliveMs: number,
   req: IncomingMessage,
   res: ServerResponse,
@@ -198,6 +211,10 @@ async function handleBody(
   body: string,
 ): Promise<void> {
   const parsed = parseMessage(body);
+  if (legacy.claims(parsed, header)) {
+    await legacy.handlePost(req, res, header, body, parsed);
+    return;
+  }
   if (!parsed.ok) {
     sendJson(res, httpStatusFor(parsed.error.code, 'envelope'), errorResponse(parsed.id, parsed.error));
     return;
