@@ -101,6 +101,8 @@ export function createMetrics(store: TaskStore, now: () => number = Date.now): M
     registers: [registry],
   });
 
+  const httpChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+
   const collect = async (): Promise<void> => {
     const stats = await store.stats?.(now());
     if (stats === undefined) return;
@@ -132,8 +134,15 @@ export function createMetrics(store: TaskStore, now: () => number = Date.now): M
     },
     httpResponse(method, status, durationMs) {
       const label = KNOWN_METHODS.has(method) ? method : 'other';
-      http.inc({ method: label, code: String(status) });
-      httpDuration.observe({ method: label }, durationMs / 1000);
+      const key = `${label} ${status}`;
+      let child = httpChildren.get(key);
+      if (child === undefined) {
+        // Labelled children are looked up once per (method, code): no label hashing per request.
+        child = { count: http.labels(label, String(status)), duration: httpDuration.labels(label) };
+        httpChildren.set(key, child);
+      }
+      child.count.inc();
+      child.duration.observe(durationMs / 1000);
     },
     subscription(delta) {
       subscriptions.inc(delta);
