@@ -73,6 +73,8 @@ try {
     if (!runSuite(url, ['--scenario', only], only)) failures++;
   } else {
     if (!runSuite(url, ['--requirements', '2026-07-28'], 'requirements-2026-07-28')) failures++;
+    // Legacy 2025-11-25 clients are served on the same endpoint (src/legacy/).
+    if (!runSuite(url, ['--requirements', '2025-11-25'], 'requirements-2025-11-25')) failures++;
     for (const scenario of TASK_SCENARIOS) if (!runSuite(url, ['--scenario', scenario], scenario)) failures++;
   }
 } finally {

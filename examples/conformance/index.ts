@@ -6,9 +6,10 @@ import { mrtrTools } from './mrtr-tools.js';
 import { prompts } from './prompts.js';
 import { resources, resourceTemplates } from './resources.js';
 import { taskTools } from './task-tools.js';
+import { legacyTools } from './legacy-tools.js';
 
 export default defineToolSet({
-  tools: [...contentTools, ...diagnosticTools, ...mrtrTools, ...taskTools],
+  tools: [...contentTools, ...diagnosticTools, ...mrtrTools, ...taskTools, ...(legacyTools.tools ?? [])],
   prompts,
   resources,
   resourceTemplates,

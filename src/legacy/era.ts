@@ -6,9 +6,10 @@ import { LATEST_PROTOCOL_VERSION, META_PROTOCOL_VERSION } from '../wire/meta-key
 export const SESSION_HEADER = 'mcp-session-id';
 
 /**
- * Legacy when the message names a known session, or carries neither the modern `_meta` protocol version nor a
- * 2026-07-28 `MCP-Protocol-Version` header and is an `initialize` or names a (stale) session. Other unmarked
- * requests stay on the modern path: without a session they get a 400 there, as the 2025-11-25 transport asks.
+ * Legacy when the message names a known session, or is a well-formed 2025-11-25 `initialize` (protocolVersion and
+ * capabilities in params) carrying neither the modern `_meta` protocol version nor a 2026-07-28
+ * `MCP-Protocol-Version` header. Everything else, unknown sessions included, stays on the modern path untouched:
+ * without a live session an old client gets a 400 or 404 error there and starts over with `initialize`.
  */
 export function isLegacyMessage(
   parsed: ParseOutcome,
@@ -21,5 +22,10 @@ export function isLegacyMessage(
   if (header('mcp-protocol-version') === LATEST_PROTOCOL_VERSION) return false;
   const meta = parsed.value.params?._meta;
   if (isJsonObject(meta) && meta[META_PROTOCOL_VERSION] !== undefined) return false;
-  return parsed.value.method === 'initialize' || session !== undefined;
+  const params = parsed.value.params;
+  return (
+    parsed.value.method === 'initialize' &&
+    typeof params?.protocolVersion === 'string' &&
+    isJsonObject(params.capabilities)
+  );
 }

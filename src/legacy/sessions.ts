@@ -24,7 +24,7 @@ export interface SessionRegistry {
   create(session: Omit<LegacySession, 'id' | 'lastSeen'>, now: number): Promise<LegacySession>;
   /** The session if it exists and belongs to `owner`. */
   get(id: string, owner: AuthInfo, now: number): Promise<LegacySession | undefined>;
-  /** Whether a session with this id exists at all (for era detection, before authentication). */
+  /** Whether this id is or was a session (for era detection, before authentication; ended ones then get 404). */
   known(id: string): boolean;
   update(session: LegacySession): Promise<void>;
   delete(id: string, owner: AuthInfo): Promise<boolean>;
@@ -35,14 +35,22 @@ const sameOwner = (a: AuthInfo, b: AuthInfo): boolean => a.tenant === b.tenant &
 /** Sessions in this process's memory, dropped after `idleMs` without a request (default one hour). */
 export function createMemorySessions(idleMs = 3_600_000, max = 10_000): SessionRegistry {
   const sessions = new Map<string, LegacySession>();
+  // Ended sessions are remembered (bounded) so that their clients get 404 and re-initialize.
+  const ended = new Set<string>();
+  const end = (id: string): boolean => {
+    if (!sessions.delete(id)) return false;
+    ended.add(id);
+    if (ended.size > max) ended.delete(ended.values().next().value as string);
+    return true;
+  };
   const sweep = (now: number): void => {
-    for (const [id, s] of sessions) if (now - s.lastSeen > idleMs) sessions.delete(id);
+    for (const [id, s] of sessions) if (now - s.lastSeen > idleMs) end(id);
   };
   return {
     async create(fields, now) {
       if (sessions.size >= max) sweep(now);
       const oldest = sessions.keys().next();
-      if (sessions.size >= max && oldest.done !== true) sessions.delete(oldest.value);
+      if (sessions.size >= max && oldest.done !== true) end(oldest.value);
       const session: LegacySession = { ...fields, id: randomBytes(24).toString('base64url'), lastSeen: now };
       sessions.set(session.id, session);
       return session;
@@ -51,20 +59,20 @@ export function createMemorySessions(idleMs = 3_600_000, max = 10_000): SessionR
       const session = sessions.get(id);
       if (session === undefined || !sameOwner(session.owner, owner)) return undefined;
       if (now - session.lastSeen > idleMs) {
-        sessions.delete(id);
+        end(id);
         return undefined;
       }
       session.lastSeen = now;
       return session;
     },
-    known: (id) => sessions.has(id),
+    known: (id) => sessions.has(id) || ended.has(id),
     async update(session) {
       if (sessions.has(session.id)) sessions.set(session.id, session);
     },
     async delete(id, owner) {
       const session = sessions.get(id);
       if (session === undefined || !sameOwner(session.owner, owner)) return false;
-      return sessions.delete(id);
+      return end(id);
     },
   };
 }
