@@ -1,8 +1,11 @@
 // Benchmark harness: interleaved rounds of `durable-mcp serve` (autocannon) next to baselines measured in the same
-// run: a bare node:http JSON-RPC echo, and raw better-sqlite3 inserts and selects (bench/sqlite-baseline.mjs).
+// run: a bare node:http JSON-RPC echo, raw better-sqlite3 inserts and selects (bench/sqlite-baseline.mjs), the
+// tasks/get round trip that push latency is compared with, and raw `pg` inserts and selects
+// (bench/pg-baseline.mjs) for the PostgreSQL rows.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -10,12 +13,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 
 const SELF = fileURLToPath(import.meta.url);
 const BENCH_DIR = dirname(SELF);
 const ROOT = resolve(BENCH_DIR, '..');
 const RESULTS_DIR = join(BENCH_DIR, 'results');
 const SQLITE_BASELINE = join(BENCH_DIR, 'sqlite-baseline.mjs');
+const PG_BASELINE = join(BENCH_DIR, 'pg-baseline.mjs');
 const BENCH_TOOLS = join(BENCH_DIR, 'tools.mjs');
 const HOST = '127.0.0.1';
 const PROTOCOL_VERSION = '2026-07-28';
@@ -26,6 +31,25 @@ const DRAIN_TIMEOUT_MS = 60_000;
 /** Tasks created before the tasks/get row, and how many of them one autocannon run rotates through. */
 const POLL_TASKS = 1_000;
 const POLL_ROTATION = 20;
+/** Push latency: SSE streams open during a run, each watching every task of one of PUSH_GROUPS groups. */
+const PUSH_STREAMS = 100;
+const PUSH_GROUPS = 10;
+/** Tasks answered (one at a time) per second of run duration; at least one per group. */
+const PUSH_STEPS_PER_SECOND = 20;
+/** How long a push stream may take to show an expected event before the run fails. */
+const PUSH_TIMEOUT_MS = 10_000;
+/** input_required tasks the sequential tasks/get row rotates through, and its longest run (seconds). */
+const GET_TASKS = 20;
+const GET_MAX_SECONDS = 0.5;
+/** Tasks created before each PostgreSQL tasks/get row (no worker, so no cap matters): POLL_ROTATION per run. */
+const PG_POLL_TASKS = 200;
+/** PostgreSQL: default database, and connections of the raw baseline (the default pool size of our store). */
+const DEFAULT_PG_URL = process.env.DURABLE_MCP_BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_CONNECTIONS = 10;
+const PG_REPLICAS = 3;
+const PG_PROBE_TIMEOUT_MS = 3_000;
+/** Our servers in the push and PostgreSQL rows: no audit lines, no per-principal limits (one anonymous client). */
+const UNLIMITED = ['--no-audit', '--tasks-get-rate', '0', '--max-active-tasks', '0'];
 
 const PRESETS = {
   default: { duration: 3, rounds: 5, warmup: 2, connections: 50, pipelining: 1 },
@@ -33,12 +57,15 @@ const PRESETS = {
 };
 
 const USAGE = `usage: npm run bench -- [flags]
-  --quick              smoke run (~36 s): ${describePreset(PRESETS.quick)}
+  --quick              smoke run (~70 s): ${describePreset(PRESETS.quick)}
   --duration SEC       seconds per measured run (default ${PRESETS.default.duration})
   --rounds N           interleaved rounds per scenario (default ${PRESETS.default.rounds})
   --warmup SEC         discarded warm-up run per scenario before the rounds (default ${PRESETS.default.warmup}; 0 skips)
   --connections N      concurrent keep-alive connections (default ${PRESETS.default.connections})
   --pipelining N       requests in flight per connection (default ${PRESETS.default.pipelining})
+  --pg URL             PostgreSQL for the pg rows (default ${DEFAULT_PG_URL}; env DURABLE_MCP_BENCH_PG)
+  --no-pg              skip the PostgreSQL rows
+  --only REGEX         only the rows whose name matches (case-insensitive), with their baselines
   --cpu-prof DIR       run our servers under node --cpu-prof, writing DIR/<server>.cpuprofile
   --help               this text`;
 
@@ -53,6 +80,11 @@ function describePreset(p) {
 
 /** `durable-mcp serve` on a SQLite file in the run's temp dir; `key` names its CPU profile. */
 function serveCommand(ctx, key, store, args) {
+  return serveStore(ctx, key, join(ctx.workDir, store), args);
+}
+
+/** `durable-mcp serve --store STORE` (a path or a postgres:// URL); `key` names its CPU profile. */
+function serveStore(ctx, key, store, args) {
   return [
     ...(ctx.cpuProf
       ? ['--cpu-prof', '--cpu-prof-dir', ctx.cpuProf, '--cpu-prof-name', `${key}.cpuprofile`]
@@ -64,9 +96,22 @@ function serveCommand(ctx, key, store, args) {
     '--port',
     '0',
     '--store',
-    join(ctx.workDir, store),
+    store,
     ...args,
   ];
+}
+
+/** A PostgreSQL replica: its own schema per row, no worker (the rows measure creation and reads). */
+function servePg(ctx, name, schema) {
+  return serveStore(ctx, name, ctx.pg.url, [
+    '--pg-schema',
+    schema,
+    '--tools',
+    BENCH_TOOLS,
+    '--concurrency',
+    '0',
+    ...UNLIMITED,
+  ]);
 }
 
 const SERVERS = {
@@ -126,6 +171,39 @@ const SERVERS = {
         '0',
       ]),
   },
+  // Push latency and its tasks/get baseline: the default worker (it runs bench_input up to its input and, once
+  // answered, to completion).
+  'ours-push': {
+    label:
+      'node bin/durable-mcp.js serve --tools bench/tools.mjs --no-audit --tasks-get-rate 0 --max-active-tasks 0 ' +
+      '(default worker; own SQLite file)',
+    command: (ctx) => serveCommand(ctx, 'ours-push', 'bench-push.db', ['--tools', BENCH_TOOLS, ...UNLIMITED]),
+  },
+  'pg-raw': {
+    label: `raw pg (node-postgres) in a child process: ${PG_CONNECTIONS} connections, named statements, a task-shaped table in its own schema`,
+    ipc: true,
+    pg: true,
+    command: (ctx) => [
+      PG_BASELINE,
+      '--serve-pg-baseline',
+      ctx.pg.url,
+      ctx.pg.schemas['pg-raw'],
+      String(PG_CONNECTIONS),
+    ],
+  },
+  'ours-pg1': {
+    label:
+      'node bin/durable-mcp.js serve --store postgres://… --pg-schema <fresh> --tools bench/tools.mjs --concurrency 0 ' +
+      '--no-audit --tasks-get-rate 0 --max-active-tasks 0 (one process)',
+    pg: true,
+    command: (ctx, name) => servePg(ctx, name, ctx.pg.schemas['ours-pg1']),
+  },
+  'ours-pg3': {
+    label: `the same, ${PG_REPLICAS} processes on one fresh schema; the load is spread over them round-robin`,
+    pg: true,
+    replicas: PG_REPLICAS,
+    command: (ctx, name) => servePg(ctx, name, ctx.pg.schemas['ours-pg3']),
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -140,6 +218,10 @@ const SERVERS = {
 //             expectJsonRpcResult
 //   settle    optional async (target) => fields merged into the sample, run after every measured run (e.g.
 //             wait until the worker has finished the tasks the run created)
+//   kind      'latency' for rows of the latency table (their `run` returns per-event `latencies` in ms; the ratio
+//             is p50 ÷ p50 and p99 ÷ p99 of the baseline row); default: a throughput row
+//   target    latency rows: the stated target, { text, p99Ratio } (met when p99 ÷ baseline p99 is below it)
+//   needs     'pg' for rows that need PostgreSQL (skipped, with the reason printed, when it is unreachable)
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -169,7 +251,34 @@ const callEcho = () => mcpRequest('tools/call', { name: 'echo', arguments: { tex
 const createTask = (tool) => mcpRequest('tools/call', { name: tool, arguments: {} }, tool, TASKS_META);
 const getTask = (taskId) => mcpRequest('tasks/get', { taskId }, taskId, TASKS_META);
 
+// bench_input asks for an elicitation, which needs the client capability.
+const INPUT_META = {
+  ...META,
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } },
+};
+const createInputTask = () =>
+  mcpRequest('tools/call', { name: 'bench_input', arguments: {} }, 'bench_input', INPUT_META);
+const answerTask = (taskId) =>
+  mcpRequest(
+    'tasks/update',
+    { taskId, inputResponses: { go: { action: 'accept', content: {} } } },
+    taskId,
+    INPUT_META,
+  );
+const listenTasks = (taskIds, id) => ({
+  ...mcpRequest('subscriptions/listen', { notifications: { taskIds } }, undefined, INPUT_META),
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'subscriptions/listen',
+    params: { notifications: { taskIds }, _meta: INPUT_META },
+  }),
+});
+
 const RAW_INSERT = 'raw better-sqlite3 insert (FULL sync)';
+const GET_RTT = 'ours tasks/get round trip (sequential)';
+const RAW_PG_INSERT = `raw pg insert (autocommit, ${PG_CONNECTIONS} connections)`;
+const RAW_PG_SELECT = `raw pg point select (${PG_CONNECTIONS} connections)`;
 
 const SCENARIOS = [
   // The baseline receives byte-for-byte the same request as `ours tools/call echo`.
@@ -182,7 +291,7 @@ const SCENARIOS = [
   },
   { name: 'ours tools/call echo', server: 'ours', baseline: 'baseline echo', request: callEcho },
   // One row INSERT per autocommit transaction (one fsync each), back to back on one thread.
-  { name: RAW_INSERT, server: 'sqlite', baseline: null, run: rawSqlite('insert') },
+  { name: RAW_INSERT, server: 'sqlite', baseline: null, run: rawChild('insert') },
   // tools/call of a task-only tool: one durable task per request; the worker runs each (claim + finish).
   {
     name: 'ours task creation over HTTP',
@@ -200,7 +309,7 @@ const SCENARIOS = [
     request: () => createTask('bench_park'),
     verify: verifyTaskCreated,
   },
-  { name: 'raw better-sqlite3 point select', server: 'sqlite', baseline: null, run: rawSqlite('select') },
+  { name: 'raw better-sqlite3 point select', server: 'sqlite', baseline: null, run: rawChild('select') },
   {
     name: 'ours tasks/get polling',
     server: 'ours-poll',
@@ -209,10 +318,65 @@ const SCENARIOS = [
     request: pollTasks,
     verify: verifyPolledTask,
   },
+  // Latency table. One poll of an unfinished task, one request at a time: what a client that polls pays per look.
+  {
+    name: GET_RTT,
+    server: 'ours-push',
+    baseline: null,
+    kind: 'latency',
+    setup: createGetTasks,
+    run: sequentialGets,
+  },
+  // From just before the commit of a transition to the moment a subscriber reads its notifications/tasks event.
+  {
+    name: `ours push latency, ${PUSH_STREAMS} SSE subscribers`,
+    server: 'ours-push',
+    baseline: GET_RTT,
+    kind: 'latency',
+    target: { text: 'p99 below one tasks/get round trip (p99)', p99Ratio: 1 },
+    run: pushLatency,
+  },
+  // PostgreSQL: each server (set) on its own fresh schema, dropped at the end.
+  { name: RAW_PG_INSERT, server: 'pg-raw', baseline: null, needs: 'pg', run: rawChild('insert') },
+  {
+    name: 'ours pg task creation, 1 replica',
+    server: 'ours-pg1',
+    baseline: RAW_PG_INSERT,
+    needs: 'pg',
+    request: () => createTask('bench_task'),
+    verify: verifyTaskCreated,
+  },
+  {
+    name: `ours pg task creation, ${PG_REPLICAS} replicas`,
+    server: 'ours-pg3',
+    baseline: RAW_PG_INSERT,
+    needs: 'pg',
+    request: () => createTask('bench_task'),
+    verify: verifyTaskCreated,
+  },
+  { name: RAW_PG_SELECT, server: 'pg-raw', baseline: null, needs: 'pg', run: rawChild('select') },
+  {
+    name: 'ours pg tasks/get, 1 replica',
+    server: 'ours-pg1',
+    baseline: RAW_PG_SELECT,
+    needs: 'pg',
+    setup: createPgPollTasks,
+    request: pollTasks,
+    verify: verifyPolledPgTask,
+  },
+  {
+    name: `ours pg tasks/get, ${PG_REPLICAS} replicas`,
+    server: 'ours-pg3',
+    baseline: RAW_PG_SELECT,
+    needs: 'pg',
+    setup: createPgPollTasks,
+    request: pollTasks,
+    verify: verifyPolledPgTask,
+  },
 ];
 
-/** A measurement run by the raw SQLite child: `op` back to back for `seconds`. */
-function rawSqlite(op) {
+/** A measurement run by a raw baseline child (SQLite or pg): `op` back to back for `seconds`. */
+function rawChild(op) {
   return async (target, _state, seconds) => {
     const m = await askChild(target, { op, seconds }, seconds * 1000 + 30_000);
     return {
@@ -237,11 +401,46 @@ async function verifyTaskCreated(status, text, target) {
   if (created.resultType !== 'task' || typeof created.taskId !== 'string') {
     return `expected a CreateTaskResult (resultType "task" with a taskId): ${text.slice(0, 300)}`;
   }
-  const got = await send(target, getTask(created.taskId));
-  const miss = expectJsonRpcResult(got.status, got.text);
-  if (miss !== undefined) return `tasks/get ${created.taskId}: ${miss}`;
-  if (JSON.parse(got.text).result.taskId !== created.taskId)
-    return `tasks/get answered another task: ${got.text}`;
+  // Every replica (one for most servers) must find the task.
+  for (const url of target.urls) {
+    const got = await sendTo(url, getTask(created.taskId));
+    const miss = expectJsonRpcResult(got.status, got.text);
+    if (miss !== undefined) return `tasks/get ${created.taskId} on ${url}: ${miss}`;
+    if (JSON.parse(got.text).result.taskId !== created.taskId)
+      return `tasks/get answered another task: ${got.text}`;
+  }
+  return undefined;
+}
+
+/** Creates `count` tasks with `request`, `parallel` at a time, spread over the target's replicas; their ids. */
+async function createTasks(target, request, count, parallel) {
+  const ids = [];
+  let next = 0;
+  const createOne = async () => {
+    while (next < count) {
+      const url = target.urls[next++ % target.urls.length];
+      const res = await sendTo(url, request());
+      const problem = expectJsonRpcResult(res.status, res.text);
+      if (problem !== undefined) throw new Error(`creating tasks on ${target.key}: ${problem}`);
+      ids.push(JSON.parse(res.text).result.taskId);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, createOne));
+  return ids;
+}
+
+/** Setup of the PostgreSQL polling rows: PG_POLL_TASKS tasks (no worker runs them: they stay `working`). */
+async function createPgPollTasks(target) {
+  return { ids: await createTasks(target, () => createTask('bench_task'), PG_POLL_TASKS, 50), runs: 0 };
+}
+
+function verifyPolledPgTask(status, text) {
+  const problem = expectJsonRpcResult(status, text);
+  if (problem !== undefined) return problem;
+  const task = JSON.parse(text).result;
+  if (task.status !== 'working' || typeof task.taskId !== 'string') {
+    return `expected a working task: ${text.slice(0, 300)}`;
+  }
   return undefined;
 }
 
@@ -280,6 +479,281 @@ function verifyPolledTask(status, text) {
   const task = JSON.parse(text).result;
   if (task.status !== 'completed') return `expected a completed task: ${text.slice(0, 300)}`;
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Push latency and its tasks/get baseline (the latency table).
+
+const nsToMs = (ns) => Number(ns) / 1e6;
+
+/** The p-th percentile (0..1) of an ascending array, rounded to 0.001 ms. */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] * 1000) / 1000;
+}
+
+function latencySample(latencies, seconds, extra = {}) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    rps: round1(latencies.length / seconds),
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    ok: latencies.length,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    seconds: Math.round(seconds * 1000) / 1000,
+    ...extra,
+    latencies,
+  };
+}
+
+/** One POST over node:http (keep-alive `agent`), the client whose timing the latency rows use. */
+function post(agent, url, req) {
+  return new Promise((resolvePost, reject) => {
+    const r = httpRequest(
+      url,
+      { method: 'POST', agent, headers: { ...req.headers, 'content-length': Buffer.byteLength(req.body) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () =>
+          resolvePost({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/** Polls tasks/get until every task is input_required (the worker ran bench_input up to its input). */
+async function waitForInput(target, ids) {
+  const started = performance.now();
+  for (const id of ids) {
+    for (;;) {
+      const res = await send(target, getTask(id));
+      const problem = expectJsonRpcResult(res.status, res.text);
+      if (problem !== undefined) throw new Error(`tasks/get ${id}: ${problem}`);
+      if (JSON.parse(res.text).result.status === 'input_required') break;
+      if (performance.now() - started > PUSH_TIMEOUT_MS) {
+        throw new Error(`${target.key}: task ${id} did not ask for input within ${PUSH_TIMEOUT_MS} ms`);
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+}
+
+/** Setup of the tasks/get round-trip row: GET_TASKS bench_input tasks, left waiting for input for good. */
+async function createGetTasks(target) {
+  const ids = await createTasks(target, createInputTask, GET_TASKS, 10);
+  await waitForInput(target, ids);
+  return { ids };
+}
+
+/**
+ * tasks/get of input_required tasks, one request at a time over one keep-alive connection, for `seconds` (at most
+ * GET_MAX_SECONDS: that already gives thousands of samples per run).
+ */
+async function sequentialGets(target, state, runSeconds) {
+  const seconds = Math.min(runSeconds, GET_MAX_SECONDS);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const requests = state.ids.map(getTask);
+  const latencies = [];
+  try {
+    const started = process.hrtime.bigint();
+    const end = started + BigInt(Math.round(seconds * 1e9));
+    let now = started;
+    for (let i = 0; now < end; i++) {
+      const res = await post(agent, target.url, requests[i % requests.length]);
+      const after = process.hrtime.bigint();
+      if (res.status !== 200) throw new Error(`tasks/get: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+      latencies.push(nsToMs(after - now));
+      now = after;
+    }
+    return latencySample(latencies, nsToMs(now - started) / 1000);
+  } finally {
+    agent.destroy();
+  }
+}
+
+/**
+ * One subscriptions/listen stream over its own connection. Every notifications/tasks event is stamped with the
+ * monotonic clock when its chunk arrived. For a task `arm`ed before its transition is triggered, it keeps the
+ * arrival of the first `working` and of the `completed` event, and the handler's return time carried in the result.
+ */
+function openTaskStream(url, taskIds, listenId) {
+  const req = listenTasks(taskIds, listenId);
+  return new Promise((resolveStream, reject) => {
+    const status = new Map();
+    const armed = new Map();
+    const waiters = new Set();
+    let failure;
+    const check = () => {
+      for (const w of waiters) {
+        if (failure !== undefined) w.reject(failure);
+        else if (w.pred()) w.resolve();
+        else continue;
+        clearTimeout(w.timer);
+        waiters.delete(w);
+      }
+    };
+    const onEvent = (msg, at) => {
+      if (msg.method !== 'notifications/tasks') return;
+      const { taskId, status: st } = msg.params;
+      status.set(taskId, st);
+      const seen = armed.get(taskId);
+      if (seen === undefined) return;
+      if (st === 'working' && seen.working === undefined && seen.completed === undefined) seen.working = at;
+      if (st === 'completed' && seen.completed === undefined) {
+        seen.completed = at;
+        const text = msg.params.result?.content?.[0]?.text ?? '';
+        const m = /^done (\d+)$/.exec(text);
+        seen.doneAt = m ? BigInt(m[1]) : undefined;
+      }
+    };
+    const r = httpRequest(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { ...req.headers, 'content-length': Buffer.byteLength(req.body) },
+      },
+      (res) => {
+        if (res.statusCode !== 200 || !/^text\/event-stream/.test(res.headers['content-type'] ?? '')) {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => reject(new Error(`subscriptions/listen: HTTP ${res.statusCode}: ${text}`)));
+          return;
+        }
+        res.setEncoding('utf8');
+        let buffer = '';
+        res.on('data', (chunk) => {
+          const at = process.hrtime.bigint();
+          buffer += chunk;
+          let end;
+          while ((end = buffer.indexOf('\n\n')) !== -1) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = block
+              .split('\n')
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => line.slice(5).trimStart())
+              .join('\n');
+            if (data !== '') onEvent(JSON.parse(data), at);
+          }
+          check();
+        });
+        const ended = () => {
+          failure ??= new Error('push stream ended');
+          check();
+        };
+        res.on('end', ended);
+        res.on('close', ended);
+        resolveStream({
+          status,
+          arm: (id) => armed.set(id, {}),
+          seen: (id) => armed.get(id),
+          until(pred, what) {
+            if (failure !== undefined) return Promise.reject(failure);
+            if (pred()) return Promise.resolve();
+            return new Promise((resolveWait, rejectWait) => {
+              const w = { pred, resolve: resolveWait, reject: rejectWait };
+              w.timer = setTimeout(() => {
+                waiters.delete(w);
+                rejectWait(new Error(`push stream: no ${what} within ${PUSH_TIMEOUT_MS} ms`));
+              }, PUSH_TIMEOUT_MS);
+              waiters.add(w);
+            });
+          },
+          close() {
+            failure ??= new Error('push stream closed');
+            r.destroy();
+          },
+        });
+      },
+    );
+    r.on('error', (err) => {
+      failure ??= err;
+      reject(err);
+      check();
+    });
+    r.end(req.body);
+  });
+}
+
+/**
+ * PUSH_STREAMS subscribers; stream s watches every task of group s % PUSH_GROUPS, so each transition is pushed to
+ * PUSH_STREAMS / PUSH_GROUPS streams. The tasks are answered one at a time; per answered task and subscriber two
+ * events are timed: `working` from just before the tasks/update was sent (its ack returns after the commit), and
+ * `completed` from the moment the handler returned in the worker (its monotonic clock, in the result), just before
+ * the worker commits the completion.
+ */
+async function pushLatency(target, _state, seconds) {
+  const steps = Math.max(PUSH_GROUPS, Math.round(seconds * PUSH_STEPS_PER_SECOND));
+  const ids = await createTasks(target, createInputTask, steps, 10);
+  await waitForInput(target, ids);
+  const groups = Array.from({ length: PUSH_GROUPS }, (_, g) => ids.filter((_, j) => j % PUSH_GROUPS === g));
+  const streams = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let s = 0; s < PUSH_STREAMS; s += 20) {
+      const batch = Array.from({ length: Math.min(20, PUSH_STREAMS - s) }, (_, k) =>
+        openTaskStream(target.url, groups[(s + k) % PUSH_GROUPS], `push-${s + k}`),
+      );
+      streams.push(...(await Promise.all(batch)));
+    }
+    // Every stream has its snapshot of every task it watches before the first transition.
+    await Promise.all(
+      streams.map((st, s) =>
+        st.until(
+          () => groups[s % PUSH_GROUPS].every((id) => st.status.get(id) === 'input_required'),
+          'input_required snapshot',
+        ),
+      ),
+    );
+    const latencies = [];
+    const byStatus = { working: [], completed: [] };
+    const updates = [];
+    let coalesced = 0;
+    const started = performance.now();
+    for (let j = 0; j < steps; j++) {
+      const id = ids[j];
+      const subs = streams.filter((_, s) => s % PUSH_GROUPS === j % PUSH_GROUPS);
+      for (const st of subs) st.arm(id);
+      const t0 = process.hrtime.bigint();
+      const res = await post(agent, target.url, answerTask(id));
+      updates.push(nsToMs(process.hrtime.bigint() - t0));
+      const problem = expectJsonRpcResult(res.status, res.text);
+      if (problem !== undefined) throw new Error(`tasks/update ${id}: ${problem}`);
+      await Promise.all(subs.map((st) => st.until(() => st.seen(id).completed !== undefined, 'completed')));
+      for (const st of subs) {
+        const seen = st.seen(id);
+        if (seen.doneAt === undefined)
+          throw new Error(`completed event of ${id} without the handler's clock`);
+        if (seen.working === undefined) coalesced++;
+        else byStatus.working.push(nsToMs(seen.working - t0));
+        byStatus.completed.push(nsToMs(seen.completed - seen.doneAt));
+      }
+    }
+    const elapsed = (performance.now() - started) / 1000;
+    latencies.push(...byStatus.working, ...byStatus.completed);
+    if (latencies.some((ms) => ms < 0)) {
+      throw new Error('negative push latency: the server and the harness do not share a monotonic clock');
+    }
+    updates.sort((a, b) => a - b);
+    return latencySample(latencies, elapsed, {
+      steps,
+      byStatus,
+      coalesced,
+      updateP50: percentile(updates, 0.5),
+      updateP99: percentile(updates, 0.99),
+    });
+  } finally {
+    for (const st of streams) st.close();
+    agent.destroy();
+  }
 }
 
 /**
@@ -345,15 +819,34 @@ function sendBaseline(res, status, payload) {
 
 const children = new Set();
 
+/**
+ * Starts a server's process, or its `replicas` processes (named `<key>-1`, `<key>-2`, …) together; the target's
+ * `url` and `child` are the first one's, `urls` and `children` all of them.
+ */
 async function startServer(key, ctx) {
   const server = SERVERS[key];
+  const n = server.replicas ?? 1;
+  const names = Array.from({ length: n }, (_, i) => (n === 1 ? key : `${key}-${i + 1}`));
+  ctx.started.push(...names);
+  const started = await Promise.all(names.map((name) => startProcess(server, name, ctx)));
+  const target = {
+    ...started[0],
+    key,
+    children: started.map((t) => t.child),
+    urls: started.map((t) => t.url),
+  };
+  if (server.store !== undefined) target.store = join(ctx.workDir, server.store);
+  return target;
+}
+
+async function startProcess(server, key, ctx) {
   // stderr goes to a file, not through the harness: our server writes an audit line per task creation there,
   // and reading those would cost the load generator's CPU.
   const errPath = join(ctx.workDir, `${key}.stderr.log`);
   const errFd = openSync(errPath, 'w');
   let child;
   try {
-    child = spawn(process.execPath, server.command(ctx), {
+    child = spawn(process.execPath, server.command(ctx, key), {
       cwd: ROOT,
       stdio: server.ipc ? ['ignore', 'ignore', errFd, 'ipc'] : ['ignore', 'pipe', errFd],
     });
@@ -362,8 +855,9 @@ async function startServer(key, ctx) {
   }
   children.add(child);
   child.on('exit', () => children.delete(child));
+  // A send to a child that is stopping fails through askChild's callback; never as an unhandled 'error' event.
+  child.on('error', () => undefined);
   const target = await waitForStart(key, child, server.ipc === true, errPath);
-  if (server.store !== undefined) target.store = join(ctx.workDir, server.store);
   return server.ipc ? target : checkLoopback(key, target);
 }
 
@@ -391,7 +885,7 @@ function waitForStart(key, child, ipc, errPath) {
       child.once('message', (msg) =>
         msg?.type === 'ready'
           ? settle(resolveStart, { key, child, url: `ipc:${key}` })
-          : fail(`sent ${JSON.stringify(msg)} instead of ready`),
+          : fail(`sent ${msg?.type === 'error' ? msg.message : JSON.stringify(msg)} instead of ready`),
       );
       return;
     }
@@ -430,7 +924,10 @@ function askChild(target, message, timeoutMs) {
     );
     child.on('message', onMessage);
     child.on('exit', onExit);
-    child.send(message);
+    if (!child.connected) return done(reject, new Error(`${key} is gone`));
+    child.send(message, (err) => {
+      if (err) done(reject, new Error(`${key}: ${err.message}`));
+    });
   });
 }
 
@@ -492,9 +989,13 @@ function expectJsonRpcResult(status, text) {
   return undefined;
 }
 
-/** Sends one request (autocannon options shape) with fetch. */
-async function send(target, req) {
-  const res = await fetch(new URL(req.path ?? '/', target.url), {
+/** Sends one request (autocannon options shape) with fetch to the target (its first replica). */
+function send(target, req) {
+  return sendTo(target.url, req);
+}
+
+async function sendTo(url, req) {
+  const res = await fetch(new URL(req.path ?? '/', url), {
     method: req.method,
     headers: req.headers,
     body: req.body,
@@ -518,11 +1019,12 @@ async function verifyScenario(scenario, target, state) {
 
 async function measure(scenario, target, state, params, duration) {
   if (scenario.run !== undefined) return scenario.run(target, state, duration);
-  // The server's CPU time over the run and its settle step (the worker finishing the run's tasks).
-  const cpuBefore = processCpuMs(target.child.pid);
+  // The server's CPU time (all its replicas') over the run and its settle step (the worker finishing the run's
+  // tasks).
+  const cpuBefore = targetCpuMs(target);
   const sample = await measureHttp(scenario, target, state, params, duration);
   if (scenario.settle !== undefined) Object.assign(sample, await scenario.settle(target, state));
-  const cpuAfter = processCpuMs(target.child.pid);
+  const cpuAfter = targetCpuMs(target);
   sample.cpuUs =
     cpuBefore === undefined || cpuAfter === undefined || sample.ok === 0
       ? null
@@ -536,6 +1038,16 @@ const CLOCK_TICKS = (() => {
   return Number.isInteger(n) && n > 0 ? n : 100;
 })();
 
+function targetCpuMs(target) {
+  let total = 0;
+  for (const child of target.children) {
+    const ms = processCpuMs(child.pid);
+    if (ms === undefined) return undefined;
+    total += ms;
+  }
+  return total;
+}
+
 /** User + system CPU time of a process in ms, from /proc (Linux); undefined elsewhere. */
 function processCpuMs(pid) {
   try {
@@ -547,16 +1059,37 @@ function processCpuMs(pid) {
   }
 }
 
+/**
+ * One autocannon run; against several replicas, one autocannon instance per replica at the same time, the
+ * connections split evenly among them (round-robin), their counts added up and the largest p50/p99 kept.
+ */
 async function measureHttp(scenario, target, state, params, duration) {
   const req = scenario.request(target, state);
-  const result = await autocannon({
-    ...req,
-    url: new URL(req.path ?? '/', target.url).href,
-    connections: params.connections,
-    pipelining: params.pipelining,
-    duration,
-  });
-  return toSample(result);
+  const n = target.urls.length;
+  const results = await Promise.all(
+    target.urls.map((url, i) =>
+      autocannon({
+        ...req,
+        url: new URL(req.path ?? '/', url).href,
+        connections: Math.floor(params.connections / n) + (i < params.connections % n ? 1 : 0),
+        pipelining: params.pipelining,
+        duration,
+      }),
+    ),
+  );
+  const samples = results.map(toSample);
+  if (samples.length === 1) return samples[0];
+  const total = (field) => sum(samples.map((x) => x[field]));
+  return {
+    rps: round1(total('rps')),
+    p50: Math.max(...samples.map((x) => x.p50)),
+    p99: Math.max(...samples.map((x) => x.p99)),
+    ok: total('ok'),
+    non2xx: total('non2xx'),
+    errors: total('errors'),
+    timeouts: total('timeouts'),
+    seconds: Math.max(...samples.map((x) => x.seconds)),
+  };
 }
 
 function toSample(result) {
@@ -578,9 +1111,7 @@ async function runRounds(scenarios, targets, states, params) {
     for (const s of scenarios) {
       const sample = await measure(s, targets[s.server], states.get(s.name), params, params.duration);
       samples.get(s.name).push({ round, ...sample });
-      log(
-        `round ${round}/${params.rounds}  ${s.name.padEnd(34)} ${fmtInt(sample.rps).padStart(8)} ops/s${fmtDrain(sample)}`,
-      );
+      log(`round ${round}/${params.rounds}  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
     }
   }
   return samples;
@@ -590,9 +1121,7 @@ async function warmUp(scenarios, targets, states, params) {
   if (params.warmup <= 0) return;
   for (const s of scenarios) {
     const sample = await measure(s, targets[s.server], states.get(s.name), params, params.warmup);
-    log(
-      `warm-up ${params.warmup} s  ${s.name.padEnd(34)} ${fmtInt(sample.rps).padStart(8)} ops/s${fmtDrain(sample)}`,
-    );
+    log(`warm-up ${params.warmup} s  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
   }
 }
 
@@ -614,13 +1143,61 @@ function sum(values) {
 }
 
 function summarize(scenarios, samples) {
-  const rows = scenarios.map((s) => summarizeOne(s, samples.get(s.name)));
+  const rows = scenarios.map((s) =>
+    s.kind === 'latency' ? summarizeLatency(s, samples.get(s.name)) : summarizeOne(s, samples.get(s.name)),
+  );
   const byName = new Map(rows.map((r) => [r.name, r]));
+  const ratio = (a, b) => Math.round((a / b) * 100) / 100;
   for (const row of rows) {
     const base = row.baseline === null ? undefined : byName.get(row.baseline);
-    row.ratio = base === undefined ? null : Math.round((row.median.rps / base.median.rps) * 100) / 100;
+    if (row.kind !== 'latency') {
+      row.ratio = base === undefined ? null : ratio(row.median.rps, base.median.rps);
+      continue;
+    }
+    row.ratio = base === undefined ? null : { p50: ratio(row.p50, base.p50), p99: ratio(row.p99, base.p99) };
+    if (row.target !== undefined && row.ratio !== null) row.target.met = row.ratio.p99 < row.target.p99Ratio;
   }
   return rows;
+}
+
+/** A latency row: percentiles over every event of every round (not medians of per-round percentiles). */
+function summarizeLatency(scenario, list) {
+  const all = list.flatMap((x) => x.latencies).sort((a, b) => a - b);
+  const p99s = list.map((x) => x.p99);
+  const extra = (field) =>
+    list.every((x) => x[field] !== undefined) ? median(list.map((x) => x[field])) : undefined;
+  return {
+    name: scenario.name,
+    server: scenario.server,
+    baseline: scenario.baseline,
+    kind: 'latency',
+    unit: 'ms per event',
+    samples: list.map(({ latencies: _latencies, byStatus: _byStatus, ...rest }) => rest),
+    events: all.length,
+    p50: percentile(all, 0.5),
+    p99: percentile(all, 0.99),
+    max: Math.round(all[all.length - 1] * 1000) / 1000,
+    p99Range: { min: Math.min(...p99s), max: Math.max(...p99s) },
+    ...(list.some((x) => x.byStatus !== undefined)
+      ? {
+          byStatus: Object.fromEntries(
+            ['working', 'completed'].map((st) => {
+              const pooled = list.flatMap((x) => x.byStatus[st]).sort((a, b) => a - b);
+              return [
+                st,
+                { events: pooled.length, p50: percentile(pooled, 0.5), p99: percentile(pooled, 0.99) },
+              ];
+            }),
+          ),
+          coalesced: sum(list.map((x) => x.coalesced)),
+          updateP50: extra('updateP50'),
+          updateP99: extra('updateP99'),
+        }
+      : {}),
+    ...(scenario.target === undefined ? {} : { target: { ...scenario.target } }),
+    non2xx: 0,
+    errors: 0,
+  };
 }
 
 function summarizeOne(scenario, list) {
@@ -661,6 +1238,13 @@ function fmtRatio(row) {
   return `${row.ratio.toFixed(2)} × ${row.baseline}`;
 }
 
+function fmtProgress(scenario, sample) {
+  if (scenario.kind === 'latency') {
+    return `${String(sample.ok).padStart(6)} events  p50 ${sample.p50} ms  p99 ${sample.p99} ms`;
+  }
+  return `${fmtInt(sample.rps).padStart(8)} ops/s${fmtDrain(sample)}`;
+}
+
 function fmtDrain(sample) {
   if (sample.backlog === undefined) return '';
   return `  (worker backlog ${fmtInt(sample.backlog)}, drained in ${sample.drainMs} ms)`;
@@ -675,6 +1259,8 @@ function drainNote(r) {
 
 function markdown(report) {
   const { machine, parameters: p } = report;
+  const throughput = report.scenarios.filter((r) => r.kind !== 'latency');
+  const latency = report.scenarios.filter((r) => r.kind === 'latency');
   const lines = [
     `## durable-mcp benchmark — ${machine.date}`,
     '',
@@ -684,22 +1270,86 @@ function markdown(report) {
     `Load: autocannon ${report.loadGenerator.version} in the parent process, ${p.connections} connections, ` +
       `pipelining ${p.pipelining}; ${p.rounds} interleaved rounds × ${p.duration} s after a ${p.warmup} s ` +
       `warm-up per scenario. Servers in separate child processes on ${HOST}; the raw better-sqlite3 rows ` +
-      `run a single-threaded loop in their own child process for the same ${p.duration} s, without load generator.`,
+      `run a single-threaded loop in their own child process for the same ${p.duration} s, without load ` +
+      `generator, and the raw pg rows ${PG_CONNECTIONS} concurrent loops (one per connection) in theirs.`,
     '',
     '| scenario | ops/s median | ops/s min–max | p50 ms | p99 ms | CPU µs/op | non-2xx | errors | ratio vs baseline |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...report.scenarios.map(tableRow),
+    ...throughput.map(tableRow),
     '',
     'ops/s: 2xx responses per second for HTTP rows (p50/p99 at 1 ms resolution), statements per second for ' +
-      'raw better-sqlite3 rows (each insert its own committed transaction; p50/p99 per statement). p50/p99 are ' +
+      'raw rows (each insert its own committed transaction; p50/p99 per statement). p50/p99 are ' +
       "medians of the per-round percentiles. CPU µs/op: median over rounds of the server process's CPU time " +
       "(user + system) per operation — for the creation row including the worker finishing the run's tasks; " +
-      "for raw rows the SQLite child's, without fsync waits. ratio = median ops/s ÷ median ops/s of the named " +
+      "for raw rows the child's, without fsync waits. ratio = median ops/s ÷ median ops/s of the named " +
       'row from the same run.',
   ];
   const drained = report.scenarios.filter((r) => r.drain !== undefined);
   if (drained.length > 0) lines.push('', ...drained.map((r) => `- ${drainNote(r)}`));
+  if (report.postgres.skipped !== undefined) {
+    lines.push('', `- PostgreSQL rows skipped: ${report.postgres.skipped}`);
+  } else {
+    lines.push(
+      '',
+      `- PostgreSQL rows: ${report.postgres.url}, a fresh schema per server (set), dropped at the end; our ` +
+        'servers run no worker (`--concurrency 0`), so the creation rows are the creation path and the tasks ' +
+        `stay \`working\`; ${PG_REPLICAS} replicas = ${PG_REPLICAS} processes on one schema, one autocannon ` +
+        'instance each (connections split evenly; p50/p99 the largest of the instances). CPU µs/op: our ' +
+        "processes' (all replicas), or the raw child's; PostgreSQL's own CPU is in neither.",
+    );
+  }
+  if (latency.length > 0) lines.push('', ...latencyTable(latency));
   return lines.join('\n') + '\n';
+}
+
+function latencyTable(rows) {
+  const fmtRatios = (r) =>
+    r.baseline === null
+      ? '1.00 / 1.00 (baseline)'
+      : `${r.ratio.p50.toFixed(2)} / ${r.ratio.p99.toFixed(2)} × ${r.baseline}`;
+  const fmtTarget = (r) =>
+    r.target === undefined ? '–' : `${r.target.text}: **${r.target.met ? 'met' : 'not met'}**`;
+  const lines = [
+    `### Latency (${PUSH_STREAMS} push subscribers)`,
+    '',
+    '| row | events | p50 ms | p99 ms | p99 min–max over rounds | max ms | ratio p50 / p99 vs baseline | target |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...rows.map((r) =>
+      [
+        '',
+        r.name,
+        fmtInt(r.events),
+        r.p50.toFixed(3),
+        r.p99.toFixed(3),
+        `${r.p99Range.min.toFixed(3)}–${r.p99Range.max.toFixed(3)}`,
+        r.max.toFixed(3),
+        fmtRatios(r),
+        fmtTarget(r),
+        '',
+      ]
+        .join(' | ')
+        .trim(),
+    ),
+    '',
+    'Percentiles over every timed event of every round (client-side monotonic clock, 0.001 ms). tasks/get: one ' +
+      'request at a time over one keep-alive connection, polling input_required tasks. Push: ' +
+      `${PUSH_STREAMS} SSE streams, each watching the tasks of one of ${PUSH_GROUPS} groups (each transition ` +
+      `reaches ${PUSH_STREAMS / PUSH_GROUPS} streams); tasks answered one at a time; per stream and task, ` +
+      "`working` timed from just before the tasks/update request was sent, `completed` from the handler's " +
+      'return in the worker (just before the completion commit).',
+  ];
+  for (const r of rows.filter((x) => x.byStatus !== undefined)) {
+    const { working: w, completed: c } = r.byStatus;
+    lines.push(
+      '',
+      `- ${r.name}: \`working\` events (from before tasks/update) p50 ${w.p50} ms, p99 ${w.p99} ms; ` +
+        `\`completed\` events (from the handler's return) p50 ${c.p50} ms, p99 ${c.p99} ms. The tasks/update ` +
+        `round trip itself (the write that commits \`working\`): p50 ${r.updateP50} ms, p99 ${r.updateP99} ms ` +
+        `(medians over rounds). ${fmtInt(r.coalesced)} \`working\` events were coalesced into the ` +
+        '`completed` one (the stream was sent the later state).',
+    );
+  }
+  return lines;
 }
 
 function tableRow(r) {
@@ -783,6 +1433,9 @@ function parseFlags(argv) {
         connections: { type: 'string' },
         pipelining: { type: 'string' },
         'cpu-prof': { type: 'string' },
+        pg: { type: 'string' },
+        'no-pg': { type: 'boolean' },
+        only: { type: 'string' },
         help: { type: 'boolean' },
       },
     }).values;
@@ -805,6 +1458,101 @@ function parseParams(argv) {
     connections: pick('connections'),
     pipelining: pick('pipelining'),
     cpuProf: values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']),
+    pg: values.pg ?? DEFAULT_PG_URL,
+    noPg: values['no-pg'] === true,
+    only: values.only === undefined ? undefined : onlyPattern(values.only),
+  };
+}
+
+function onlyPattern(raw) {
+  try {
+    return new RegExp(raw, 'i');
+  } catch (err) {
+    throw new UsageError(`--only: ${err.message}`);
+  }
+}
+
+/** The rows to run: all, or those `--only` matches together with the baselines they are compared with. */
+function selectScenarios(params) {
+  if (params.only === undefined) return SCENARIOS;
+  const wanted = new Set(SCENARIOS.filter((s) => params.only.test(s.name)).map((s) => s.name));
+  for (const s of SCENARIOS) if (wanted.has(s.name) && s.baseline !== null) wanted.add(s.baseline);
+  if (wanted.size === 0) throw new UsageError(`--only ${params.only.source}: no row matches`);
+  return SCENARIOS.filter((s) => wanted.has(s.name));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// PostgreSQL: a reachability check before the run, fresh schemas for the run, dropped at the end.
+
+const redactUrl = (url) => url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
+
+/** Connections the pg rows hold at once: the raw child's, and per server process its pool and its LISTEN client. */
+const PG_CONNECTIONS_NEEDED = PG_CONNECTIONS + (1 + PG_REPLICAS) * (10 + 1);
+
+/** Where the pg rows run (`url`, one fresh schema name per pg server), or why they are skipped. */
+async function planPostgres(params) {
+  if (params.noPg) return { skipped: 'disabled with --no-pg' };
+  const url = params.pg;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PG_PROBE_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+         - (SELECT count(*) FROM pg_stat_activity)::int AS free`,
+    );
+    if (rows[0].free < PG_CONNECTIONS_NEEDED) {
+      return {
+        skipped: `PostgreSQL at ${redactUrl(url)} has ${rows[0].free} free connections, the rows need ${PG_CONNECTIONS_NEEDED}`,
+      };
+    }
+  } catch (err) {
+    const why = err instanceof Error ? err.message || err.code || err.name : String(err);
+    return { skipped: `PostgreSQL at ${redactUrl(url)} is unreachable (${why})` };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const base = `dmcp_bench_${randomBytes(5).toString('hex')}`;
+  return {
+    url,
+    schemas: { 'pg-raw': `${base}_raw`, 'ours-pg1': `${base}_r1`, 'ours-pg3': `${base}_r3` },
+  };
+}
+
+/** Drops the run's schemas (after every server has stopped), once; resolves false if that failed. */
+function dropSchemas(plan) {
+  if (plan?.schemas === undefined) return Promise.resolve(true);
+  plan.dropping ??= dropNow(plan);
+  return plan.dropping;
+}
+
+async function dropNow(plan) {
+  const client = new pg.Client({ connectionString: plan.url, connectionTimeoutMillis: PG_PROBE_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const names = Object.values(plan.schemas);
+    for (const name of names)
+      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(name)} CASCADE`);
+    log(`dropped PostgreSQL schemas ${names.join(', ')}`);
+    return true;
+  } catch (err) {
+    log(
+      `WARNING: could not drop the PostgreSQL schemas ${Object.values(plan.schemas).join(', ')}: ${err.message}`,
+    );
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function postgresReport(plan) {
+  if (plan.skipped !== undefined) return { skipped: plan.skipped };
+  return {
+    url: redactUrl(plan.url),
+    schemas: plan.schemas,
+    connectionsRaw: PG_CONNECTIONS,
+    replicas: PG_REPLICAS,
   };
 }
 
@@ -816,32 +1564,44 @@ async function startTargets(scenarios, ctx) {
   return targets;
 }
 
+/** Setup and pre-flight check of every row: in table order per server, the servers side by side. */
 async function prepare(scenarios, targets) {
   const states = new Map();
-  for (const s of scenarios) {
-    const target = targets[s.server];
-    states.set(s.name, s.setup === undefined ? undefined : await s.setup(target));
-    await verifyScenario(s, target, states.get(s.name));
-  }
-  log('pre-flight: every scenario passed its check (HTTP 200 with a JSON-RPC result, or a raw SQLite run)');
+  const servers = [...new Set(scenarios.map((s) => s.server))];
+  await Promise.all(
+    servers.map(async (key) => {
+      for (const s of scenarios.filter((x) => x.server === key)) {
+        const target = targets[s.server];
+        states.set(s.name, s.setup === undefined ? undefined : await s.setup(target));
+        await verifyScenario(s, target, states.get(s.name));
+      }
+    }),
+  );
+  log('pre-flight: every scenario passed its check (HTTP 200 with a JSON-RPC result, or a raw run)');
   return states;
 }
 
-async function benchmark(params, workDir) {
-  const targets = await startTargets(SCENARIOS, { workDir, cpuProf: params.cpuProf });
-  const states = await prepare(SCENARIOS, targets);
-  await warmUp(SCENARIOS, targets, states, params);
-  const samples = await runRounds(SCENARIOS, targets, states, params);
-  return summarize(SCENARIOS, samples);
+async function benchmark(params, scenarios, ctx) {
+  const targets = await startTargets(scenarios, ctx);
+  const states = await prepare(scenarios, targets);
+  await warmUp(scenarios, targets, states, params);
+  const samples = await runRounds(scenarios, targets, states, params);
+  return summarize(scenarios, samples);
 }
 
-function buildReport(params, machine, rows) {
-  const { help: _help, cpuProf: _cpuProf, ...parameters } = params;
+function buildReport(params, machine, rows, postgres) {
+  const { help: _help, cpuProf: _cpuProf, pg: _pg, noPg: _noPg, only, ...parameters } = params;
   return {
     machine,
-    parameters: { ...parameters, host: HOST, protocolVersion: PROTOCOL_VERSION },
+    parameters: {
+      ...parameters,
+      ...(only === undefined ? {} : { only: only.source }),
+      host: HOST,
+      protocolVersion: PROTOCOL_VERSION,
+    },
     loadGenerator: { name: 'autocannon', version: autocannonVersion(), inProcess: true },
     servers: Object.fromEntries(Object.entries(SERVERS).map(([k, v]) => [k, v.label])),
+    postgres,
     scenarios: rows,
   };
 }
@@ -857,32 +1617,47 @@ async function main(argv) {
   if (params.help) return void console.log(USAGE);
   const machine = machineInfo();
   log(`${params.mode} run: ${describePreset(params)}, pipelining ${params.pipelining}`);
-  const workDir = makeWorkDir();
+  const selected = selectScenarios(params);
+  const plan = selected.some((s) => s.needs === 'pg')
+    ? await planPostgres(params)
+    : { skipped: 'no PostgreSQL row selected (--only)' };
+  pgPlan = plan;
+  if (plan.skipped !== undefined) log(`PostgreSQL rows skipped: ${plan.skipped}`);
+  else log(`PostgreSQL rows: ${redactUrl(plan.url)}, schemas ${Object.values(plan.schemas).join(', ')}`);
+  const scenarios = selected.filter((s) => s.needs !== 'pg' || plan.skipped === undefined);
+  const ctx = { workDir: makeWorkDir(), cpuProf: params.cpuProf, pg: plan, started: [] };
   if (params.cpuProf) mkdirSync(params.cpuProf, { recursive: true });
   let rows;
+  let dropped;
   try {
-    rows = await benchmark(params, workDir);
+    rows = await benchmark(params, scenarios, ctx);
   } finally {
     await stopAll();
     removeWorkDirs();
+    dropped = await dropSchemas(plan);
   }
-  const report = buildReport(params, machine, rows);
+  const report = buildReport(params, machine, rows, postgresReport(plan));
   const md = markdown(report);
   writeResults(report, md);
   console.log(md);
   log(`wrote ${join('bench', 'results', 'latest.json')} and ${join('bench', 'results', 'latest.md')}`);
   if (params.cpuProf) {
-    const keys = Object.keys(SERVERS).filter((k) => k.startsWith('ours'));
+    const keys = ctx.started.filter((k) => k.startsWith('ours'));
     log(
       `CPU profiles of our servers: ${keys.map((k) => join(params.cpuProf, `${k}.cpuprofile`)).join(', ')}`,
     );
   }
-  if (!reportFailures(rows)) process.exitCode = 1;
+  if (!reportFailures(rows) || !dropped) process.exitCode = 1;
 }
+
+/** The run's PostgreSQL plan, so that a signal can still drop its schemas. */
+let pgPlan;
 
 function onSignal(signal) {
   log(`${signal}: stopping servers`);
-  stopAll().then(() => process.exit(130));
+  stopAll()
+    .then(() => dropSchemas(pgPlan))
+    .finally(() => process.exit(130));
 }
 
 if (process.argv.includes('--serve-baseline')) {

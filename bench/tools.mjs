@@ -6,6 +6,23 @@ let releaseOnSigterm = false;
 
 export const tools = [
   {
+    // The push-latency row: the task asks for input at once (the worker moves it to input_required); answering it
+    // with tasks/update moves it to working, and the replay completes it. The result carries the monotonic clock
+    // (CLOCK_MONOTONIC, shared by every process on the machine) at the moment the handler returned, just before
+    // the worker commits the completion, so the harness can time the `completed` push from there.
+    name: 'bench_input',
+    description: 'Benchmark tool: runs only as a durable task, waits for one input, then completes.',
+    inputSchema: { type: 'object' },
+    task: { support: 'required', ttlMs: 600_000 },
+    handler: (_args, ctx) => {
+      ctx.input('go', {
+        method: 'elicitation/create',
+        params: { message: 'go?', requestedSchema: { type: 'object', properties: {} } },
+      });
+      return { content: [{ type: 'text', text: `done ${process.hrtime.bigint()}` }] };
+    },
+  },
+  {
     name: 'bench_task',
     description: 'Benchmark tool: runs only as a durable task and completes at once with "ok".',
     inputSchema: { type: 'object' },

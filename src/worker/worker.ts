@@ -105,7 +105,8 @@ export function createWorker(options: WorkerOptions): Worker {
       if (!stopped) return;
       stopped = false;
       unsubscribe = store.changes?.subscribe((c) => {
-        if (c.runnable) void fill();
+        // Wake after the current turn: the commit's other listeners (pushes, the request's answer) go first.
+        if (c.runnable) setImmediate(() => void fill());
       });
       timers.push(setInterval(() => void fill(), options.pollMs ?? 500));
       timers.push(setInterval(() => void sweep(), options.sweepMs ?? 5_000));

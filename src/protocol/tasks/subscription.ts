@@ -1,6 +1,7 @@
 // `taskIds` on subscriptions/listen: a snapshot of each owned task at once, then one per committed change.
 import { isTaskIdShape } from '../../tasks/ids.js';
 import type { TaskStore } from '../../tasks/store.js';
+import type { LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
@@ -16,6 +17,21 @@ export const MAX_TASK_IDS = 1_000;
  * slow client receives the latest state, never a growing queue.
  */
 export function createTaskSubscriptions(store: TaskStore, now: () => number): SubscriptionExtension {
+  // Subscribers of one task (all its owner's) share one read per change instead of one read each.
+  const reads = new Map<string, Promise<TaskSnapshot | LookupMiss>>();
+  const keyOf = (id: string, owner: TaskOwner): string =>
+    `${id}\u0000${owner.tenant}\u0000${owner.principal}`;
+  const read = (id: string, owner: TaskOwner): Promise<TaskSnapshot | LookupMiss> => {
+    const key = keyOf(id, owner);
+    let pending = reads.get(key);
+    if (pending === undefined) {
+      pending = store.get(id, owner, now());
+      reads.set(key, pending);
+      const forget = (): void => void reads.delete(key);
+      pending.then(forget, forget);
+    }
+    return pending;
+  };
   return {
     key: 'taskIds',
     async accept(requested: unknown, scope: RequestScope, send) {
@@ -57,7 +73,7 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
             s.dirty = false;
             await scope.whenWritable();
             if (stopped) return;
-            const snapshot = await store.get(id, owner, now());
+            const snapshot = await read(id, owner);
             if (stopped) return;
             if (typeof snapshot === 'string') {
               watched.delete(id); // expired or purged: nothing more will come
@@ -77,7 +93,10 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
         start() {
           if (accepted.length === 0) return;
           unsubscribe = store.changes?.subscribe((change) => {
-            if (watched.has(change.taskId)) void push(change.taskId);
+            if (!watched.has(change.taskId)) return;
+            // A read started before this change must not be shared with pushes caused by it.
+            reads.delete(keyOf(change.taskId, owner));
+            void push(change.taskId);
           });
           for (const id of accepted) void push(id);
         },
