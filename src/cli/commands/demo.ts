@@ -56,12 +56,14 @@ async function followUntil(
   taskId: string,
   until: string[],
   lastPrinted: string,
+  /** Print only the final status (after an answer the task may pass through working again). */
+  finalOnly = false,
 ): Promise<Record<string, unknown>> {
   let printed = lastPrinted;
   for (let i = 0; i < 600; i++) {
     const reply = await client.request('tasks/get', { taskId });
     const status = String(reply.result.status);
-    if (status !== printed) {
+    if (status !== printed && (!finalOnly || until.includes(status))) {
       line(reply.id, reply.result);
       printed = status;
     }
@@ -106,7 +108,13 @@ export async function demo(argv: string[]): Promise<void> {
     );
     const ack = await client.request('tasks/update', { taskId, inputResponses: answers });
     line(ack.id, ack.result);
-    const done = await followUntil(client, taskId, ['completed', 'failed', 'cancelled'], 'input_required');
+    const done = await followUntil(
+      client,
+      taskId,
+      ['completed', 'failed', 'cancelled'],
+      'input_required',
+      true,
+    );
     console.log('restarting the server on the same store…');
     await stopServer(server);
     server = await startServer(store, port);
