@@ -11,6 +11,7 @@ import { createHttpClient, type McpHttpClient } from '../../src/client/index.js'
 import type { JsonObject } from '../../src/wire/jsonrpc.js';
 import { startServe, type ServeProcess } from '../support/cli.js';
 import { openSse } from '../support/server.js';
+import { withPostgres } from '../support/postgres.js';
 
 const PG_URL = process.env.DURABLE_MCP_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SCHEMA = `dmcp_replicas_${randomBytes(5).toString('hex')}`;
@@ -18,38 +19,7 @@ const TOOLS = fileURLToPath(new URL('../fixtures/tools/replica-tools.mjs', impor
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
-/** Why PostgreSQL cannot be used, or undefined when it can. */
-async function unreachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (err) {
-    return `PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${String(err)})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const reason = await unreachable();
-if (reason !== undefined) {
-  if (process.env.CI === 'true') {
-    describe('replicas on PostgreSQL', () => {
-      it('needs a reachable PostgreSQL in CI', () => {
-        throw new Error(`${reason}; set DURABLE_MCP_TEST_POSTGRES_URL`);
-      });
-    });
-  } else {
-    console.warn(`skipping the PostgreSQL replica tests: ${reason}`);
-    describe.skip('replicas on PostgreSQL (needs PostgreSQL)', () => {
-      it('runs several replicas', () => undefined);
-    });
-  }
-} else {
-  defineSuites();
-}
+await withPostgres('the PostgreSQL replica tests', defineSuites);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers

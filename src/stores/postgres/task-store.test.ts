@@ -10,44 +10,14 @@ import { newTask, runTaskStoreContract } from '../task-store.contract.js';
 import { migrate, postgresMigrations } from './migrations.js';
 import { LISTEN_APPLICATION_NAME } from './names.js';
 import { createPostgresTaskStore, type PostgresTaskStoreOptions } from './task-store.js';
+import { withPostgres } from '../../../test/support/postgres.js';
 
 const URL = process.env.DURABLE_MCP_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const T0 = 1_700_000_000_000;
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
 const SCHEMA = `dmcp_test_${randomBytes(5).toString('hex')}`;
 
-/** Why PostgreSQL cannot be used, or undefined when it can. */
-async function unreachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: URL, connectionTimeoutMillis: 3_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (err) {
-    return `PostgreSQL at ${URL.replace(/:[^:@/]*@/, ':***@')} is unreachable (${String(err)})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const reason = await unreachable();
-if (reason !== undefined) {
-  if (process.env.CI === 'true') {
-    describe('PostgreSQL task store', () => {
-      it('needs a reachable PostgreSQL in CI', () => {
-        throw new Error(`${reason}; set DURABLE_MCP_TEST_POSTGRES_URL`);
-      });
-    });
-  } else {
-    console.warn(`skipping the PostgreSQL store tests: ${reason}`);
-    describe.skip('PostgreSQL task store (needs PostgreSQL)', () => {
-      it('runs the contract', () => undefined);
-    });
-  }
-} else {
-  defineSuites();
-}
+await withPostgres('the PostgreSQL store tests', defineSuites);
 
 function defineSuites(): void {
   const admin = new pg.Pool({ connectionString: URL, max: 3 });
