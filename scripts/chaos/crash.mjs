@@ -1,0 +1,880 @@
+// Section 1, crash chaos: several `serve` processes share one store (a SQLite file or a PostgreSQL schema) and run
+// durable tasks with memoized steps and input requests, while a driver SIGKILLs them at chosen points (mid-step,
+// right after a step body returned = mid-commit, right after a run ended = mid-finish/suspend, while a tasks/update
+// or tools/call is in flight, during start-up, or at random) and restarts them. Clients keep creating, polling,
+// answering and cancelling through whichever processes are up. Afterwards the store and the per-attempt log
+// (test/fixtures/tools/chaos-tools.mjs) are checked against the invariants below.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import {
+  appendLog,
+  CHAOS_TOOLS,
+  COMMON_SERVE_FLAGS,
+  crashExcerpt,
+  fmtInt,
+  Invariants,
+  LogTail,
+  now,
+  percentile,
+  pgQuery,
+  pgSchema,
+  rng as makeRng,
+  rpc,
+  sleep,
+  startServe,
+} from './lib.mjs';
+
+export const CRASH_INVARIANTS = {
+  terminal:
+    'every task reaches exactly one terminal state (completed, or cancelled when a cancel was sent); every later read returns the same snapshot',
+  memo: 'a memoized step whose completion was committed never runs again',
+  'single-holder':
+    'no two runs held a task at once: no run committed after a newer run had claimed the task, the run whose result was stored is the last one that started, and the stored steps are the chain the result saw',
+  answers: 'no answer acknowledged by tasks/update is lost or altered',
+  handles: 'every task handle returned by tools/call exists; no tools/call created two tasks',
+  stuck:
+    'nothing stuck: all tasks terminal within lease + work + slack after the last kill; TTL probes failed as expired within TTL + sweep',
+  'no-crash': 'no server process exits unless killed by the driver',
+  kills: 'the planned number of kills was reached within the time bound',
+};
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const SWEEP_MS = 5_000;
+
+const show = (r) =>
+  r.netError !== undefined
+    ? `network error ${r.netError}`
+    : r.error !== undefined
+      ? `HTTP ${r.status} error ${r.error.code} ${r.error.message}`
+      : r.badBody !== undefined
+        ? `HTTP ${r.status} body ${r.badBody.slice(0, 120)}`
+        : `HTTP ${r.status} ${JSON.stringify(r.result).slice(0, 200)}`;
+
+/**
+ * Answers a client may simply retry while processes are killed: no connection, a cut body, or -32603 "Task store
+ * unavailable" (HTTP 500). Any other error is a finding.
+ */
+const transient = (r) =>
+  r.netError !== undefined ||
+  r.badBody !== undefined ||
+  (r.status === 500 && r.error?.code === -32603 && /^Task store unavailable: /.test(String(r.error.message)));
+
+const strip = (t) => JSON.stringify({ ...t, _meta: undefined });
+
+export async function runCrash({ backend, params, scope, seed, pgUrl, progress }) {
+  const inv = new Invariants();
+  for (const [name, description] of Object.entries(CRASH_INVARIANTS)) inv.define(name, description);
+  const rng = makeRng(seed);
+  const started = now();
+  const dir = scope.tempDir('durable-mcp-chaos-crash-');
+  const logFile = join(dir, 'runs.log');
+  writeFileSync(logFile, '');
+  let storeArgs;
+  let schema;
+  if (backend === 'sqlite') {
+    storeArgs = ['--store', join(dir, 'tasks.db')];
+  } else {
+    schema = pgSchema(scope, pgUrl, 'crash');
+    storeArgs = ['--store', pgUrl, '--pg-schema', schema, '--pg-pool-size', '4'];
+  }
+  const serveArgs = [
+    ...COMMON_SERVE_FLAGS,
+    ...storeArgs,
+    '--tools',
+    CHAOS_TOOLS,
+    '--lease-ms',
+    String(params.leaseMs),
+    '--concurrency',
+    String(params.concurrency),
+  ];
+  const env = { DURABLE_MCP_TEST_LOG: logFile };
+
+  const stats = {
+    kills: 0,
+    killsByPoint: {},
+    restarts: 0,
+    startFailures: 0,
+    tasks: 0,
+    orphansAdopted: 0,
+    createRetries: 0,
+    transient: {},
+    answersSent: 0,
+    answersAcked: 0,
+    cancelsAcked: 0,
+    ttlProbes: 0,
+  };
+  const countTransient = (r) => {
+    const key =
+      r.netError !== undefined
+        ? r.netError
+        : r.badBody !== undefined
+          ? 'cut body'
+          : `${r.error?.code} ${String(r.error?.message).slice(0, 60)}`;
+    stats.transient[key] = (stats.transient[key] ?? 0) + 1;
+  };
+
+  // ----- processes
+  let chaosOn = true;
+  let hardStop = false;
+  const slots = Array.from({ length: params.servers }, (_, i) => ({
+    i,
+    proc: undefined,
+    restartTimer: undefined,
+  }));
+  const unplanned = [];
+  const startSlot = (slot) => {
+    const proc = startServe(scope, serveArgs, { env, timeoutMs: 30_000 });
+    slot.proc = proc;
+    void proc.exited.then(() => {
+      if (!proc.doomed && !hardStop) {
+        unplanned.push(`pid ${proc.pid} exited on its own: ${crashExcerpt(proc.stderr())}`);
+        scheduleRestart(slot, 100);
+      }
+    });
+    proc.started.catch((err) => {
+      if (!proc.doomed && !hardStop) {
+        stats.startFailures += 1;
+        unplanned.push(`a server failed to start: ${err.message.slice(0, 1_500)}`);
+      }
+    });
+    return proc;
+  };
+  const scheduleRestart = (slot, delay) => {
+    if (hardStop || slot.restartTimer !== undefined) return;
+    slot.restartTimer = setTimeout(() => {
+      slot.restartTimer = undefined;
+      if (hardStop || scope.closed) return;
+      stats.restarts += 1;
+      startSlot(slot);
+    }, delay);
+  };
+  const live = () => slots.filter((s) => s.proc?.ready && !s.proc.dead && !s.proc.doomed);
+  const slotOfPid = (pid) => slots.find((s) => s.proc?.pid === pid && !s.proc.dead && !s.proc.doomed);
+  const pickLive = async () => {
+    for (;;) {
+      if (hardStop || scope.closed) return undefined;
+      const l = live();
+      if (l.length > 0) return rng.pick(l);
+      await sleep(20);
+    }
+  };
+
+  const kills = [];
+  const kill = async (slot, point, info = {}) => {
+    const proc = slot?.proc;
+    if (proc === undefined || proc.dead || proc.doomed) return false;
+    proc.doomed = true;
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    appendLog(logFile, 'killed', proc.pid);
+    kills.push({ point, pid: proc.pid, t: now(), ...info });
+    stats.kills += 1;
+    stats.killsByPoint[point] = (stats.killsByPoint[point] ?? 0) + 1;
+    if (chaosOn) scheduleRestart(slot, rng.int(params.restartMinMs, params.restartMaxMs));
+    else scheduleRestart(slot, 0);
+    return true;
+  };
+
+  for (const slot of slots) startSlot(slot);
+  await Promise.all(slots.map((s) => s.proc.started));
+
+  // ----- the log, read as it grows
+  const tail = new LogTail(logFile);
+  const activeSteps = new Map();
+  const waiters = new Set();
+  const pump = () => {
+    for (const line of tail.read()) {
+      if (line.event === 'step-start') activeSteps.set(`${line.task}/${line.run}/${line.detail}`, line);
+      else if (line.event === 'step-end') activeSteps.delete(`${line.task}/${line.run}/${line.detail}`);
+      else if (line.event === 'run-end') {
+        for (const [k, v] of activeSteps) if (v.run === line.run) activeSteps.delete(k);
+      } else if (line.event === 'killed') {
+        for (const [k, v] of activeSteps) if (v.pid === line.pid) activeSteps.delete(k);
+      }
+      for (const w of waiters) {
+        if (w.match(line)) {
+          waiters.delete(w);
+          w.resolve(line);
+        }
+      }
+    }
+  };
+  const pumpTimer = setInterval(pump, 3);
+  scope.defer(() => clearInterval(pumpTimer));
+  const waitLine = (match, timeoutMs) =>
+    new Promise((resolveWait) => {
+      const w = { match, resolve: resolveWait };
+      waiters.add(w);
+      setTimeout(() => {
+        if (waiters.delete(w)) resolveWait(undefined);
+      }, timeoutMs);
+    });
+  const livePid = (pid) => slotOfPid(pid) !== undefined;
+
+  // ----- hooks: kill the process a request was just sent to
+  const hooks = { create: undefined, update: undefined };
+  const armHook = (kind, timeoutMs) =>
+    new Promise((resolveHook) => {
+      const timer = setTimeout(() => {
+        hooks[kind] = undefined;
+        resolveHook(undefined);
+      }, timeoutMs);
+      hooks[kind] = (slot) => {
+        hooks[kind] = undefined;
+        clearTimeout(timer);
+        resolveHook(slot);
+      };
+    });
+
+  // ----- clients
+  const recs = [];
+  const byTask = new Map();
+  const sentCids = new Set();
+  const unknownCids = new Set();
+  let serial = 0;
+  const newRec = (tool = 'chaos_job') => {
+    const steps = rng.int(params.stepsMin, params.stepsMax);
+    const rec = {
+      cid: `${backend[0]}${serial++}`,
+      tool,
+      args:
+        tool === 'chaos_job'
+          ? {
+              steps,
+              inputs: Math.min(steps, rng.int(0, params.inputsMax)),
+              ms: rng.int(params.stepMsMin, params.stepMsMax),
+              spinMs: 6,
+            }
+          : {},
+      cancelAfterMs:
+        tool === 'chaos_job' && rng.chance(params.cancelRate) ? rng.int(30, params.stepMsMax * 6) : undefined,
+      history: [],
+      answers: {},
+      acked: new Set(),
+    };
+    recs.push(rec);
+    return rec;
+  };
+
+  const call = async (method, args, hook) => {
+    const slot = await pickLive();
+    if (slot === undefined) return { netError: 'stopped' };
+    const pending = rpc(slot.proc.url, method, args, { timeoutMs: 20_000 });
+    if (hook !== undefined) hooks[hook]?.(slot);
+    return pending;
+  };
+
+  const answer = async (rec, requests) => {
+    const responses = {};
+    for (const key of Object.keys(requests ?? {})) {
+      if (rec.acked.has(key)) {
+        inv.fail(
+          'answers',
+          `task ${rec.taskId}: key ${key} is outstanding again after tasks/update acknowledged it (answer lost)`,
+        );
+      }
+      rec.answers[key] ??= `${rec.cid}:${key}:${rng.hex(6)}`;
+      responses[key] = { action: 'accept', content: { v: rec.answers[key] } };
+    }
+    if (Object.keys(responses).length === 0) return;
+    for (let attempt = 0; attempt < 50 && !hardStop; attempt++) {
+      stats.answersSent += 1;
+      const r = await call('tasks/update', { taskId: rec.taskId, inputResponses: responses }, 'update');
+      if (r.result !== undefined) {
+        for (const key of Object.keys(responses)) rec.acked.add(key);
+        stats.answersAcked += 1;
+        return;
+      }
+      if (!transient(r)) {
+        inv.fail('answers', `tasks/update ${rec.taskId}: ${show(r)}`);
+        return;
+      }
+      countTransient(r);
+      await sleep(30);
+    }
+  };
+
+  const driveTask = async (rec) => {
+    // Create (a lost answer means: the task may or may not exist; try again under a new client id).
+    for (let attempt = 0; ; attempt++) {
+      if (hardStop || scope.closed) return;
+      const cid = attempt === 0 ? rec.cid : `${rec.cid}.${attempt}`;
+      sentCids.add(cid);
+      const r = await call('tools/call', { name: rec.tool, arguments: { ...rec.args, cid } }, 'create');
+      if (r.result?.resultType === 'task' && typeof r.result.taskId === 'string') {
+        rec.taskId = r.result.taskId;
+        rec.cidUsed = cid;
+        rec.pollMs = r.result.pollIntervalMs ?? 100;
+        break;
+      }
+      if (!transient(r)) {
+        inv.fail('handles', `tools/call ${rec.tool} (${cid}): ${show(r)}`);
+        return;
+      }
+      countTransient(r);
+      unknownCids.add(cid);
+      stats.createRetries += 1;
+      await sleep(30);
+    }
+    await followTask(rec);
+  };
+
+  const followTask = async (rec) => {
+    byTask.set(rec.taskId, rec);
+    stats.tasks += 1;
+    rec.createdAt ??= now();
+    const cancelAt = rec.cancelAfterMs === undefined ? undefined : rec.createdAt + rec.cancelAfterMs;
+    for (;;) {
+      await sleep(rec.pollMs);
+      if (hardStop || scope.closed) return;
+      if (cancelAt !== undefined && !rec.cancelAcked && now() >= cancelAt) {
+        const c = await call('tasks/cancel', { taskId: rec.taskId });
+        rec.cancelSent = true;
+        if (c.result !== undefined) {
+          rec.cancelAcked = true;
+          stats.cancelsAcked += 1;
+        } else if (!transient(c)) inv.fail('terminal', `tasks/cancel ${rec.taskId}: ${show(c)}`);
+      }
+      const r = await call('tasks/get', { taskId: rec.taskId });
+      if (transient(r)) {
+        countTransient(r);
+        continue;
+      }
+      if (r.error !== undefined) {
+        if (rec.tool !== 'chaos_job' && /expired/i.test(r.error.message)) {
+          rec.expiredSeenAt = now();
+          return;
+        }
+        inv.fail('handles', `tasks/get ${rec.taskId} (a handle tools/call returned): ${show(r)}`);
+        return;
+      }
+      const t = r.result;
+      if (rec.history[rec.history.length - 1] !== t.status) rec.history.push(t.status);
+      if (TERMINAL.has(t.status)) {
+        rec.final = t;
+        rec.finalAt = now();
+        break;
+      }
+      if (t.status === 'input_required' && rec.tool === 'chaos_job') await answer(rec, t.inputRequests);
+    }
+    // A terminal snapshot never changes, whichever process serves it.
+    for (let i = 0; i < 2 && !hardStop; i++) {
+      const r = await call('tasks/get', { taskId: rec.taskId });
+      if (transient(r)) {
+        countTransient(r);
+        continue;
+      }
+      inv.expect(
+        'terminal',
+        r.result !== undefined && strip(r.result) === strip(rec.final),
+        () =>
+          `task ${rec.taskId}: a later read differs from the terminal snapshot: ${show(r)} vs ${strip(rec.final)}`,
+      );
+    }
+  };
+
+  // Tasks whose tools/call answer was lost exist all the same: adopt them (poll and answer like the others).
+  const storeTasks = async () => {
+    if (backend === 'sqlite') {
+      const db = new Database(join(dir, 'tasks.db'), { fileMustExist: true });
+      try {
+        db.pragma('busy_timeout = 5000');
+        return db.prepare('SELECT id, tool, args FROM tasks').all();
+      } finally {
+        db.close();
+      }
+    }
+    return pgQuery(pgUrl, `SELECT id, tool, args FROM ${pg.escapeIdentifier(schema)}.tasks`);
+  };
+  const drivers = new Set();
+  const track = (p) => {
+    drivers.add(p);
+    void p.finally(() => drivers.delete(p));
+  };
+  const adoptOrphans = async () => {
+    let rows;
+    try {
+      rows = await storeTasks();
+    } catch {
+      return;
+    }
+    for (const row of rows) {
+      if (byTask.has(row.id)) continue;
+      const args = JSON.parse(row.args);
+      if (!unknownCids.has(args.cid)) continue; // its creator may still be waiting for the answer
+      const rec = {
+        cid: args.cid,
+        cidUsed: args.cid,
+        tool: row.tool,
+        args,
+        orphan: true,
+        taskId: row.id,
+        pollMs: 100,
+        history: [],
+        answers: {},
+        acked: new Set(),
+      };
+      recs.push(rec);
+      stats.orphansAdopted += 1;
+      track(followTask(rec));
+    }
+  };
+
+  let stopCreating = false;
+  const manager = (async () => {
+    for (let i = 0; i < params.ttlProbes; i++)
+      track(driveTask(newRec(i % 2 === 0 ? 'chaos_ttl_input' : 'chaos_ttl_sleep')));
+    stats.ttlProbes += params.ttlProbes;
+    let lastAdopt = now();
+    while (!stopCreating && !scope.closed) {
+      const jobs = [...drivers].length;
+      for (let n = jobs; n < params.inflight + params.ttlProbes && !stopCreating; n++)
+        track(driveTask(newRec()));
+      if (now() - lastAdopt > 2_000) {
+        lastAdopt = now();
+        await adoptOrphans();
+      }
+      await sleep(25);
+    }
+  })();
+
+  // ----- the killer
+  const pointTable = Object.entries(params.points);
+  const chaosStarted = now();
+  let midTtlDone = false;
+  while (stats.kills < params.kills && now() - chaosStarted < params.chaosMs && !scope.closed) {
+    await sleep(rng.int(params.gapMinMs, params.gapMaxMs));
+    if (!midTtlDone && stats.kills >= params.kills / 2) {
+      midTtlDone = true;
+      for (let i = 0; i < params.ttlProbes; i++)
+        track(driveTask(newRec(i % 2 === 0 ? 'chaos_ttl_input' : 'chaos_ttl_sleep')));
+      stats.ttlProbes += params.ttlProbes;
+    }
+    const point = rng.weighted(pointTable);
+    let done = false;
+    if (point === 'mid-step') {
+      let candidates = [...activeSteps.values()].filter((l) => livePid(l.pid));
+      if (candidates.length === 0) {
+        const line = await waitLine((l) => l.event === 'step-start' && livePid(l.pid), 1_500);
+        if (line !== undefined) candidates = [line];
+      }
+      if (candidates.length > 0) {
+        const c = rng.pick(candidates);
+        await sleep(rng.int(0, Math.max(1, params.stepMsMin)));
+        if (activeSteps.has(`${c.task}/${c.run}/${c.detail}`)) {
+          done = await kill(slotOfPid(c.pid), 'mid-step', { task: c.task, run: c.run, step: c.detail });
+        }
+      }
+    } else if (point === 'mid-commit') {
+      const line = await waitLine((l) => l.event === 'step-end' && livePid(l.pid), 1_500);
+      if (line !== undefined) {
+        done = await kill(slotOfPid(line.pid), 'mid-commit', {
+          task: line.task,
+          run: line.run,
+          step: line.detail,
+        });
+      }
+    } else if (point === 'mid-finish') {
+      const line = await waitLine(
+        (l) => l.event === 'run-end' && (l.detail === 'return' || l.detail === 'input') && livePid(l.pid),
+        1_500,
+      );
+      if (line !== undefined) {
+        done = await kill(slotOfPid(line.pid), line.detail === 'input' ? 'mid-suspend' : 'mid-finish', {
+          task: line.task,
+          run: line.run,
+        });
+      }
+    } else if (point === 'mid-answer' || point === 'mid-create') {
+      const slot = await armHook(point === 'mid-answer' ? 'update' : 'create', 1_500);
+      if (slot !== undefined) {
+        await sleep(rng.int(0, 3));
+        done = await kill(slot, point);
+      }
+    } else if (point === 'mid-startup') {
+      const starting = slots.filter(
+        (s) => s.proc !== undefined && !s.proc.ready && !s.proc.dead && !s.proc.doomed,
+      );
+      if (starting.length > 0) {
+        await sleep(rng.int(0, 400));
+        const s = rng.pick(starting);
+        if (!s.proc.ready) done = await kill(s, 'mid-startup');
+      }
+    }
+    if (!done) {
+      const l = live();
+      if (l.length > 0) await kill(rng.pick(l), 'random');
+    }
+    progress?.(`${stats.kills}/${params.kills} kills, ${stats.tasks} tasks`);
+  }
+  const chaosMs = now() - chaosStarted;
+  inv.expect(
+    'kills',
+    stats.kills >= params.kills,
+    `only ${stats.kills} of ${params.kills} kills within ${params.chaosMs} ms`,
+  );
+
+  // ----- settle: no more kills or new tasks; every process back; every task must end
+  chaosOn = false;
+  stopCreating = true;
+  await manager;
+  for (const slot of slots) {
+    if (slot.proc === undefined || slot.proc.dead || slot.proc.doomed) {
+      if (slot.restartTimer !== undefined) clearTimeout(slot.restartTimer);
+      slot.restartTimer = undefined;
+      if (slot.proc === undefined || slot.proc.dead) startSlot(slot);
+    }
+  }
+  await Promise.all(slots.map((s) => s.proc.started.catch(() => undefined)));
+  const settleStart = now();
+  await adoptOrphans();
+  const settleBound = params.leaseMs + params.stepsMax * params.stepMsMax + 8_000 + 4_000; // + TTL probes
+  let settled = false;
+  while (now() - settleStart < settleBound && !scope.closed) {
+    if (drivers.size === 0) {
+      settled = true;
+      break;
+    }
+    await sleep(50);
+  }
+  const settleMs = now() - settleStart;
+  if (!settled) {
+    const open = recs.filter(
+      (r) => r.final === undefined && r.expiredSeenAt === undefined && r.taskId !== undefined,
+    );
+    inv.fail(
+      'stuck',
+      `${open.length} tasks not terminal ${settleBound} ms after the last kill: ${open
+        .slice(0, 5)
+        .map((r) => `${r.taskId} (${r.history.join('→')})`)
+        .join(', ')}`,
+    );
+  } else inv.ok('stuck');
+  hardStop = true;
+  for (const slot of slots) {
+    clearTimeout(slot.restartTimer);
+    if (slot.proc !== undefined && !slot.proc.dead) {
+      slot.proc.doomed = true;
+      slot.proc.child.kill('SIGKILL');
+      await slot.proc.exited;
+    }
+  }
+  clearInterval(pumpTimer);
+  pump();
+  tail.close();
+  for (const u of unplanned) inv.fail('no-crash', u);
+  inv.ok('no-crash', stats.restarts + params.servers - unplanned.length);
+
+  // ----- read the store and the log, check
+  const store = await readStore(backend, backend === 'sqlite' ? join(dir, 'tasks.db') : pgUrl, schema);
+  const lines = new LogTail(logFile);
+  const all = lines.read();
+  lines.close();
+  const analysis = analyse({ store, lines: all, byTask, recs, sentCids, unknownCids, kills, inv, params });
+  Object.assign(stats, analysis, { chaosMs, settleMs, durationMs: now() - started });
+  stats.summaryLine = `${fmtInt(stats.kills)} kills (${Object.entries(stats.killsByPoint)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`)
+    .join(
+      ', ',
+    )}); ${fmtInt(stats.storedTasks - stats.ttlProbes)} tasks (${fmtInt(stats.completed)} completed, ${fmtInt(stats.cancelled)} cancelled, ${fmtInt(stats.failed)} failed) + ${stats.ttlProbes} TTL probes, ${fmtInt(stats.runs)} runs`;
+  return { inv, stats };
+}
+
+async function readStore(backend, location, schema) {
+  if (backend === 'sqlite') {
+    const db = new Database(location, { fileMustExist: true });
+    try {
+      return {
+        tasks: db
+          .prepare(
+            'SELECT id, tool, args, status, result, error, attempt, created_at, updated_at, expires_at FROM tasks',
+          )
+          .all(),
+        steps: db.prepare('SELECT task_id, name, value FROM task_steps').all(),
+        inputs: db.prepare('SELECT task_id, key, answer, superseded FROM task_inputs').all(),
+      };
+    } finally {
+      db.close();
+    }
+  }
+  const s = pg.escapeIdentifier(schema);
+  const [tasks, steps, inputs] = await Promise.all([
+    pgQuery(
+      location,
+      `SELECT id, tool, args, status, result, error, attempt, created_at::float8 AS created_at,
+         updated_at::float8 AS updated_at, expires_at::float8 AS expires_at FROM ${s}.tasks`,
+    ),
+    pgQuery(location, `SELECT task_id, name, value FROM ${s}.task_steps`),
+    pgQuery(location, `SELECT task_id, key, answer, superseded FROM ${s}.task_inputs`),
+  ]);
+  return { tasks, steps, inputs };
+}
+
+/** Checks the store and the per-attempt log against the crash invariants; returns figures for the report. */
+export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, inv, params }) {
+  const out = {
+    storedTasks: store.tasks.length,
+    ttlProbes: 0,
+    completed: 0,
+    cancelled: 0,
+    failed: 0,
+    runs: 0,
+    resumedRuns: 0,
+    crashReplays: 0,
+    stepExecutions: 0,
+    stepsCommitted: 0,
+    stepReruns: 0,
+    fencedRuns: 0,
+    leaseLost: 0,
+    maxAttempt: 0,
+    answersChecked: 0,
+    midCommit: { committedBeforeKill: 0, lostWithProcess: 0 },
+  };
+  const linesByTask = new Map();
+  const killedSeq = new Map();
+  const killedAt = new Map();
+  const replayDelays = [];
+  for (const l of lines) {
+    if (l.event === 'killed') {
+      killedSeq.set(l.pid, l.seq);
+      killedAt.set(l.pid, l.t);
+      continue;
+    }
+    let list = linesByTask.get(l.task);
+    if (list === undefined) linesByTask.set(l.task, (list = []));
+    list.push(l);
+  }
+  const stepsByTask = new Map();
+  for (const s of store.steps) {
+    let m = stepsByTask.get(s.task_id);
+    if (m === undefined) stepsByTask.set(s.task_id, (m = new Map()));
+    m.set(s.name, JSON.parse(s.value));
+  }
+  const seenCids = new Map();
+
+  for (const row of store.tasks) {
+    const args = JSON.parse(row.args);
+    const rec = byTask.get(row.id);
+    out.maxAttempt = Math.max(out.maxAttempt, Number(row.attempt));
+    if (row.tool !== 'chaos_job') out.ttlProbes += 1;
+    else if (row.status === 'completed') out.completed += 1;
+    else if (row.status === 'cancelled') out.cancelled += 1;
+    else if (row.status === 'failed') out.failed += 1;
+
+    // handles and creation
+    inv.expect('handles', sentCids.has(args.cid), `task ${row.id} carries client id ${args.cid} nobody sent`);
+    if (seenCids.has(args.cid)) {
+      inv.fail(
+        'handles',
+        `one tools/call (${args.cid}) created two tasks: ${seenCids.get(args.cid)} and ${row.id}`,
+      );
+    }
+    seenCids.set(args.cid, row.id);
+    if (rec === undefined) {
+      inv.expect(
+        'handles',
+        unknownCids.has(args.cid),
+        `task ${row.id} (${args.cid}) exists although its tools/call was answered with another handle`,
+      );
+    }
+
+    // terminal
+    inv.expect('terminal', TERMINAL.has(row.status), `task ${row.id} (${row.tool}) is still ${row.status}`);
+    if (row.tool !== 'chaos_job') {
+      // TTL probes: failed as expired, within TTL + one sweep (+ slack for restarts)
+      const error = row.error === null ? undefined : JSON.parse(row.error);
+      const late = Number(row.updated_at) - Number(row.expires_at);
+      inv.expect(
+        'stuck',
+        row.status === 'failed' && error?.message === 'task expired' && late <= SWEEP_MS + 3_000,
+        () => `TTL probe ${row.id} (${row.tool}): ${row.status} ${row.error} ${late} ms after its expiry`,
+      );
+      continue;
+    }
+    const allowed = rec?.cancelSent === true ? ['completed', 'cancelled'] : ['completed'];
+    inv.expect(
+      'terminal',
+      allowed.includes(row.status),
+      () =>
+        `task ${row.id} ended ${row.status}${row.error === null ? '' : ` ${row.error}`} (expected ${allowed.join('/')})`,
+    );
+    if (rec !== undefined) {
+      inv.expect(
+        'terminal',
+        rec.final?.status === row.status,
+        () =>
+          `task ${row.id}: the client last saw ${rec.final?.status ?? rec.history.join('→')}, the store says ${row.status}`,
+      );
+      const firstTerminal = rec.history.findIndex((s) => TERMINAL.has(s));
+      inv.expect(
+        'terminal',
+        firstTerminal === -1 || firstTerminal === rec.history.length - 1,
+        () => `task ${row.id}: status left a terminal state: ${rec.history.join('→')}`,
+      );
+    }
+
+    // the per-attempt log of this task
+    const tl = linesByTask.get(row.id) ?? [];
+    const runs = [];
+    const runInfo = new Map();
+    for (const l of tl) {
+      if (l.event === 'run-start') {
+        runs.push(l.run);
+        runInfo.set(l.run, { start: l, end: undefined, pid: l.pid, ends: new Map(), saved: new Map() });
+      }
+      const info = runInfo.get(l.run);
+      if (info === undefined) continue;
+      if (l.event === 'run-end') {
+        info.end = l;
+        if (l.detail === 'lease-lost') out.leaseLost += 1;
+      } else if (l.event === 'step-end') info.ends.set(l.detail, l);
+      else if (l.event === 'step-saved') info.saved.set(l.detail, l);
+    }
+    out.runs += runs.length;
+    for (let i = 1; i < runs.length; i++) {
+      const prev = runInfo.get(runs[i - 1]);
+      if (prev.end?.detail === 'input') out.resumedRuns += 1;
+      else out.crashReplays += 1;
+      // Was the previous run still going (its process alive, no end) when this one started? It must have been fenced.
+      const startSeq = runInfo.get(runs[i]).start.seq;
+      const prevKilled = killedSeq.get(prev.pid);
+      const prevOpen =
+        (prev.end === undefined || prev.end.seq > startSeq) &&
+        !(prevKilled !== undefined && prevKilled < startSeq);
+      if (prevOpen) out.fencedRuns += 1;
+      // How long a task interrupted by a kill waited for its replay (lease expiry, a free slot, a live worker).
+      if (prev.end === undefined && prevKilled !== undefined && prevKilled < startSeq) {
+        replayDelays.push(runInfo.get(runs[i]).start.t - killedAt.get(prev.pid));
+      }
+    }
+
+    // memo: a committed step never runs again
+    const stored = stepsByTask.get(row.id) ?? new Map();
+    const starts = tl.filter((l) => l.event === 'step-start');
+    out.stepExecutions += starts.length;
+    out.stepsCommitted += stored.size;
+    out.stepReruns += Math.max(0, starts.length - stored.size);
+    for (const [name, value] of stored) {
+      const owner = runInfo.get(value.run);
+      const endLine = owner?.ends.get(name);
+      if (
+        !inv.expect(
+          'memo',
+          endLine !== undefined,
+          `task ${row.id}: step ${name} stored from run ${value.run}, which never finished it`,
+        )
+      )
+        continue;
+      const savedLine = owner.saved.get(name);
+      for (const s of starts) {
+        if (s.detail !== name || s.run === value.run) continue;
+        if (savedLine !== undefined && s.seq > savedLine.seq) {
+          inv.fail(
+            'memo',
+            `task ${row.id}: step ${name} ran again in run ${s.run} (pid ${s.pid}) after run ${value.run} had committed it`,
+          );
+        } else if (runInfo.get(s.run)?.start.seq > endLine.seq) {
+          inv.fail(
+            'memo',
+            `task ${row.id}: step ${name} ran again in run ${s.run} (pid ${s.pid}), which started after run ${value.run} had finished and committed it`,
+          );
+        } else inv.ok('memo');
+      }
+      inv.ok('memo');
+    }
+
+    // single holder: no run committed a step after a newer run had claimed the task
+    for (let i = 0; i + 1 < runs.length; i++) {
+      const a = runInfo.get(runs[i]);
+      const nextStart = runInfo.get(runs[i + 1]).start.seq;
+      for (const [name] of a.saved) {
+        const end = a.ends.get(name);
+        inv.expect(
+          'single-holder',
+          end === undefined || end.seq < nextStart,
+          () =>
+            `task ${row.id}: run ${runs[i]} (pid ${a.pid}) committed step ${name} although run ${runs[i + 1]} had claimed the task before that step's body returned`,
+        );
+      }
+    }
+
+    if (row.status === 'completed') {
+      let summary;
+      try {
+        summary = JSON.parse(JSON.parse(row.result).content[0].text);
+      } catch {
+        inv.fail('single-holder', `task ${row.id}: unreadable result ${String(row.result).slice(0, 200)}`);
+        continue;
+      }
+      inv.expect(
+        'single-holder',
+        summary.run === runs[runs.length - 1],
+        () =>
+          `task ${row.id}: the stored result comes from run ${summary.run}, but run ${runs[runs.length - 1]} started after it`,
+      );
+      const storedChain = Array.from({ length: args.steps }, (_, i) => stored.get(`s${i}`));
+      inv.expect(
+        'single-holder',
+        JSON.stringify(storedChain) === JSON.stringify(summary.steps),
+        () =>
+          `task ${row.id}: the result's steps ${JSON.stringify(summary.steps)} differ from the stored ${JSON.stringify(storedChain)}`,
+      );
+      inv.expect(
+        'single-holder',
+        summary.steps.every((s, i) => i === 0 || s.prev === summary.steps[i - 1].run),
+        () => `task ${row.id}: broken step chain ${JSON.stringify(summary.steps)}`,
+      );
+      // answers
+      if (rec !== undefined) {
+        const expectedKeys = Array.from({ length: args.inputs }, (_, i) => `k${i}`);
+        for (const key of expectedKeys) {
+          out.answersChecked += 1;
+          inv.expect(
+            'answers',
+            summary.answers[key] === rec.answers[key] && summary.answers[key] !== undefined,
+            () =>
+              `task ${row.id}: answer ${key} is ${JSON.stringify(summary.answers[key])}, the client sent ${JSON.stringify(rec.answers[key])}${rec.acked.has(key) ? ' (acknowledged)' : ''}`,
+          );
+        }
+        for (const key of rec.acked) {
+          inv.expect(
+            'answers',
+            key in summary.answers,
+            `task ${row.id}: acknowledged answer ${key} missing from the result`,
+          );
+        }
+        inv.expect(
+          'answers',
+          Object.keys(summary.answers).every((k) => expectedKeys.includes(k)),
+          () => `task ${row.id}: unexpected answers ${JSON.stringify(summary.answers)}`,
+        );
+      }
+    }
+  }
+
+  // Where did the mid-commit kills land: before or after the step's commit?
+  for (const k of kills) {
+    if (k.point !== 'mid-commit') continue;
+    const stored = stepsByTask.get(k.task)?.get(k.step);
+    if (stored?.run === k.run) out.midCommit.committedBeforeKill += 1;
+    else out.midCommit.lostWithProcess += 1;
+  }
+  for (const rec of byTask.values()) {
+    inv.expect(
+      'handles',
+      store.tasks.some((t) => t.id === rec.taskId),
+      `handle ${rec.taskId} returned by tools/call is not in the store`,
+    );
+  }
+  out.replayDelay = {
+    n: replayDelays.length,
+    p50: percentile(replayDelays, 50),
+    p99: percentile(replayDelays, 99),
+    max: replayDelays.length === 0 ? undefined : Math.max(...replayDelays),
+  };
+  void params;
+  return out;
+}
