@@ -37,7 +37,8 @@ export const FAULT_INVARIANTS = {
     'every request sent while the store is away is answered (error or not) within the wait bound (about two busy or connect timeouts), not only once the store is back',
   recovers: 'after each fault a create, get and update succeed again within the bound, without a restart',
   durable: 'every task whose handle was returned ends completed: a store outage does not fail accepted tasks',
-  responsive: 'tools/list and /healthz keep answering while the store is away',
+  responsive:
+    'tools/list and /healthz keep answering while the store is away (with PostgreSQL, within 5 s: they do not touch the store)',
   'no-crash': 'the server process never exits',
 };
 
@@ -281,8 +282,9 @@ export async function runFaults({ backend, params, scope, seed, pgUrl, progress 
       if (backend === 'postgres') {
         inv.expect(
           'responsive',
-          list.ms < 2_000,
-          () => `tools/list took ${Math.round(list.ms)} ms during ${sentIn}`,
+          list.ms < 5_000,
+          () =>
+            `tools/list took ${Math.round(list.ms)} ms during ${sentIn} (bound 5 s: it does not touch the store)`,
         );
       }
       await sleep(100);
@@ -445,8 +447,6 @@ export async function runFaults({ backend, params, scope, seed, pgUrl, progress 
   probing = false;
   await Promise.all([...loops, probeLoop]);
   await ensureServer();
-  if (process.env.CHAOS_DEBUG_DIR)
-    writeFileSync(join(process.env.CHAOS_DEBUG_DIR, `${backend}-server.stderr`), server.stderr());
   inv.ok('no-crash');
   for (const { r, why } of netFailures) {
     if (r.gen < generation) stats.cutByCrash = (stats.cutByCrash ?? 0) + 1;

@@ -39,7 +39,7 @@ export const FUZZ_INVARIANTS = {
   'no-crash': 'the server process stays up and /healthz answers throughout',
   'bounded-memory':
     'the server runs the whole fuzz with its V8 old space capped (--max-old-space-size), so a leak would kill it, and its resident set stays under the limit',
-  slowloris: 'while hundreds of connections trickle bytes, /healthz and tools/list still answer within 1 s',
+  slowloris: 'while hundreds of connections trickle bytes, /healthz and tools/list still answer within 2 s',
   volume: 'the planned number of generated requests was sent within the time bound',
 };
 
@@ -1679,7 +1679,7 @@ export async function runFuzz({ params, scope, seed, progress }) {
     stats.slowHealthMs.push(Math.max(h.ms, list.ms));
     inv.expect(
       'slowloris',
-      h.status === 200 && list.result !== undefined && h.ms < 1_000 && list.ms < 1_000,
+      h.status === 200 && list.result !== undefined && h.ms < 2_000 && list.ms < 2_000,
       () =>
         `during slowloris: /healthz ${h.netError ?? h.status} in ${Math.round(h.ms)} ms, tools/list ${list.netError ?? 'ok'} in ${Math.round(list.ms)} ms`,
     );

@@ -27,7 +27,8 @@ import {
 export const LOAD_INVARIANTS = {
   'all-complete': 'every task created during the storm completes, with the answer it was given',
   'push-delivered': 'every subscriber is acknowledged and receives the completion of each task it watches',
-  responsive: 'tools/list and /healthz answer within the bound throughout the storm',
+  responsive:
+    'tools/list and /healthz answer throughout the storm: p99 of tools/list within 1 s, every probe within 5 s (the load generator shares the machine)',
   'no-errors': 'no request fails (no 5xx, no refused or reset connection, no timeout)',
   'bounded-memory': 'the server resident set stays under the limit',
   'no-crash': 'the server process stays up',
@@ -211,9 +212,9 @@ export async function runLoad({ params, scope, seed, progress }) {
       else lat.health.push(health.ms);
       inv.expect(
         'responsive',
-        list.result !== undefined && list.ms <= params.responsiveMs && health.ms <= params.responsiveMs,
+        list.result !== undefined && list.ms <= params.responsiveMaxMs && health.ms <= params.responsiveMaxMs,
         () =>
-          `tools/list ${Math.round(list.ms)} ms, /healthz ${Math.round(health.ms)} ms (bound ${params.responsiveMs} ms)`,
+          `tools/list ${Math.round(list.ms)} ms, /healthz ${Math.round(health.ms)} ms (bound ${params.responsiveMaxMs} ms)`,
       );
       await sleep(params.probeEveryMs);
     }
@@ -278,6 +279,12 @@ export async function runLoad({ params, scope, seed, progress }) {
     'bounded-memory',
     rssMax <= params.rssLimitMb * 1048576,
     `server RSS reached ${fmtMb(rssMax)} (limit ${params.rssLimitMb} MB)`,
+  );
+  const listP99 = percentile(lat.list, 99);
+  inv.expect(
+    'responsive',
+    listP99 !== undefined && listP99 <= params.responsiveP99Ms,
+    () => `tools/list p99 ${fmtMs(listP99)} during the storm (bound ${params.responsiveP99Ms} ms)`,
   );
   inv.expect('no-crash', !server.dead, () => `the server exited: ${crashExcerpt(server.stderr())}`);
   inv.ok('no-errors');

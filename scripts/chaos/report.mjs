@@ -143,6 +143,9 @@ export async function writeReport(path, run, results) {
   lines.push(
     '- Kills hit `serve` processes only; the suite does not pause processes (SIGSTOP) or skew their clocks, so leases only expire through crashes and store faults.',
   );
+  lines.push(
+    '- Latencies are those of one machine shared with the load generator (and with whatever else runs there); compare runs of the same machine only.',
+  );
   lines.push('');
   lines.push('## Reproduce');
   lines.push('');

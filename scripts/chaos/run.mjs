@@ -94,7 +94,8 @@ const MODES = {
       seconds: 60,
       concurrency: 16,
       probeEveryMs: 200,
-      responsiveMs: 2_000,
+      responsiveP99Ms: 1_000,
+      responsiveMaxMs: 5_000,
       rssLimitMb: 1_024,
       boundMs: 420_000,
     },
@@ -147,7 +148,8 @@ const MODES = {
       seconds: 12,
       concurrency: 8,
       probeEveryMs: 200,
-      responsiveMs: 2_000,
+      responsiveP99Ms: 1_000,
+      responsiveMaxMs: 5_000,
       rssLimitMb: 512,
       boundMs: 90_000,
     },
@@ -212,6 +214,8 @@ function boundFor(section, mode) {
   return mode[section.kind]?.boundMs ?? 60_000;
 }
 
+const usage = (message) => Object.assign(new Error(message), { usage: true });
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -237,7 +241,7 @@ async function main() {
   const mode = JSON.parse(JSON.stringify(MODES[modeName]));
   const int = (v, name) => {
     const n = Number(v);
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
+    if (!Number.isSafeInteger(n) || n < 0) throw usage(`--${name} must be a non-negative integer`);
     return n;
   };
   if (values.kills !== undefined) mode.crash.kills = int(values.kills, 'kills');
@@ -254,7 +258,7 @@ async function main() {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const id of only ?? []) {
-    if (!SECTIONS.some((s) => s.id === id)) throw new Error(`--only: unknown section ${id}`);
+    if (!SECTIONS.some((s) => s.id === id)) throw usage(`--only: unknown section ${id}`);
   }
   const selected = SECTIONS.filter((s) => only === undefined || only.includes(s.id));
   const reportPath =
@@ -373,5 +377,12 @@ process.on('unhandledRejection', (err) => {
 main().then(
   (code) => bail(code),
   (err) =>
-    bail(2, `chaos: ${err instanceof Error ? (err.stack ?? err.message) : err}\nchaos: 0 passed, 1 failed`),
+    bail(
+      2,
+      err?.usage ||
+        err?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+        err?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+        ? `chaos: ${err.message}\n${USAGE}`
+        : `chaos: ${err instanceof Error ? (err.stack ?? err.message) : err}\nchaos: 0 passed, 1 failed`,
+    ),
 );
