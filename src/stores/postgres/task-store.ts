@@ -58,6 +58,8 @@ function openPool(options: PostgresTaskStoreOptions): pg.Pool {
   });
   // An idle connection that dies (server restart) is discarded by the pool; the next checkout reconnects.
   pool.on('error', () => undefined);
+  // A checked-out client loses the pool's error listener: a dropped backend must not crash the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
