@@ -1,8 +1,18 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
 import { randomBytes } from 'node:crypto';
-import { checkVersionSupported, readEnvelope, type ClientCapabilities } from '../wire/envelope.js';
+import {
+  checkVersionSupported,
+  readEnvelope,
+  type ClientCapabilities,
+  type RequestEnvelope,
+} from '../wire/envelope.js';
 import { checkRoutingHeaders, checkVersionHeader, type HeaderLookup } from '../wire/headers.js';
-import { memoizeSerialization, type IncomingRequest, type JsonObject } from '../wire/jsonrpc.js';
+import {
+  memoizeSerialization,
+  type IncomingRequest,
+  type JsonObject,
+  type RequestId,
+} from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
 import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
 import type { ErrorOrigin } from '../wire/codes.js';
@@ -79,6 +89,40 @@ export interface McpServer {
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;
   /** Ends open subscriptions (they answer with their listen result) and closes extensions. */
   close(): Promise<void>;
+}
+
+/**
+ * What a method handler sees of its request. A class rather than an object literal: a literal with a getter gets
+ * a hidden class of its own on every request, allocated where only full collections free it.
+ */
+class Scope implements RequestScope {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly auth: AuthInfo;
+  readonly header: HeaderLookup | undefined;
+
+  constructor(
+    request: IncomingRequest,
+    readonly envelope: RequestEnvelope,
+    private readonly input: DispatchInput,
+  ) {
+    this.id = request.id;
+    this.method = request.method;
+    this.auth = input.auth;
+    this.header = input.header;
+  }
+
+  get signal(): AbortSignal {
+    return this.input.signal;
+  }
+
+  emit(method: string, params: JsonObject): void {
+    this.input.emit(method, params);
+  }
+
+  whenWritable(): Promise<void> {
+    return this.input.whenWritable === undefined ? Promise.resolve() : this.input.whenWritable();
+  }
 }
 
 const REMOVED = new Set([
@@ -213,18 +257,7 @@ export function createMcpServer(options: ServerOptions): McpServer {
     if (handler === undefined || REMOVED.has(request.method) || !available(request.method)) {
       return fail(methodNotFound(request.method));
     }
-    const scope: RequestScope = {
-      id: request.id,
-      method: request.method,
-      envelope: envelope.value,
-      auth: input.auth,
-      get signal() {
-        return input.signal;
-      },
-      header: input.header,
-      emit: input.emit,
-      whenWritable: input.whenWritable ?? (() => Promise.resolve()),
-    };
+    const scope = new Scope(request, envelope.value, input);
     try {
       const result = await handler(request.params as JsonObject, scope);
       const meta = result._meta as JsonObject | undefined;
