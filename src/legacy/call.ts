@@ -1,12 +1,29 @@
 // One legacy request in flight: its session, the caller, and the response stream it may write to.
 import type { AuthInfo } from '../protocol/context.js';
 import type { McpServer } from '../protocol/server.js';
+import type { TaskStore } from '../tasks/store.js';
 import type { JsonObject, RequestId } from '../wire/jsonrpc.js';
 import type { LegacySession, SessionRegistry } from './sessions.js';
 
-export interface LegacyCall {
+/** What every legacy request shares: the core, the sessions, the task store and the waiting limits. */
+export interface LegacyContext {
   server: McpServer;
   sessions: SessionRegistry;
+  /** The task store, for tasks/list and for waking tasks/result on changes (absent: no listing, polling). */
+  store: TaskStore | undefined;
+  now: () => number;
+  /** Tells this process's GET streams of the session that its resource subscriptions changed. */
+  subscriptionsChanged(session: LegacySession): void;
+  /** How long tasks/result waits for a terminal state before telling the client to call again. */
+  resultWaitMs: number;
+  /** How long tasks/cancel waits for a running task to settle before answering with its status. */
+  cancelWaitMs: number;
+  pageSize: number;
+}
+
+export interface LegacyCall {
+  ctx: LegacyContext;
+  server: McpServer;
   session: LegacySession;
   id: RequestId;
   method: string;
@@ -17,4 +34,6 @@ export interface LegacyCall {
   emit(method: string, params: JsonObject): void;
   /** Sends a server→client request on this request's response stream and waits for the answer. */
   ask(method: string, params: JsonObject): Promise<JsonObject>;
+  /** Sends a server→client request whose answer is routed by its id alone (see task-input.ts). */
+  sendRequest(id: string, method: string, params: JsonObject): void;
 }

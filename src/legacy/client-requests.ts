@@ -21,7 +21,7 @@ export interface ClientRequests {
   /** Delivers a JSON-RPC response POSTed by the client; false when nothing waits for it. */
   answer(sessionId: string, message: unknown): boolean;
   /** Whether the body is a JSON-RPC response (not a request or notification). */
-  isResponse(message: unknown): boolean;
+  isResponse(message: unknown): message is JsonObject;
 }
 
 export function createClientRequests(timeoutMs = 120_000): ClientRequests {
@@ -72,7 +72,7 @@ export function createClientRequests(timeoutMs = 120_000): ClientRequests {
       }
       return true;
     },
-    isResponse: (message) =>
+    isResponse: (message): message is JsonObject =>
       isJsonObject(message) && message.method === undefined && ('result' in message || 'error' in message),
   };
 }

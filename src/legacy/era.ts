@@ -1,28 +1,29 @@
 // Which revision a message on the shared endpoint speaks: the 2025-11-25 stateful wire or 2026-07-28.
 import type { HeaderLookup } from '../wire/headers.js';
 import { isJsonObject, type ParseOutcome } from '../wire/jsonrpc.js';
-import { LATEST_PROTOCOL_VERSION, META_PROTOCOL_VERSION } from '../wire/meta-keys.js';
+import { META_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
+/** No modern marker in the headers: MCP-Protocol-Version, if any, is not a revision the modern core serves. */
+export const legacyVersionHeader = (header: HeaderLookup): boolean => {
+  const version = header('mcp-protocol-version');
+  return version === undefined || !SUPPORTED_PROTOCOL_VERSIONS.includes(version.trim());
+};
 
 /**
- * Legacy when the message names a known session, or is a well-formed 2025-11-25 `initialize` (protocolVersion and
- * capabilities in params) carrying neither the modern `_meta` protocol version nor a 2026-07-28
- * `MCP-Protocol-Version` header. Everything else, unknown sessions included, stays on the modern path untouched:
- * without a live session an old client gets a 400 or 404 error there and starts over with `initialize`.
+ * Whether a POST may belong to the legacy wire: it carries no modern marker (a 2026-07-28 `MCP-Protocol-Version`
+ * header or `_meta` protocol version) and is either a well-formed 2025-11-25 `initialize` (protocolVersion and
+ * capabilities in params) or names a session. A named session must then be the caller's, live or ended (the
+ * endpoint checks); anything else stays on the modern path untouched.
  */
-export function isLegacyMessage(
-  parsed: ParseOutcome,
-  header: HeaderLookup,
-  knownSession: (id: string) => boolean,
-): boolean {
-  const session = header(SESSION_HEADER);
-  if (session !== undefined && knownSession(session)) return true;
-  if (!parsed.ok) return false;
-  if (header('mcp-protocol-version') === LATEST_PROTOCOL_VERSION) return false;
-  const meta = parsed.value.params?._meta;
-  if (isJsonObject(meta) && meta[META_PROTOCOL_VERSION] !== undefined) return false;
+export function mayBeLegacy(parsed: ParseOutcome, header: HeaderLookup): boolean {
+  if (!legacyVersionHeader(header)) return false;
+  if (!parsed.ok) return header(SESSION_HEADER) !== undefined;
   const params = parsed.value.params;
+  if (isJsonObject(params?._meta) && params._meta[META_PROTOCOL_VERSION] !== undefined) return false;
+  if (header(SESSION_HEADER) !== undefined) return true;
   return (
     parsed.value.method === 'initialize' &&
     typeof params?.protocolVersion === 'string' &&

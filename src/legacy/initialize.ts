@@ -9,14 +9,14 @@ import {
   META_PROTOCOL_VERSION,
 } from '../wire/meta-keys.js';
 import { invalidParams } from '../wire/protocol-error.js';
+import { LEGACY_VERSIONS } from './era.js';
 import type { LegacySession, SessionRegistry } from './sessions.js';
-
-export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 
 /** The server's capabilities in the legacy shape: the core's, plus logging and the legacy tasks capability. */
 async function discover(
   server: McpServer,
   auth: AuthInfo,
+  canList: boolean,
 ): Promise<{ caps: JsonObject; instructions?: unknown }> {
   const outcome = await server.dispatch({
     request: {
@@ -32,13 +32,14 @@ async function discover(
   });
   const modern = outcome.ok && isJsonObject(outcome.result.capabilities) ? outcome.result.capabilities : {};
   const caps: JsonObject = {};
-  // No GET stream yet: list changes and resource updates are not pushed, so none is advertised.
-  if (modern.tools !== undefined) caps.tools = {};
-  if (modern.prompts !== undefined) caps.prompts = {};
-  if (modern.resources !== undefined) caps.resources = { subscribe: true };
-  if (modern.completions !== undefined) caps.completions = {};
+  // List changes and resource updates reach the session's GET stream, as the core announces them.
+  for (const key of ['tools', 'prompts', 'resources', 'completions'] as const) {
+    if (isJsonObject(modern[key])) caps[key] = { ...modern[key] };
+  }
   caps.logging = {};
-  caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  const tasks: JsonObject = { cancel: {}, requests: { tools: { call: {} } } };
+  if (canList) tasks.list = {};
+  caps.tasks = tasks;
   return { caps, instructions: outcome.ok ? outcome.result.instructions : undefined };
 }
 
@@ -48,6 +49,7 @@ export async function initialize(
   params: JsonObject | undefined,
   auth: AuthInfo,
   now: number,
+  canList: boolean,
 ): Promise<{ session: LegacySession; result: JsonObject }> {
   if (
     params === undefined ||
@@ -61,7 +63,6 @@ export async function initialize(
   const info = params.clientInfo;
   const session = await sessions.create(
     {
-      owner: auth,
       protocolVersion,
       clientCapabilities: params.capabilities as ClientCapabilities,
       clientInfo:
@@ -69,10 +70,12 @@ export async function initialize(
           ? ({ name: info.name, version: info.version } as Implementation)
           : undefined,
       logLevel: undefined,
+      subscriptions: [],
     },
+    auth,
     now,
   );
-  const { caps, instructions } = await discover(server, auth);
+  const { caps, instructions } = await discover(server, auth, canList);
   const result: JsonObject = { protocolVersion, capabilities: caps, serverInfo: { ...server.info } };
   if (typeof instructions === 'string') result.instructions = instructions;
   return { session, result };

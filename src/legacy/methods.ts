@@ -7,7 +7,7 @@ import { invalidParams, methodNotFound, ProtocolError } from '../wire/protocol-e
 import type { LegacyCall } from './call.js';
 import { callModern, callWithInput } from './modern.js';
 import { toLegacyResult, toLegacyTask, type TaskSupport } from './shapes.js';
-import type { TaskIndex } from './task-index.js';
+import { MAX_SUBSCRIPTIONS } from './sessions.js';
 import { legacyTaskMethods } from './tasks.js';
 
 export type LegacyMethod = (call: LegacyCall) => Promise<JsonObject>;
@@ -38,7 +38,7 @@ async function toolsList(call: LegacyCall): Promise<JsonObject> {
   return result;
 }
 
-async function toolsCall(call: LegacyCall, index: TaskIndex): Promise<JsonObject> {
+async function toolsCall(call: LegacyCall): Promise<JsonObject> {
   const support = taskSupport(call, call.params.name);
   const wantsTask = isJsonObject(call.params.task);
   if (wantsTask && support === 'forbidden') {
@@ -60,8 +60,14 @@ async function toolsCall(call: LegacyCall, index: TaskIndex): Promise<JsonObject
     throw err;
   }
   if (result.resultType !== 'task') return toLegacyResult(result);
-  if (typeof result.taskId === 'string') index.add(call.auth, result.taskId);
   return { task: toLegacyTask(result) };
+}
+
+/** Stores what a request changed in the session; a session ended meanwhile fails the request. */
+async function saveSession(call: LegacyCall): Promise<void> {
+  if (!(await call.ctx.sessions.save(call.session, call.auth, call.ctx.now()))) {
+    throw new ProtocolError(ErrorCode.InvalidRequest, 'Session not found');
+  }
 }
 
 async function setLevel(call: LegacyCall): Promise<JsonObject> {
@@ -69,29 +75,56 @@ async function setLevel(call: LegacyCall): Promise<JsonObject> {
   if (!(LOG_LEVELS as readonly unknown[]).includes(level))
     throw invalidParams('Invalid params: unknown level');
   call.session.logLevel = level as LogLevel;
-  await call.sessions.update(call.session);
+  await saveSession(call);
+  return {};
+}
+
+const readUri = (call: LegacyCall): string => {
+  if (typeof call.params.uri !== 'string') throw invalidParams('Invalid params: uri must be a string');
+  return call.params.uri;
+};
+
+/** resources/subscribe: the session's GET streams then relay `notifications/resources/updated` for the URI. */
+async function subscribe(call: LegacyCall): Promise<JsonObject> {
+  const uri = readUri(call);
+  const { subscriptions } = call.session;
+  if (subscriptions.includes(uri)) return {};
+  if (subscriptions.length >= MAX_SUBSCRIPTIONS) {
+    throw invalidParams(`Invalid params: at most ${MAX_SUBSCRIPTIONS} resource subscriptions per session`);
+  }
+  subscriptions.push(uri);
+  await saveSession(call);
+  call.ctx.subscriptionsChanged(call.session);
+  return {};
+}
+
+async function unsubscribe(call: LegacyCall): Promise<JsonObject> {
+  const uri = readUri(call);
+  const before = call.session.subscriptions.length;
+  call.session.subscriptions = call.session.subscriptions.filter((u) => u !== uri);
+  if (call.session.subscriptions.length === before) return {};
+  await saveSession(call);
+  call.ctx.subscriptionsChanged(call.session);
   return {};
 }
 
 const ack: LegacyMethod = async () => ({});
 
-export function legacyMethods(index: TaskIndex): Record<string, LegacyMethod> {
-  const tasks = legacyTaskMethods({ index });
+export function legacyMethods(): Record<string, LegacyMethod> {
   return {
     ping: ack,
     'logging/setLevel': setLevel,
-    // Updates of subscribed resources are not pushed yet (no GET stream); subscribing is acknowledged.
-    'resources/subscribe': ack,
-    'resources/unsubscribe': ack,
+    'resources/subscribe': subscribe,
+    'resources/unsubscribe': unsubscribe,
     'tools/list': toolsList,
-    'tools/call': (call) => toolsCall(call, index),
+    'tools/call': toolsCall,
     'prompts/list': passThrough('prompts/list'),
     'prompts/get': passThrough('prompts/get', true),
     'resources/list': passThrough('resources/list'),
     'resources/templates/list': passThrough('resources/templates/list'),
     'resources/read': passThrough('resources/read', true),
     'completion/complete': passThrough('completion/complete'),
-    ...tasks,
+    ...legacyTaskMethods(),
   };
 }
 

@@ -1,124 +1,139 @@
 // Legacy (2025-11-25) tasks over the shared task service: tasks/get, tasks/result, tasks/list, tasks/cancel.
+import { toDetailedTask } from '../protocol/tasks/task-wire.js';
+import type { TaskSnapshot } from '../tasks/task.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
 import type { LegacyCall } from './call.js';
 import { callModern } from './modern.js';
 import { isTerminal, toLegacyResult, toLegacyTask } from './shapes.js';
-import type { TaskIndex } from './task-index.js';
-
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+import { askForInput, RELATED_TASK } from './task-input.js';
+import { pollDelay, waitForTask } from './task-wait.js';
 
 const readTaskId = (params: JsonObject): string => {
   if (typeof params.taskId !== 'string') throw invalidParams('Invalid params: taskId must be a string');
   return params.taskId;
 };
 
+/** The owner-scoped modern tasks/get: someone else's task fails exactly like a missing one. */
 const getModern = (call: LegacyCall, taskId: string): Promise<JsonObject> =>
   callModern(call, 'tasks/get', { taskId }, true);
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-
-export interface LegacyTaskOptions {
-  index: TaskIndex;
-  /** How long tasks/result waits for a terminal state before answering "retry" (default 60 s). */
-  resultWaitMs?: number;
-  pageSize?: number;
+/** The terminal task's payload as tasks/result answers it: the result, or its error thrown. */
+function payloadOf(task: JsonObject, taskId: string): JsonObject {
+  const related = { [RELATED_TASK]: { taskId } };
+  if (task.status === 'completed' && isJsonObject(task.result)) {
+    const result = toLegacyResult(task.result);
+    result._meta = { ...(isJsonObject(result._meta) ? result._meta : {}), ...related };
+    return result;
+  }
+  if (task.status === 'failed') {
+    const error = isJsonObject(task.error) ? task.error : {};
+    const code = typeof error.code === 'number' ? error.code : -32603;
+    const message = typeof error.message === 'string' ? error.message : 'Task failed';
+    throw new ProtocolError(code, message, error.data);
+  }
+  throw new ProtocolError(-32603, 'Task was cancelled', { taskId });
 }
 
-export function legacyTaskMethods(options: LegacyTaskOptions) {
-  const waitMs = options.resultWaitMs ?? 60_000;
-  const pageSize = options.pageSize ?? 50;
-
-  /** Answers the task's outstanding input with real requests on this stream, into tasks/update. */
-  async function deliverInput(call: LegacyCall, taskId: string, requests: JsonObject): Promise<void> {
-    const answers: JsonObject = {};
-    await Promise.all(
-      Object.entries(requests).map(async ([key, request]) => {
-        if (!isJsonObject(request) || typeof request.method !== 'string') return;
-        const params = isJsonObject(request.params) ? { ...request.params } : {};
-        params._meta = { ...(isJsonObject(params._meta) ? params._meta : {}), [RELATED_TASK]: { taskId } };
-        answers[key] = await call.ask(request.method, params);
-      }),
-    );
-    await callModern(call, 'tasks/update', { taskId, inputResponses: answers }, true);
+/**
+ * tasks/result: waits (bounded) for a terminal state. Outstanding input is asked on this stream as server→client
+ * requests; their answers land in the task (on whichever replica receives them) and wake this wait.
+ */
+async function taskResult(call: LegacyCall): Promise<JsonObject> {
+  const taskId = readTaskId(call.params);
+  const { now } = call.ctx;
+  const deadline = now() + call.ctx.resultWaitMs;
+  const waiter = waitForTask(call, taskId);
+  const asked = new Set<string>();
+  try {
+    for (let look = 0; look < 100_000; look++) {
+      const task = await getModern(call, taskId);
+      if (isTerminal(task.status)) return payloadOf(task, taskId);
+      if (task.status === 'input_required' && isJsonObject(task.inputRequests)) {
+        askForInput(call, taskId, task.inputRequests, asked);
+      }
+      if (call.signal.aborted) throw new ProtocolError(-32603, 'Request aborted');
+      const left = deadline - now();
+      if (left <= 0) break;
+      await waiter.next(Math.min(left, pollDelay(call, task.pollIntervalMs)));
+    }
+  } finally {
+    waiter.stop();
   }
+  // The wait is bounded so that no request (and no worker) is held for the task's whole life.
+  throw new ProtocolError(-32603, `Task ${taskId} is not finished yet: call tasks/result again`, {
+    taskId,
+    retry: true,
+  });
+}
 
+/** Cursor of tasks/list: the position after the last task of the page, opaque to the client. */
+const encodeCursor = (t: TaskSnapshot): string =>
+  Buffer.from(JSON.stringify([t.createdAt, t.id])).toString('base64url');
+
+function decodeCursor(cursor: unknown): { createdAt: number; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value: unknown =
+      typeof cursor === 'string' ? JSON.parse(Buffer.from(cursor, 'base64url').toString()) : 0;
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      Number.isSafeInteger(value[0]) &&
+      typeof value[1] === 'string'
+    ) {
+      return { createdAt: value[0] as number, id: value[1] };
+    }
+  } catch {
+    // falls through to the error below
+  }
+  throw invalidParams('Invalid params: unknown cursor');
+}
+
+async function taskList(call: LegacyCall): Promise<JsonObject> {
+  const { store, pageSize, now } = call.ctx;
+  const after = decodeCursor(call.params.cursor);
+  if (store?.listOwned === undefined) return { tasks: [] };
+  const owner = { tenant: call.auth.tenant, principal: call.auth.principal };
+  const page = after === undefined ? { limit: pageSize + 1 } : { after, limit: pageSize + 1 };
+  const found = await store.listOwned(owner, page, now());
+  const shown = found.slice(0, pageSize);
+  const result: JsonObject = { tasks: shown.map((t) => toLegacyTask(toDetailedTask(t))) };
+  const last = shown[shown.length - 1];
+  if (found.length > pageSize && last !== undefined) result.nextCursor = encodeCursor(last);
+  return result;
+}
+
+/** tasks/cancel: the legacy answer is the Task, so a running task gets a bounded wait to settle. */
+async function taskCancel(call: LegacyCall): Promise<JsonObject> {
+  const taskId = readTaskId(call.params);
+  const before = await getModern(call, taskId);
+  if (isTerminal(before.status)) {
+    throw invalidParams(`Cannot cancel task: already in terminal status '${String(before.status)}'`);
+  }
+  await callModern(call, 'tasks/cancel', { taskId }, true);
+  const { now } = call.ctx;
+  const deadline = now() + call.ctx.cancelWaitMs;
+  const waiter = waitForTask(call, taskId);
+  try {
+    for (let look = 0; look < 10_000; look++) {
+      const task = await getModern(call, taskId);
+      const left = deadline - now();
+      if (isTerminal(task.status) || left <= 0 || call.signal.aborted) return toLegacyTask(task);
+      await waiter.next(Math.min(left, pollDelay(call, task.pollIntervalMs)));
+    }
+  } finally {
+    waiter.stop();
+  }
+  return toLegacyTask(await getModern(call, taskId));
+}
+
+export function legacyTaskMethods() {
   return {
     'tasks/get': async (call: LegacyCall) => toLegacyTask(await getModern(call, readTaskId(call.params))),
-
-    'tasks/result': async (call: LegacyCall) => {
-      const taskId = readTaskId(call.params);
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        const task = await getModern(call, taskId);
-        const related = { [RELATED_TASK]: { taskId } };
-        if (task.status === 'completed' && isJsonObject(task.result)) {
-          const result = toLegacyResult(task.result);
-          result._meta = { ...(isJsonObject(result._meta) ? result._meta : {}), ...related };
-          return result;
-        }
-        if (task.status === 'failed') {
-          const error = isJsonObject(task.error) ? task.error : {};
-          const code = typeof error.code === 'number' ? error.code : -32603;
-          throw new ProtocolError(code, typeof error.message === 'string' ? error.message : 'Task failed');
-        }
-        if (task.status === 'cancelled') throw new ProtocolError(-32603, 'Task was cancelled');
-        if (task.status === 'input_required' && isJsonObject(task.inputRequests)) {
-          await deliverInput(call, taskId, task.inputRequests);
-          continue;
-        }
-        if (call.signal.aborted) throw new ProtocolError(-32603, 'Request aborted');
-        if (Date.now() >= deadline) {
-          throw new ProtocolError(
-            -32603,
-            `Task ${taskId} is still ${String(task.status)}: call tasks/result again`,
-          );
-        }
-        const poll = typeof task.pollIntervalMs === 'number' ? task.pollIntervalMs : 500;
-        await sleep(Math.min(1_000, Math.max(100, poll)), call.signal);
-      }
-    },
-
-    'tasks/list': async (call: LegacyCall) => {
-      const cursor = call.params.cursor;
-      let offset = 0;
-      if (cursor !== undefined) {
-        const n = typeof cursor === 'string' ? Number(Buffer.from(cursor, 'base64url').toString()) : NaN;
-        if (!Number.isSafeInteger(n) || n < 0) throw invalidParams('Invalid params: unknown cursor');
-        offset = n;
-      }
-      const ids = options.index.list(call.auth);
-      const tasks: JsonObject[] = [];
-      let next = offset;
-      while (next < ids.length && tasks.length < pageSize) {
-        const id = ids[next++] as string;
-        try {
-          tasks.push(toLegacyTask(await getModern(call, id)));
-        } catch {
-          options.index.forget(call.auth, id); // expired or purged
-        }
-      }
-      const result: JsonObject = { tasks };
-      if (next < ids.length) result.nextCursor = Buffer.from(String(next)).toString('base64url');
-      return result;
-    },
-
-    'tasks/cancel': async (call: LegacyCall) => {
-      const taskId = readTaskId(call.params);
-      const before = await getModern(call, taskId);
-      if (isTerminal(before.status)) {
-        throw invalidParams(`Cannot cancel task: already in terminal status '${String(before.status)}'`);
-      }
-      await callModern(call, 'tasks/cancel', { taskId }, true);
-      return toLegacyTask(await getModern(call, taskId));
-    },
+    'tasks/result': taskResult,
+    'tasks/list': taskList,
+    'tasks/cancel': taskCancel,
   };
 }

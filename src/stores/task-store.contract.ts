@@ -785,6 +785,121 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
       });
     });
 
+    describe('listOwned', () => {
+      it("pages through only the owner's unexpired tasks in creation order", async (ctx) => {
+        const list = store.listOwned?.bind(store);
+        if (list === undefined) return ctx.skip();
+        // Two tasks share a creation time: the id breaks the tie.
+        const mine = [T0 + 3, T0 + 1, T0 + 1, T0 + 2, T0 + 5].map((createdAt) => newTask({ createdAt }));
+        for (const task of mine) await store.create(task);
+        await store.create(newTask({ owner: BOB, createdAt: T0 + 1 }));
+        await store.create(newTask({ owner: OTHER_TENANT, createdAt: T0 + 1 }));
+        const gone = await store.create(newTask({ createdAt: T0, ttlMs: 10 }));
+        const expected = [...mine]
+          .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .map((task) => task.id);
+
+        const seen: string[] = [];
+        let after: { createdAt: number; id: string } | undefined;
+        for (let page = 0; page < 10; page++) {
+          const got = await list(ALICE, after === undefined ? { limit: 2 } : { after, limit: 2 }, T0 + 100);
+          expect(got.length).toBeLessThanOrEqual(2);
+          if (got.length === 0) break;
+          seen.push(...got.map((s) => s.id));
+          const last = got[got.length - 1] as TaskSnapshot;
+          after = { createdAt: last.createdAt, id: last.id };
+        }
+        expect(seen).toEqual(expected);
+        expect(seen).not.toContain(gone.id);
+        expect((await list(BOB, { limit: 10 }, T0 + 100)).map((s) => s.id)).toHaveLength(1);
+        expect(await list({ tenant: 'nobody', principal: 'alice' }, { limit: 10 }, T0 + 100)).toEqual([]);
+      });
+
+      it('reports current status and outcome, never input requests', async (ctx) => {
+        const list = store.listOwned?.bind(store);
+        if (list === undefined) return ctx.skip();
+        const done = await store.create(newTask({ createdAt: t }));
+        const asking = await store.create(newTask({ createdAt: t + 1 }));
+        const first = await claim('w1', t);
+        expect(first.id).toBe(done.id);
+        await store.finish(done.id, first.token, { kind: 'completed', result: { isError: true } }, t + 2);
+        const second = await claim('w1', t + 3);
+        await store.finish(second.id, second.token, { kind: 'input_required', requests: { k: {} } }, t + 3);
+        const got = await list(ALICE, { limit: 10 }, t + 4);
+        expect(got.map((s) => [s.id, s.status])).toEqual([
+          [done.id, 'completed'],
+          [asking.id, 'input_required'],
+        ]);
+        expect(got[0]?.result).toEqual({ isError: true });
+        expect(got[0]?.updatedAt).toBe(t + 2);
+        expect(got[1]?.inputRequests).toEqual({});
+      });
+    });
+
+    describe('sessions', () => {
+      const sid = (): string => `s-${newTaskId()}`;
+
+      it('keeps a session for its owner only, live until it expires', async (ctx) => {
+        const sessions = store.sessions;
+        if (sessions === undefined) return ctx.skip();
+        const id = sid();
+        const state = { protocolVersion: '2025-11-25', caps: { elicitation: {} }, n: 1 };
+        await sessions.createSession({ id, owner: ALICE, state, createdAt: t, expiresAt: t + 1_000 });
+        expect(await sessions.getSession(id, ALICE)).toEqual({
+          id,
+          owner: ALICE,
+          state,
+          createdAt: t,
+          expiresAt: t + 1_000,
+        });
+        expect(await sessions.getSession(id, BOB)).toBeUndefined();
+        expect(await sessions.getSession(id, OTHER_TENANT)).toBeUndefined();
+        expect(await sessions.getSession(sid(), ALICE)).toBeUndefined();
+        // Expired sessions are still known (their clients must hear that they ended) but no longer change.
+        expect(await sessions.updateSession(id, ALICE, { state: { n: 2 } }, t + 1_000)).toBe(false);
+        expect(await sessions.getSession(id, ALICE)).toMatchObject({ state, expiresAt: t + 1_000 });
+      });
+
+      it("updates state and expiry of the owner's live session only", async (ctx) => {
+        const sessions = store.sessions;
+        if (sessions === undefined) return ctx.skip();
+        const id = sid();
+        await sessions.createSession({ id, owner: ALICE, state: { a: 1 }, createdAt: t, expiresAt: t + 100 });
+        expect(await sessions.updateSession(id, BOB, { state: { a: 2 } }, t + 1)).toBe(false);
+        expect(await sessions.updateSession(id, ALICE, { expiresAt: t + 500 }, t + 50)).toBe(true);
+        expect(await sessions.getSession(id, ALICE)).toMatchObject({ state: { a: 1 }, expiresAt: t + 500 });
+        expect(await sessions.updateSession(id, ALICE, { state: { a: 3 } }, t + 200)).toBe(true);
+        expect(await sessions.getSession(id, ALICE)).toMatchObject({ state: { a: 3 }, expiresAt: t + 500 });
+        expect(await sessions.updateSession(sid(), ALICE, { state: { a: 5 } }, t)).toBe(false);
+      });
+
+      it('ends for the owner only, and purges what ended before a time', async (ctx) => {
+        const sessions = store.sessions;
+        if (sessions === undefined) return ctx.skip();
+        const kept = sid();
+        const stale = sid();
+        await sessions.createSession({
+          id: kept,
+          owner: ALICE,
+          state: {},
+          createdAt: t,
+          expiresAt: t + 10_000,
+        });
+        await sessions.createSession({ id: stale, owner: ALICE, state: {}, createdAt: t, expiresAt: t + 10 });
+        expect(await sessions.endSession(kept, BOB, t + 5)).toBe(false);
+        expect(await sessions.endSession(stale, ALICE, t + 20)).toBe(false);
+        expect(await sessions.endSession(kept, ALICE, t + 20)).toBe(true);
+        expect(await sessions.endSession(kept, ALICE, t + 21)).toBe(false);
+        expect(await sessions.getSession(kept, ALICE)).toMatchObject({ expiresAt: t + 20 });
+        expect(await sessions.updateSession(kept, ALICE, { expiresAt: t + 99_999 }, t + 21)).toBe(false);
+        expect(await sessions.purgeSessions(t + 10)).toBeGreaterThanOrEqual(1);
+        expect(await sessions.getSession(stale, ALICE)).toBeUndefined();
+        expect(await sessions.getSession(kept, ALICE)).toBeDefined();
+        expect(await sessions.purgeSessions(t + 20)).toBeGreaterThanOrEqual(1);
+        expect(await sessions.getSession(kept, ALICE)).toBeUndefined();
+      });
+    });
+
     describe('close', () => {
       it('resolves, and resolves again when called twice', async () => {
         await store.create(newTask());

@@ -10,6 +10,7 @@ import type {
   TaskSnapshot,
   TaskStatus,
 } from './task.js';
+import type { SessionStore } from './sessions.js';
 
 export interface RenewResult {
   /** False when the lease was lost (taken over, or the task ended): the run must stop. */
@@ -32,6 +33,12 @@ export interface TaskChange {
 export interface TaskStats {
   byStatus: Record<TaskStatus, number>;
   runnable: number;
+}
+
+/** A page of one owner's tasks, in creation order: those after `after` (exclusive), at most `limit`. */
+export interface TaskPage {
+  after?: { createdAt: number; id: string };
+  limit: number;
 }
 
 export interface ChangeFeed {
@@ -70,7 +77,14 @@ export interface TaskStore {
   /** Task counts by status and the runnable backlog (optional; for metrics). */
   stats?(now: number): Promise<TaskStats>;
   readonly changes?: ChangeFeed;
+  /**
+   * The owner's unexpired tasks ordered by (createdAt, id), without input requests (optional; the 2025-11-25
+   * `tasks/list`).
+   */
+  listOwned?(owner: TaskOwner, page: TaskPage, now: number): Promise<TaskSnapshot[]>;
+  /** Durable sessions of the 2025-11-25 wire (optional; without it sessions live in one process). */
+  readonly sessions?: SessionStore;
   close(): Promise<void>;
 }
 
-export type { JsonMap };
+export type { JsonMap, SessionStore };

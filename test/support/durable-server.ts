@@ -14,6 +14,7 @@ import {
   type DurableMcpOptions,
   type TaskStore,
 } from '../../src/index.js';
+import type { HttpHandlerOptions } from '../../src/transport/http/handler.js';
 
 export interface DurableTestServer {
   url: string;
@@ -28,11 +29,13 @@ export interface DurableTestServerOptions extends Partial<Omit<DurableMcpOptions
   store?: (dir: string) => TaskStore;
   authenticator?: Authenticator;
   keepAliveMs?: number;
+  /** Settings of the 2025-11-25 wire (the runtime's store is always given to it). */
+  legacy?: Omit<NonNullable<HttpHandlerOptions['legacy']>, 'store'>;
 }
 
 export async function startDurableServer(options: DurableTestServerOptions): Promise<DurableTestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-test-'));
-  const { store, authenticator, keepAliveMs, ...rest } = options;
+  const { store, authenticator, keepAliveMs, legacy, ...rest } = options;
   const runtime = createDurableMcp({
     tasks: { tasksGetRate: false, defaultPollIntervalMs: 100 },
     worker: { pollMs: 50 },
@@ -44,6 +47,7 @@ export async function startDurableServer(options: DurableTestServerOptions): Pro
     authenticator: authenticator ?? createAnonymousAuthenticator(),
     origin: { allowedHosts: LOOPBACK_HOSTS },
     ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
+    legacy: { ...legacy, store: runtime.store },
   });
   const running = await listenHttp(handler, '127.0.0.1', 0);
   return {

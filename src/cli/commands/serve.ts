@@ -169,6 +169,8 @@ export async function serve(argv: string[]): Promise<void> {
     origin: { allowedHosts },
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
     audit,
+    // Legacy (2025-11-25) sessions and tasks/list live in the store, so every replica serves every session.
+    legacy: { store },
     extraRoutes: metrics === undefined ? undefined : (req, res) => metrics.route(req, res),
     onResponse: (method, status, ms) => {
       metrics?.httpResponse(method, status, ms);

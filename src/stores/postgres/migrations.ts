@@ -68,6 +68,22 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     name: 'server-meta',
     sql: (s) => `CREATE TABLE ${s}.server_meta (key text PRIMARY KEY, value text NOT NULL);`,
   },
+  {
+    version: 3,
+    name: 'legacy-sessions-and-owner-listing',
+    sql: (s) => `
+      CREATE TABLE ${s}.sessions (
+        id text PRIMARY KEY,
+        tenant text NOT NULL,
+        principal text NOT NULL,
+        state jsonb NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX sessions_expiry ON ${s}.sessions (expires_at);
+      CREATE INDEX tasks_owner_created ON ${s}.tasks (tenant, principal, created_at, id);
+    `,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

@@ -18,6 +18,8 @@ import { POOL_APPLICATION_NAME, schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
 import { buildQueries } from './queries.js';
 import { toClaimedTask, toSnapshot, type ClaimRow, type SnapshotRow, type TaskRow } from './rows.js';
+import { createOwnedLister } from './list-owned.js';
+import { createPostgresSessionStore } from './session-store.js';
 
 export interface PostgresTaskStoreOptions {
   /** `postgres://user:password@host:port/database`; without it (and without `pool`) the PG* environment is used. */
@@ -107,6 +109,8 @@ export function createPostgresTaskStore(
   return {
     pool,
     changes: feed.changes,
+    listOwned: createOwnedLister(db, names.quoted, codec.open),
+    sessions: createPostgresSessionStore(db, names.quoted),
 
     create(task) {
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));

@@ -22,6 +22,8 @@ import type {
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { prepareQueries, type PayloadCodec, type Queries } from './queries.js';
 import { newSnapshot, toSnapshot, type TaskRow } from './rows.js';
+import { createOwnedLister } from './list-owned.js';
+import { createSqliteSessionStore } from './session-store.js';
 
 export interface SqliteTaskStoreOptions extends OpenSqliteOptions {
   /** An already opened database (shared with other users of the file); not closed by the store. */
@@ -224,6 +226,8 @@ export function createSqliteTaskStore(
   return {
     db,
     changes,
+    listOwned: createOwnedLister(db, codec.open),
+    sessions: createSqliteSessionStore(db),
     create(task) {
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
       return new Promise((resolve, reject) => {

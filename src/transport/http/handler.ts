@@ -16,7 +16,7 @@ import {
   type JsonObject,
 } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
-import { createLegacyEndpoint, type LegacyEndpoint } from '../../legacy/endpoint.js';
+import { createLegacyEndpoint, type LegacyEndpoint, type LegacyOptions } from '../../legacy/endpoint.js';
 import { checkOrigin, type OriginPolicy } from './origin-check.js';
 import { SseStream } from './sse.js';
 
@@ -35,6 +35,8 @@ export interface HttpHandlerOptions {
   onResponse?: (method: string, status: number, durationMs: number) => void;
   /** Extra routes (e.g. /metrics); return true when handled. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** The 2025-11-25 wire: give it the task store so that sessions and tasks/list are shared by every replica. */
+  legacy?: LegacyOptions;
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -81,6 +83,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     server: options.server,
     authenticate: (h) => options.authenticator.authenticate(h),
     keepAliveMs,
+    ...options.legacy,
   });
 
   return (req, res) => {
@@ -120,8 +123,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       req.resume();
       return;
     }
-    if (legacy.claimsDelete(req.method, header)) {
-      void legacy.handleDelete(res, header);
+    if (legacy.claimsSessionRequest(req.method, header)) {
+      void legacy.handleSessionRequest(req, res, header);
       req.resume();
       return;
     }
@@ -278,10 +281,7 @@ async function handleBody(
   body: string,
 ): Promise<void> {
   const parsed = parseMessage(body);
-  if (legacy.claims(parsed, header)) {
-    await legacy.handlePost(req, res, header, body, parsed);
-    return;
-  }
+  if (legacy.claims(parsed, header) && (await legacy.handlePost(req, res, header, body, parsed))) return;
   if (!parsed.ok) {
     sendJson(res, httpStatusFor(parsed.error.code, 'envelope'), errorResponse(parsed.id, parsed.error));
     return;

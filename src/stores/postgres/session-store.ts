@@ -1,0 +1,69 @@
+// Sessions of the 2025-11-25 wire in PostgreSQL, shared by every replica on the schema.
+import type { SessionRecord, SessionStore } from '../../tasks/sessions.js';
+import type { JsonMap } from '../../tasks/task.js';
+import type { Db } from './db.js';
+import { toNumber } from './rows.js';
+
+interface SessionRow {
+  id: string;
+  tenant: string;
+  principal: string;
+  state: JsonMap;
+  created_at: string | number;
+  expires_at: string | number;
+  [column: string]: unknown;
+}
+
+const toRecord = (row: SessionRow): SessionRecord => ({
+  id: row.id,
+  owner: { tenant: row.tenant, principal: row.principal },
+  state: row.state,
+  createdAt: toNumber(row.created_at),
+  expiresAt: toNumber(row.expires_at),
+});
+
+/** `s` is the quoted schema name. */
+export function createPostgresSessionStore(db: Db, s: string): SessionStore {
+  const OWNED = `id = $1 AND tenant = $2 AND principal = $3`;
+  return {
+    async createSession(r) {
+      await db.query(
+        `INSERT INTO ${s}.sessions (id, tenant, principal, state, created_at, expires_at)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
+        [r.id, r.owner.tenant, r.owner.principal, JSON.stringify(r.state), r.createdAt, r.expiresAt],
+      );
+    },
+    async getSession(id, owner) {
+      const [row] = await db.query<SessionRow>(`SELECT * FROM ${s}.sessions WHERE ${OWNED}`, [
+        id,
+        owner.tenant,
+        owner.principal,
+      ]);
+      return row === undefined ? undefined : toRecord(row);
+    },
+    async updateSession(id, owner, changes, now) {
+      const state = changes.state === undefined ? null : JSON.stringify(changes.state);
+      const rows = await db.query(
+        `UPDATE ${s}.sessions SET state = coalesce($5::jsonb, state), expires_at = coalesce($6, expires_at)
+         WHERE ${OWNED} AND expires_at > $4 RETURNING id`,
+        [id, owner.tenant, owner.principal, now, state, changes.expiresAt ?? null],
+      );
+      return rows.length === 1;
+    },
+    async endSession(id, owner, now) {
+      const rows = await db.query(
+        `UPDATE ${s}.sessions SET expires_at = $4 WHERE ${OWNED} AND expires_at > $4 RETURNING id`,
+        [id, owner.tenant, owner.principal, now],
+      );
+      return rows.length === 1;
+    },
+    async purgeSessions(before) {
+      const [row] = await db.query<{ n: number }>(
+        `WITH gone AS (DELETE FROM ${s}.sessions WHERE expires_at <= $1 RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+        [before],
+      );
+      return row?.n ?? 0;
+    },
+  };
+}

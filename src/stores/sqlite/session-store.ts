@@ -1,0 +1,67 @@
+// Sessions of the 2025-11-25 wire in the SQLite file, shared by every process on it.
+import type { SessionRecord, SessionStore } from '../../tasks/sessions.js';
+import type { JsonMap } from '../../tasks/task.js';
+import type { SqliteDatabase } from './database.js';
+import { guarded } from './guarded.js';
+
+interface SessionRow {
+  id: string;
+  tenant: string;
+  principal: string;
+  state: string;
+  created_at: number;
+  expires_at: number;
+}
+
+const toRecord = (row: SessionRow): SessionRecord => ({
+  id: row.id,
+  owner: { tenant: row.tenant, principal: row.principal },
+  state: JSON.parse(row.state) as JsonMap,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+});
+
+export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
+  const insert = db.prepare(
+    `INSERT INTO sessions (id, tenant, principal, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  const select = db.prepare(`SELECT * FROM sessions WHERE id = ? AND tenant = ? AND principal = ?`);
+  const setState = db.prepare(
+    `UPDATE sessions SET state = coalesce(?, state), expires_at = coalesce(?, expires_at)
+     WHERE id = ? AND tenant = ? AND principal = ? AND expires_at > ?`,
+  );
+  const end = db.prepare(
+    `UPDATE sessions SET expires_at = ? WHERE id = ? AND tenant = ? AND principal = ? AND expires_at > ?`,
+  );
+  const purge = db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`);
+  return {
+    async createSession(r) {
+      guarded(() =>
+        insert.run(
+          r.id,
+          r.owner.tenant,
+          r.owner.principal,
+          JSON.stringify(r.state),
+          r.createdAt,
+          r.expiresAt,
+        ),
+      );
+    },
+    async getSession(id, owner) {
+      const row = guarded(() => select.get(id, owner.tenant, owner.principal) as SessionRow | undefined);
+      return row === undefined ? undefined : toRecord(row);
+    },
+    async updateSession(id, owner, changes, now) {
+      const state = changes.state === undefined ? null : JSON.stringify(changes.state);
+      const expiresAt = changes.expiresAt ?? null;
+      const info = guarded(() => setState.run(state, expiresAt, id, owner.tenant, owner.principal, now));
+      return info.changes === 1;
+    },
+    async endSession(id, owner, now) {
+      return guarded(() => end.run(now, id, owner.tenant, owner.principal, now)).changes === 1;
+    },
+    async purgeSessions(before) {
+      return guarded(() => purge.run(before)).changes;
+    },
+  };
+}
