@@ -1,4 +1,5 @@
-// `npm test`: build, typecheck, lint, cycle check, unit + e2e tests, then the official conformance suite.
+// `npm test`: build, typecheck, lint, cycle check, unit + e2e tests, the reliability suite with CI parameters (each
+// section counts as one test), then the official conformance suite.
 // Prints one closing line "tests: N passed, N failed, N skipped" and exits non-zero if any step failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +22,9 @@ const steps = [
     ]),
   ],
 ];
+// The reliability suite (scripts/chaos/run.mjs --ci, about 90 s): its PostgreSQL sections skip with a printed reason
+// when PostgreSQL is unreachable, except with CI=true, where they fail (as the PostgreSQL unit tests do).
+steps.push(['chaos', ['node', ['scripts/chaos/run.mjs', '--ci']], { capture: true }]);
 const skipConformance = process.env.DURABLE_MCP_SKIP_CONFORMANCE === '1' && process.env.CI !== 'true';
 if (!skipConformance) {
   steps.push(['conformance', ['node', ['scripts/conformance.mjs']]]);
@@ -30,12 +34,27 @@ if (!skipConformance) {
 mkdirSync('test-results', { recursive: true });
 rmSync('test-results/vitest.json', { force: true });
 const failedSteps = [];
-for (const [name, [cmd, args]] of steps) {
+const chaos = { passed: 0, failed: 0, skipped: 0 };
+for (const [name, [cmd, args], options = {}] of steps) {
   console.log(`\n== ${name}: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit' });
+  const r = spawnSync(cmd, args, {
+    stdio: options.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (options.capture) {
+    process.stdout.write(r.stdout ?? '');
+    // One line per section: "ok   <id> …", "FAIL <id> …" or "skip <id> …".
+    for (const m of (r.stdout ?? '').matchAll(/^(ok {2}|FAIL|skip) (\S+)/gm)) {
+      if (m[1] === 'FAIL') chaos.failed += 1;
+      else if (m[1] === 'skip') chaos.skipped += 1;
+      else chaos.passed += 1;
+    }
+    if (r.status !== 0 && chaos.failed === 0) chaos.failed += 1; // it stopped before reporting a section
+  }
   if (r.status !== 0) {
     failedSteps.push(name);
-    if (!['vitest', 'conformance', 'conformance-client'].includes(name)) break;
+    if (!['vitest', 'chaos', 'conformance', 'conformance-client'].includes(name)) break;
   }
 }
 
@@ -48,6 +67,9 @@ if (existsSync('test-results/vitest.json')) {
   failed = report.numFailedTests;
   skipped = report.numPendingTests + report.numTodoTests;
 }
+passed += chaos.passed;
+failed += chaos.failed;
+skipped += chaos.skipped;
 if (skipConformance) console.log('\nconformance skipped (DURABLE_MCP_SKIP_CONFORMANCE=1)');
 else
   for (const suite of ['conformance', 'conformance-client']) {

@@ -5,7 +5,8 @@
 // answering and cancelling through whichever processes are up. Afterwards the store and the per-attempt log
 // (test/fixtures/tools/chaos-tools.mjs) are checked against the invariants below.
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import {
@@ -40,6 +41,17 @@ export const CRASH_INVARIANTS = {
   kills: 'the planned number of kills was reached within the time bound',
 };
 
+// The clock section: the same processes, clients and checks, with wall-clock jumps of the processes instead of kills.
+export const CLOCK_INVARIANTS = {
+  ...Object.fromEntries(Object.entries(CRASH_INVARIANTS).filter(([name]) => name !== 'kills')),
+  stuck:
+    'nothing stuck: all tasks terminal within lease + work + slack after the last jump; TTL probes failed as expired within TTL + sweep + the largest clock offset',
+  'no-spurious-expiry':
+    "no task expires that the jumps did not make expire (every jump stays well inside the tasks' one-hour TTL)",
+  jumps: 'the planned number of clock jumps was made within the time bound',
+};
+
+const CLOCK_SHIM = join(dirname(fileURLToPath(import.meta.url)), 'clock-shift.mjs');
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const SWEEP_MS = 5_000;
 
@@ -65,7 +77,9 @@ const strip = (t) => JSON.stringify({ ...t, _meta: undefined });
 
 export async function runCrash({ backend, params, scope, seed, pgUrl, progress }) {
   const inv = new Invariants();
-  for (const [name, description] of Object.entries(CRASH_INVARIANTS)) inv.define(name, description);
+  const jumping = params.jumps !== undefined;
+  for (const [name, description] of Object.entries(jumping ? CLOCK_INVARIANTS : CRASH_INVARIANTS))
+    inv.define(name, description);
   const rng = makeRng(seed);
   const started = now();
   const dir = scope.tempDir('durable-mcp-chaos-crash-');
@@ -122,10 +136,23 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
     i,
     proc: undefined,
     restartTimer: undefined,
+    clockFile: jumping ? join(dir, `clock-${i}`) : undefined,
+    offset: 0,
   }));
+  for (const slot of slots) if (slot.clockFile !== undefined) writeFileSync(slot.clockFile, '0');
   const unplanned = [];
   const startSlot = (slot) => {
-    const proc = startServe(scope, serveArgs, { env, timeoutMs: 30_000 });
+    const proc = startServe(
+      scope,
+      serveArgs,
+      slot.clockFile === undefined
+        ? { env, timeoutMs: 30_000 }
+        : {
+            env: { ...env, DURABLE_MCP_CHAOS_CLOCK: slot.clockFile },
+            nodeArgs: ['--import', CLOCK_SHIM],
+            timeoutMs: 30_000,
+          },
+    );
     slot.proc = proc;
     void proc.exited.then(() => {
       if (!proc.doomed && !hardStop) {
@@ -152,10 +179,10 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
   };
   const live = () => slots.filter((s) => s.proc?.ready && !s.proc.dead && !s.proc.doomed);
   const slotOfPid = (pid) => slots.find((s) => s.proc?.pid === pid && !s.proc.dead && !s.proc.doomed);
-  const pickLive = async () => {
+  const pickLive = async (accept = () => true) => {
     for (;;) {
       if (hardStop || scope.closed) return undefined;
-      const l = live();
+      const l = live().filter(accept);
       if (l.length > 0) return rng.pick(l);
       await sleep(20);
     }
@@ -258,8 +285,8 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
     return rec;
   };
 
-  const call = async (method, args, hook) => {
-    const slot = await pickLive();
+  const call = async (method, args, hook, accept) => {
+    const slot = await pickLive(accept);
     if (slot === undefined) return { netError: 'stopped' };
     const pending = rpc(slot.proc.url, method, args, { timeoutMs: 20_000 });
     if (hook !== undefined) hooks[hook]?.(slot);
@@ -302,7 +329,15 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
       if (hardStop || scope.closed) return;
       const cid = attempt === 0 ? rec.cid : `${rec.cid}.${attempt}`;
       sentCids.add(cid);
-      const r = await call('tools/call', { name: rec.tool, arguments: { ...rec.args, cid } }, 'create');
+      // A process whose clock runs ahead stamps a later expiry: TTL probes are created where the clock is not ahead,
+      // so that they are due within the run (a clock behind makes them due sooner, which the check allows for).
+      const accept = jumping && rec.tool !== 'chaos_job' ? (s) => s.offset <= 0 : undefined;
+      const r = await call(
+        'tools/call',
+        { name: rec.tool, arguments: { ...rec.args, cid } },
+        'create',
+        accept,
+      );
       if (r.result?.resultType === 'task' && typeof r.result.taskId === 'string') {
         rec.taskId = r.result.taskId;
         rec.cidUsed = cid;
@@ -440,11 +475,52 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
     }
   })();
 
-  // ----- the killer
-  const pointTable = Object.entries(params.points);
+  // ----- the clock jumper (clock section): offsets of one process at a time, cycling through params.offsets
   const chaosStarted = now();
+  const jumps = [];
+  if (jumping) {
+    stats.jumps = 0;
+    stats.maxOffsetMs = Math.max(...params.offsets.map((o) => Math.abs(o)));
+    let midTtlDone = false;
+    while (stats.jumps < params.jumps && now() - chaosStarted < params.chaosMs && !scope.closed) {
+      await sleep(rng.int(params.gapMinMs, params.gapMaxMs));
+      const slot = slots[stats.jumps % slots.length];
+      const offset = params.offsets[stats.jumps % params.offsets.length];
+      if (slot.proc === undefined || slot.proc.dead) continue;
+      writeFileSync(slot.clockFile, String(offset));
+      slot.proc.child.kill('SIGUSR2');
+      jumps.push({ slot: slot.i, from: slot.offset, to: offset, t: now() });
+      slot.offset = offset;
+      stats.jumps += 1;
+      // Right after a jump (not before one), so that the creating process's clock is the one the probe will see.
+      if (!midTtlDone && stats.jumps >= params.jumps / 2) {
+        midTtlDone = true;
+        for (let i = 0; i < params.ttlProbes; i++)
+          track(driveTask(newRec(i % 2 === 0 ? 'chaos_ttl_input' : 'chaos_ttl_sleep')));
+        stats.ttlProbes += params.ttlProbes;
+      }
+      progress?.(`${stats.jumps}/${params.jumps} jumps, ${stats.tasks} tasks`);
+    }
+    // Every clock back to the truth, as after an NTP correction: the settle phase then needs no slack.
+    for (const slot of slots) {
+      if (slot.offset === 0 || slot.proc === undefined || slot.proc.dead) continue;
+      writeFileSync(slot.clockFile, '0');
+      slot.proc.child.kill('SIGUSR2');
+      jumps.push({ slot: slot.i, from: slot.offset, to: 0, t: now() });
+      slot.offset = 0;
+    }
+    stats.jumpList = jumps.map((j) => `${j.slot}:${j.from / 1000}s→${j.to / 1000}s`);
+    inv.expect(
+      'jumps',
+      stats.jumps >= params.jumps,
+      `only ${stats.jumps} of ${params.jumps} jumps within ${params.chaosMs} ms`,
+    );
+  }
+
+  // ----- the killer
+  const pointTable = Object.entries(params.points ?? {});
   let midTtlDone = false;
-  while (stats.kills < params.kills && now() - chaosStarted < params.chaosMs && !scope.closed) {
+  while (!jumping && stats.kills < params.kills && now() - chaosStarted < params.chaosMs && !scope.closed) {
     await sleep(rng.int(params.gapMinMs, params.gapMaxMs));
     if (!midTtlDone && stats.kills >= params.kills / 2) {
       midTtlDone = true;
@@ -510,11 +586,12 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
     progress?.(`${stats.kills}/${params.kills} kills, ${stats.tasks} tasks`);
   }
   const chaosMs = now() - chaosStarted;
-  inv.expect(
-    'kills',
-    stats.kills >= params.kills,
-    `only ${stats.kills} of ${params.kills} kills within ${params.chaosMs} ms`,
-  );
+  if (!jumping)
+    inv.expect(
+      'kills',
+      stats.kills >= params.kills,
+      `only ${stats.kills} of ${params.kills} kills within ${params.chaosMs} ms`,
+    );
 
   // ----- settle: no more kills or new tasks; every process back; every task must end
   chaosOn = false;
@@ -540,6 +617,10 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
     await sleep(50);
   }
   const settleMs = now() - settleStart;
+  // tasks/get says "task expired" as soon as the TTL has passed; the row is marked failed by the next sweep.
+  const lastExpiredSeen = Math.max(0, ...recs.map((r) => r.expiredSeenAt ?? 0));
+  if (settled && lastExpiredSeen > 0)
+    await sleep(Math.min(SWEEP_MS + 1_000, lastExpiredSeen + SWEEP_MS + 1_000 - now()));
   if (!settled) {
     const open = recs.filter(
       (r) => r.final === undefined && r.expiredSeenAt === undefined && r.taskId !== undefined,
@@ -574,12 +655,13 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
   lines.close();
   const analysis = analyse({ store, lines: all, byTask, recs, sentCids, unknownCids, kills, inv, params });
   Object.assign(stats, analysis, { chaosMs, settleMs, durationMs: now() - started });
-  stats.summaryLine = `${fmtInt(stats.kills)} kills (${Object.entries(stats.killsByPoint)
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, n]) => `${k} ${n}`)
-    .join(
-      ', ',
-    )}); ${fmtInt(stats.storedTasks - stats.ttlProbes)} tasks (${fmtInt(stats.completed)} completed, ${fmtInt(stats.cancelled)} cancelled, ${fmtInt(stats.failed)} failed) + ${stats.ttlProbes} TTL probes, ${fmtInt(stats.runs)} runs`;
+  const what = jumping
+    ? `${fmtInt(stats.jumps)} clock jumps of up to ${stats.maxOffsetMs / 60_000} min, ${fmtInt(stats.fencedRuns)} runs fenced`
+    : `${fmtInt(stats.kills)} kills (${Object.entries(stats.killsByPoint)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')})`;
+  stats.summaryLine = `${what}; ${fmtInt(stats.storedTasks - stats.ttlProbes)} tasks (${fmtInt(stats.completed)} completed, ${fmtInt(stats.cancelled)} cancelled, ${fmtInt(stats.failed)} failed) + ${stats.ttlProbes} TTL probes, ${fmtInt(stats.runs)} runs`;
   return { inv, stats };
 }
 
@@ -687,12 +769,23 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
       // TTL probes: failed as expired, within TTL + one sweep (+ slack for restarts)
       const error = row.error === null ? undefined : JSON.parse(row.error);
       const late = Number(row.updated_at) - Number(row.expires_at);
+      // With clock jumps, creation and expiry may be stamped by clocks that were off by up to the largest offset.
+      const skew = Math.max(0, ...(params.offsets ?? []).map((o) => 2 * Math.abs(o)));
       inv.expect(
         'stuck',
-        row.status === 'failed' && error?.message === 'task expired' && late <= SWEEP_MS + 3_000,
+        row.status === 'failed' && error?.message === 'task expired' && late <= SWEEP_MS + 3_000 + skew,
         () => `TTL probe ${row.id} (${row.tool}): ${row.status} ${row.error} ${late} ms after its expiry`,
       );
       continue;
+    }
+    if (params.jumps !== undefined) {
+      const error = row.error === null ? undefined : JSON.parse(row.error);
+      inv.expect(
+        'no-spurious-expiry',
+        error?.message !== 'task expired',
+        () =>
+          `task ${row.id} (TTL one hour) expired although no clock was off by more than ${Math.max(...params.offsets.map(Math.abs)) / 60_000} min`,
+      );
     }
     const allowed = rec?.cancelSent === true ? ['completed', 'cancelled'] : ['completed'];
     inv.expect(
@@ -786,17 +879,31 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
       inv.ok('memo');
     }
 
-    // single holder: no run committed a step after a newer run had claimed the task
-    for (let i = 0; i + 1 < runs.length; i++) {
-      const a = runInfo.get(runs[i]);
-      const nextStart = runInfo.get(runs[i + 1]).start.seq;
+    // single holder: no run committed a step after a newer run had claimed the task. With clock jumps a takeover
+    // can follow a claim within milliseconds, so two runs may start in the opposite order of their claims; the one
+    // that started later but holds the older claim is fenced from its first write. There, only runs that committed
+    // something are known to be in claim order, and only those are compared.
+    let resultRun;
+    try {
+      resultRun =
+        row.status === 'completed' ? JSON.parse(JSON.parse(row.result).content[0].text).run : undefined;
+    } catch {
+      resultRun = undefined;
+    }
+    const order =
+      params.jumps === undefined
+        ? runs
+        : runs.filter((r) => runInfo.get(r).saved.size > 0 || r === resultRun);
+    for (let i = 0; i + 1 < order.length; i++) {
+      const a = runInfo.get(order[i]);
+      const nextStart = runInfo.get(order[i + 1]).start.seq;
       for (const [name] of a.saved) {
         const end = a.ends.get(name);
         inv.expect(
           'single-holder',
           end === undefined || end.seq < nextStart,
           () =>
-            `task ${row.id}: run ${runs[i]} (pid ${a.pid}) committed step ${name} although run ${runs[i + 1]} had claimed the task before that step's body returned`,
+            `task ${row.id}: run ${order[i]} (pid ${a.pid}) committed step ${name} although run ${order[i + 1]} had claimed the task before that step's body returned`,
         );
       }
     }
@@ -811,9 +918,9 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
       }
       inv.expect(
         'single-holder',
-        summary.run === runs[runs.length - 1],
+        summary.run === order[order.length - 1],
         () =>
-          `task ${row.id}: the stored result comes from run ${summary.run}, but run ${runs[runs.length - 1]} started after it`,
+          `task ${row.id}: the stored result comes from run ${summary.run}, but run ${order[order.length - 1]} started after it`,
       );
       const storedChain = Array.from({ length: args.steps }, (_, i) => stored.get(`s${i}`));
       inv.expect(
@@ -875,6 +982,5 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
     p99: percentile(replayDelays, 99),
     max: replayDelays.length === 0 ? undefined : Math.max(...replayDelays),
   };
-  void params;
   return out;
 }

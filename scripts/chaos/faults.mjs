@@ -2,12 +2,15 @@
 //   PostgreSQL: the server talks to PostgreSQL through a loopback TCP proxy of the suite, so the suite can
 //     terminate exactly the server's backends (pg_terminate_backend on the proxy's upstream ports), refuse new
 //     connections, reset every connection, or black-hole the traffic, for a few seconds, then heal.
-//   SQLite: another connection holds the write lock (BEGIN IMMEDIATE) longer than the server's busy timeout.
+//   SQLite: another connection holds the write lock (BEGIN IMMEDIATE) for longer than the server's busy timeout.
+//   SQLite disk full (fault 'full'): the file lives on a small tmpfs of its own, which the suite fills with a ballast
+//     file and empties again (needs permission to mount; otherwise the section is skipped and says why).
 // While the store is away the server must answer -32603 with a clear message (never a task handle that was not
 // committed), keep answering tools/list and /healthz, and recover by itself once the store is back.
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import {
@@ -45,9 +48,53 @@ export const FAULT_INVARIANTS = {
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const STORE_ERROR = /^Task store unavailable: \S/;
 
-export async function runFaults({ backend, params, scope, seed, pgUrl, progress }) {
+/** Mounts a tmpfs of `sizeMb` at `dir` (unmounted when the scope closes); the reason when that is not allowed. */
+function mountSmallFs(scope, dir, sizeMb) {
+  mkdirSync(dir, { recursive: true });
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0700`, 'tmpfs', dir], {
+    encoding: 'utf8',
+  });
+  if (r.error !== undefined || r.status !== 0)
+    return `mounting a ${sizeMb} MB tmpfs is not permitted here (${(r.stderr || r.error?.message || '').trim()})`;
+  scope.defer(() => {
+    spawnSync('umount', ['-l', dir]);
+  });
+  return undefined;
+}
+
+/** Writes a ballast file until the filesystem of `path` has no byte left; returns its size. */
+function fillDisk(path) {
+  const fd = openSync(path, 'w');
+  let written = 0;
+  try {
+    for (const size of [1 << 20, 1 << 12, 1 << 9]) {
+      const chunk = Buffer.alloc(size, 0x5a);
+      // Bounded: the filesystem is small (tens of MB).
+      for (let i = 0; i < 100_000; i++) {
+        try {
+          written += writeSync(fd, chunk);
+        } catch (err) {
+          if (err.code === 'ENOSPC') break;
+          throw err;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return written;
+}
+
+export const FULL_INVARIANTS = {
+  ...FAULT_INVARIANTS,
+  effective: 'the full disk was felt: writes while it was full answered -32603 SQLITE_FULL',
+};
+
+export async function runFaults({ backend, fault, params, scope, seed, pgUrl, progress }) {
   const inv = new Invariants();
-  for (const [name, description] of Object.entries(FAULT_INVARIANTS)) inv.define(name, description);
+  const full = fault === 'full';
+  for (const [name, description] of Object.entries(full ? FULL_INVARIANTS : FAULT_INVARIANTS))
+    inv.define(name, description);
   const rng = makeRng(seed);
   const started = now();
   const dir = scope.tempDir('durable-mcp-chaos-fault-');
@@ -84,6 +131,12 @@ export async function runFaults({ backend, params, scope, seed, pgUrl, progress 
       '--pg-statement-timeout-ms',
       '5000',
     ];
+  } else if (full) {
+    const fsDir = join(dir, 'small-fs');
+    const why = mountSmallFs(scope, fsDir, params.fullFsMb);
+    if (why !== undefined) return { skipped: `skipped: ${why}`, inv: new Invariants(), stats: {} };
+    dbFile = join(fsDir, 'tasks.db');
+    storeArgs = ['--store', dbFile];
   } else {
     dbFile = join(dir, 'tasks.db');
     storeArgs = ['--store', dbFile];
@@ -167,6 +220,7 @@ export async function runFaults({ backend, params, scope, seed, pgUrl, progress 
       const reason = message.replace('Task store unavailable: ', '').replace(/\(.*$/, '').trim();
       stats.storeErrors[reason] = (stats.storeErrors[reason] ?? 0) + 1;
       if (/SQLITE_BUSY/.test(message)) stats.busyErrors += 1;
+      if (/SQLITE_FULL/.test(message)) stats.fullErrors = (stats.fullErrors ?? 0) + 1;
       inv.ok('clear-errors');
       return 'store';
     }
@@ -389,6 +443,29 @@ export async function runFaults({ backend, params, scope, seed, pgUrl, progress 
         await probes.done;
       }
       await recovery(`${kind} #${i + 1}`);
+    }
+  } else if (full) {
+    for (let i = 0; i < params.fullCycles; i++) {
+      progress?.(`fault ${i + 1}/${params.fullCycles}: disk full`);
+      await sleep(rng.int(800, 2_000));
+      stats.faults.full = (stats.faults.full ?? 0) + 1;
+      const ballast = join(dirname(dbFile), `ballast-${i}`);
+      stats.ballastBytes = fillDisk(ballast);
+      phase = 'full';
+      const fullErrorsBefore = stats.fullErrors ?? 0;
+      try {
+        const probes = await outageProbes(`full${i}`, now() + params.fullHoldMs);
+        await probes.done;
+      } finally {
+        rmSync(ballast, { force: true });
+      }
+      inv.expect(
+        'effective',
+        (stats.fullErrors ?? 0) > fullErrorsBefore,
+        `disk full #${i + 1}: no request was answered SQLITE_FULL while the disk was full`,
+      );
+      await sleep(100);
+      await recovery(`disk full #${i + 1}`);
     }
   } else {
     for (let i = 0; i < params.busyCycles; i++) {

@@ -1,10 +1,16 @@
 // Runs one claimed task: heartbeat, cancellation, memoized steps, and the single fenced write that ends the run.
+import { StoreUnavailableError } from '../tasks/errors.js';
 import { LeaseLostError, type ExecutionContext, type TaskRunner } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
 
-export type AbortReason = 'cancel' | 'lease-lost' | 'shutdown';
+/**
+ * Why a run stops early. `store-unavailable`: a write of the run failed for want of the store; like a lost lease
+ * it ends the run without another write, and the task runs again (replaying its memoized steps) once the lease
+ * expires.
+ */
+export type AbortReason = 'cancel' | 'lease-lost' | 'store-unavailable' | 'shutdown';
 
 export interface RunDeps {
   store: TaskStore;
@@ -71,29 +77,52 @@ async function run(
   const info = { id: task.id, tool: task.tool, takenOver: task.takenOver };
   const started = Date.now();
   deps.observer?.runStarted?.(info);
+  let renewing = false;
   const heartbeat = setInterval(
     () => {
-      store.renew(task.id, task.token, deps.leaseMs, now()).then(
-        (r) => {
-          if (!r.held) abort('lease-lost');
-          else if (r.cancelRequested) abort('cancel');
-        },
-        () => undefined, // a failed heartbeat is retried; the lease only ends if it stays down
-      );
+      // One renewal at a time: a slow store must not pile them up.
+      if (renewing) return;
+      renewing = true;
+      store
+        .renew(task.id, task.token, deps.leaseMs, now())
+        .then(
+          (r) => {
+            if (!r.held) abort('lease-lost');
+            else if (r.cancelRequested) abort('cancel');
+          },
+          () => undefined, // a failed heartbeat is retried; the lease only ends if it stays down
+        )
+        .finally(() => (renewing = false));
     },
     Math.max(10, Math.floor(deps.leaseMs / 3)),
   );
   const unsubscribe = store.changes?.subscribe((c) => {
     if (c.taskId === task.id && c.cancelRequested) abort('cancel');
   });
+  let storeError: StoreUnavailableError | undefined;
+  /** A store write of this run failed: the run is over, whatever the handler does with the error. */
+  const storeLost = (err: unknown): unknown => {
+    if (err instanceof StoreUnavailableError) {
+      storeError ??= err;
+      abort('store-unavailable');
+    }
+    return err;
+  };
   const exec: ExecutionContext = {
     signal,
     async step(name, fn) {
       if (Object.hasOwn(task.steps, name)) return task.steps[name] as never;
       // A run that knows it lost its lease starts no new step: another worker owns the task now.
       if (reason() === 'lease-lost') throw new LeaseLostError(task.id);
+      if (storeError !== undefined) throw storeError;
       const value = await fn();
-      if (!(await store.saveStep(task.id, task.token, name, value, now()))) {
+      let saved: boolean;
+      try {
+        saved = await store.saveStep(task.id, task.token, name, value, now());
+      } catch (err) {
+        throw storeLost(err);
+      }
+      if (!saved) {
         abort('lease-lost');
         throw new LeaseLostError(task.id);
       }
@@ -101,7 +130,10 @@ async function run(
       return value;
     },
     async status(message) {
-      await store.setStatusMessage(task.id, task.token, message, now());
+      if (storeError !== undefined) throw storeError;
+      await store.setStatusMessage(task.id, task.token, message, now()).catch((err: unknown) => {
+        throw storeLost(err);
+      });
     },
   };
   try {
@@ -109,6 +141,7 @@ async function run(
     try {
       outcome = await deps.runner(task, exec);
     } catch (err) {
+      storeLost(err);
       deps.onError?.(err, task.id);
       outcome = {
         kind: 'failed',
@@ -117,7 +150,7 @@ async function run(
       };
     }
     const why = reason();
-    if (why === 'lease-lost') {
+    if (why === 'lease-lost' || why === 'store-unavailable') {
       deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, false);
       return;
     }

@@ -1,5 +1,6 @@
 // The worker runtime: claims runnable tasks up to a concurrency limit, wakes on changes, sweeps TTLs, stops gracefully.
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { TaskRunner } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import { startRun, type RunningTask } from './run-task.js';
@@ -32,6 +33,8 @@ export interface Worker {
   readonly active: number;
 }
 
+const MAX_CLAIM_BACKOFF_MS = 5_000;
+
 export function createWorker(options: WorkerOptions): Worker {
   const store = options.store;
   const now = options.now ?? Date.now;
@@ -42,6 +45,11 @@ export function createWorker(options: WorkerOptions): Worker {
   let stopped = true;
   let claiming = false;
   let again = false;
+  // After a failed claim (store away), claims pause for a backoff that doubles up to MAX_CLAIM_BACKOFF_MS. Measured
+  // on the monotonic clock: a jump of the wall clock must not stretch or skip it.
+  const pollMs = options.pollMs ?? 500;
+  let claimBackoff = 0;
+  let claimPausedUntil = 0;
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => void) | undefined;
 
@@ -50,6 +58,7 @@ export function createWorker(options: WorkerOptions): Worker {
       again = true;
       return;
     }
+    if (performance.now() < claimPausedUntil) return;
     claiming = true;
     try {
       do {
@@ -80,7 +89,10 @@ export function createWorker(options: WorkerOptions): Worker {
           });
         }
       } while (again && !stopped);
+      claimBackoff = 0;
     } catch (err) {
+      claimBackoff = Math.min(MAX_CLAIM_BACKOFF_MS, Math.max(pollMs, claimBackoff * 2));
+      claimPausedUntil = performance.now() + claimBackoff * (0.75 + Math.random() / 4);
       options.onError?.(err);
     } finally {
       claiming = false;
@@ -108,7 +120,7 @@ export function createWorker(options: WorkerOptions): Worker {
         // Wake after the current turn: the commit's other listeners (pushes, the request's answer) go first.
         if (c.runnable) setImmediate(() => void fill());
       });
-      timers.push(setInterval(() => void fill(), options.pollMs ?? 500));
+      timers.push(setInterval(() => void fill(), pollMs));
       timers.push(setInterval(() => void sweep(), options.sweepMs ?? 5_000));
       for (const t of timers) t.unref();
       void sweep().then(fill);

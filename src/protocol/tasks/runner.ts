@@ -1,4 +1,5 @@
 // The TaskRunner the worker calls: replays a tool handler and turns its ending into a RunOutcome.
+import { StoreUnavailableError } from '../../tasks/errors.js';
 import { LeaseLostError, type TaskRunner } from '../../tasks/execution.js';
 import type { RunOutcome } from '../../tasks/task.js';
 import { META_SERVER_INFO } from '../../wire/meta-keys.js';
@@ -24,7 +25,8 @@ export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunn
       const meta = { [META_SERVER_INFO]: info, ...((result._meta as JsonObject | undefined) ?? {}) };
       return { kind: 'completed', result: { ...result, _meta: meta } };
     } catch (err) {
-      if (err instanceof LeaseLostError) throw err;
+      // Neither ends the task: the worker ends this run without a write, and the task runs again later.
+      if (err instanceof LeaseLostError || err instanceof StoreUnavailableError) throw err;
       if (err instanceof InputPending) {
         // Keys are unique for the task's life: an answered key cannot be asked again.
         const requests = Object.fromEntries(

@@ -1,7 +1,7 @@
 // The store's access to PostgreSQL: pooled statements and READ COMMITTED transactions, errors translated.
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../tasks/errors.js';
-import { translate } from './errors.js';
+import { sqlState, translate } from './errors.js';
 
 export type Params = readonly unknown[];
 export type Row = Record<string, unknown>;
@@ -60,10 +60,14 @@ export function createDb({ pool, ownsPool, prepare }: DbOptions): Db {
       } catch (err) {
         throw translate(err);
       }
+      // A statement that failed without a server error (timeout, dropped connection) leaves the connection in an
+      // unknown state: it is destroyed at once instead of waiting for a ROLLBACK that may never be answered.
+      let lost: Error | undefined;
       const run: Run = async <R extends Row>(sql: string, params: Params = []) => {
         try {
           return (await client.query<R>(sql, params as unknown[])).rows;
         } catch (err) {
+          if (sqlState(err) === undefined) lost ??= err instanceof Error ? err : new Error(String(err));
           throw translate(err);
         }
       };
@@ -74,6 +78,10 @@ export function createDb({ pool, ownsPool, prepare }: DbOptions): Db {
         client.release();
         return value;
       } catch (err) {
+        if (lost !== undefined) {
+          client.release(lost);
+          throw err;
+        }
         // A connection that cannot even roll back is broken: destroy it instead of returning it to the pool.
         const broken = await client.query('ROLLBACK').then(
           () => undefined,

@@ -32,6 +32,12 @@ export interface PostgresTaskStoreOptions {
   poolSize?: number;
   /** Server-side statement_timeout of the store's own connections (default 30 s; 0 keeps the server's setting). */
   statementTimeoutMs?: number;
+  /**
+   * Client-side bound on a connection attempt and on the wait for a pooled connection (default 5 s). With the
+   * statement timeout plus one second as the client-side bound on each statement (a server that stops answering
+   * never sends its statement_timeout error), a request gets "Task store unavailable" in bounded time.
+   */
+  connectTimeoutMs?: number;
   /** Encrypts arguments, input requests and answers, steps, results and errors at rest. */
   cipher?: PayloadCipher;
   /** With a cipher: seal every task (default) or only tasks of tools marked sensitive. */
@@ -47,15 +53,18 @@ export interface PostgresTaskStoreOptions {
 const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
 
 function openPool(options: PostgresTaskStoreOptions): pg.Pool {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
-    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    statement_timeout: statementTimeoutMs,
+    // The server's statement timeout answers first; this one covers a server (or network) that went silent.
+    query_timeout: statementTimeoutMs > 0 ? statementTimeoutMs + 1_000 : undefined,
     // Claims and fenced writes are single statements that rely on READ COMMITTED re-checks, whatever the server's
     // default isolation is.
     options: '-c default_transaction_isolation=read\\ committed',
     application_name: POOL_APPLICATION_NAME,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     keepAlive: true,
   });
   // An idle connection that dies (server restart) is discarded by the pool; the next checkout reconnects.

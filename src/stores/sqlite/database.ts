@@ -10,17 +10,27 @@ export interface OpenSqliteOptions {
   path: string;
   /** PRAGMA synchronous; FULL (default) makes every commit durable. */
   synchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
+  /**
+   * How long a write waits for another process's lock before failing with SQLITE_BUSY (default 5000 ms). The task
+   * store waits asynchronously; the connection itself blocks for at most LOCK_WAIT_MS at a time.
+   */
   busyTimeoutMs?: number;
 }
+
+/** The connection's own (blocking) busy timeout once open: short, so a locked file never stalls the event loop. */
+export const LOCK_WAIT_MS = 25;
 
 export function openSqlite(options: OpenSqliteOptions): SqliteDatabase {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
+  // Opening and migrating happen once, before serving: they may block for the whole busy timeout.
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma('foreign_keys = ON');
   migrate(db);
+  db.pragma(`busy_timeout = ${Math.min(busyTimeoutMs, LOCK_WAIT_MS)}`);
   return db;
 }
 
@@ -46,6 +56,10 @@ function migrate(db: SqliteDatabase): void {
 
 /** Reads a server-wide value, creating it once (first writer wins across processes). */
 export function getOrCreateMeta(db: SqliteDatabase, key: string, create: () => string): string {
+  // Read first: once the value exists, a start-up needs no write lock (another process may hold it).
+  const existing = db.prepare('SELECT value FROM server_meta WHERE key = ?').get(key) as
+    { value: string } | undefined;
+  if (existing !== undefined) return existing.value;
   db.prepare('INSERT OR IGNORE INTO server_meta (key, value) VALUES (?, ?)').run(key, create());
   const row = db.prepare('SELECT value FROM server_meta WHERE key = ?').get(key) as { value: string };
   return row.value;

@@ -22,6 +22,7 @@ import type {
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { prepareQueries, type PayloadCodec, type Queries } from './queries.js';
 import { newSnapshot, toSnapshot, type TaskRow } from './rows.js';
+import { createWriteRetry, isDataError, translate } from './write-retry.js';
 import { createOwnedLister } from './list-owned.js';
 import { createSqliteSessionStore } from './session-store.js';
 
@@ -37,21 +38,6 @@ export interface SqliteTaskStoreOptions extends OpenSqliteOptions {
 }
 
 const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
-
-/** Runs a write transaction under BEGIN IMMEDIATE; driver errors become StoreUnavailableError. */
-function immediate<T>(db: SqliteDatabase, fn: () => T): T {
-  try {
-    return db.transaction(fn).immediate();
-  } catch (err) {
-    throw translate(err);
-  }
-}
-
-function translate(err: unknown): unknown {
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) return new StoreUnavailableError(code);
-  return err;
-}
 
 export function createSqliteTaskStore(
   options: SqliteTaskStoreOptions,
@@ -84,9 +70,14 @@ export function createSqliteTaskStore(
     if (txChanges === undefined) throw new Error('changes are recorded inside a transaction');
     txChanges.push({ change, mode });
   };
-  const tx = <T>(fn: () => T): T => {
-    const recorded: Recorded[] = [];
-    const value = immediate(db, () => {
+  // Write transactions run under BEGIN IMMEDIATE; a file locked by another process is waited for asynchronously.
+  let dbClosed = false;
+  const retry = createWriteRetry({ deadlineMs: options.busyTimeoutMs, isClosed: () => dbClosed });
+  const immediate = <T>(fn: () => T): Promise<T> => retry(() => db.transaction(fn).immediate());
+  const tx = async <T>(fn: () => T): Promise<T> => {
+    let recorded: Recorded[] = [];
+    const value = await immediate(() => {
+      recorded = [];
       txChanges = recorded;
       try {
         const v = fn();
@@ -105,11 +96,11 @@ export function createSqliteTaskStore(
   let closed = false;
 
   // Group commit: creations queued in the same turn of the event loop share one transaction (one fsync).
-  const flush = (): void => {
+  const flush = async (): Promise<void> => {
     const batch = pending;
     pending = [];
     try {
-      tx(() => {
+      await tx(() => {
         for (const { task } of batch) {
           q.insertTask(task, sealedFor(task));
           changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
@@ -118,17 +109,22 @@ export function createSqliteTaskStore(
         changed({ taskId: '*', runnable: true, cancelRequested: false }, 'log');
       });
       for (const { task, resolve } of batch) resolve(newSnapshot(task));
-    } catch {
+    } catch (err) {
+      // The file, not a row, is the problem (locked past the deadline, disk full, I/O): the whole group fails.
+      if (!isDataError(err)) {
+        for (const { reject } of batch) reject(translate(err));
+        return;
+      }
       // One bad row must not sink its neighbours: retry each creation in its own transaction.
       for (const { task, resolve, reject } of batch) {
         try {
-          tx(() => {
+          await tx(() => {
             q.insertTask(task, sealedFor(task));
             changed({ taskId: task.id, runnable: true, cancelRequested: false });
           });
           resolve(newSnapshot(task));
-        } catch (err) {
-          reject(err);
+        } catch (rowErr) {
+          reject(translate(rowErr));
         }
       }
     }
@@ -145,14 +141,16 @@ export function createSqliteTaskStore(
   // Lease writes (claim, renew) may skip the fsync: a lease lost in a power cut is simply claimed again,
   // and the next durable commit flushes it anyway.
   const relaxed = (options.synchronous ?? 'FULL') !== 'NORMAL';
-  const leaseTx = <T>(fn: () => T): T => {
-    if (!relaxed) return immediate(db, fn);
-    db.pragma('synchronous = NORMAL');
-    try {
-      return immediate(db, fn);
-    } finally {
-      db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-    }
+  const leaseTx = <T>(fn: () => T): Promise<T> => {
+    if (!relaxed) return immediate(fn);
+    return retry(() => {
+      db.pragma('synchronous = NORMAL');
+      try {
+        return db.transaction(fn).immediate();
+      } finally {
+        db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+      }
+    });
   };
 
   // Run endings queued in one turn of the event loop share one transaction, like creations.
@@ -164,11 +162,11 @@ export function createSqliteTaskStore(
     resolve: (ok: boolean) => void;
     reject: (e: unknown) => void;
   }[] = [];
-  const flushFinishes = (): void => {
+  const flushFinishes = async (): Promise<void> => {
     const batch = finishing;
     finishing = [];
     try {
-      const results = tx(() =>
+      const results = await tx(() =>
         batch.map(({ id, token, outcome, now }) => {
           const ok = q.finish(id, token, outcome, now);
           if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
@@ -177,7 +175,7 @@ export function createSqliteTaskStore(
       );
       batch.forEach(({ resolve }, i) => resolve(results[i] === true));
     } catch (err) {
-      for (const { reject } of batch) reject(err);
+      for (const { reject } of batch) reject(translate(err));
     }
   };
 
@@ -275,14 +273,14 @@ export function createSqliteTaskStore(
     },
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {
-      const row = leaseTx(() => q.renew(id, token, now + leaseMs));
+      const row = await leaseTx(() => q.renew(id, token, now + leaseMs));
       return row === undefined
         ? { held: false, cancelRequested: false }
         : { held: true, cancelRequested: row.cancel_requested === 1 };
     },
 
     async saveStep(id, token, name, value, now) {
-      return immediate(db, () => {
+      return immediate(() => {
         if (!q.holds(id, token)) return false;
         q.putStep(id, name, JSON.stringify(value));
         void now;
@@ -350,7 +348,7 @@ export function createSqliteTaskStore(
 
     async purge(now, graceMs) {
       terminal.clear();
-      return immediate(db, () => q.purge(now - graceMs));
+      return immediate(() => q.purge(now - graceMs));
     },
 
     async countActive(owner) {
@@ -370,10 +368,11 @@ export function createSqliteTaskStore(
     async close() {
       if (closed) return;
       closed = true;
-      if (pending.length > 0) flush();
-      if (finishing.length > 0) flushFinishes();
+      if (pending.length > 0) await flush();
+      if (finishing.length > 0) await flushFinishes();
       clearInterval(poller);
       events.removeAllListeners();
+      dbClosed = true;
       if (ownsDb) db.close();
     },
   };
