@@ -1,15 +1,27 @@
 // Benchmark harness: interleaved rounds of `durable-mcp serve` (autocannon) next to baselines measured in the same
-// run: a bare node:http JSON-RPC echo, raw better-sqlite3 inserts and selects (bench/sqlite-baseline.mjs), the
-// tasks/get round trip that push latency is compared with, and raw `pg` inserts and selects
-// (bench/pg-baseline.mjs) for the PostgreSQL rows.
+// run: a bare node:http JSON-RPC echo, the official TypeScript SDK v2 server as a peer (bench/sdk-peer.mjs), raw
+// better-sqlite3 inserts and selects (bench/sqlite-baseline.mjs), the tasks/get round trip that push latency is
+// compared with, raw `pg` inserts and selects (bench/pg-baseline.mjs) for the PostgreSQL rows, and the scale rows:
+// tasks/get with 1k vs 1M stored tasks (bench/scale-tasks.mjs), memory per open subscription (bench/mem-probe.mjs)
+// and task creation with 10k tasks waiting for input.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
@@ -22,6 +34,10 @@ const RESULTS_DIR = join(BENCH_DIR, 'results');
 const SQLITE_BASELINE = join(BENCH_DIR, 'sqlite-baseline.mjs');
 const PG_BASELINE = join(BENCH_DIR, 'pg-baseline.mjs');
 const BENCH_TOOLS = join(BENCH_DIR, 'tools.mjs');
+const SDK_PEER = join(BENCH_DIR, 'sdk-peer.mjs');
+const SCALE_TASKS = join(BENCH_DIR, 'scale-tasks.mjs');
+/** Node flags that preload the memory probe into a server (it answers SIGUSR2 with its memory after a full GC). */
+const MEM_PROBE_FLAGS = ['--expose-gc', '--import', pathToFileURL(join(BENCH_DIR, 'mem-probe.mjs')).href];
 const HOST = '127.0.0.1';
 const PROTOCOL_VERSION = '2026-07-28';
 const START_TIMEOUT_MS = 20_000;
@@ -48,6 +64,20 @@ const DEFAULT_PG_URL = process.env.DURABLE_MCP_BENCH_PG ?? 'postgres://postgres@
 const PG_CONNECTIONS = 10;
 const PG_REPLICAS = 3;
 const PG_PROBE_TIMEOUT_MS = 3_000;
+/** Stored-task scale rows: tasks in the small and the large store, and the task ids sampled from each for tasks/get. */
+const SCALE_SMALL = 1_000;
+const SCALE_LARGE = 1_000_000;
+const SCALE_SAMPLE = 5_000;
+/** Longest sequential tasks/get run of the scale rows (seconds), and how long filling one store may take. */
+const SCALE_GET_MAX_SECONDS = 1;
+const SCALE_FILL_TIMEOUT_MS = 600_000;
+/** Memory rows: streams held open at once, and the input_required tasks every subscription watches. */
+const MEM_STREAMS = 1_000;
+const MEM_TASKS = 10;
+/** How long a memory probe or the server's closing of the streams may take. */
+const MEM_TIMEOUT_MS = 10_000;
+/** Tasks left waiting for input before the creation row that measures creation next to them. */
+const WAITING_TASKS = 10_000;
 /** Our servers in the push and PostgreSQL rows: no audit lines, no per-principal limits (one anonymous client). */
 const UNLIMITED = ['--no-audit', '--tasks-get-rate', '0', '--max-active-tasks', '0'];
 
@@ -57,7 +87,7 @@ const PRESETS = {
 };
 
 const USAGE = `usage: npm run bench -- [flags]
-  --quick              smoke run (~70 s): ${describePreset(PRESETS.quick)}
+  --quick              smoke run (~2.5 min): ${describePreset(PRESETS.quick)}
   --duration SEC       seconds per measured run (default ${PRESETS.default.duration})
   --rounds N           interleaved rounds per scenario (default ${PRESETS.default.rounds})
   --warmup SEC         discarded warm-up run per scenario before the rounds (default ${PRESETS.default.warmup}; 0 skips)
@@ -65,7 +95,8 @@ const USAGE = `usage: npm run bench -- [flags]
   --pipelining N       requests in flight per connection (default ${PRESETS.default.pipelining})
   --pg URL             PostgreSQL for the pg rows (default ${DEFAULT_PG_URL}; env DURABLE_MCP_BENCH_PG)
   --no-pg              skip the PostgreSQL rows
-  --only REGEX         only the rows whose name matches (case-insensitive), with their baselines
+  --no-scale           skip the ${fmtCount(SCALE_SMALL)} vs ${fmtCount(SCALE_LARGE)} stored-task rows (and filling their stores)
+  --only REGEX         only the rows whose name matches (case-insensitive), with the rows they are compared with
   --cpu-prof DIR       run our servers under node --cpu-prof, writing DIR/<server>.cpuprofile
   --help               this text`;
 
@@ -114,10 +145,35 @@ function servePg(ctx, name, schema) {
   ]);
 }
 
+/** Environment of a server whose memory the harness probes (see bench/mem-probe.mjs). */
+const memProbeEnv = (ctx, name) => ({
+  DURABLE_MCP_BENCH_MEM_PROBE: join(ctx.workDir, `${name}.memory.json`),
+});
+
+/** A server on one of the stored-task scale files (filled before the servers start). */
+function serveScale(ctx, key, size) {
+  return serveCommand(ctx, key, SCALE_FILES[size], ['--tools', BENCH_TOOLS, ...UNLIMITED]);
+}
+
+const SCALE_FILES = { small: 'scale-small.db', large: 'scale-large.db' };
+
 const SERVERS = {
   baseline: {
     label: 'bare node:http: read body, JSON.parse, JSON-RPC reply echoing the id',
     command: () => [SELF, '--serve-baseline'],
+  },
+  peer: {
+    label:
+      'official TypeScript SDK v2 (@modelcontextprotocol/server + @modelcontextprotocol/node): createMcpHandler ' +
+      "with a per-request McpServer (legacy: 'reject'), toNodeHandler on node:http, the demo tool list (bench/sdk-peer.mjs)",
+    command: () => [SDK_PEER],
+  },
+  'baseline-stream': {
+    label:
+      'bare node:http holding each POST open as an SSE stream (one notifications/tasks event per requested taskId), ' +
+      'under the memory probe',
+    command: () => [...MEM_PROBE_FLAGS, SELF, '--serve-baseline', '--streams'],
+    env: memProbeEnv,
   },
   sqlite: {
     label: 'raw better-sqlite3 in a child process: WAL, synchronous=FULL, a task-shaped table in a temp file',
@@ -179,6 +235,36 @@ const SERVERS = {
       '(default worker; own SQLite file)',
     command: (ctx) => serveCommand(ctx, 'ours-push', 'bench-push.db', ['--tools', BENCH_TOOLS, ...UNLIMITED]),
   },
+  // Memory per subscription: the default worker runs the watched bench_input tasks up to their input.
+  'ours-subs': {
+    label:
+      'node --expose-gc --import bench/mem-probe.mjs bin/durable-mcp.js serve --tools bench/tools.mjs --no-audit ' +
+      '--tasks-get-rate 0 --max-active-tasks 0 (own SQLite file)',
+    command: (ctx) => [
+      ...MEM_PROBE_FLAGS,
+      ...serveCommand(ctx, 'ours-subs', 'bench-subs.db', ['--tools', BENCH_TOOLS, ...UNLIMITED]),
+    ],
+    env: memProbeEnv,
+  },
+  // Creation next to WAITING_TASKS tasks that wait for input: the flags of ours-tasks (the row it is compared with).
+  'ours-wait': {
+    label:
+      'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 (default worker; own SQLite ' +
+      `file with ${fmtInt(WAITING_TASKS)} bench_input tasks waiting for input)`,
+    store: 'bench-wait.db',
+    command: (ctx) =>
+      serveCommand(ctx, 'ours-wait', 'bench-wait.db', ['--tools', BENCH_TOOLS, '--max-active-tasks', '0']),
+  },
+  'ours-small': {
+    label: `the same on a SQLite file holding ${fmtInt(SCALE_SMALL)} completed tasks (bench/scale-tasks.mjs)`,
+    scale: 'small',
+    command: (ctx) => serveScale(ctx, 'ours-small', 'small'),
+  },
+  'ours-large': {
+    label: `the same on a SQLite file holding ${fmtInt(SCALE_LARGE)} completed tasks (bench/scale-tasks.mjs)`,
+    scale: 'large',
+    command: (ctx) => serveScale(ctx, 'ours-large', 'large'),
+  },
   'pg-raw': {
     label: `raw pg (node-postgres) in a child process: ${PG_CONNECTIONS} connections, named statements, a task-shaped table in its own schema`,
     ipc: true,
@@ -220,8 +306,14 @@ const SERVERS = {
 //             wait until the worker has finished the tasks the run created)
 //   kind      'latency' for rows of the latency table (their `run` returns per-event `latencies` in ms; the ratio
 //             is p50 ÷ p50 and p99 ÷ p99 of the baseline row); default: a throughput row
-//   target    latency rows: the stated target, { text, p99Ratio } (met when p99 ÷ baseline p99 is below it)
-//   needs     'pg' for rows that need PostgreSQL (skipped, with the reason printed, when it is unreachable)
+//   target    latency rows: the stated target, { text, p99Ratio?, p50Ratio? } (met when p99 ÷ baseline p99 is below
+//             p99Ratio and p50 ÷ baseline p50 at most p50Ratio)
+//   also      optional names of further rows this row's ratio is also computed against (e.g. the peer's row)
+//   targets   optional throughput targets, [{ vs, min }]: met when median ops/s ÷ the named row's is at least min
+//   needs     'pg' for rows that need PostgreSQL (skipped, with the reason printed, when it is unreachable);
+//             'scale' for the stored-task rows (skipped with --no-scale)
+//   kind      also 'memory': rows of the memory table; `run` returns `bytesPerStream` (and `rssPerStream`), the
+//             ratio is bytes ÷ the baseline row's bytes
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -275,6 +367,17 @@ const listenTasks = (taskIds, id) => ({
   }),
 });
 
+const PEER_LIST = 'peer SDK v2 tools/list';
+const PEER_CALL = 'peer SDK v2 tools/call echo';
+const ECHO = 'baseline echo';
+const CREATION = 'ours task creation over HTTP';
+const SCALE_SMALL_ROW = `ours tasks/get, ${fmtCount(SCALE_SMALL)} stored tasks (sequential)`;
+const MEM_BASE_ROW = 'bare node:http open SSE stream';
+/** Ours ≥ 5 × the peer's requests/s and ≥ 0.5 × the bare echo's (the rows that read and answer at once). */
+const READ_TARGETS = [
+  { vs: ECHO, min: 0.5 },
+  { vs: PEER_LIST, min: 5 },
+];
 const RAW_INSERT = 'raw better-sqlite3 insert (FULL sync)';
 const GET_RTT = 'ours tasks/get round trip (sequential)';
 const RAW_PG_INSERT = `raw pg insert (autocommit, ${PG_CONNECTIONS} connections)`;
@@ -282,21 +385,41 @@ const RAW_PG_SELECT = `raw pg point select (${PG_CONNECTIONS} connections)`;
 
 const SCENARIOS = [
   // The baseline receives byte-for-byte the same request as `ours tools/call echo`.
-  { name: 'baseline echo', server: 'baseline', baseline: null, request: callEcho },
+  { name: ECHO, server: 'baseline', baseline: null, request: callEcho },
+  // The peer receives byte-for-byte the same requests as ours; the pre-flight checks that both answer alike.
+  {
+    name: PEER_LIST,
+    server: 'peer',
+    baseline: ECHO,
+    request: () => mcpRequest('tools/list'),
+    verify: verifyToolList,
+  },
+  { name: PEER_CALL, server: 'peer', baseline: ECHO, request: callEcho, verify: verifyEchoResult },
   {
     name: 'ours tools/list',
     server: 'ours',
-    baseline: 'baseline echo',
+    baseline: ECHO,
+    also: [PEER_LIST],
+    targets: READ_TARGETS,
     request: () => mcpRequest('tools/list'),
+    verify: verifyToolList,
   },
-  { name: 'ours tools/call echo', server: 'ours', baseline: 'baseline echo', request: callEcho },
+  {
+    name: 'ours tools/call echo',
+    server: 'ours',
+    baseline: ECHO,
+    also: [PEER_CALL],
+    request: callEcho,
+    verify: verifyEchoResult,
+  },
   // One row INSERT per autocommit transaction (one fsync each), back to back on one thread.
   { name: RAW_INSERT, server: 'sqlite', baseline: null, run: rawChild('insert') },
   // tools/call of a task-only tool: one durable task per request; the worker runs each (claim + finish).
   {
-    name: 'ours task creation over HTTP',
+    name: CREATION,
     server: 'ours-tasks',
     baseline: RAW_INSERT,
+    also: [PEER_CALL],
     request: () => createTask('bench_task'),
     verify: verifyTaskCreated,
     settle: drainWorker,
@@ -306,14 +429,29 @@ const SCENARIOS = [
     name: 'ours task creation, worker parked',
     server: 'ours-park',
     baseline: RAW_INSERT,
+    also: [PEER_CALL],
     request: () => createTask('bench_park'),
     verify: verifyTaskCreated,
   },
+  // The creation row again, on a store where WAITING_TASKS tasks wait for input (and stay so).
+  {
+    name: `ours task creation, ${fmtCount(WAITING_TASKS)} tasks waiting for input`,
+    server: 'ours-wait',
+    baseline: RAW_INSERT,
+    also: [CREATION, PEER_CALL],
+    setup: createWaitingTasks,
+    request: () => createTask('bench_task'),
+    verify: verifyTaskCreated,
+    settle: drainWorker,
+  },
   { name: 'raw better-sqlite3 point select', server: 'sqlite', baseline: null, run: rawChild('select') },
+  // The peer has no tasks/get: its closest request, a synchronous tools/call answered at once, is the comparison.
   {
     name: 'ours tasks/get polling',
     server: 'ours-poll',
-    baseline: 'baseline echo',
+    baseline: ECHO,
+    also: [PEER_CALL],
+    targets: [READ_TARGETS[0], { vs: PEER_CALL, min: 5 }],
     setup: createPollTasks,
     request: pollTasks,
     verify: verifyPolledTask,
@@ -336,12 +474,53 @@ const SCENARIOS = [
     target: { text: 'p99 below one tasks/get round trip (p99)', p99Ratio: 1 },
     run: pushLatency,
   },
+  // Scale: the same sequential tasks/get on a store of SCALE_SMALL and one of SCALE_LARGE completed tasks, each request
+  // for another task sampled from the whole store.
+  {
+    name: SCALE_SMALL_ROW,
+    server: 'ours-small',
+    baseline: null,
+    kind: 'latency',
+    needs: 'scale',
+    setup: scaleGetState,
+    run: scaleGets,
+  },
+  {
+    name: `ours tasks/get, ${fmtCount(SCALE_LARGE)} stored tasks (sequential)`,
+    server: 'ours-large',
+    baseline: SCALE_SMALL_ROW,
+    kind: 'latency',
+    needs: 'scale',
+    target: { text: `p50 within 1.2 × ${fmtCount(SCALE_SMALL)} stored tasks (p50)`, p50Ratio: 1.2 },
+    setup: scaleGetState,
+    run: scaleGets,
+  },
+  // Memory per open stream: MEM_STREAMS streams at once, each watching the same MEM_TASKS tasks.
+  {
+    name: MEM_BASE_ROW,
+    server: 'baseline-stream',
+    baseline: null,
+    kind: 'memory',
+    setup: () => ({
+      ids: Array.from({ length: MEM_TASKS }, () => `task_${randomBytes(24).toString('base64url')}`),
+    }),
+    run: memoryPerStream,
+  },
+  {
+    name: `ours subscriptions/listen (${MEM_TASKS} taskIds)`,
+    server: 'ours-subs',
+    baseline: MEM_BASE_ROW,
+    kind: 'memory',
+    setup: createSubscriptionTasks,
+    run: memoryPerStream,
+  },
   // PostgreSQL: each server (set) on its own fresh schema, dropped at the end.
   { name: RAW_PG_INSERT, server: 'pg-raw', baseline: null, needs: 'pg', run: rawChild('insert') },
   {
     name: 'ours pg task creation, 1 replica',
     server: 'ours-pg1',
     baseline: RAW_PG_INSERT,
+    also: [PEER_CALL],
     needs: 'pg',
     request: () => createTask('bench_task'),
     verify: verifyTaskCreated,
@@ -350,6 +529,7 @@ const SCENARIOS = [
     name: `ours pg task creation, ${PG_REPLICAS} replicas`,
     server: 'ours-pg3',
     baseline: RAW_PG_INSERT,
+    also: [PEER_CALL],
     needs: 'pg',
     request: () => createTask('bench_task'),
     verify: verifyTaskCreated,
@@ -359,6 +539,7 @@ const SCENARIOS = [
     name: 'ours pg tasks/get, 1 replica',
     server: 'ours-pg1',
     baseline: RAW_PG_SELECT,
+    also: [PEER_CALL],
     needs: 'pg',
     setup: createPgPollTasks,
     request: pollTasks,
@@ -368,6 +549,7 @@ const SCENARIOS = [
     name: `ours pg tasks/get, ${PG_REPLICAS} replicas`,
     server: 'ours-pg3',
     baseline: RAW_PG_SELECT,
+    also: [PEER_CALL],
     needs: 'pg',
     setup: createPgPollTasks,
     request: pollTasks,
@@ -408,6 +590,38 @@ async function verifyTaskCreated(status, text, target) {
     if (miss !== undefined) return `tasks/get ${created.taskId} on ${url}: ${miss}`;
     if (JSON.parse(got.text).result.taskId !== created.taskId)
       return `tasks/get answered another task: ${got.text}`;
+  }
+  return undefined;
+}
+
+/** The tools of `serve --tools demo`, which the peer lists too, and the input schema of `echo`. */
+const DEMO_TOOLS = ['add', 'echo', 'generate_report', 'greet_person', 'wait'];
+const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+
+/** tools/list answered with the demo tools (ours and the peer alike). */
+function verifyToolList(status, text) {
+  const problem = expectJsonRpcResult(status, text);
+  if (problem !== undefined) return problem;
+  const { tools } = JSON.parse(text).result;
+  const names = Array.isArray(tools) ? tools.map((t) => t.name).sort() : [];
+  if (names.join() !== DEMO_TOOLS.join()) {
+    return `expected the tools ${DEMO_TOOLS.join(', ')}: ${text.slice(0, 300)}`;
+  }
+  const echo = tools.find((t) => t.name === 'echo');
+  if (JSON.stringify(echo.inputSchema) !== JSON.stringify(ECHO_SCHEMA)) {
+    return `echo's input schema differs: ${JSON.stringify(echo.inputSchema)}`;
+  }
+  return undefined;
+}
+
+/** tools/call of echo answered with exactly the echoed text (ours and the peer alike). */
+function verifyEchoResult(status, text) {
+  const problem = expectJsonRpcResult(status, text);
+  if (problem !== undefined) return problem;
+  const { content } = JSON.parse(text).result;
+  const expected = [{ type: 'text', text: 'hi' }];
+  if (JSON.stringify(content) !== JSON.stringify(expected)) {
+    return `expected the content ${JSON.stringify(expected)}: ${text.slice(0, 300)}`;
   }
   return undefined;
 }
@@ -782,13 +996,236 @@ async function drainWorker(target) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Scale rows: tasks/get with 1k vs 1M stored tasks, memory per open subscription, creation next to waiting tasks.
+
+/** Compact count for row names: 1k, 10k, 1M. */
+function fmtCount(n) {
+  if (n >= 1e6 && n % 1e6 === 0) return `${n / 1e6}M`;
+  if (n >= 1e3 && n % 1e3 === 0) return `${n / 1e3}k`;
+  return String(n);
+}
+
+/**
+ * Fills the two stored-task files before the servers start: our server migrates a fresh file and runs one
+ * bench_task to completion on it; bench/scale-tasks.mjs then copies that file and clones the task's row up to
+ * SCALE_SMALL and SCALE_LARGE tasks. Returns per size the task count, fill time, file size and sampled ids.
+ */
+async function prepareScale(ctx) {
+  const started = performance.now();
+  const base = join(ctx.workDir, 'scale-base.db');
+  const server = {
+    command: (c) =>
+      serveStore({ ...c, cpuProf: undefined }, 'scale-base', base, ['--tools', BENCH_TOOLS, ...UNLIMITED]),
+  };
+  const target = await startProcess(server, 'scale-base', ctx);
+  try {
+    const res = await send(target, createTask('bench_task'));
+    const problem = expectJsonRpcResult(res.status, res.text);
+    if (problem !== undefined) throw new Error(`scale: creating the template task: ${problem}`);
+    const { taskId } = JSON.parse(res.text).result;
+    for (let waited = 0; ; waited += 10) {
+      const got = await send(target, getTask(taskId));
+      if (JSON.parse(got.text).result?.status === 'completed') break;
+      if (waited > DRAIN_TIMEOUT_MS) throw new Error(`scale: template task ${taskId} did not complete`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await stopChild(target.child);
+  }
+  const sizes = {};
+  for (const [size, count] of [
+    ['small', SCALE_SMALL],
+    ['large', SCALE_LARGE],
+  ]) {
+    sizes[size] = await fillStore(base, join(ctx.workDir, SCALE_FILES[size]), count);
+    log(
+      `scale: ${fmtInt(count)} stored tasks filled in ${sizes[size].ms} ms ` +
+        `(${(sizes[size].bytes / 2 ** 20).toFixed(0)} MiB)`,
+    );
+  }
+  return { ...sizes, totalMs: Math.round(performance.now() - started) };
+}
+
+/** Runs bench/scale-tasks.mjs (at most SCALE_FILL_TIMEOUT_MS) and returns what it printed. */
+function fillStore(source, target, count) {
+  return new Promise((resolveFill, reject) => {
+    const child = spawn(
+      process.execPath,
+      [SCALE_TASKS, source, target, String(count), String(SCALE_SAMPLE)],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    children.add(child);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), SCALE_FILL_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (code === 0) return resolveFill(JSON.parse(out));
+      reject(new Error(`filling ${fmtInt(count)} stored tasks failed (${signal ?? code}): ${err.trim()}`));
+    });
+  });
+}
+
+/** Setup of a stored-task row: the ids sampled from its whole store, visited in turn across runs. */
+function scaleGetState(target) {
+  return { ids: target.scale.sample, next: 0 };
+}
+
+/**
+ * tasks/get of the sampled tasks, one request at a time over one keep-alive connection, for `seconds` (at most
+ * SCALE_GET_MAX_SECONDS); each run carries on where the previous one stopped, so every request reads another task.
+ */
+async function scaleGets(target, state, runSeconds) {
+  const seconds = Math.min(runSeconds, SCALE_GET_MAX_SECONDS);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies = [];
+  try {
+    const started = process.hrtime.bigint();
+    const end = started + BigInt(Math.round(seconds * 1e9));
+    let now = started;
+    while (now < end) {
+      const id = state.ids[state.next++ % state.ids.length];
+      const res = await post(agent, target.url, getTask(id));
+      const after = process.hrtime.bigint();
+      if (res.status !== 200) throw new Error(`tasks/get: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+      latencies.push(nsToMs(after - now));
+      now = after;
+    }
+    return latencySample(latencies, nsToMs(now - started) / 1000);
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** Setup of the memory row: MEM_TASKS bench_input tasks, run up to their input and left waiting for good. */
+async function createSubscriptionTasks(target) {
+  const ids = await createTasks(target, createInputTask, MEM_TASKS, 10);
+  await waitForInput(target, ids);
+  return { ids };
+}
+
+/** Setup of the creation row next to waiting tasks: WAITING_TASKS bench_input tasks, all left input_required. */
+async function createWaitingTasks(target) {
+  const started = performance.now();
+  await createTasks(target, createInputTask, WAITING_TASKS, 50);
+  await drainWorker(target);
+  const db = new Database(target.store, { readonly: true, fileMustExist: true });
+  try {
+    const waiting = db.prepare(`SELECT count(*) FROM tasks WHERE status = 'input_required'`).pluck().get();
+    if (waiting !== WAITING_TASKS) {
+      throw new Error(`${target.key}: ${waiting} tasks wait for input, expected ${WAITING_TASKS}`);
+    }
+  } finally {
+    db.close();
+  }
+  log(
+    `${target.key}: ${fmtInt(WAITING_TASKS)} tasks waiting for input in ${Math.round(performance.now() - started)} ms`,
+  );
+  return undefined;
+}
+
+/**
+ * The server's memory right now, after a full GC: sends SIGUSR2 to the memory probe preloaded into it and reads
+ * the `process.memoryUsage()` it writes.
+ */
+async function probeMemory(target) {
+  const file = target.memoryFile;
+  rmSync(file, { force: true });
+  target.child.kill('SIGUSR2');
+  const started = performance.now();
+  while (!existsSync(file)) {
+    if (performance.now() - started > MEM_TIMEOUT_MS) {
+      throw new Error(`${target.key}: no memory probe answer within ${MEM_TIMEOUT_MS} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const usage = JSON.parse(readFileSync(file, 'utf8'));
+  rmSync(file, { force: true });
+  return usage;
+}
+
+/** Open file descriptors of a process (Linux); undefined elsewhere. */
+function openFds(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Memory per open stream: probes the server's memory, opens MEM_STREAMS subscriptions/listen streams (50 at a time,
+ * each on its own connection, each watching the row's MEM_TASKS tasks), waits until every stream has shown every
+ * task as input_required, probes again, closes the streams and waits until the server has closed their sockets.
+ * bytesPerStream = growth of V8 heap used + external memory (both after a full GC) ÷ streams; rssPerStream the
+ * same for the resident set (which also counts the garbage collector's headroom and native buffers).
+ */
+async function memoryPerStream(target, state) {
+  const fdsBefore = openFds(target.child.pid);
+  const before = await probeMemory(target);
+  const started = performance.now();
+  const streams = [];
+  let after;
+  try {
+    for (let s = 0; s < MEM_STREAMS; s += 50) {
+      const batch = Array.from({ length: Math.min(50, MEM_STREAMS - s) }, (_, k) =>
+        openTaskStream(target.url, state.ids, `mem-${s + k}`),
+      );
+      streams.push(...(await Promise.all(batch)));
+    }
+    await Promise.all(
+      streams.map((st) =>
+        st.until(
+          () => state.ids.every((id) => st.status.get(id) === 'input_required'),
+          'input_required snapshot',
+        ),
+      ),
+    );
+    after = await probeMemory(target);
+  } finally {
+    for (const st of streams) st.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  for (let waited = 0; ; waited += 20) {
+    const fds = openFds(target.child.pid);
+    if (fds === undefined || fdsBefore === undefined || fds <= fdsBefore) break;
+    if (waited > MEM_TIMEOUT_MS)
+      throw new Error(`${target.key}: ${fds - fdsBefore} streams still open after closing`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const per = (field) => Math.round((after[field] - before[field]) / MEM_STREAMS);
+  return {
+    bytesPerStream: Math.round(
+      (after.heapUsed + after.external - before.heapUsed - before.external) / MEM_STREAMS,
+    ),
+    heapPerStream: per('heapUsed'),
+    externalPerStream: per('external'),
+    rssPerStream: per('rss'),
+    streams: MEM_STREAMS,
+    ok: MEM_STREAMS,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    seconds: Math.round(seconds * 1000) / 1000,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Baseline server (child-process mode of this same file).
 
-function serveBaseline() {
+function serveBaseline(streams) {
+  const answer = streams ? streamBaseline : answerBaseline;
   const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => answerBaseline(res, Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => answer(res, Buffer.concat(chunks).toString('utf8')));
   });
   server.listen(0, HOST, () => console.log(`listening on http://${HOST}:${server.address().port}/`));
   process.on('SIGTERM', () => process.exit(0));
@@ -806,6 +1243,38 @@ function answerBaseline(res, text) {
     });
   }
   sendBaseline(res, 200, { jsonrpc: '2.0', id: message?.id ?? null, result: {} });
+}
+
+/** Open streams of `--serve-baseline --streams`, held until the client goes away. */
+const openStreams = new Set();
+
+/**
+ * The memory baseline: every POST becomes an SSE stream that stays open, with one `notifications/tasks` event
+ * (status input_required) per task id in `params.notifications.taskIds` — the least a server holding a
+ * subscription open can keep per stream (the response, its socket, a place in a set).
+ */
+function streamBaseline(res, text) {
+  let taskIds;
+  try {
+    taskIds = JSON.parse(text)?.params?.notifications?.taskIds;
+  } catch {
+    return sendBaseline(res, 400, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error' },
+    });
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const taskId of Array.isArray(taskIds) ? taskIds : []) {
+    const event = {
+      jsonrpc: '2.0',
+      method: 'notifications/tasks',
+      params: { taskId, status: 'input_required' },
+    };
+    res.write(`data: ${JSON.stringify(event)}\n\n`);
+  }
+  openStreams.add(res);
+  res.on('close', () => openStreams.delete(res));
 }
 
 function sendBaseline(res, status, payload) {
@@ -836,6 +1305,8 @@ async function startServer(key, ctx) {
     urls: started.map((t) => t.url),
   };
   if (server.store !== undefined) target.store = join(ctx.workDir, server.store);
+  if (server.env === memProbeEnv) target.memoryFile = memProbeEnv(ctx, key).DURABLE_MCP_BENCH_MEM_PROBE;
+  if (server.scale !== undefined) target.scale = ctx.scale[server.scale];
   return target;
 }
 
@@ -848,6 +1319,7 @@ async function startProcess(server, key, ctx) {
   try {
     child = spawn(process.execPath, server.command(ctx, key), {
       cwd: ROOT,
+      env: server.env === undefined ? process.env : { ...process.env, ...server.env(ctx, key) },
       stdio: server.ipc ? ['ignore', 'ignore', errFd, 'ipc'] : ['ignore', 'pipe', errFd],
     });
   } finally {
@@ -1142,22 +1614,66 @@ function sum(values) {
   return values.reduce((a, b) => a + b, 0);
 }
 
+const SUMMARIZE = { latency: summarizeLatency, memory: summarizeMemory };
+
 function summarize(scenarios, samples) {
-  const rows = scenarios.map((s) =>
-    s.kind === 'latency' ? summarizeLatency(s, samples.get(s.name)) : summarizeOne(s, samples.get(s.name)),
-  );
+  const rows = scenarios.map((s) => (SUMMARIZE[s.kind] ?? summarizeOne)(s, samples.get(s.name)));
   const byName = new Map(rows.map((r) => [r.name, r]));
   const ratio = (a, b) => Math.round((a / b) * 100) / 100;
   for (const row of rows) {
     const base = row.baseline === null ? undefined : byName.get(row.baseline);
+    if (row.kind === 'memory') {
+      row.ratio = base === undefined ? null : ratio(row.median.bytesPerStream, base.median.bytesPerStream);
+      continue;
+    }
     if (row.kind !== 'latency') {
       row.ratio = base === undefined ? null : ratio(row.median.rps, base.median.rps);
+      const vs = (name) => {
+        const other = byName.get(name);
+        return other === undefined ? null : ratio(row.median.rps, other.median.rps);
+      };
+      if (row.also !== undefined) row.also = row.also.map((name) => ({ name, ratio: vs(name) }));
+      if (row.targets !== undefined) {
+        row.targets = row.targets.map((t) => {
+          const r = vs(t.vs);
+          return { ...t, ratio: r, met: r === null ? null : r >= t.min };
+        });
+      }
       continue;
     }
     row.ratio = base === undefined ? null : { p50: ratio(row.p50, base.p50), p99: ratio(row.p99, base.p99) };
-    if (row.target !== undefined && row.ratio !== null) row.target.met = row.ratio.p99 < row.target.p99Ratio;
+    if (row.target !== undefined && row.ratio !== null) {
+      const { p50Ratio, p99Ratio } = row.target;
+      row.target.met =
+        (p99Ratio === undefined || row.ratio.p99 < p99Ratio) &&
+        (p50Ratio === undefined || row.ratio.p50 <= p50Ratio);
+    }
   }
   return rows;
+}
+
+/** A memory row: medians over rounds of the per-stream growth. */
+function summarizeMemory(scenario, list) {
+  const bytes = list.map((x) => x.bytesPerStream);
+  return {
+    name: scenario.name,
+    server: scenario.server,
+    baseline: scenario.baseline,
+    kind: 'memory',
+    unit: 'bytes per open stream (V8 heap used + external, after a full GC)',
+    streams: MEM_STREAMS,
+    samples: list,
+    median: {
+      bytesPerStream: median(bytes),
+      heapPerStream: median(list.map((x) => x.heapPerStream)),
+      externalPerStream: median(list.map((x) => x.externalPerStream)),
+      rssPerStream: median(list.map((x) => x.rssPerStream)),
+    },
+    min: { bytesPerStream: Math.min(...bytes) },
+    max: { bytesPerStream: Math.max(...bytes) },
+    non2xx: 0,
+    errors: 0,
+  };
 }
 
 /** A latency row: percentiles over every event of every round (not medians of per-round percentiles). */
@@ -1206,6 +1722,8 @@ function summarizeOne(scenario, list) {
     name: scenario.name,
     server: scenario.server,
     baseline: scenario.baseline,
+    ...(scenario.also === undefined ? {} : { also: scenario.also }),
+    ...(scenario.targets === undefined ? {} : { targets: scenario.targets }),
     unit: scenario.run === undefined ? '2xx responses/s' : 'statements/s',
     samples: list,
     median: {
@@ -1239,6 +1757,9 @@ function fmtRatio(row) {
 }
 
 function fmtProgress(scenario, sample) {
+  if (scenario.kind === 'memory') {
+    return `${fmtInt(sample.bytesPerStream).padStart(8)} bytes/stream (RSS ${fmtInt(sample.rssPerStream)})`;
+  }
   if (scenario.kind === 'latency') {
     return `${String(sample.ok).padStart(6)} events  p50 ${sample.p50} ms  p99 ${sample.p99} ms`;
   }
@@ -1259,8 +1780,9 @@ function drainNote(r) {
 
 function markdown(report) {
   const { machine, parameters: p } = report;
-  const throughput = report.scenarios.filter((r) => r.kind !== 'latency');
+  const throughput = report.scenarios.filter((r) => r.kind === undefined);
   const latency = report.scenarios.filter((r) => r.kind === 'latency');
+  const memory = report.scenarios.filter((r) => r.kind === 'memory');
   const lines = [
     `## durable-mcp benchmark — ${machine.date}`,
     '',
@@ -1273,8 +1795,8 @@ function markdown(report) {
       `run a single-threaded loop in their own child process for the same ${p.duration} s, without load ` +
       `generator, and the raw pg rows ${PG_CONNECTIONS} concurrent loops (one per connection) in theirs.`,
     '',
-    '| scenario | ops/s median | ops/s min–max | p50 ms | p99 ms | CPU µs/op | non-2xx | errors | ratio vs baseline |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| scenario | ops/s median | ops/s min–max | p50 ms | p99 ms | CPU µs/op | non-2xx | errors | ratio vs baseline | ratio vs peer / other | target |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...throughput.map(tableRow),
     '',
     'ops/s: 2xx responses per second for HTTP rows (p50/p99 at 1 ms resolution), statements per second for ' +
@@ -1282,7 +1804,9 @@ function markdown(report) {
       "medians of the per-round percentiles. CPU µs/op: median over rounds of the server process's CPU time " +
       "(user + system) per operation — for the creation row including the worker finishing the run's tasks; " +
       "for raw rows the child's, without fsync waits. ratio = median ops/s ÷ median ops/s of the named " +
-      'row from the same run.',
+      'row from the same run. The peer (official TypeScript SDK v2, bench/sdk-peer.mjs) receives byte-for-byte ' +
+      'the same requests as ours and lists the same tools; it has no tasks, so the task rows are compared with ' +
+      'its synchronous tools/call echo.',
   ];
   const drained = report.scenarios.filter((r) => r.drain !== undefined);
   if (drained.length > 0) lines.push('', ...drained.map((r) => `- ${drainNote(r)}`));
@@ -1299,6 +1823,20 @@ function markdown(report) {
     );
   }
   if (latency.length > 0) lines.push('', ...latencyTable(latency));
+  if (report.scale?.skipped !== undefined) {
+    lines.push('', `- Stored-task rows skipped: ${report.scale.skipped}`);
+  } else if (report.scale !== undefined) {
+    const { small, large, totalMs } = report.scale;
+    lines.push(
+      '',
+      `- Stored-task rows: ${fmtInt(small.count)} and ${fmtInt(large.count)} completed tasks of the bench ` +
+        'principal, cloned from one task our server ran (bench/scale-tasks.mjs); filled in ' +
+        `${small.ms} ms and ${(large.ms / 1000).toFixed(1)} s (${(large.bytes / 2 ** 20).toFixed(0)} MiB), ` +
+        `${(totalMs / 1000).toFixed(1)} s with the template run. Each tasks/get reads another task, sampled ` +
+        `from the whole store (${fmtInt(SCALE_SAMPLE)} samples, visited in turn).`,
+    );
+  }
+  if (memory.length > 0) lines.push('', ...memoryTable(memory));
   return lines.join('\n') + '\n';
 }
 
@@ -1310,7 +1848,7 @@ function latencyTable(rows) {
   const fmtTarget = (r) =>
     r.target === undefined ? '–' : `${r.target.text}: **${r.target.met ? 'met' : 'not met'}**`;
   const lines = [
-    `### Latency (${PUSH_STREAMS} push subscribers)`,
+    '### Latency',
     '',
     '| row | events | p50 ms | p99 ms | p99 min–max over rounds | max ms | ratio p50 / p99 vs baseline | target |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
@@ -1332,7 +1870,8 @@ function latencyTable(rows) {
     ),
     '',
     'Percentiles over every timed event of every round (client-side monotonic clock, 0.001 ms). tasks/get: one ' +
-      'request at a time over one keep-alive connection, polling input_required tasks. Push: ' +
+      'request at a time over one keep-alive connection, polling input_required tasks (the stored-task rows: ' +
+      'completed tasks sampled from the whole store, another one per request). Push: ' +
       `${PUSH_STREAMS} SSE streams, each watching the tasks of one of ${PUSH_GROUPS} groups (each transition ` +
       `reaches ${PUSH_STREAMS / PUSH_GROUPS} streams); tasks answered one at a time; per stream and task, ` +
       "`working` timed from just before the tasks/update request was sent, `completed` from the handler's " +
@@ -1352,6 +1891,51 @@ function latencyTable(rows) {
   return lines;
 }
 
+function memoryTable(rows) {
+  const fmtBytes = (n) => fmtInt(n);
+  return [
+    `### Memory per open stream (${fmtInt(MEM_STREAMS)} streams at once)`,
+    '',
+    '| row | bytes/stream median | min–max over rounds | V8 heap | external | RSS | ratio vs baseline |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${[
+          r.name,
+          fmtBytes(r.median.bytesPerStream),
+          `${fmtBytes(r.min.bytesPerStream)}–${fmtBytes(r.max.bytesPerStream)}`,
+          fmtBytes(r.median.heapPerStream),
+          fmtBytes(r.median.externalPerStream),
+          fmtBytes(r.median.rssPerStream),
+          fmtRatio(r),
+        ].join(' | ')} |`,
+    ),
+    '',
+    `bytes/stream: growth of the server's V8 heap used + external memory, both after a full GC, with ` +
+      `${fmtInt(MEM_STREAMS)} subscriptions/listen streams open (each on its own connection, each watching the ` +
+      `same ${MEM_TASKS} input_required tasks and having shown all of them), ÷ ${fmtInt(MEM_STREAMS)}; median ` +
+      'over rounds, as are the V8 heap and external parts. RSS: growth of the resident set over the same ' +
+      "interval ÷ streams (it also counts the garbage collector's headroom and native buffers, and is noisier). " +
+      'The baseline is a bare node:http server holding each request open as an SSE stream with one event per task.',
+  ];
+}
+
+function fmtAlso(r) {
+  if (r.also === undefined) return '–';
+  return r.also
+    .map((a) => (a.ratio === null ? `– × ${a.name}` : `${a.ratio.toFixed(2)} × ${a.name}`))
+    .join('; ');
+}
+
+function fmtTargets(r) {
+  if (r.targets === undefined) return '–';
+  return r.targets
+    .map(
+      (t) => `≥ ${t.min} × ${t.vs}: ${t.met === null ? 'not measured' : `**${t.met ? 'met' : 'not met'}**`}`,
+    )
+    .join('; ');
+}
+
 function tableRow(r) {
   const range = `${fmtInt(r.min.rps)}–${fmtInt(r.max.rps)}`;
   const cells = [
@@ -1364,6 +1948,8 @@ function tableRow(r) {
     r.non2xx,
     r.errors,
     fmtRatio(r),
+    fmtAlso(r),
+    fmtTargets(r),
   ];
   return `| ${cells.join(' | ')} |`;
 }
@@ -1435,6 +2021,7 @@ function parseFlags(argv) {
         'cpu-prof': { type: 'string' },
         pg: { type: 'string' },
         'no-pg': { type: 'boolean' },
+        'no-scale': { type: 'boolean' },
         only: { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -1460,6 +2047,7 @@ function parseParams(argv) {
     cpuProf: values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']),
     pg: values.pg ?? DEFAULT_PG_URL,
     noPg: values['no-pg'] === true,
+    noScale: values['no-scale'] === true,
     only: values.only === undefined ? undefined : onlyPattern(values.only),
   };
 }
@@ -1472,12 +2060,24 @@ function onlyPattern(raw) {
   }
 }
 
-/** The rows to run: all, or those `--only` matches together with the baselines they are compared with. */
+/**
+ * The rows to run: all, or those `--only` matches together with the rows they are compared with (baseline,
+ * `also`, targets), and theirs in turn.
+ */
 function selectScenarios(params) {
   if (params.only === undefined) return SCENARIOS;
   const wanted = new Set(SCENARIOS.filter((s) => params.only.test(s.name)).map((s) => s.name));
-  for (const s of SCENARIOS) if (wanted.has(s.name) && s.baseline !== null) wanted.add(s.baseline);
   if (wanted.size === 0) throw new UsageError(`--only ${params.only.source}: no row matches`);
+  const compared = (s) => [
+    ...(s.baseline === null ? [] : [s.baseline]),
+    ...(s.also ?? []),
+    ...(s.targets ?? []).map((t) => t.vs),
+  ];
+  for (let pass = 0; pass < SCENARIOS.length; pass++) {
+    const before = wanted.size;
+    for (const s of SCENARIOS) if (wanted.has(s.name)) compared(s).forEach((name) => wanted.add(name));
+    if (wanted.size === before) break;
+  }
   return SCENARIOS.filter((s) => wanted.has(s.name));
 }
 
@@ -1582,6 +2182,7 @@ async function prepare(scenarios, targets) {
 }
 
 async function benchmark(params, scenarios, ctx) {
+  if (scenarios.some((s) => s.needs === 'scale')) ctx.scale = await prepareScale(ctx);
   const targets = await startTargets(scenarios, ctx);
   const states = await prepare(scenarios, targets);
   await warmUp(scenarios, targets, states, params);
@@ -1589,8 +2190,34 @@ async function benchmark(params, scenarios, ctx) {
   return summarize(scenarios, samples);
 }
 
-function buildReport(params, machine, rows, postgres) {
-  const { help: _help, cpuProf: _cpuProf, pg: _pg, noPg: _noPg, only, ...parameters } = params;
+/** What the report says about the stored-task rows: sizes and fill times, or why they did not run. */
+function scaleReport(params, scenarios, scale) {
+  if (params.noScale) return { skipped: 'disabled with --no-scale' };
+  if (!scenarios.some((s) => s.needs === 'scale')) return { skipped: 'no stored-task row selected (--only)' };
+  if (scale === undefined) return undefined;
+  const strip = ({ sample: _sample, ...rest }) => rest;
+  return {
+    small: strip(scale.small),
+    large: strip(scale.large),
+    totalMs: scale.totalMs,
+    sampled: SCALE_SAMPLE,
+  };
+}
+
+function packageVersion(name) {
+  return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+function buildReport(params, machine, rows, postgres, scale) {
+  const {
+    help: _help,
+    cpuProf: _cpuProf,
+    pg: _pg,
+    noPg: _noPg,
+    noScale: _noScale,
+    only,
+    ...parameters
+  } = params;
   return {
     machine,
     parameters: {
@@ -1600,8 +2227,13 @@ function buildReport(params, machine, rows, postgres) {
       protocolVersion: PROTOCOL_VERSION,
     },
     loadGenerator: { name: 'autocannon', version: autocannonVersion(), inProcess: true },
+    peer: {
+      '@modelcontextprotocol/server': packageVersion('@modelcontextprotocol/server'),
+      '@modelcontextprotocol/node': packageVersion('@modelcontextprotocol/node'),
+    },
     servers: Object.fromEntries(Object.entries(SERVERS).map(([k, v]) => [k, v.label])),
     postgres,
+    ...(scale === undefined ? {} : { scale }),
     scenarios: rows,
   };
 }
@@ -1624,7 +2256,10 @@ async function main(argv) {
   pgPlan = plan;
   if (plan.skipped !== undefined) log(`PostgreSQL rows skipped: ${plan.skipped}`);
   else log(`PostgreSQL rows: ${redactUrl(plan.url)}, schemas ${Object.values(plan.schemas).join(', ')}`);
-  const scenarios = selected.filter((s) => s.needs !== 'pg' || plan.skipped === undefined);
+  if (params.noScale) log('stored-task rows skipped: disabled with --no-scale');
+  const scenarios = selected.filter(
+    (s) => (s.needs !== 'pg' || plan.skipped === undefined) && (s.needs !== 'scale' || !params.noScale),
+  );
   const ctx = { workDir: makeWorkDir(), cpuProf: params.cpuProf, pg: plan, started: [] };
   if (params.cpuProf) mkdirSync(params.cpuProf, { recursive: true });
   let rows;
@@ -1636,7 +2271,13 @@ async function main(argv) {
     removeWorkDirs();
     dropped = await dropSchemas(plan);
   }
-  const report = buildReport(params, machine, rows, postgresReport(plan));
+  const report = buildReport(
+    params,
+    machine,
+    rows,
+    postgresReport(plan),
+    scaleReport(params, selected, ctx.scale),
+  );
   const md = markdown(report);
   writeResults(report, md);
   console.log(md);
@@ -1661,7 +2302,7 @@ function onSignal(signal) {
 }
 
 if (process.argv.includes('--serve-baseline')) {
-  serveBaseline();
+  serveBaseline(process.argv.includes('--streams'));
 } else {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
