@@ -248,6 +248,39 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
         expect(taken).toMatchObject({ id: claimed.id, token: claimed.token + 1, takenOver: true });
       });
 
+      it('claims up to max tasks in one batch, oldest first, each held by one worker', async (ctx) => {
+        const batch = store.claimBatch?.bind(store);
+        if (batch === undefined) return ctx.skip();
+        const tasks: TaskSnapshot[] = [];
+        for (const i of [4, 0, 3, 1, 2]) tasks[i] = await store.create(newTask({ createdAt: T0 + i }));
+        const ids = tasks.map((task) => task.id);
+        const first = await batch('w1', LEASE, t, 3);
+        expect(first.map((c) => c.id)).toEqual(ids.slice(0, 3));
+        expect(first.map((c) => [c.token, c.takenOver])).toEqual([
+          [1, false],
+          [1, false],
+          [1, false],
+        ]);
+        expect(first[0]).toMatchObject({
+          tool: 'echo',
+          args: { text: 'hello', n: 1 },
+          steps: {},
+          answers: {},
+        });
+        const second = await batch('w2', LEASE, t, 3);
+        expect(second.map((c) => c.id)).toEqual(ids.slice(3));
+        expect(await batch('w3', LEASE, t, 3)).toEqual([]);
+        expect(await store.claim('w3', LEASE, t)).toBeUndefined();
+
+        // The leases are real: once they lapse, another worker takes every task over with a new token.
+        const again = await batch('w3', LEASE, t + LEASE + 1, 10);
+        expect(again.map((c) => c.id)).toEqual(ids);
+        expect(again.every((c) => c.token === 2 && c.takenOver)).toBe(true);
+        expect(
+          await store.finish(ids[0] as string, 1, { kind: 'completed', result: {} }, t + LEASE + 2),
+        ).toBe(false);
+      });
+
       it('answers renew of a never-existing task with held:false', async () => {
         expect(await store.renew(newTaskId(), 1, LEASE, t)).toMatchObject({ held: false });
       });

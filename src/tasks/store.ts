@@ -52,6 +52,8 @@ export interface TaskStore {
   get(id: string, owner: TaskOwner, now: number): Promise<TaskSnapshot | LookupMiss>;
   /** Claims one runnable task (or one whose lease expired) for `leaseMs`. */
   claim(workerId: string, leaseMs: number, now: number): Promise<ClaimedTask | undefined>;
+  /** Up to `max` claims in one write (optional; a worker with free slots otherwise claims one at a time). */
+  claimBatch?(workerId: string, leaseMs: number, now: number, max: number): Promise<ClaimedTask[]>;
   renew(id: string, token: number, leaseMs: number, now: number): Promise<RenewResult>;
   /** Memoizes a step result; false when the lease is no longer held. */
   saveStep(id: string, token: number, name: string, value: Json, now: number): Promise<boolean>;

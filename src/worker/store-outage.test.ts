@@ -65,6 +65,8 @@ const flaky = (store: TaskStore, failing: { saveStep?: number; status?: number; 
   wrapped.setStatusMessage = (...args) =>
     (failing.status ?? 0) > 0 ? (failing.status!--, down()) : store.setStatusMessage(...args);
   wrapped.claim = (...args) => ((failing.claim ?? 0) > 0 ? (failing.claim!--, down()) : store.claim(...args));
+  wrapped.claimBatch = async (...args) =>
+    (failing.claim ?? 0) > 0 ? (failing.claim!--, down()) : ((await store.claimBatch?.(...args)) ?? []);
   return wrapped;
 };
 
@@ -159,6 +161,11 @@ describe('the worker while claims fail', () => {
     wrapped.claim = (...args) => {
       attempts += 1;
       return claim(...args);
+    };
+    const claimBatch = wrapped.claimBatch;
+    wrapped.claimBatch = (...args) => {
+      attempts += 1;
+      return claimBatch?.(...args) ?? Promise.resolve([]);
     };
     const done: string[] = [];
     const worker = createWorker({

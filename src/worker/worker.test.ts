@@ -345,6 +345,10 @@ describe('worker', () => {
       await sleep(40);
       return inner.claim(...args);
     };
+    slow.claimBatch = async (...args) => {
+      await sleep(40);
+      return (await inner.claimBatch?.(...args)) ?? [];
+    };
     const task = newTask();
     await inner.create(task);
     const release = gate();

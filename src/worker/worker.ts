@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { TaskRunner } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
+import type { ClaimedTask } from '../tasks/task.js';
 import { startRun, type RunningTask } from './run-task.js';
 import type { TaskObserver } from '../tasks/observer.js';
 
@@ -53,6 +54,25 @@ export function createWorker(options: WorkerOptions): Worker {
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => void) | undefined;
 
+  const start = (task: ClaimedTask): void => {
+    const run = startRun(
+      {
+        store,
+        runner: options.runner,
+        leaseMs,
+        now,
+        onError: options.onError,
+        observer: options.observer,
+      },
+      task,
+    );
+    running.set(task.id, run);
+    void run.done.finally(() => {
+      running.delete(task.id);
+      if (!stopped) void fill();
+    });
+  };
+
   const fill = async (): Promise<void> => {
     if (claiming) {
       again = true;
@@ -64,29 +84,19 @@ export function createWorker(options: WorkerOptions): Worker {
       do {
         again = false;
         while (!stopped && running.size < concurrency) {
-          const task = await store.claim(id, leaseMs, now());
-          if (task === undefined) break;
+          const free = concurrency - running.size;
+          const tasks =
+            store.claimBatch !== undefined && free > 1
+              ? await store.claimBatch(id, leaseMs, now(), free)
+              : [await store.claim(id, leaseMs, now())].filter((t) => t !== undefined);
+          if (tasks.length === 0) break;
           if (stopped) {
-            // stop() came while this claim was in flight: hand the task straight back.
-            await store.finish(task.id, task.token, { kind: 'released' }, now());
+            // stop() came while this claim was in flight: hand the tasks straight back.
+            for (const task of tasks) await store.finish(task.id, task.token, { kind: 'released' }, now());
             break;
           }
-          const run = startRun(
-            {
-              store,
-              runner: options.runner,
-              leaseMs,
-              now,
-              onError: options.onError,
-              observer: options.observer,
-            },
-            task,
-          );
-          running.set(task.id, run);
-          void run.done.finally(() => {
-            running.delete(task.id);
-            if (!stopped) void fill();
-          });
+          for (const task of tasks) start(task);
+          if (tasks.length < free) break;
         }
       } while (again && !stopped);
       claimBackoff = 0;

@@ -43,13 +43,13 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         ) END AS outstanding
       FROM ${s}.tasks t WHERE t.id = $1 AND t.tenant = $2 AND t.principal = $3`,
 
-    /** $1 worker, $2 lease end, $3 now. SKIP LOCKED: concurrent claimers each take a different row. */
+    /** $1 worker, $2 lease end, $3 now, $4 how many. SKIP LOCKED: concurrent claimers each take different rows. */
     claim: `
       WITH candidate AS (
         SELECT id, lease_owner FROM ${s}.tasks
         WHERE runnable AND (lease_owner IS NULL OR lease_until < $3) AND (expires_at IS NULL OR expires_at > $3)
         ORDER BY created_at
-        LIMIT 1
+        LIMIT $4
         FOR UPDATE SKIP LOCKED
       ), claimed AS (
         UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1

@@ -133,10 +133,20 @@ export function createPostgresTaskStore(
     },
 
     async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
-      const [row] = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now]);
+      const [row] = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, 1]);
       if (row === undefined) return undefined;
       codec.remember(row.id, row.sealed);
       return toClaimedTask(row, codec.open);
+    },
+
+    async claimBatch(workerId, leaseMs, now, max): Promise<ClaimedTask[]> {
+      const rows = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, max]);
+      return rows
+        .sort((a, b) => Number(a.created_at) - Number(b.created_at))
+        .map((row) => {
+          codec.remember(row.id, row.sealed);
+          return toClaimedTask(row, codec.open);
+        });
     },
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {

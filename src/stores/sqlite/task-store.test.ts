@@ -130,6 +130,45 @@ describe('SQLite task store on a shared file', () => {
     expect(await store.countRunnable(T0 + 1_000)).toBe(200);
   });
 
+  it('commits creations and run endings of the same tick in one transaction', async () => {
+    const store = open(freshPath());
+    await store.create(newTask({ createdAt: T0 }));
+    const claimed = await store.claim('w1', 1_000, T0);
+    if (claimed === undefined) throw new Error('expected a claim');
+    const transaction = vi.spyOn(store.db, 'transaction');
+    const fresh = newTask({ createdAt: T0 + 1 });
+    const [created, finished] = await Promise.all([
+      store.create(fresh),
+      store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, T0 + 2),
+    ]);
+    const transactions = transaction.mock.calls.length;
+    transaction.mockRestore();
+    expect(transactions).toBe(1);
+    expect(created.id).toBe(fresh.id);
+    expect(finished).toBe(true);
+    expect((await snapshot(store, claimed.id, T0 + 3)).status).toBe('completed');
+    expect((await snapshot(store, fresh.id, T0 + 3)).status).toBe('working');
+  });
+
+  it('does not let a creation that cannot be stored sink a run ending of the same tick', async () => {
+    const store = open(freshPath());
+    const first = await store.create(newTask({ createdAt: T0 }));
+    const claimed = await store.claim('w1', 1_000, T0);
+    if (claimed === undefined) throw new Error('expected a claim');
+    const other = newTask({ createdAt: T0 + 1 });
+    const [duplicate, fresh, finished] = await Promise.allSettled([
+      store.create(newTask({ id: first.id, createdAt: T0 + 1 })),
+      store.create(other),
+      store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, T0 + 2),
+    ]);
+    expect(duplicate.status).toBe('rejected');
+    expect(fresh).toMatchObject({ status: 'fulfilled', value: { id: other.id } });
+    expect(finished).toEqual({ status: 'fulfilled', value: true });
+    const done = await snapshot(store, first.id, T0 + 3);
+    expect(done).toMatchObject({ status: 'completed', result: { ok: true } });
+    expect((await snapshot(store, other.id, T0 + 3)).status).toBe('working');
+  });
+
   it('rejects a creation after close', async () => {
     const store = open(freshPath());
     await store.close();

@@ -95,10 +95,9 @@ export function createSqliteTaskStore(
   let pending: { task: NewTask; resolve: (s: TaskSnapshot) => void; reject: (e: unknown) => void }[] = [];
   let closed = false;
 
+  type Creation = (typeof pending)[number];
   // Group commit: creations queued in the same turn of the event loop share one transaction (one fsync).
-  const flush = async (): Promise<void> => {
-    const batch = pending;
-    pending = [];
+  const commitCreations = async (batch: Creation[]): Promise<void> => {
     try {
       await tx(() => {
         for (const { task } of batch) {
@@ -162,9 +161,8 @@ export function createSqliteTaskStore(
     resolve: (ok: boolean) => void;
     reject: (e: unknown) => void;
   }[] = [];
-  const flushFinishes = async (): Promise<void> => {
-    const batch = finishing;
-    finishing = [];
+  type Ending = (typeof finishing)[number];
+  const commitEndings = async (batch: Ending[]): Promise<void> => {
     try {
       const results = await tx(() =>
         batch.map(({ id, token, outcome, now }) => {
@@ -177,6 +175,76 @@ export function createSqliteTaskStore(
     } catch (err) {
       for (const { reject } of batch) reject(translate(err));
     }
+  };
+
+  // Creations and run endings queued in the same turn share one transaction, so one fsync covers both. If that
+  // shared commit fails on a row, each kind is committed on its own (creations row by row, as above); if it fails
+  // on the file (locked past the deadline, full, I/O), everything in it fails.
+  let flushScheduled = false;
+  const flushAll = async (): Promise<void> => {
+    flushScheduled = false;
+    const creations = pending;
+    const endings = finishing;
+    pending = [];
+    finishing = [];
+    if (creations.length === 0 || endings.length === 0) {
+      if (creations.length > 0) await commitCreations(creations);
+      if (endings.length > 0) await commitEndings(endings);
+      return;
+    }
+    let results: boolean[];
+    try {
+      results = await tx(() => {
+        for (const { task } of creations) {
+          q.insertTask(task, sealedFor(task));
+          changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
+        }
+        changed({ taskId: '*', runnable: true, cancelRequested: false }, 'log');
+        return endings.map(({ id, token, outcome, now }) => {
+          const ok = q.finish(id, token, outcome, now);
+          if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+          return ok;
+        });
+      });
+    } catch (err) {
+      if (!isDataError(err)) {
+        const reason = translate(err);
+        for (const { reject } of creations) reject(reason);
+        for (const { reject } of endings) reject(reason);
+        return;
+      }
+      await commitEndings(endings);
+      await commitCreations(creations);
+      return;
+    }
+    for (const { task, resolve } of creations) resolve(newSnapshot(task));
+    endings.forEach(({ resolve }, i) => resolve(results[i] === true));
+  };
+  const scheduleFlush = (): void => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(() => void flushAll());
+  };
+
+  /** Leases the next runnable task (inside a lease transaction). */
+  const claimOne = (workerId: string, leaseMs: number, now: number): ClaimedTask | undefined => {
+    const candidate = q.nextRunnable(now);
+    if (candidate === undefined) return undefined;
+    const row = q.takeLease(candidate.id, workerId, now + leaseMs);
+    return {
+      id: row.id,
+      owner: { tenant: row.tenant, principal: row.principal },
+      tool: row.tool,
+      args: JSON.parse(codec.open(row.args)) as Record<string, unknown>,
+      token: row.attempt,
+      takenOver: candidate.lease_owner !== null,
+      replayAfterCrash: row.replay_after_crash === 1,
+      cancelRequested: row.cancel_requested === 1,
+      clientCapabilities: JSON.parse(row.client_caps) as Record<string, unknown>,
+      steps: q.steps(row.id),
+      answers: q.answers(row.id),
+      askedKeys: q.askedKeys(row.id),
+    };
   };
 
   const lookup = (id: string, owner: TaskOwner, now: number): TaskRow | LookupMiss => {
@@ -229,8 +297,8 @@ export function createSqliteTaskStore(
     create(task) {
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
       return new Promise((resolve, reject) => {
-        if (pending.length === 0) setImmediate(flush);
         pending.push({ task, resolve, reject });
+        scheduleFlush();
       });
     },
 
@@ -251,24 +319,18 @@ export function createSqliteTaskStore(
     },
 
     async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
+      return leaseTx(() => claimOne(workerId, leaseMs, now));
+    },
+
+    async claimBatch(workerId, leaseMs, now, max): Promise<ClaimedTask[]> {
       return leaseTx(() => {
-        const candidate = q.nextRunnable(now);
-        if (candidate === undefined) return undefined;
-        const row = q.takeLease(candidate.id, workerId, now + leaseMs);
-        return {
-          id: row.id,
-          owner: { tenant: row.tenant, principal: row.principal },
-          tool: row.tool,
-          args: JSON.parse(codec.open(row.args)) as Record<string, unknown>,
-          token: row.attempt,
-          takenOver: candidate.lease_owner !== null,
-          replayAfterCrash: row.replay_after_crash === 1,
-          cancelRequested: row.cancel_requested === 1,
-          clientCapabilities: JSON.parse(row.client_caps) as Record<string, unknown>,
-          steps: q.steps(row.id),
-          answers: q.answers(row.id),
-          askedKeys: q.askedKeys(row.id),
-        };
+        const claimed: ClaimedTask[] = [];
+        while (claimed.length < max) {
+          const task = claimOne(workerId, leaseMs, now);
+          if (task === undefined) break;
+          claimed.push(task);
+        }
+        return claimed;
       });
     },
 
@@ -299,8 +361,8 @@ export function createSqliteTaskStore(
     async finish(id, token, outcome: RunOutcome, now) {
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
       return new Promise<boolean>((resolve, reject) => {
-        if (finishing.length === 0) setImmediate(flushFinishes);
         finishing.push({ id, token, outcome, now, resolve, reject });
+        scheduleFlush();
       });
     },
 
@@ -368,8 +430,7 @@ export function createSqliteTaskStore(
     async close() {
       if (closed) return;
       closed = true;
-      if (pending.length > 0) await flush();
-      if (finishing.length > 0) await flushFinishes();
+      await flushAll();
       clearInterval(poller);
       events.removeAllListeners();
       dbClosed = true;
