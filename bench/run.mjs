@@ -227,13 +227,20 @@ const SERVERS = {
         '0',
       ]),
   },
-  // Push latency and its tasks/get baseline: the default worker (it runs bench_input up to its input and, once
-  // answered, to completion).
+  // Push latency and its tasks/get baseline: the runtime embedded through the public API (the same store,
+  // extension, worker and HTTP handler as serve, default worker), plus a commit clock: bench/push-server.mjs
+  // records the monotonic time of each timed transition's commit, read by the first listener of the change feed.
   'ours-push': {
     label:
-      'node bin/durable-mcp.js serve --tools bench/tools.mjs --no-audit --tasks-get-rate 0 --max-active-tasks 0 ' +
-      '(default worker; own SQLite file)',
-    command: (ctx) => serveCommand(ctx, 'ours-push', 'bench-push.db', ['--tools', BENCH_TOOLS, ...UNLIMITED]),
+      'node bench/push-server.mjs (createDurableMcp + createHttpHandler over bench/tools.mjs, default worker, ' +
+      'no get rate limit; own SQLite file; GET /bench/commits serves commit times)',
+    command: (ctx) => [
+      ...(ctx.cpuProf
+        ? ['--cpu-prof', '--cpu-prof-dir', ctx.cpuProf, '--cpu-prof-name', 'ours-push.cpuprofile']
+        : []),
+      join(ROOT, 'bench', 'push-server.mjs'),
+      join(ctx.workDir, 'bench-push.db'),
+    ],
   },
   // Memory per subscription: the default worker runs the watched bench_input tasks up to their input.
   'ours-subs': {
@@ -465,7 +472,7 @@ const SCENARIOS = [
     setup: createGetTasks,
     run: sequentialGets,
   },
-  // From just before the commit of a transition to the moment a subscriber reads its notifications/tasks event.
+  // From the commit of a transition (server clock, bench/push-server.mjs) to the moment a subscriber reads its event.
   {
     name: `ours push latency, ${PUSH_STREAMS} SSE subscribers`,
     server: 'ours-push',
@@ -927,8 +934,11 @@ async function pushLatency(target, _state, seconds) {
         ),
       ),
     );
-    const latencies = [];
     const byStatus = { working: [], completed: [] };
+    // The same events timed from what caused them: before the tasks/update request was sent (`working`) and
+    // the handler's return just before the completion commit (`completed`).
+    const fromCause = { working: [], completed: [] };
+    const arrivals = [];
     const updates = [];
     let coalesced = 0;
     const started = performance.now();
@@ -947,19 +957,31 @@ async function pushLatency(target, _state, seconds) {
         if (seen.doneAt === undefined)
           throw new Error(`completed event of ${id} without the handler's clock`);
         if (seen.working === undefined) coalesced++;
-        else byStatus.working.push(nsToMs(seen.working - t0));
-        byStatus.completed.push(nsToMs(seen.completed - seen.doneAt));
+        else fromCause.working.push(nsToMs(seen.working - t0));
+        fromCause.completed.push(nsToMs(seen.completed - seen.doneAt));
+        arrivals.push({ id, working: seen.working, completed: seen.completed });
       }
     }
     const elapsed = (performance.now() - started) / 1000;
-    latencies.push(...byStatus.working, ...byStatus.completed);
-    if (latencies.some((ms) => ms < 0)) {
+    // Commit times, read once the round is over (the request would otherwise sit between transitions).
+    const commits = JSON.parse((await send(target, { method: 'GET', path: '/bench/commits' })).text);
+    for (const { id, working, completed } of arrivals) {
+      const at = commits[id];
+      if (at?.completed === undefined) throw new Error(`no commit time for the completion of ${id}`);
+      byStatus.completed.push(nsToMs(completed - BigInt(at.completed)));
+      if (working === undefined) continue;
+      if (at.working === undefined) throw new Error(`no commit time for the resumption of ${id}`);
+      byStatus.working.push(nsToMs(working - BigInt(at.working)));
+    }
+    const latencies = [...byStatus.working, ...byStatus.completed];
+    if ([...latencies, ...fromCause.working, ...fromCause.completed].some((ms) => ms < 0)) {
       throw new Error('negative push latency: the server and the harness do not share a monotonic clock');
     }
     updates.sort((a, b) => a - b);
     return latencySample(latencies, elapsed, {
       steps,
       byStatus,
+      fromCause,
       coalesced,
       updateP50: percentile(updates, 0.5),
       updateP99: percentile(updates, 0.99),
@@ -1688,7 +1710,9 @@ function summarizeLatency(scenario, list) {
     baseline: scenario.baseline,
     kind: 'latency',
     unit: 'ms per event',
-    samples: list.map(({ latencies: _latencies, byStatus: _byStatus, ...rest }) => rest),
+    samples: list.map(
+      ({ latencies: _latencies, byStatus: _byStatus, fromCause: _fromCause, ...rest }) => rest,
+    ),
     events: all.length,
     p50: percentile(all, 0.5),
     p99: percentile(all, 0.99),
@@ -1696,15 +1720,8 @@ function summarizeLatency(scenario, list) {
     p99Range: { min: Math.min(...p99s), max: Math.max(...p99s) },
     ...(list.some((x) => x.byStatus !== undefined)
       ? {
-          byStatus: Object.fromEntries(
-            ['working', 'completed'].map((st) => {
-              const pooled = list.flatMap((x) => x.byStatus[st]).sort((a, b) => a - b);
-              return [
-                st,
-                { events: pooled.length, p50: percentile(pooled, 0.5), p99: percentile(pooled, 0.99) },
-              ];
-            }),
-          ),
+          byStatus: pooledByStatus(list, 'byStatus'),
+          fromCause: pooledByStatus(list, 'fromCause'),
           coalesced: sum(list.map((x) => x.coalesced)),
           updateP50: extra('updateP50'),
           updateP99: extra('updateP99'),
@@ -1714,6 +1731,16 @@ function summarizeLatency(scenario, list) {
     non2xx: 0,
     errors: 0,
   };
+}
+
+/** Per status (working, completed): events and percentiles pooled over every round's `field` lists. */
+function pooledByStatus(list, field) {
+  return Object.fromEntries(
+    ['working', 'completed'].map((st) => {
+      const pooled = list.flatMap((x) => x[field]?.[st] ?? []).sort((a, b) => a - b);
+      return [st, { events: pooled.length, p50: percentile(pooled, 0.5), p99: percentile(pooled, 0.99) }];
+    }),
+  );
 }
 
 function summarizeOne(scenario, list) {
@@ -1874,18 +1901,26 @@ function latencyTable(rows) {
       'completed tasks sampled from the whole store, another one per request). Push: ' +
       `${PUSH_STREAMS} SSE streams, each watching the tasks of one of ${PUSH_GROUPS} groups (each transition ` +
       `reaches ${PUSH_STREAMS / PUSH_GROUPS} streams); tasks answered one at a time; per stream and task, ` +
-      "`working` timed from just before the tasks/update request was sent, `completed` from the handler's " +
-      'return in the worker (just before the completion commit).',
+      'each event timed from the commit of its transition (`working`: the answer that resumed the task; ' +
+      "`completed`: the run's final write) to the moment the subscriber parsed it. The commit time is the " +
+      "server's CLOCK_MONOTONIC reading in the first listener of the store's change feed, right after the " +
+      'commit and before any subscriber is told (bench/push-server.mjs); the harness reads the same clock.',
   ];
   for (const r of rows.filter((x) => x.byStatus !== undefined)) {
     const { working: w, completed: c } = r.byStatus;
+    const cause = r.fromCause;
     lines.push(
       '',
-      `- ${r.name}: \`working\` events (from before tasks/update) p50 ${w.p50} ms, p99 ${w.p99} ms; ` +
-        `\`completed\` events (from the handler's return) p50 ${c.p50} ms, p99 ${c.p99} ms. The tasks/update ` +
-        `round trip itself (the write that commits \`working\`): p50 ${r.updateP50} ms, p99 ${r.updateP99} ms ` +
-        `(medians over rounds). ${fmtInt(r.coalesced)} \`working\` events were coalesced into the ` +
-        '`completed` one (the stream was sent the later state).',
+      `- ${r.name}: from the commit, \`working\` events p50 ${w.p50} ms, p99 ${w.p99} ms; \`completed\` ` +
+        `events p50 ${c.p50} ms, p99 ${c.p99} ms.` +
+        (cause === undefined
+          ? ''
+          : ` From what caused them: \`working\` from just before the tasks/update request was sent p50 ` +
+            `${cause.working.p50} ms, p99 ${cause.working.p99} ms; \`completed\` from the handler's return ` +
+            `(before the completion commit) p50 ${cause.completed.p50} ms, p99 ${cause.completed.p99} ms.`) +
+        ` The tasks/update round trip itself (the write that commits \`working\`): p50 ${r.updateP50} ms, ` +
+        `p99 ${r.updateP99} ms (medians over rounds). ${fmtInt(r.coalesced)} \`working\` events were ` +
+        'coalesced into the `completed` one (the stream was sent the later state).',
     );
   }
   return lines;
