@@ -21,6 +21,7 @@ import { Agent, createServer, request as httpRequest } from 'node:http';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -850,21 +851,28 @@ function openTaskStream(url, taskIds, listenId) {
         }
         res.setEncoding('utf8');
         let buffer = '';
-        res.on('data', (chunk) => {
-          const at = process.hrtime.bigint();
-          buffer += chunk;
-          let end;
-          while ((end = buffer.indexOf('\n\n')) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = block
-              .split('\n')
-              .filter((line) => line.startsWith('data:'))
-              .map((line) => line.slice(5).trimStart())
-              .join('\n');
-            if (data !== '') onEvent(JSON.parse(data), at);
+        // Chunks are stamped the moment they are read and parsed after this turn: when several streams become
+        // readable at once, parsing one does not delay the stamp of the next.
+        const chunks = [];
+        const parse = () => {
+          for (const [chunk, at] of chunks.splice(0)) {
+            buffer += chunk;
+            let end;
+            while ((end = buffer.indexOf('\n\n')) !== -1) {
+              const block = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              const data = block
+                .split('\n')
+                .filter((line) => line.startsWith('data:'))
+                .map((line) => line.slice(5).trimStart())
+                .join('\n');
+              if (data !== '') onEvent(JSON.parse(data), at);
+            }
           }
           check();
+        };
+        res.on('data', (chunk) => {
+          if (chunks.push([chunk, process.hrtime.bigint()]) === 1) setImmediate(parse);
         });
         const ended = () => {
           failure ??= new Error('push stream ended');
