@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditEvent } from '../protocol/audit.js';
 import type { TaskObserver } from '../tasks/observer.js';
 import type { TaskStore } from '../tasks/store.js';
+import { createStatsCache } from './stats-cache.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -15,6 +16,16 @@ export interface Metrics {
   /** Serves GET /metrics; returns true when it handled the request. */
   route(req: IncomingMessage, res: ServerResponse): boolean;
 }
+
+export interface MetricsOptions {
+  /**
+   * Minimum time between two reads of the store's task counts (default 5000 ms; 0 reads on every scrape).
+   * Scrapes in between show the last counts read; concurrent scrapes share one read.
+   */
+  statsIntervalMs?: number;
+}
+
+export const DEFAULT_STATS_INTERVAL_MS = 5_000;
 
 /** JSON-RPC methods get their own label; anything else is counted as "other" (bounded label values). */
 const KNOWN_METHODS = new Set([
@@ -33,7 +44,11 @@ const KNOWN_METHODS = new Set([
   'tasks/cancel',
 ]);
 
-export function createMetrics(store: TaskStore, now: () => number = Date.now): Metrics {
+export function createMetrics(
+  store: TaskStore,
+  now: () => number = Date.now,
+  options: MetricsOptions = {},
+): Metrics {
   const registry = new Registry();
   const p = 'durable_mcp_';
   const tasks = new Gauge({
@@ -103,8 +118,13 @@ export function createMetrics(store: TaskStore, now: () => number = Date.now): M
 
   const httpChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
 
+  const read = store.stats?.bind(store);
+  const statsCache =
+    read === undefined
+      ? undefined
+      : createStatsCache(read, Math.max(0, options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS), now);
   const collect = async (): Promise<void> => {
-    const stats = await store.stats?.(now());
+    const stats = await statsCache?.get();
     if (stats === undefined) return;
     for (const [status, n] of Object.entries(stats.byStatus)) tasks.set({ status }, n);
     backlog.set(stats.runnable);
@@ -153,10 +173,8 @@ export function createMetrics(store: TaskStore, now: () => number = Date.now): M
         .then(() => registry.metrics())
         .then(
           (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
-          () =>
-            res
-              .writeHead(503, { 'content-type': 'text/plain' })
-              .end('metrics unavailable: store not reachable\n'),
+          // Not reached in practice: a failed store read keeps the last good counts (see stats-cache.ts).
+          () => res.writeHead(503, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
         );
       return true;
     },

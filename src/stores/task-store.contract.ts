@@ -791,6 +791,46 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
       });
     });
 
+    describe('stats', () => {
+      it('counts tasks by status and the runnable backlog as tasks are created, run, suspended and end', async (ctx) => {
+        const read = store.stats?.bind(store);
+        if (read === undefined) return ctx.skip();
+        const counts = async (at = t) => {
+          const stats = await read(at);
+          return { ...stats.byStatus, runnable: stats.runnable };
+        };
+        const none = { working: 0, input_required: 0, completed: 0, failed: 0, cancelled: 0, runnable: 0 };
+        expect(await counts()).toEqual(none);
+        const a = await store.create(newTask({ createdAt: T0 }));
+        await store.create(newTask({ createdAt: T0 + 1 }));
+        await store.create(newTask({ createdAt: T0 + 2 }));
+        expect(await counts()).toEqual({ ...none, working: 3, runnable: 3 });
+
+        const runA = await claim('w1', t);
+        expect(runA.id).toBe(a.id);
+        expect(await counts()).toEqual({ ...none, working: 3, runnable: 2 });
+        // An expired lease puts the task back in the backlog; an expired TTL takes every task out of it.
+        expect(await counts(t + LEASE + 1)).toEqual({ ...none, working: 3, runnable: 3 });
+        expect(await counts(T0 + 60_002)).toEqual({ ...none, working: 3, runnable: 0 });
+
+        await store.finish(runA.id, runA.token, { kind: 'input_required', requests: { k: {} } }, t);
+        expect(await counts()).toEqual({ ...none, working: 2, input_required: 1, runnable: 2 });
+        const runB = await claim('w1', t);
+        await store.finish(runB.id, runB.token, { kind: 'completed', result: {} }, t);
+        const runC = await claim('w1', t);
+        const error = { code: -32000, message: 'broke' };
+        await store.finish(runC.id, runC.token, { kind: 'failed', error, statusMessage: 'It broke.' }, t);
+        expect(await counts()).toEqual({ ...none, input_required: 1, completed: 1, failed: 1 });
+
+        await store.answer(a.id, ALICE, { k: { action: 'accept' } }, t);
+        expect(await counts()).toEqual({ ...none, working: 1, completed: 1, failed: 1, runnable: 1 });
+        await store.requestCancel(a.id, ALICE, t);
+        expect(await counts()).toEqual({ ...none, completed: 1, failed: 1, cancelled: 1 });
+        expect(await store.purge(T0 + 60_002, 0)).toBe(3);
+        expect(await counts()).toEqual(none);
+      });
+    });
+
     describe('change feed', () => {
       it('reports creation, resumption and cancellation requests', async (ctx) => {
         const feed = store.changes;

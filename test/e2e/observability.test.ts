@@ -15,7 +15,19 @@ beforeAll(async () => {
   const tokens = join(dir, 'tokens.json');
   writeFileSync(tokens, JSON.stringify({ tokens: [{ token: TOKEN, tenant: 'acme', principal: 'alice' }] }));
   server = await startServe(
-    ['--port', '0', '--store', join(dir, 'tasks.db'), '--auth', tokens, '--log-level', 'debug'],
+    // Task counts read on every scrape, so they move between two scrapes a moment apart.
+    [
+      '--port',
+      '0',
+      '--store',
+      join(dir, 'tasks.db'),
+      '--auth',
+      tokens,
+      '--log-level',
+      'debug',
+      '--metrics-stats-interval-ms',
+      '0',
+    ],
     15_000,
     {
       DURABLE_MCP_DEMO_OUTLINE_MS: '50',

@@ -4,7 +4,7 @@ import { openStore } from '../store-config.js';
 import { createHttpHandler, type HttpHandlerOptions } from '../../transport/http/handler.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import { createLogger } from '../../observability/logger.js';
-import { createMetrics } from '../../observability/metrics.js';
+import { createMetrics, DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
 import { combineObservers, createTracingObserver, traced } from '../../observability/tracing.js';
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import { buildAuth } from '../auth-config.js';
@@ -42,6 +42,8 @@ Protection of stored data and limits:
 Observability:
   --log-level LEVEL      trace|debug|info|warn|error (default info); JSON lines on stderr (pino)
   --no-metrics           do not serve Prometheus metrics at GET /metrics
+  --metrics-stats-interval-ms N  read the task counts (by status, backlog) from the store at most once per N ms;
+                         scrapes in between show the last counts (default 5000; 0 reads on every scrape)
   --otel                 emit OpenTelemetry spans (register an SDK, e.g. node --import your-otel-setup.js)
 Environment: DURABLE_MCP_STATE_SECRET seals MRTR requestState (default: a secret kept in the store).`;
 
@@ -73,6 +75,7 @@ export async function serve(argv: string[]): Promise<void> {
     'pg-pool-size': { type: 'string' },
     'pg-statement-timeout-ms': { type: 'string' },
     'no-metrics': { type: 'boolean' },
+    'metrics-stats-interval-ms': { type: 'string' },
     otel: { type: 'boolean' },
   });
   const str = (name: string): string | undefined => values[name] as string | undefined;
@@ -114,7 +117,13 @@ export async function serve(argv: string[]): Promise<void> {
   }
   const { store, stateSecret } = opened;
   const logger = createLogger(str('log-level') ?? 'info');
-  const metrics = values['no-metrics'] === true ? undefined : createMetrics(store);
+  const statsIntervalMs = intFlag(
+    values['metrics-stats-interval-ms'],
+    'metrics-stats-interval-ms',
+    DEFAULT_STATS_INTERVAL_MS,
+  );
+  const metrics =
+    values['no-metrics'] === true ? undefined : createMetrics(store, Date.now, { statsIntervalMs });
   const auditLines =
     values['no-audit'] === true ? undefined : (event: AuditEvent) => logger.info({ type: 'audit', ...event });
   const audit = (event: AuditEvent): void => {

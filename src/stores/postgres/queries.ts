@@ -174,17 +174,19 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     countActive: `
       SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND principal = $2 AND ${NON_TERMINAL}`,
 
-    /** One scan, one snapshot: counts by status and the runnable backlog at $1. */
+    /**
+     * One statement, one snapshot: counts by status (index-only scans of tasks_status, not a scan of the table) and
+     * the runnable backlog at $1 (tasks_runnable).
+     */
     stats: `
       SELECT
-        count(*) FILTER (WHERE status = 'working')::int AS working,
-        count(*) FILTER (WHERE status = 'input_required')::int AS input_required,
-        count(*) FILTER (WHERE status = 'completed')::int AS completed,
-        count(*) FILTER (WHERE status = 'failed')::int AS failed,
-        count(*) FILTER (WHERE status = 'cancelled')::int AS cancelled,
-        count(*) FILTER (WHERE runnable AND (lease_owner IS NULL OR lease_until < $1)
-          AND (expires_at IS NULL OR expires_at > $1))::int AS runnable
-      FROM ${s}.tasks`,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'working')::int AS working,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'input_required')::int AS input_required,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'completed')::int AS completed,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'failed')::int AS failed,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'cancelled')::int AS cancelled,
+        (SELECT count(*) FROM ${s}.tasks WHERE runnable AND (lease_owner IS NULL OR lease_until < $1)
+          AND (expires_at IS NULL OR expires_at > $1))::int AS runnable`,
 
     countRunnable: `
       SELECT count(*)::int AS n FROM ${s}.tasks

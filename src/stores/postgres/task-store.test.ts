@@ -111,6 +111,38 @@ function defineSuites(): void {
       expect(versions.rows).toEqual(postgresMigrations.map((m) => ({ version: m.version })));
     });
 
+    it('adds the status index to a schema holding tasks, and counts by status with it', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const before = open({ schema });
+      const done = await before.create(newTask({ createdAt: T0 }));
+      await before.create(newTask({ createdAt: T0 + 1 }));
+      expect((await before.claim('w', 1_000, T0))?.id).toBe(done.id);
+      await before.finish(done.id, 1, { kind: 'completed', result: {} }, T0);
+      // Take the schema back to before migration 4.
+      await admin.query(`DROP INDEX ${s}.tasks_status`);
+      await admin.query(`DELETE FROM ${s}.schema_migrations WHERE version = 4`);
+
+      expect(await migrate(admin, schema)).toEqual([4]);
+      expect(await open({ schema }).stats?.(T0)).toEqual({
+        byStatus: { working: 1, input_required: 0, completed: 1, failed: 0, cancelled: 0 },
+        runnable: 1,
+      });
+      // Two rows never make an index worth it to the planner: forbid sequential scans to see that it can serve.
+      const client = await admin.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SET LOCAL enable_seqscan = off');
+        const plan = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN SELECT count(*) FROM ${s}.tasks WHERE status = 'completed'`,
+        );
+        expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('tasks_status');
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
+    });
+
     it('inserts creations of one tick with fewer statements than tasks, and isolates a bad one', async () => {
       const store = open();
       const query = vi.spyOn(store.pool, 'query');

@@ -1,5 +1,5 @@
 // Prepared SQL for the SQLite task store; every write after a claim is conditional on the fencing token.
-import type { Json, JsonMap, NewTask, RunOutcome, TaskOwner } from '../../tasks/task.js';
+import type { Json, JsonMap, NewTask, RunOutcome, TaskOwner, TaskStatus } from '../../tasks/task.js';
 import type { SqliteDatabase } from './database.js';
 import type { InputRow, TaskRow } from './rows.js';
 
@@ -94,7 +94,16 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   );
   const maxEventSeq = db.prepare(`SELECT coalesce(max(seq), 0) FROM task_events`).pluck();
   const pruneEvents = db.prepare(`DELETE FROM task_events WHERE at < ?`);
-  const byStatus = db.prepare(`SELECT status, count(*) AS n FROM tasks GROUP BY status`);
+  // One statement, one snapshot. Each count reads a range of tasks_status (or of tasks_runnable), never the table.
+  const stats = db.prepare(`
+    SELECT
+      (SELECT count(*) FROM tasks WHERE status = 'working') AS working,
+      (SELECT count(*) FROM tasks WHERE status = 'input_required') AS input_required,
+      (SELECT count(*) FROM tasks WHERE status = 'completed') AS completed,
+      (SELECT count(*) FROM tasks WHERE status = 'failed') AS failed,
+      (SELECT count(*) FROM tasks WHERE status = 'cancelled') AS cancelled,
+      (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
+        AND (expires_at IS NULL OR expires_at > @now)) AS runnable`);
   const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
   const countActive = db
     .prepare(
@@ -208,7 +217,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
       eventsAfter.all(seq, origin) as { seq: number; task_id: string; runnable: number; cancel: number }[],
     maxEventSeq: () => maxEventSeq.get() as number,
     pruneEvents: (before: number) => pruneEvents.run(before),
-    byStatus: () => byStatus.all() as { status: string; n: number }[],
+    stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
     isSealed: (id: string) => isSealed.get(id) === 1,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,

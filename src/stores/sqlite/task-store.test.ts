@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
@@ -173,5 +174,36 @@ describe('SQLite task store on a shared file', () => {
     const store = open(freshPath());
     await store.close();
     await expect(store.create(newTask())).rejects.toThrow(/unavailable/i);
+  });
+
+  it('adds the status index to a database holding tasks, and counts by status from it', async () => {
+    const path = freshPath();
+    const before = open(path);
+    const done = await before.create(newTask({ createdAt: T0 }));
+    await before.create(newTask({ createdAt: T0 + 1 }));
+    const run = await before.claim('w', 1_000, T0);
+    expect(run?.id).toBe(done.id);
+    await before.finish(done.id, 1, { kind: 'completed', result: {} }, T0);
+    await before.close();
+    // Take the file back to the schema before migration 6.
+    const raw = new Database(path);
+    raw.exec('DROP INDEX tasks_status; DELETE FROM schema_migrations WHERE version = 6');
+    raw.close();
+
+    const after = open(path);
+    expect(await after.stats?.(T0)).toEqual({
+      byStatus: { working: 1, input_required: 0, completed: 1, failed: 0, cancelled: 0 },
+      runnable: 1,
+    });
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.prepare('SELECT version FROM schema_migrations WHERE version = 6').pluck().get()).toBe(6);
+      const plan = check
+        .prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM tasks WHERE status = 'completed'`)
+        .all() as { detail: string }[];
+      expect(plan.map((p) => p.detail).join(' ')).toContain('COVERING INDEX tasks_status');
+    } finally {
+      check.close();
+    }
   });
 });

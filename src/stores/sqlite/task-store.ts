@@ -418,9 +418,8 @@ export function createSqliteTaskStore(
     },
 
     async stats(now) {
-      const byStatus = { working: 0, input_required: 0, completed: 0, failed: 0, cancelled: 0 };
-      for (const r of q.byStatus()) byStatus[r.status as keyof typeof byStatus] = r.n;
-      return { byStatus, runnable: q.countRunnable(now) };
+      const { runnable, ...byStatus } = q.stats(now);
+      return { byStatus, runnable };
     },
 
     async countRunnable(now) {

@@ -1,0 +1,99 @@
+// /metrics on a real SQLite store: the task gauges follow the store, read at most once per stats interval.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createSqliteTaskStore } from '../stores/sqlite/task-store.js';
+import { newTask } from '../stores/task-store.contract.js';
+import type { TaskStore } from '../tasks/store.js';
+import { createMetrics, type MetricsOptions } from './metrics.js';
+
+const T0 = 1_700_000_000_000;
+const ALICE = { tenant: 'acme', principal: 'alice' };
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A store in a temp file and its /metrics on a loopback port; `now` drives both the stats and their interval. */
+async function serveMetrics(options: MetricsOptions) {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-metrics-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const store: TaskStore = createSqliteTaskStore({ path: join(dir, 'tasks.db') });
+  cleanups.push(() => store.close());
+  const reads = vi.spyOn(store, 'stats');
+  const clock = { now: T0 };
+  const metrics = createMetrics(store, () => clock.now, options);
+  const server: Server = createServer((req, res) => {
+    if (!metrics.route(req, res)) res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  const scrape = async (): Promise<Record<string, number>> => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const series: Record<string, number> = {};
+    for (const line of text.split('\n')) {
+      const match = /^(durable_mcp_(?:tasks|runnable_backlog|input_waits)\S*) (\S+)$/.exec(line);
+      if (match?.[1] !== undefined) series[match[1]] = Number(match[2]);
+    }
+    return series;
+  };
+  return { store, reads, clock, scrape };
+}
+
+const gauges = (g: { working: number; input: number; completed: number; backlog: number }) => ({
+  'durable_mcp_tasks{status="working"}': g.working,
+  'durable_mcp_tasks{status="input_required"}': g.input,
+  'durable_mcp_tasks{status="completed"}': g.completed,
+  'durable_mcp_tasks{status="failed"}': 0,
+  'durable_mcp_tasks{status="cancelled"}': 0,
+  durable_mcp_runnable_backlog: g.backlog,
+  durable_mcp_input_waits: g.input,
+});
+
+describe('metrics: task gauges', () => {
+  it('follow tasks as they are created, run, suspended and completed', async () => {
+    const { store, scrape } = await serveMetrics({ statsIntervalMs: 0 });
+    expect(await scrape()).toEqual(gauges({ working: 0, input: 0, completed: 0, backlog: 0 }));
+    const a = await store.create(newTask({ createdAt: T0 }));
+    await store.create(newTask({ createdAt: T0 + 1 }));
+    expect(await scrape()).toEqual(gauges({ working: 2, input: 0, completed: 0, backlog: 2 }));
+    const run = await store.claim('w', 30_000, T0);
+    expect(run?.id).toBe(a.id);
+    expect(await scrape()).toEqual(gauges({ working: 2, input: 0, completed: 0, backlog: 1 }));
+    await store.finish(a.id, 1, { kind: 'input_required', requests: { k: {} } }, T0);
+    expect(await scrape()).toEqual(gauges({ working: 1, input: 1, completed: 0, backlog: 1 }));
+    await store.answer(a.id, ALICE, { k: { action: 'accept' } }, T0);
+    const again = await store.claim('w', 30_000, T0);
+    expect(again?.id).toBe(a.id);
+    await store.finish(a.id, 2, { kind: 'completed', result: {} }, T0);
+    expect(await scrape()).toEqual(gauges({ working: 1, input: 0, completed: 1, backlog: 1 }));
+  });
+
+  it('are read from the store at most once per interval, whatever the number of scrapes', async () => {
+    const { store, reads, clock, scrape } = await serveMetrics({ statsIntervalMs: 5_000 });
+    expect(await scrape()).toEqual(gauges({ working: 0, input: 0, completed: 0, backlog: 0 }));
+    await store.create(newTask({ createdAt: T0 }));
+    clock.now = T0 + 4_999;
+    const burst = await Promise.all([scrape(), scrape(), scrape()]);
+    expect(burst).toEqual(Array(3).fill(gauges({ working: 0, input: 0, completed: 0, backlog: 0 })));
+    expect(reads).toHaveBeenCalledTimes(1);
+    clock.now = T0 + 5_000;
+    expect(await scrape()).toEqual(gauges({ working: 1, input: 0, completed: 0, backlog: 1 }));
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+
+  it('keep their last values and answer 200 when the store cannot be read', async () => {
+    const { store, reads, clock, scrape } = await serveMetrics({ statsIntervalMs: 1_000 });
+    await store.create(newTask({ createdAt: T0 }));
+    expect(await scrape()).toEqual(gauges({ working: 1, input: 0, completed: 0, backlog: 1 }));
+    reads.mockRejectedValue(new Error('store unreachable'));
+    clock.now = T0 + 1_000;
+    expect(await scrape()).toEqual(gauges({ working: 1, input: 0, completed: 0, backlog: 1 }));
+    expect(reads).toHaveBeenCalledTimes(2);
+  });
+});
