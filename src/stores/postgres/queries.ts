@@ -7,6 +7,14 @@ const NON_TERMINAL = `status IN ('working','input_required')`;
 /** The fence: the run holding `token` still owns a lease on a working task. */
 const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease_owner IS NOT NULL`;
 
+/**
+ * The owner test of a lookup by id ($2 tenant, $3 principal). Written as `(…) IS TRUE` (the columns are NOT NULL,
+ * so it means the same) so that the planner cannot serve it from the owner-prefixed listing index: with the
+ * statistics of a table that grew quickly (autovacuum has not analysed it yet) it otherwise picked that index
+ * over the primary key and read every task of the owner for each lookup.
+ */
+const OWNED_BY = (alias: string): string => `(${alias}tenant = $2 AND ${alias}principal = $3) IS TRUE`;
+
 export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string) {
   // Channel and origin are fixed per store instance (a validated name and random hex): inlined as literals.
   const notify = (id: string, runnable: string, cancel: string): string =>
@@ -41,7 +49,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
           SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
           FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
         ) END AS outstanding
-      FROM ${s}.tasks t WHERE t.id = $1 AND t.tenant = $2 AND t.principal = $3`,
+      FROM ${s}.tasks t WHERE t.id = $1 AND ${OWNED_BY('t.')}`,
 
     /** $1 worker, $2 lease end, $3 now, $4 how many. SKIP LOCKED: concurrent claimers each take different rows. */
     claim: `
@@ -114,7 +122,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     /** Row lock for answer and requestCancel: concurrent terminal writes wait for, then re-check, this one. */
     lockOwned: `
       SELECT status, expires_at, lease_owner, lease_until, sealed FROM ${s}.tasks
-      WHERE id = $1 AND tenant = $2 AND principal = $3 FOR UPDATE`,
+      WHERE id = $1 AND ${OWNED_BY('')} FOR UPDATE`,
 
     /** $2 now, $3 keys, $4 answers; reports how many were answered and how many were open before. */
     answerInputs: `

@@ -8,7 +8,8 @@ import type { TaskChange, TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, TaskOwner } from '../../tasks/task.js';
 import { newTask, runTaskStoreContract } from '../task-store.contract.js';
 import { migrate, postgresMigrations } from './migrations.js';
-import { LISTEN_APPLICATION_NAME } from './names.js';
+import { LISTEN_APPLICATION_NAME, schemaNames } from './names.js';
+import { buildQueries } from './queries.js';
 import { createPostgresTaskStore, type PostgresTaskStoreOptions } from './task-store.js';
 import { withPostgres } from '../../../test/support/postgres.js';
 
@@ -51,6 +52,39 @@ function defineSuites(): void {
       await admin.query(`TRUNCATE ${pg.escapeIdentifier(SCHEMA)}.tasks CASCADE`);
       return createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4 });
     },
+  });
+
+  describe('PostgreSQL lookups by id', () => {
+    it('use the primary key, not the owner listing index, on a table that grew without analysis', async () => {
+      const schema = freshSchema();
+      const store = open({ schema });
+      const owner: TaskOwner = { tenant: 'acme', principal: 'alice' };
+      const ids: string[] = [];
+      for (let batch = 0; batch < 10; batch++) {
+        const created = await Promise.all(
+          Array.from({ length: 500 }, () => store.create(newTask({ owner }))),
+        );
+        ids.push(...created.map((task) => task.id));
+      }
+      const q = buildQueries(schemaNames(schema), 'test');
+      for (const [name, sql] of [
+        ['getOwned', q.getOwned],
+        ['lockOwned', q.lockOwned],
+      ] as const) {
+        const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, [
+          ids[1234],
+          owner.tenant,
+          owner.principal,
+        ]);
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        expect(plan, name).toMatch(/using tasks_pkey/);
+        expect(plan, name).not.toMatch(/tasks_owner_created/);
+      }
+      expect(await store.get(ids[1234] as string, owner, 1_700_000_000_001)).toMatchObject({ id: ids[1234] });
+      expect(await store.get(ids[1234] as string, { ...owner, principal: 'bob' }, 1_700_000_000_001)).toBe(
+        'not_found',
+      );
+    });
   });
 
   describe('PostgreSQL task store with several instances', () => {
