@@ -1,10 +1,15 @@
 // The push-latency server of the benchmark: the runtime embedded through the package's public API (the same
 // store, extension, worker and HTTP handler `durable-mcp serve` wires together), plus a commit clock. Usage:
 //   node bench/push-server.mjs <sqlite file>
-// It prints `listening on <url>` like `serve`. GET /bench/commits answers, for every task whose transition to
-// `working` (an answer that resumed it) or `completed` has committed, the CLOCK_MONOTONIC reading (process.hrtime,
-// the same clock in every process on the machine) taken by the first listener of the store's change feed, i.e.
-// right after the commit and before any subscriber is told: {"<taskId>": {"working": "<ns>", "completed": "<ns>"}}.
+//   node bench/push-server.mjs postgres://… <schema>      (several such processes on one schema are replicas)
+// It prints `listening on <url>` like `serve`. Commit clock: from `POST /bench/commits` (which also forgets what was
+// recorded before) on, the first listener of the store's change feed — registered before the runtime exists, so it
+// runs before the worker and every subscriber — reads CLOCK_MONOTONIC (process.hrtime: the same clock in every
+// process on the machine) for the first change of each task that makes it runnable (`working`: an answer resumed it)
+// and the first that does not (`completed`: the run's final write). `GET /bench/commits` answers
+// {"<taskId>": {"working": "<ns>", "completed": "<ns>"}}. On one process that is right after the commit. With
+// replicas each process stamps the change when it learns of it (its own commit, or another's NOTIFY); the earliest
+// stamp over the replicas is the best bound on the commit (and precedes every push of it).
 import {
   LOOPBACK_HOSTS,
   createAnonymousAuthenticator,
@@ -15,41 +20,33 @@ import {
 } from '../dist/src/index.js';
 import { tools } from './tools.mjs';
 
-const path = process.argv[2];
-if (path === undefined) {
-  console.error('usage: node bench/push-server.mjs <sqlite file>');
+const [path, schema] = process.argv.slice(2);
+/** Connections per PostgreSQL replica (plus one for LISTEN): one request at a time is all this server sees. */
+const PG_POOL = 4;
+if (path === undefined || (path.startsWith('postgres') && schema === undefined)) {
+  console.error(
+    'usage: node bench/push-server.mjs <sqlite file> | node bench/push-server.mjs <postgres url> <schema>',
+  );
   process.exit(2);
 }
 
-const inner = createSqliteTaskStore({ path });
-/** taskId → the transition its next change commits. */
-const expected = new Map();
+const store = path.startsWith('postgres')
+  ? (await import('../dist/src/postgres.js')).createPostgresTaskStore({
+      connectionString: path,
+      schema,
+      poolSize: PG_POOL,
+    })
+  : createSqliteTaskStore({ path });
+let recording = false;
 /** taskId → { working?: string, completed?: string } (nanoseconds, CLOCK_MONOTONIC). */
 const commits = new Map();
-// Registered before the runtime exists, so it runs first on every change: before the worker and the subscribers.
-inner.changes.subscribe((change) => {
+store.changes.subscribe((change) => {
+  if (!recording) return;
   const at = process.hrtime.bigint();
-  const transition = expected.get(change.taskId);
-  if (transition === undefined) return;
-  expected.delete(change.taskId);
   let entry = commits.get(change.taskId);
   if (entry === undefined) commits.set(change.taskId, (entry = {}));
-  entry[transition] = String(at);
+  entry[change.runnable ? 'working' : 'completed'] ??= String(at);
 });
-// The same store, with the two writes whose commits are timed marked before they run.
-const store = Object.create(inner);
-store.answer = (id, ...rest) => {
-  expected.set(id, 'working');
-  return inner.answer(id, ...rest).then((result) => {
-    // Nothing committed (partial answer, or not waiting): no change will come.
-    if (!result.ok || !result.resumed) expected.delete(id);
-    return result;
-  });
-};
-store.finish = (id, token, outcome, ...rest) => {
-  if (outcome.kind === 'completed') expected.set(id, 'completed');
-  return inner.finish(id, token, outcome, ...rest);
-};
 
 const runtime = createDurableMcp({
   toolSets: [{ tools }],
@@ -61,8 +58,12 @@ const handler = createHttpHandler({
   authenticator: createAnonymousAuthenticator(),
   origin: { allowedHosts: [...LOOPBACK_HOSTS] },
   extraRoutes: (req, res) => {
-    if (req.url !== '/bench/commits' || req.method !== 'GET') return false;
-    const body = JSON.stringify(Object.fromEntries(commits));
+    if (req.url !== '/bench/commits' || (req.method !== 'GET' && req.method !== 'POST')) return false;
+    if (req.method === 'POST') {
+      commits.clear();
+      recording = true;
+    }
+    const body = JSON.stringify(req.method === 'POST' ? {} : Object.fromEntries(commits));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
     return true;

@@ -133,6 +133,17 @@ function serveStore(ctx, key, store, args) {
   ];
 }
 
+/** `node bench/push-server.mjs ARGS…`; `key` names its CPU profile. */
+function pushServerCommand(ctx, key, args) {
+  return [
+    ...(ctx.cpuProf
+      ? ['--cpu-prof', '--cpu-prof-dir', ctx.cpuProf, '--cpu-prof-name', `${key}.cpuprofile`]
+      : []),
+    join(ROOT, 'bench', 'push-server.mjs'),
+    ...args,
+  ];
+}
+
 /** A PostgreSQL replica: its own schema per row, no worker (the rows measure creation and reads). */
 function servePg(ctx, name, schema) {
   return serveStore(ctx, name, ctx.pg.url, [
@@ -235,13 +246,7 @@ const SERVERS = {
     label:
       'node bench/push-server.mjs (createDurableMcp + createHttpHandler over bench/tools.mjs, default worker, ' +
       'no get rate limit; own SQLite file; GET /bench/commits serves commit times)',
-    command: (ctx) => [
-      ...(ctx.cpuProf
-        ? ['--cpu-prof', '--cpu-prof-dir', ctx.cpuProf, '--cpu-prof-name', 'ours-push.cpuprofile']
-        : []),
-      join(ROOT, 'bench', 'push-server.mjs'),
-      join(ctx.workDir, 'bench-push.db'),
-    ],
+    command: (ctx, name) => pushServerCommand(ctx, name, [join(ctx.workDir, 'bench-push.db')]),
   },
   // Memory per subscription: the default worker runs the watched bench_input tasks up to their input.
   'ours-subs': {
@@ -291,6 +296,19 @@ const SERVERS = {
       '--no-audit --tasks-get-rate 0 --max-active-tasks 0 (one process)',
     pg: true,
     command: (ctx, name) => servePg(ctx, name, ctx.pg.schemas['ours-pg1']),
+  },
+  // Push latency on PostgreSQL: the push server on a fresh schema, 1 process or PG_REPLICAS processes (replicas: a
+  // change committed on one reaches the subscribers of another through LISTEN/NOTIFY).
+  'ours-pg-push1': {
+    label: 'node bench/push-server.mjs postgres://… <fresh schema> (one process, default worker)',
+    pg: true,
+    command: (ctx, name) => pushServerCommand(ctx, name, [ctx.pg.url, ctx.pg.schemas['ours-pg-push1']]),
+  },
+  'ours-pg-push3': {
+    label: `the same, ${PG_REPLICAS} processes on one fresh schema; streams and answers spread over them round-robin`,
+    pg: true,
+    replicas: PG_REPLICAS,
+    command: (ctx, name) => pushServerCommand(ctx, name, [ctx.pg.url, ctx.pg.schemas['ours-pg-push3']]),
   },
   'ours-pg3': {
     label: `the same, ${PG_REPLICAS} processes on one fresh schema; the load is spread over them round-robin`,
@@ -388,6 +406,7 @@ const READ_TARGETS = [
 ];
 const RAW_INSERT = 'raw better-sqlite3 insert (FULL sync)';
 const GET_RTT = 'ours tasks/get round trip (sequential)';
+const PG_GET_RTT = 'ours pg tasks/get round trip (sequential), 1 replica';
 const RAW_PG_INSERT = `raw pg insert (autocommit, ${PG_CONNECTIONS} connections)`;
 const RAW_PG_SELECT = `raw pg point select (${PG_CONNECTIONS} connections)`;
 
@@ -562,6 +581,33 @@ const SCENARIOS = [
     setup: createPgPollTasks,
     request: pollTasks,
     verify: verifyPolledPgTask,
+  },
+  // Latency on PostgreSQL: the same two measurements on the push server over PostgreSQL.
+  {
+    name: PG_GET_RTT,
+    server: 'ours-pg-push1',
+    baseline: null,
+    kind: 'latency',
+    needs: 'pg',
+    setup: createGetTasks,
+    run: sequentialGets,
+  },
+  {
+    name: `ours pg push latency, ${PUSH_STREAMS} SSE subscribers, 1 replica`,
+    server: 'ours-pg-push1',
+    baseline: PG_GET_RTT,
+    kind: 'latency',
+    needs: 'pg',
+    target: { text: 'p99 below one tasks/get round trip (p99)', p99Ratio: 1 },
+    run: pushLatency,
+  },
+  {
+    name: `ours pg push latency, ${PUSH_STREAMS} SSE subscribers, ${PG_REPLICAS} replicas`,
+    server: 'ours-pg-push3',
+    baseline: PG_GET_RTT,
+    kind: 'latency',
+    needs: 'pg',
+    run: pushLatency,
   },
 ];
 
@@ -779,16 +825,27 @@ async function createGetTasks(target) {
  * GET_MAX_SECONDS: that already gives thousands of samples per run).
  */
 async function sequentialGets(target, state, runSeconds) {
-  const seconds = Math.min(runSeconds, GET_MAX_SECONDS);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const requests = state.ids.map(getTask);
+  return timeSequentialGets(
+    target,
+    Math.min(runSeconds, GET_MAX_SECONDS),
+    (i) => requests[i % requests.length],
+  );
+}
+
+/**
+ * Sends the `i`-th request of `requestAt(i)` one at a time over one keep-alive connection for `seconds`, timing
+ * each round trip; every answer must be HTTP 200.
+ */
+async function timeSequentialGets(target, seconds, requestAt) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const latencies = [];
   try {
     const started = process.hrtime.bigint();
     const end = started + BigInt(Math.round(seconds * 1e9));
     let now = started;
     for (let i = 0; now < end; i++) {
-      const res = await post(agent, target.url, requests[i % requests.length]);
+      const res = await post(agent, target.url, requestAt(i));
       const after = process.hrtime.bigint();
       if (res.status !== 200) throw new Error(`tasks/get: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
       latencies.push(nsToMs(after - now));
@@ -925,11 +982,16 @@ async function pushLatency(target, _state, seconds) {
   await waitForInput(target, ids);
   const groups = Array.from({ length: PUSH_GROUPS }, (_, g) => ids.filter((_, j) => j % PUSH_GROUPS === g));
   const streams = [];
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  // With replicas, streams and answers go to them round-robin: most pushes cross from one process to another.
+  const agent = new Agent({ keepAlive: true, maxSockets: target.urls.length });
   try {
     for (let s = 0; s < PUSH_STREAMS; s += 20) {
       const batch = Array.from({ length: Math.min(20, PUSH_STREAMS - s) }, (_, k) =>
-        openTaskStream(target.url, groups[(s + k) % PUSH_GROUPS], `push-${s + k}`),
+        openTaskStream(
+          target.urls[(s + k) % target.urls.length],
+          groups[(s + k) % PUSH_GROUPS],
+          `push-${s + k}`,
+        ),
       );
       streams.push(...(await Promise.all(batch)));
     }
@@ -949,13 +1011,15 @@ async function pushLatency(target, _state, seconds) {
     const arrivals = [];
     const updates = [];
     let coalesced = 0;
+    // Commit clocks from now on (every task is waiting for input: the next changes are the timed transitions).
+    for (const url of target.urls) await sendTo(url, { method: 'POST', path: '/bench/commits' });
     const started = performance.now();
     for (let j = 0; j < steps; j++) {
       const id = ids[j];
       const subs = streams.filter((_, s) => s % PUSH_GROUPS === j % PUSH_GROUPS);
       for (const st of subs) st.arm(id);
       const t0 = process.hrtime.bigint();
-      const res = await post(agent, target.url, answerTask(id));
+      const res = await post(agent, target.urls[j % target.urls.length], answerTask(id));
       updates.push(nsToMs(process.hrtime.bigint() - t0));
       const problem = expectJsonRpcResult(res.status, res.text);
       if (problem !== undefined) throw new Error(`tasks/update ${id}: ${problem}`);
@@ -972,7 +1036,17 @@ async function pushLatency(target, _state, seconds) {
     }
     const elapsed = (performance.now() - started) / 1000;
     // Commit times, read once the round is over (the request would otherwise sit between transitions).
-    const commits = JSON.parse((await send(target, { method: 'GET', path: '/bench/commits' })).text);
+    // The earliest stamp of each transition over the replicas (bench/push-server.mjs).
+    const commits = {};
+    for (const url of target.urls) {
+      const res = await sendTo(url, { method: 'GET', path: '/bench/commits' });
+      for (const [id, at] of Object.entries(JSON.parse(res.text))) {
+        const entry = (commits[id] ??= {});
+        for (const [kind, ns] of Object.entries(at)) {
+          if (entry[kind] === undefined || BigInt(ns) < BigInt(entry[kind])) entry[kind] = ns;
+        }
+      }
+    }
     for (const { id, working, completed } of arrivals) {
       const at = commits[id];
       if (at?.completed === undefined) throw new Error(`no commit time for the completion of ${id}`);
@@ -1113,25 +1187,9 @@ function scaleGetState(target) {
  * SCALE_GET_MAX_SECONDS); each run carries on where the previous one stopped, so every request reads another task.
  */
 async function scaleGets(target, state, runSeconds) {
-  const seconds = Math.min(runSeconds, SCALE_GET_MAX_SECONDS);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies = [];
-  try {
-    const started = process.hrtime.bigint();
-    const end = started + BigInt(Math.round(seconds * 1e9));
-    let now = started;
-    while (now < end) {
-      const id = state.ids[state.next++ % state.ids.length];
-      const res = await post(agent, target.url, getTask(id));
-      const after = process.hrtime.bigint();
-      if (res.status !== 200) throw new Error(`tasks/get: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
-      latencies.push(nsToMs(after - now));
-      now = after;
-    }
-    return latencySample(latencies, nsToMs(now - started) / 1000);
-  } finally {
-    agent.destroy();
-  }
+  return timeSequentialGets(target, Math.min(runSeconds, SCALE_GET_MAX_SECONDS), () =>
+    getTask(state.ids[state.next++ % state.ids.length]),
+  );
 }
 
 /** Setup of the memory row: MEM_TASKS bench_input tasks, run up to their input and left waiting for good. */
@@ -2130,7 +2188,8 @@ function selectScenarios(params) {
 const redactUrl = (url) => url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 
 /** Connections the pg rows hold at once: the raw child's, and per server process its pool and its LISTEN client. */
-const PG_CONNECTIONS_NEEDED = PG_CONNECTIONS + (1 + PG_REPLICAS) * (10 + 1);
+// The raw loops, the creation/polling servers (pool 10 + LISTEN each) and the push servers (pool 4 + LISTEN each).
+const PG_CONNECTIONS_NEEDED = PG_CONNECTIONS + (1 + PG_REPLICAS) * (10 + 1) + (1 + PG_REPLICAS) * (4 + 1);
 
 /** Where the pg rows run (`url`, one fresh schema name per pg server), or why they are skipped. */
 async function planPostgres(params) {
@@ -2158,7 +2217,13 @@ async function planPostgres(params) {
   const base = `dmcp_bench_${randomBytes(5).toString('hex')}`;
   return {
     url,
-    schemas: { 'pg-raw': `${base}_raw`, 'ours-pg1': `${base}_r1`, 'ours-pg3': `${base}_r3` },
+    schemas: {
+      'pg-raw': `${base}_raw`,
+      'ours-pg1': `${base}_r1`,
+      'ours-pg3': `${base}_r3`,
+      'ours-pg-push1': `${base}_p1`,
+      'ours-pg-push3': `${base}_p3`,
+    },
   };
 }
 
