@@ -7,13 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteTaskStore } from '../stores/sqlite/task-store.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import type { TaskRunner } from '../tasks/execution.js';
-import { newTaskId } from '../tasks/ids.js';
 import type { TaskStore } from '../tasks/store.js';
-import type { NewTask, TaskOwner, TaskSnapshot } from '../tasks/task.js';
+import type { NewTask, TaskSnapshot } from '../tasks/task.js';
 import { startRun } from './run-task.js';
 import { createWorker, type Worker } from './worker.js';
+import { ALICE, workerTask } from '../../test/support/tasks.js';
 
-const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
 const T0 = 1_700_000_000_000;
 const LEASE = 200;
 
@@ -23,19 +22,7 @@ let dir: string;
 let stores: TaskStore[];
 let workers: Worker[];
 
-const newTask = (): NewTask => ({
-  id: newTaskId(),
-  owner: ALICE,
-  tool: 'echo',
-  args: {},
-  createdAt: clock,
-  ttlMs: null,
-  pollIntervalMs: undefined,
-  statusMessage: undefined,
-  replayAfterCrash: true,
-  clientCapabilities: {},
-  answers: {},
-});
+const newTask = (): NewTask => workerTask(clock);
 
 beforeEach(() => {
   clock = T0;

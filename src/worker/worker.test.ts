@@ -7,30 +7,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteTaskStore } from '../stores/sqlite/task-store.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import { LeaseLostError, type TaskRunner } from '../tasks/execution.js';
-import { newTaskId } from '../tasks/ids.js';
 import type { TaskStore } from '../tasks/store.js';
-import type { ClaimedTask, NewTask, TaskOwner, TaskSnapshot } from '../tasks/task.js';
+import type { ClaimedTask, NewTask, TaskSnapshot } from '../tasks/task.js';
 import { startRun, type RunDeps, type RunningTask } from './run-task.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker.js';
+import { ALICE, workerTask } from '../../test/support/tasks.js';
 
-const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
 const T0 = 1_700_000_000_000;
 const LEASE = 200;
 
-const newTask = (overrides: Partial<NewTask> = {}): NewTask => ({
-  id: newTaskId(),
-  owner: ALICE,
-  tool: 'echo',
-  args: {},
-  createdAt: clock,
-  ttlMs: null,
-  pollIntervalMs: undefined,
-  statusMessage: undefined,
-  replayAfterCrash: true,
-  clientCapabilities: {},
-  answers: {},
-  ...overrides,
-});
+const newTask = (overrides: Partial<NewTask> = {}): NewTask => workerTask(clock, overrides);
 
 let clock: number;
 const now = (): number => clock;
