@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { newTask, runTaskStoreContract } from '../task-store.contract.js';
+import { openSqlite, type SqliteDatabase } from './database.js';
 import { createSqliteTaskStore } from './task-store.js';
 
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
@@ -25,8 +26,34 @@ const open = (path: string) => {
   return store;
 };
 
+/**
+ * A store on its own connection whose write transactions (BEGIN IMMEDIATE … COMMIT, one fsync each) are counted:
+ * the transaction functions the store builds from db.transaction() are wrapped before it opens.
+ */
+const openCounting = (path: string) => {
+  const db = openSqlite({ path });
+  const counter = { transactions: 0 };
+  const build = db.transaction.bind(db);
+  db.transaction = ((fn: (...args: unknown[]) => unknown) => {
+    const t = build(fn);
+    return Object.assign((...args: unknown[]) => t(...args), {
+      ...t,
+      immediate: (...args: unknown[]) => {
+        counter.transactions += 1;
+        return t.immediate(...args);
+      },
+    });
+  }) as typeof db.transaction;
+  const store = createSqliteTaskStore({ path, db });
+  opened.push(store);
+  ownDbs.push(db);
+  return { store, counter };
+};
+const ownDbs: SqliteDatabase[] = [];
+
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
+  for (const db of ownDbs.splice(0)) db.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -117,13 +144,12 @@ describe('SQLite task store on a shared file', () => {
   });
 
   it('commits many creations issued in the same tick together, and all of them', async () => {
-    const store = open(freshPath());
-    const transaction = vi.spyOn(store.db, 'transaction');
+    const { store, counter } = openCounting(freshPath());
+    const before = counter.transactions;
     const tasks = Array.from({ length: 200 }, (_, i) => newTask({ createdAt: T0 + i }));
     const created = await Promise.all(tasks.map((task) => store.create(task)));
     expect(created.map((s) => s.id)).toEqual(tasks.map((task) => task.id));
-    const transactions = transaction.mock.calls.length;
-    transaction.mockRestore();
+    const transactions = counter.transactions - before;
     expect(transactions).toBeGreaterThan(0);
     expect(transactions).toBeLessThan(tasks.length);
     const got = await Promise.all(tasks.map((task) => snapshot(store, task.id, T0 + 1_000)));
@@ -132,18 +158,17 @@ describe('SQLite task store on a shared file', () => {
   });
 
   it('commits creations and run endings of the same tick in one transaction', async () => {
-    const store = open(freshPath());
+    const { store, counter } = openCounting(freshPath());
     await store.create(newTask({ createdAt: T0 }));
     const claimed = await store.claim('w1', 1_000, T0);
     if (claimed === undefined) throw new Error('expected a claim');
-    const transaction = vi.spyOn(store.db, 'transaction');
+    const before = counter.transactions;
     const fresh = newTask({ createdAt: T0 + 1 });
     const [created, finished] = await Promise.all([
       store.create(fresh),
       store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, T0 + 2),
     ]);
-    const transactions = transaction.mock.calls.length;
-    transaction.mockRestore();
+    const transactions = counter.transactions - before;
     expect(transactions).toBe(1);
     expect(created.id).toBe(fresh.id);
     expect(finished).toBe(true);

@@ -73,7 +73,9 @@ export function createSqliteTaskStore(
   // Write transactions run under BEGIN IMMEDIATE; a file locked by another process is waited for asynchronously.
   let dbClosed = false;
   const retry = createWriteRetry({ deadlineMs: options.busyTimeoutMs, isClosed: () => dbClosed });
-  const immediate = <T>(fn: () => T): Promise<T> => retry(() => db.transaction(fn).immediate());
+  // One transaction wrapper for every write: db.transaction() builds five functions each time it is called.
+  const inTransaction = db.transaction((fn: () => unknown) => fn());
+  const immediate = <T>(fn: () => T): Promise<T> => retry(() => inTransaction.immediate(fn) as T);
   const tx = async <T>(fn: () => T): Promise<T> => {
     let recorded: Recorded[] = [];
     const value = await immediate(() => {
@@ -145,7 +147,7 @@ export function createSqliteTaskStore(
     return retry(() => {
       db.pragma('synchronous = NORMAL');
       try {
-        return db.transaction(fn).immediate();
+        return inTransaction.immediate(fn) as T;
       } finally {
         db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
       }
