@@ -103,7 +103,7 @@ export function createLegacyEndpoint(options: LegacyEndpointOptions): LegacyEndp
     pageSize: options.pageSize ?? 50,
   };
   const canList = options.store?.listOwned !== undefined;
-  const clientRequests = createClientRequests();
+  const clientRequests = createClientRequests({ store: options.store?.sessions?.requests, now });
   const methods = legacyMethods();
 
   async function authenticate(res: ServerResponse, header: HeaderLookup): Promise<AuthInfo | undefined> {
@@ -241,7 +241,7 @@ export function createLegacyEndpoint(options: LegacyEndpointOptions): LegacyEndp
         return true;
       }
       const target = parseInputRequestId(answer.id);
-      if (target === undefined) clientRequests.answer(found.session.id, answer);
+      if (target === undefined) await clientRequests.answer(found.session.id, answer);
       else if (isJsonObject(answer.result)) {
         // A task's input: answered into the task, whichever replica asked. An error answer leaves it open.
         await answerInput(internalCall(found.session, auth, req), target, answer.result).catch(

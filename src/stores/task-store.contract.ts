@@ -971,6 +971,63 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
         expect(await sessions.purgeSessions(t + 20)).toBeGreaterThanOrEqual(1);
         expect(await sessions.getSession(kept, ALICE)).toBeUndefined();
       });
+
+      it('keeps the answer to an open request for the process that asked it, once', async (ctx) => {
+        const sessions = store.sessions;
+        const requests = sessions?.requests;
+        if (sessions === undefined || requests === undefined) return ctx.skip();
+        const id = sid();
+        const [asker, other] = [`o-${newTaskId()}`, `o-${newTaskId()}`];
+        await sessions.createSession({ id, owner: ALICE, state: {}, createdAt: t, expiresAt: t + 10_000 });
+        await requests.openRequest(id, 'srv-a', asker, t);
+        await requests.openRequest(id, 'srv-b', other, t);
+        expect(await requests.answersFor(asker)).toEqual([]);
+        const answer = { jsonrpc: '2.0', id: 'srv-a', result: { action: 'accept', content: { n: 1 } } };
+        expect(await requests.answerRequest(id, 'srv-a', answer)).toBe(true);
+        // Only the first answer counts; nothing is kept for requests that are not open on that session.
+        expect(await requests.answerRequest(id, 'srv-a', { ...answer, result: {} })).toBe(false);
+        expect(await requests.answerRequest(id, 'srv-x', answer)).toBe(false);
+        expect(await requests.answerRequest(sid(), 'srv-b', answer)).toBe(false);
+        expect(await requests.answersFor(asker)).toEqual([
+          { sessionId: id, requestId: 'srv-a', message: answer },
+        ]);
+        expect(await requests.answersFor(other)).toEqual([]);
+        await requests.closeRequest(id, 'srv-a');
+        expect(await requests.answersFor(asker)).toEqual([]);
+        expect(await requests.answerRequest(id, 'srv-a', answer)).toBe(false);
+        const error = { jsonrpc: '2.0', id: 'srv-b', error: { code: -1, message: 'declined' } };
+        expect(await requests.answerRequest(id, 'srv-b', error)).toBe(true);
+        expect(await requests.answersFor(other)).toEqual([
+          { sessionId: id, requestId: 'srv-b', message: error },
+        ]);
+      });
+
+      it('forgets the requests of purged sessions and those opened before the purge time', async (ctx) => {
+        const sessions = store.sessions;
+        const requests = sessions?.requests;
+        if (sessions === undefined || requests === undefined) return ctx.skip();
+        const [gone, kept] = [sid(), sid()];
+        const origin = `o-${newTaskId()}`;
+        await sessions.createSession({ id: gone, owner: ALICE, state: {}, createdAt: t, expiresAt: t + 10 });
+        await sessions.createSession({
+          id: kept,
+          owner: ALICE,
+          state: {},
+          createdAt: t,
+          expiresAt: t + 10_000,
+        });
+        await requests.openRequest(gone, 'srv-1', origin, t + 5);
+        await requests.openRequest(kept, 'srv-old', origin, t);
+        await requests.openRequest(kept, 'srv-new', origin, t + 50);
+        await sessions.purgeSessions(t + 20);
+        const answer = (id: string) => ({ jsonrpc: '2.0', id, result: {} });
+        expect(await requests.answerRequest(gone, 'srv-1', answer('srv-1'))).toBe(false);
+        expect(await requests.answerRequest(kept, 'srv-old', answer('srv-old'))).toBe(false);
+        expect(await requests.answerRequest(kept, 'srv-new', answer('srv-new'))).toBe(true);
+        expect(await requests.answersFor(origin)).toEqual([
+          { sessionId: kept, requestId: 'srv-new', message: answer('srv-new') },
+        ]);
+      });
     });
 
     describe('close', () => {

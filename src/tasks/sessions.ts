@@ -28,6 +28,35 @@ export interface SessionStore {
   ): Promise<boolean>;
   /** Ends the owner's live session at `now`; false when none was live. */
   endSession(id: string, owner: TaskOwner, now: number): Promise<boolean>;
-  /** Forgets sessions that expired or ended at or before `before`; returns how many. */
+  /**
+   * Forgets sessions that expired or ended at or before `before`, and server→client requests opened at or before
+   * it that were never closed; returns how many sessions.
+   */
   purgeSessions(before: number): Promise<number>;
+  /** Server→client requests open on sessions, answerable through any replica (stores shared by replicas). */
+  readonly requests?: PendingRequestStore;
+}
+
+/** A client's answer to a server→client request, kept for the replica that asked. */
+export interface RequestAnswer {
+  sessionId: string;
+  requestId: string;
+  /** The JSON-RPC response the client POSTed (with `result` or `error`). */
+  message: JsonMap;
+}
+
+/**
+ * Server→client requests (sampling, elicitation, roots) waiting for the client's answer. The client POSTs its
+ * answer on its session, to whichever replica the load balancer picks; that replica keeps it here, and the replica
+ * that asked (`origin`) collects it.
+ */
+export interface PendingRequestStore {
+  /** Opens request `requestId` of the session, asked by `origin`. */
+  openRequest(sessionId: string, requestId: string, origin: string, now: number): Promise<void>;
+  /** Keeps the answer to an open request; false when no such request is open or it already has an answer. */
+  answerRequest(sessionId: string, requestId: string, message: JsonMap): Promise<boolean>;
+  /** The answers kept for the open requests `origin` asked. */
+  answersFor(origin: string): Promise<RequestAnswer[]>;
+  /** Closes a request, answered or not. */
+  closeRequest(sessionId: string, requestId: string): Promise<void>;
 }

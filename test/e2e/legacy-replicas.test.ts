@@ -1,5 +1,5 @@
 // Legacy 2025-11-25 clients across replicas: two server instances on one SQLite file and on one PostgreSQL schema
-// share sessions, tasks, tasks/list and mid-task input answers.
+// share sessions, tasks, tasks/list, and the answers to server→client requests (a task's input or a plain call's).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { createSqliteTaskStore, type TaskStore } from '../../src/index.js';
 import { createPostgresTaskStore } from '../../src/postgres.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { legacyClientFor, legacyConnect, type LegacyClient } from '../support/legacy-client.js';
+import { post } from '../support/server.js';
 import { validateLegacy } from '../support/legacy-schema.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
@@ -87,6 +88,37 @@ function defineReplicaSuite(name: string, makeStore: () => TaskStore, cleanup: (
       const final = (await stream.next(8_000)) as Json;
       stream.close();
       expect((final.result as Json).content).toEqual([{ type: 'text', text: 'Deleted notes.txt' }]);
+    });
+
+    it('takes the answer to a request of a call without a task, asked on A, when it is POSTed to B', async () => {
+      const stream = await onA.open('tools/call', {
+        name: 'confirm_delete',
+        arguments: { filename: 'a.txt' },
+      });
+      const asked = (await stream.next(3_000)) as Json;
+      expect(validateLegacy(asked, 'tools/call')).toEqual([]);
+      expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Delete a.txt?' } });
+      expect(await onB.answer(asked.id, { action: 'accept', content: { confirm: true } })).toBe(202);
+      const final = (await stream.next(8_000)) as Json;
+      stream.close();
+      expect((final.result as Json).content).toEqual([{ type: 'text', text: 'Deleted a.txt' }]);
+    });
+
+    it("ends A's call with the JSON-RPC error the client POSTed to B instead of an answer", async () => {
+      const stream = await onA.open('tools/call', {
+        name: 'confirm_delete',
+        arguments: { filename: 'b.txt' },
+      });
+      const asked = (await stream.next(3_000)) as Json;
+      const refusal = {
+        jsonrpc: '2.0',
+        id: asked.id,
+        error: { code: -32042, message: 'user closed the dialog' },
+      };
+      expect((await post(b.url, refusal, onB.headers)).status).toBe(202);
+      const final = (await stream.next(8_000)) as Json;
+      stream.close();
+      expect(final).toMatchObject({ error: { code: -32042, message: 'user closed the dialog' } });
     });
 
     it('ends the session for both replicas when B deletes it', async () => {

@@ -90,6 +90,23 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // Metrics count tasks per status with index-only scans instead of a scan of the whole table.
     sql: (s) => `CREATE INDEX tasks_status ON ${s}.tasks (status);`,
   },
+  {
+    version: 5,
+    name: 'session-requests',
+    // Server→client requests of legacy sessions: the answer may reach another replica than the one that asked.
+    sql: (s) => `
+      CREATE TABLE ${s}.session_requests (
+        session_id text NOT NULL REFERENCES ${s}.sessions (id) ON DELETE CASCADE,
+        request_id text NOT NULL,
+        origin text NOT NULL,
+        answer jsonb,
+        opened_at bigint NOT NULL,
+        PRIMARY KEY (session_id, request_id)
+      );
+      CREATE INDEX session_requests_answered ON ${s}.session_requests (origin) WHERE answer IS NOT NULL;
+      CREATE INDEX session_requests_opened ON ${s}.session_requests (opened_at);
+    `,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

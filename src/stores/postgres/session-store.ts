@@ -1,5 +1,5 @@
 // Sessions of the 2025-11-25 wire in PostgreSQL, shared by every replica on the schema.
-import type { SessionRecord, SessionStore } from '../../tasks/sessions.js';
+import type { PendingRequestStore, SessionRecord, SessionStore } from '../../tasks/sessions.js';
 import type { JsonMap } from '../../tasks/task.js';
 import type { Db } from './db.js';
 import { toNumber } from './rows.js';
@@ -26,6 +26,7 @@ const toRecord = (row: SessionRow): SessionRecord => ({
 export function createPostgresSessionStore(db: Db, s: string): SessionStore {
   const OWNED = `id = $1 AND tenant = $2 AND principal = $3`;
   return {
+    requests: createPostgresRequestStore(db, s),
     async createSession(r) {
       await db.query(
         `INSERT INTO ${s}.sessions (id, tenant, principal, state, created_at, expires_at)
@@ -58,12 +59,45 @@ export function createPostgresSessionStore(db: Db, s: string): SessionStore {
       return rows.length === 1;
     },
     async purgeSessions(before) {
+      await db.query(`DELETE FROM ${s}.session_requests WHERE opened_at <= $1`, [before]);
       const [row] = await db.query<{ n: number }>(
         `WITH gone AS (DELETE FROM ${s}.sessions WHERE expires_at <= $1 RETURNING 1)
          SELECT count(*)::int AS n FROM gone`,
         [before],
       );
       return row?.n ?? 0;
+    },
+  };
+}
+
+function createPostgresRequestStore(db: Db, s: string): PendingRequestStore {
+  return {
+    async openRequest(sessionId, requestId, origin, now) {
+      await db.query(
+        `INSERT INTO ${s}.session_requests (session_id, request_id, origin, opened_at) VALUES ($1, $2, $3, $4)`,
+        [sessionId, requestId, origin, now],
+      );
+    },
+    async answerRequest(sessionId, requestId, message) {
+      const rows = await db.query(
+        `UPDATE ${s}.session_requests SET answer = $3::jsonb
+         WHERE session_id = $1 AND request_id = $2 AND answer IS NULL RETURNING 1`,
+        [sessionId, requestId, JSON.stringify(message)],
+      );
+      return rows.length === 1;
+    },
+    async answersFor(origin) {
+      const rows = await db.query<{ session_id: string; request_id: string; answer: JsonMap }>(
+        `SELECT session_id, request_id, answer FROM ${s}.session_requests WHERE origin = $1 AND answer IS NOT NULL`,
+        [origin],
+      );
+      return rows.map((r) => ({ sessionId: r.session_id, requestId: r.request_id, message: r.answer }));
+    },
+    async closeRequest(sessionId, requestId) {
+      await db.query(`DELETE FROM ${s}.session_requests WHERE session_id = $1 AND request_id = $2`, [
+        sessionId,
+        requestId,
+      ]);
     },
   };
 }

@@ -1,5 +1,5 @@
 // Sessions of the 2025-11-25 wire in the SQLite file, shared by every process on it.
-import type { SessionRecord, SessionStore } from '../../tasks/sessions.js';
+import type { PendingRequestStore, SessionRecord, SessionStore } from '../../tasks/sessions.js';
 import type { JsonMap } from '../../tasks/task.js';
 import type { SqliteDatabase } from './database.js';
 import { guarded } from './guarded.js';
@@ -34,7 +34,9 @@ export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
     `UPDATE sessions SET expires_at = ? WHERE id = ? AND tenant = ? AND principal = ? AND expires_at > ?`,
   );
   const purge = db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`);
+  const purgeRequests = db.prepare(`DELETE FROM session_requests WHERE opened_at <= ?`);
   return {
+    requests: createSqliteRequestStore(db),
     async createSession(r) {
       guarded(() =>
         insert.run(
@@ -61,7 +63,42 @@ export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
       return guarded(() => end.run(now, id, owner.tenant, owner.principal, now)).changes === 1;
     },
     async purgeSessions(before) {
+      guarded(() => purgeRequests.run(before));
       return guarded(() => purge.run(before)).changes;
+    },
+  };
+}
+
+function createSqliteRequestStore(db: SqliteDatabase): PendingRequestStore {
+  const open = db.prepare(
+    `INSERT INTO session_requests (session_id, request_id, origin, opened_at) VALUES (?, ?, ?, ?)`,
+  );
+  const answer = db.prepare(
+    `UPDATE session_requests SET answer = ? WHERE session_id = ? AND request_id = ? AND answer IS NULL`,
+  );
+  const answered = db.prepare(
+    `SELECT session_id, request_id, answer FROM session_requests WHERE origin = ? AND answer IS NOT NULL`,
+  );
+  const close = db.prepare(`DELETE FROM session_requests WHERE session_id = ? AND request_id = ?`);
+  return {
+    async openRequest(sessionId, requestId, origin, now) {
+      guarded(() => open.run(sessionId, requestId, origin, now));
+    },
+    async answerRequest(sessionId, requestId, message) {
+      return guarded(() => answer.run(JSON.stringify(message), sessionId, requestId)).changes === 1;
+    },
+    async answersFor(origin) {
+      const rows = guarded(
+        () => answered.all(origin) as { session_id: string; request_id: string; answer: string }[],
+      );
+      return rows.map((r) => ({
+        sessionId: r.session_id,
+        requestId: r.request_id,
+        message: JSON.parse(r.answer) as JsonMap,
+      }));
+    },
+    async closeRequest(sessionId, requestId) {
+      guarded(() => close.run(sessionId, requestId));
     },
   };
 }
