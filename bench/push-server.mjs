@@ -10,6 +10,10 @@
 // {"<taskId>": {"working": "<ns>", "completed": "<ns>"}}. On one process that is right after the commit. With
 // replicas each process stamps the change when it learns of it (its own commit, or another's NOTIFY); the earliest
 // stamp over the replicas is the best bound on the commit (and precedes every push of it).
+// Write clock: while recording, every `res.write` of a notifications/tasks event is stamped the same way, per task
+// and status (`GET /bench/writes` answers {"<taskId>": {"working": ["<ns>", …], "completed": [...]}}), so the
+// harness can tell the server's share of a push (commit → event handed to the socket) from the rest.
+import { ServerResponse } from 'node:http';
 import {
   LOOPBACK_HOSTS,
   createAnonymousAuthenticator,
@@ -48,6 +52,23 @@ store.changes.subscribe((change) => {
   entry[change.runnable ? 'working' : 'completed'] ??= String(at);
 });
 
+/** taskId → { working?: string[], completed?: string[] }: when each subscriber's event was written. */
+const writes = new Map();
+const EVENT = /"method":"notifications\/tasks".*?"taskId":"([^"]+)","status":"(working|completed)"/;
+const write = ServerResponse.prototype.write;
+ServerResponse.prototype.write = function stampedWrite(chunk, ...rest) {
+  const written = write.call(this, chunk, ...rest);
+  if (recording && typeof chunk === 'string') {
+    const m = EVENT.exec(chunk);
+    if (m !== null) {
+      let entry = writes.get(m[1]);
+      if (entry === undefined) writes.set(m[1], (entry = {}));
+      (entry[m[2]] ??= []).push(String(process.hrtime.bigint()));
+    }
+  }
+  return written;
+};
+
 const runtime = createDurableMcp({
   toolSets: [{ tools }],
   store,
@@ -58,12 +79,16 @@ const handler = createHttpHandler({
   authenticator: createAnonymousAuthenticator(),
   origin: { allowedHosts: [...LOOPBACK_HOSTS] },
   extraRoutes: (req, res) => {
-    if (req.url !== '/bench/commits' || (req.method !== 'GET' && req.method !== 'POST')) return false;
-    if (req.method === 'POST') {
+    let answer;
+    if (req.url === '/bench/commits' && req.method === 'POST') {
       commits.clear();
+      writes.clear();
       recording = true;
-    }
-    const body = JSON.stringify(req.method === 'POST' ? {} : Object.fromEntries(commits));
+      answer = {};
+    } else if (req.url === '/bench/commits' && req.method === 'GET') answer = Object.fromEntries(commits);
+    else if (req.url === '/bench/writes' && req.method === 'GET') answer = Object.fromEntries(writes);
+    else return false;
+    const body = JSON.stringify(answer);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
     return true;

@@ -1122,6 +1122,26 @@ async function pushLatency(target, _state, seconds) {
           entry[kind] = Math.min(entry[kind] ?? Infinity, serverNs(ns));
       }
     }
+    // The server's share, per transition: from its commit to the first and the last of its events being written
+    // (bench/push-server.mjs; with replicas, over all of them).
+    const written = new Map();
+    for (const url of target.urls) {
+      const res = await sendTo(url, { method: 'GET', path: '/bench/writes' });
+      for (const [id, byKind] of Object.entries(JSON.parse(res.text))) {
+        for (const [kind, list] of Object.entries(byKind)) {
+          const key = `${id} ${kind}`;
+          written.set(key, [...(written.get(key) ?? []), ...list.map(serverNs)]);
+        }
+      }
+    }
+    const serverShare = { first: [], last: [] };
+    for (const [key, list] of written) {
+      const [id, kind] = key.split(' ');
+      const at = commits.get(id)?.[kind];
+      if (at === undefined || !sent.has(id)) continue;
+      serverShare.first.push((Math.min(...list) - at) / 1e6);
+      serverShare.last.push((Math.max(...list) - at) / 1e6);
+    }
     const byStatus = { working: [], completed: [] };
     const fromCause = { working: [], completed: [] };
     let coalesced = 0;
@@ -1186,6 +1206,7 @@ async function pushLatency(target, _state, seconds) {
       coalesced,
       pollRtt: polled.rtt,
       discovered,
+      serverShare,
       // [slowest event ms, client run-queue wait ms] per answered task (Linux only).
       stepWaits: [...waited].map(([id, ms]) => [slowest.get(id), ms]),
       updateP50: percentile(updates, 0.5),
@@ -1995,7 +2016,9 @@ function summarizeLatency(scenario, list) {
   const all = list.flatMap((x) => x.latencies).sort((a, b) => a - b);
   const p99s = list.map((x) => x.p99);
   const extra = (field) =>
-    list.every((x) => x[field] !== undefined) ? median(list.map((x) => x[field])) : undefined;
+    list.every((x) => x[field] !== undefined)
+      ? Math.round(median(list.map((x) => x[field])) * 1000) / 1000
+      : undefined;
   return {
     name: scenario.name,
     server: scenario.server,
@@ -2009,6 +2032,7 @@ function summarizeLatency(scenario, list) {
         fromCause: _fromCause,
         pollRtt: _pollRtt,
         discovered: _discovered,
+        serverShare: _serverShare,
         stepWaits: _stepWaits,
         ...rest
       }) => rest,
@@ -2027,6 +2051,10 @@ function summarizeLatency(scenario, list) {
           poll: pooledStats(list.map((x) => x.pollRtt)),
           runQueue: runQueueSummary(list.flatMap((x) => x.stepWaits ?? [])),
           discovery: pooledByStatus(list, 'discovered'),
+          server: {
+            first: pooledStats(list.map((x) => x.serverShare.first)),
+            last: pooledStats(list.map((x) => x.serverShare.last)),
+          },
           updateP50: extra('updateP50'),
           updateP99: extra('updateP99'),
         }
@@ -2292,7 +2320,10 @@ function latencyTable(rows) {
             `(before the completion commit) p50 ${cause.completed.p50} ms, p99 ${cause.completed.p99} ms.`) +
         ` The tasks/update round trip itself (the write that commits \`working\`): p50 ${r.updateP50} ms, ` +
         `p99 ${r.updateP99} ms (medians over rounds). ${fmtInt(r.coalesced)} \`working\` events were ` +
-        'coalesced into the `completed` one (the stream was sent the later state). The poller first showed ' +
+        'coalesced into the `completed` one (the stream was sent the later state). The server passed the ' +
+        `first of a transition's ${PUSH_STREAMS / PUSH_GROUPS} events to its socket p50 ${r.server.first.p50} ms, ` +
+        `p99 ${r.server.first.p99} ms after the commit, and the last p50 ${r.server.last.p50} ms, p99 ` +
+        `${r.server.last.p99} ms (${fmtInt(r.server.last.events)} transitions). The poller first showed ` +
         `\`working\` p50 ${r.discovery.working.p50} ms, p99 ${r.discovery.working.p99} ms and \`completed\` ` +
         `p50 ${r.discovery.completed.p50} ms, p99 ${r.discovery.completed.p99} ms after their commits ` +
         `(${fmtInt(r.discovery.working.events)} and ${fmtInt(r.discovery.completed.events)} of ` +
