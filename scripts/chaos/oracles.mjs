@@ -3,7 +3,7 @@
 // caught by the invariant meant to catch it; likewise the fuzz oracle must reject invalid, 5xx and mis-addressed
 // replies. A chaos run that cannot fail proves nothing.
 import { analyse, CRASH_INVARIANTS } from './crash.mjs';
-import { check, loadValidator } from './fuzz.mjs';
+import { loadTestSupport } from './fuzz.mjs';
 import { Invariants, now } from './lib.mjs';
 
 export const ORACLE_INVARIANTS = {
@@ -166,7 +166,7 @@ export async function runOracles({ scope }) {
     if (!(name in CRASH_INVARIANTS)) inv.fail('planted-caught', `unknown invariant ${name}`);
   }
 
-  const { validateMessage } = await loadValidator(scope.tempDir('durable-mcp-chaos-oracles-'));
+  const [{ check }] = await loadTestSupport(scope.tempDir('durable-mcp-chaos-oracles-'), ['fuzz-model']);
   const request = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
   const reply = (status, msg) => ({
     status,
@@ -178,7 +178,6 @@ export async function runOracles({ scope }) {
   });
   const sent = { parsed: request, label: JSON.stringify(request) };
   const good = check(
-    validateMessage,
     sent,
     reply(200, { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Invalid params' } }),
   );
@@ -199,7 +198,7 @@ export async function runOracles({ scope }) {
     ],
   ];
   for (const [what, res] of bad) {
-    const outcome = check(validateMessage, sent, res);
+    const outcome = check(sent, res);
     inv.expect('planted-caught', outcome !== undefined, `fuzz oracle accepts ${what}`);
   }
   const total = PLANTED.length + bad.length;

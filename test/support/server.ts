@@ -1,4 +1,5 @@
-// An in-process durable-mcp server on a real loopback port, plus small HTTP/JSON-RPC helpers for wire tests.
+// An in-process durable-mcp server on a real loopback port, plus small HTTP/JSON-RPC helpers for wire tests (the
+// wire names of protocol.ts and the POST helpers of http.ts are re-exported here).
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import {
   createAnonymousAuthenticator,
@@ -9,14 +10,28 @@ import {
 } from '../../src/index.js';
 import type { McpServer, ServerOptions } from '../../src/index.js';
 import conformanceToolSet from '../../examples/conformance/index.js';
+import { mergeHeaders, parseSse, post, type HeaderInit, type PostOptions, type PostResult } from './http.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  nameFor,
+  PROTOCOL_VERSION,
+  sentinel,
+} from './protocol.js';
 
-export const PROTOCOL_VERSION = '2026-07-28';
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
-export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
-export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+export { parseSse, post, type HeaderInit, type PostOptions, type PostResult } from './http.js';
+export {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+  nameFor,
+  PROTOCOL_VERSION,
+  sentinel,
+} from './protocol.js';
 
 export const TEST_SERVER_INFO = { name: 'durable-mcp-test', version: '0.0.0' } as const;
 
@@ -91,10 +106,6 @@ export function encodeHeaderValue(value: string): string {
   return plain ? value : sentinel(value);
 }
 
-/** Always wraps a value in the `=?base64?…?=` sentinel. */
-export const sentinel = (value: string): string =>
-  `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-
 /** The standard request headers for a method (MCP-Protocol-Version, Mcp-Method and, if given, Mcp-Name). */
 export function standardHeaders(method: string, name?: string): Record<string, string> {
   const headers: Record<string, string> = {
@@ -103,19 +114,6 @@ export function standardHeaders(method: string, name?: string): Record<string, s
   };
   if (name !== undefined) headers['mcp-name'] = encodeHeaderValue(name);
   return headers;
-}
-
-/** Which params field `Mcp-Name` mirrors for a method. */
-export function nameFor(method: string, params: Record<string, unknown>): string | undefined {
-  const value =
-    method === 'tools/call' || method === 'prompts/get'
-      ? params.name
-      : method === 'resources/read'
-        ? params.uri
-        : method.startsWith('tasks/')
-          ? params.taskId
-          : undefined;
-  return typeof value === 'string' ? value : undefined;
 }
 
 export interface RequestSpec {
@@ -143,132 +141,6 @@ export function buildRequest(
 
 // ---------------------------------------------------------------------------------------------------------------
 // HTTP
-
-export interface PostResult {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** JSON-RPC messages of the body: the JSON value, or every SSE `data:` payload in order. */
-  messages: unknown[];
-  /** Set when a body (or an SSE data payload) was not valid JSON. */
-  jsonError?: string;
-  /** True when an SSE stream was still open when `timeoutMs` elapsed (the request was then aborted). */
-  truncated: boolean;
-  contentType: string;
-}
-
-export interface PostOptions {
-  /** Overall budget; for SSE responses the stream is cut (truncated: true) when it elapses. Default 10 s. */
-  timeoutMs?: number;
-  /** For SSE responses: cut the stream (truncated: true) this long after the response headers arrived. */
-  sseTimeoutMs?: number;
-  method?: string;
-}
-
-const DEFAULT_HEADERS: Record<string, string> = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-};
-
-/** Header map for requests: undefined removes a default header, an array sends the header several times. */
-export type HeaderInit = Record<string, string | readonly string[] | undefined>;
-
-function mergeHeaders(headers: HeaderInit): Headers {
-  const out = new Headers();
-  const merged: HeaderInit = { ...DEFAULT_HEADERS };
-  for (const [k, v] of Object.entries(headers)) merged[k.toLowerCase()] = v;
-  for (const [k, v] of Object.entries(merged)) {
-    if (v === undefined) continue;
-    if (typeof v === 'string') out.set(k, v);
-    else for (const item of v) out.append(k, item);
-  }
-  return out;
-}
-
-/** Parses SSE text into the JSON payloads of its events (comment lines and non-data fields ignored). */
-export function parseSse(text: string): { messages: unknown[]; jsonError?: string } {
-  const messages: unknown[] = [];
-  let jsonError: string | undefined;
-  for (const block of text.replace(/\r\n?/g, '\n').split('\n\n')) {
-    const data = block
-      .split('\n')
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).replace(/^ /, ''));
-    if (data.length === 0) continue;
-    try {
-      messages.push(JSON.parse(data.join('\n')));
-    } catch (err) {
-      jsonError ??= `invalid JSON in SSE data: ${String(err)}`;
-    }
-  }
-  return jsonError === undefined ? { messages } : { messages, jsonError };
-}
-
-/** POSTs a body (string, JSON value or raw bytes) with default JSON headers merged with `headers`. */
-export async function post(
-  url: string,
-  body: string | object | Uint8Array,
-  headers: HeaderInit = {},
-  options: PostOptions = {},
-): Promise<PostResult> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const controller = new AbortController();
-  let timer = setTimeout(() => controller.abort(), timeoutMs);
-  const payload: string | Uint8Array =
-    typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
-  try {
-    const res = await fetch(url, {
-      method: options.method ?? 'POST',
-      headers: mergeHeaders(headers),
-      body: options.method === 'GET' || options.method === 'HEAD' ? undefined : payload,
-      signal: controller.signal,
-    });
-    const contentType = res.headers.get('content-type') ?? '';
-    if (options.sseTimeoutMs !== undefined && contentType.startsWith('text/event-stream')) {
-      clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(), options.sseTimeoutMs);
-    }
-    const chunks: Uint8Array[] = [];
-    let truncated = false;
-    if (res.body !== null) {
-      const reader = res.body.getReader();
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          chunks.push(value);
-        }
-      } catch (err) {
-        if (!controller.signal.aborted || !contentType.startsWith('text/event-stream')) throw err;
-        truncated = true;
-      }
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    let messages: unknown[] = [];
-    let jsonError: string | undefined;
-    if (contentType.startsWith('text/event-stream')) {
-      ({ messages, jsonError } = parseSse(text));
-    } else if (text.length > 0) {
-      try {
-        messages = [JSON.parse(text)];
-      } catch (err) {
-        jsonError = `invalid JSON body: ${String(err)}`;
-      }
-    }
-    const result: PostResult = {
-      status: res.status,
-      headers: res.headers,
-      text,
-      messages,
-      truncated,
-      contentType,
-    };
-    if (jsonError !== undefined) result.jsonError = jsonError;
-    return result;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export interface RawResult {
   status: number;
