@@ -1008,14 +1008,12 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
         if (sessions === undefined || requests === undefined) return ctx.skip();
         const [gone, kept] = [sid(), sid()];
         const origin = `o-${newTaskId()}`;
-        await sessions.createSession({ id: gone, owner: ALICE, state: {}, createdAt: t, expiresAt: t + 10 });
-        await sessions.createSession({
-          id: kept,
-          owner: ALICE,
-          state: {},
-          createdAt: t,
-          expiresAt: t + 10_000,
-        });
+        for (const [id, lifeMs] of [
+          [gone, 10],
+          [kept, 10_000],
+        ] as const) {
+          await sessions.createSession({ id, owner: ALICE, state: {}, createdAt: t, expiresAt: t + lifeMs });
+        }
         await requests.openRequest(gone, 'srv-1', origin, t + 5);
         await requests.openRequest(kept, 'srv-old', origin, t);
         await requests.openRequest(kept, 'srv-new', origin, t + 50);

@@ -11,7 +11,7 @@ import { createSqliteTaskStore, type TaskStore } from '../../src/index.js';
 import { createPostgresTaskStore } from '../../src/postgres.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { legacyClientFor, legacyConnect, type LegacyClient } from '../support/legacy-client.js';
-import { post } from '../support/server.js';
+import { post, type SseReader } from '../support/server.js';
 import { validateLegacy } from '../support/legacy-schema.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
@@ -45,6 +45,17 @@ function defineReplicaSuite(name: string, makeStore: () => TaskStore, cleanup: (
       await a?.close();
       await cleanup();
     });
+
+    /** Reads the confirmation A asks on `stream`, accepts it through B, and returns A's last message. */
+    const confirmThroughB = async (stream: SseReader, method: string, file: string): Promise<Json> => {
+      const asked = (await stream.next(3_000)) as Json;
+      expect(validateLegacy(asked, method)).toEqual([]);
+      expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: `Delete ${file}?` } });
+      expect(await onB.answer(asked.id, { action: 'accept', content: { confirm: true } })).toBe(202);
+      const final = (await stream.next(8_000)) as Json;
+      stream.close();
+      return final;
+    };
 
     const createOnA = async (tool: string, args: Json): Promise<string> => {
       const result = await onA.result('tools/call', { name: tool, arguments: args, task: { ttl: 60_000 } });
@@ -80,27 +91,17 @@ function defineReplicaSuite(name: string, makeStore: () => TaskStore, cleanup: (
       await expect
         .poll(async () => (await onB.result('tasks/get', { taskId })).status, { timeout: 5_000 })
         .toBe('input_required');
-      const stream = await onA.open('tasks/result', { taskId });
-      const asked = (await stream.next(3_000)) as Json;
-      expect(validateLegacy(asked, 'tasks/result')).toEqual([]);
-      expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Delete notes.txt?' } });
-      expect(await onB.answer(asked.id, { action: 'accept', content: { confirm: true } })).toBe(202);
-      const final = (await stream.next(8_000)) as Json;
-      stream.close();
+      const final = await confirmThroughB(
+        await onA.open('tasks/result', { taskId }),
+        'tasks/result',
+        'notes.txt',
+      );
       expect((final.result as Json).content).toEqual([{ type: 'text', text: 'Deleted notes.txt' }]);
     });
 
     it('takes the answer to a request of a call without a task, asked on A, when it is POSTed to B', async () => {
-      const stream = await onA.open('tools/call', {
-        name: 'confirm_delete',
-        arguments: { filename: 'a.txt' },
-      });
-      const asked = (await stream.next(3_000)) as Json;
-      expect(validateLegacy(asked, 'tools/call')).toEqual([]);
-      expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Delete a.txt?' } });
-      expect(await onB.answer(asked.id, { action: 'accept', content: { confirm: true } })).toBe(202);
-      const final = (await stream.next(8_000)) as Json;
-      stream.close();
+      const call = { name: 'confirm_delete', arguments: { filename: 'a.txt' } };
+      const final = await confirmThroughB(await onA.open('tools/call', call), 'tools/call', 'a.txt');
       expect((final.result as Json).content).toEqual([{ type: 'text', text: 'Deleted a.txt' }]);
     });
 
