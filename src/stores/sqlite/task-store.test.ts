@@ -195,6 +195,25 @@ describe('SQLite task store on a shared file', () => {
     expect((await snapshot(store, other.id, T0 + 3)).status).toBe('working');
   });
 
+  it('keeps answering finished tasks from memory across purges, until they expire', async () => {
+    const store = open(freshPath());
+    const { db } = store;
+    const task = await store.create(newTask({ createdAt: T0, ttlMs: 60_000 }));
+    const claimed = await store.claim('w1', 1_000, T0);
+    if (claimed === undefined) throw new Error('expected a claim');
+    await store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, T0 + 1);
+    expect(await snapshot(store, task.id, T0 + 2)).toMatchObject({ status: 'completed' });
+    // A change behind the store's back shows whether a read comes from memory or from the file.
+    db.prepare(`UPDATE tasks SET status_message = 'changed in the file' WHERE id = ?`).run(task.id);
+    // The worker purges every few seconds; a purge must not cost the live snapshots their place in memory.
+    await store.purge(T0 + 3, 0);
+    expect((await snapshot(store, task.id, T0 + 4)).statusMessage).not.toBe('changed in the file');
+    // Once expired the task is not answered from memory, before or after the purge that removes it.
+    expect(await store.get(task.id, ALICE, T0 + 60_000)).toBe('expired');
+    await store.purge(T0 + 60_001, 0);
+    expect(await store.get(task.id, ALICE, T0 + 60_002)).toBe('not_found');
+  });
+
   it('rejects a creation after close', async () => {
     const store = open(freshPath());
     await store.close();

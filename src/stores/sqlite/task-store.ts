@@ -411,7 +411,11 @@ export function createSqliteTaskStore(
     },
 
     async purge(now, graceMs) {
-      terminal.clear();
+      // Purging removes only tasks that expired; the cache never answers those (get checks the expiry), so it
+      // keeps every snapshot still live and only lets go of the expired ones.
+      for (const [id, entry] of terminal) {
+        if (entry.expiresAt !== null && entry.expiresAt <= now) terminal.delete(id);
+      }
       return immediate(() => q.purge(now - graceMs));
     },
 
