@@ -12,6 +12,7 @@ export interface StoreFlags {
   pgSchema?: string;
   pgPoolSize?: number;
   pgStatementTimeoutMs?: number;
+  pgPreparedStatements?: boolean;
   cipher?: PayloadCipher;
   encrypt?: 'all' | 'sensitive';
 }
@@ -31,6 +32,7 @@ export async function openStore(
       schema: flags.pgSchema,
       poolSize: flags.pgPoolSize,
       statementTimeoutMs: flags.pgStatementTimeoutMs,
+      preparedStatements: flags.pgPreparedStatements,
       cipher: flags.cipher,
       encrypt: flags.encrypt,
     });

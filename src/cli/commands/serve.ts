@@ -22,6 +22,7 @@ export const serveUsage = `durable-mcp serve [flags]
   --pg-schema NAME       PostgreSQL schema (default durable_mcp)
   --pg-pool-size N       PostgreSQL connections per process (default 10)
   --pg-statement-timeout-ms N  PostgreSQL statement timeout (default 30000)
+  --pg-no-prepared-statements  plain statements only (behind PgBouncer in transaction mode before 1.21)
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
@@ -74,6 +75,7 @@ export async function serve(argv: string[]): Promise<void> {
     'pg-schema': { type: 'string' },
     'pg-pool-size': { type: 'string' },
     'pg-statement-timeout-ms': { type: 'string' },
+    'pg-no-prepared-statements': { type: 'boolean' },
     'no-metrics': { type: 'boolean' },
     'metrics-stats-interval-ms': { type: 'string' },
     otel: { type: 'boolean' },
@@ -109,6 +111,7 @@ export async function serve(argv: string[]): Promise<void> {
         values['pg-statement-timeout-ms'] === undefined
           ? undefined
           : intFlag(values['pg-statement-timeout-ms'], 'pg-statement-timeout-ms', 30_000),
+      pgPreparedStatements: values['pg-no-prepared-statements'] !== true,
       cipher,
       encrypt,
     });

@@ -1,4 +1,7 @@
 // The store's access to PostgreSQL: pooled statements and READ COMMITTED transactions, errors translated.
+// Statements with parameters run as named prepared statements: each connection parses and plans one once, then
+// only binds and executes it.
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { sqlState, translate } from './errors.js';
@@ -24,9 +27,39 @@ export interface DbOptions {
   ownsPool: boolean;
   /** Awaited before the first statement (migrations); retried after a failure. */
   prepare?: () => Promise<void>;
+  /** Named prepared statements (default true); off for poolers that do not keep them, such as PgBouncer < 1.21. */
+  preparedStatements?: boolean;
 }
 
-export function createDb({ pool, ownsPool, prepare }: DbOptions): Db {
+/**
+ * SQLSTATEs of a prepared statement that can no longer run as prepared: its result changed shape (another
+ * process migrated the schema: "cached plan must not change result type"), or the server no longer has it (a
+ * pooler between us and the server dropped it).
+ */
+const STALE_STATEMENT = new Set(['0A000', '26000']);
+
+export function createDb({ pool, ownsPool, prepare, preparedStatements = true }: DbOptions): Db {
+  // Statement text → its name; texts that failed as prepared statements run unnamed from then on.
+  const names = new Map<string, string>();
+  const unnamed = new Set<string>();
+  const statement = (sql: string, params: Params): pg.QueryConfig => {
+    const values = params as unknown[];
+    if (!preparedStatements || params.length === 0 || unnamed.has(sql)) return { text: sql, values };
+    let name = names.get(sql);
+    if (name === undefined) {
+      name = `dmcp_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+      names.set(sql, name);
+    }
+    return { name, text: sql, values };
+  };
+  /** Whether `err` says that the named statement of `sql` went stale (and stops naming it). */
+  const stale = (err: unknown, sql: string): boolean => {
+    const code = sqlState(err);
+    if (code === undefined || !STALE_STATEMENT.has(code) || !names.has(sql)) return false;
+    if (code === '0A000' && !/cached plan/i.test((err as Error).message)) return false;
+    unnamed.add(sql);
+    return true;
+  };
   let closed = false;
   let ready: Promise<void> | undefined;
   const ensureReady = async (): Promise<void> => {
@@ -40,7 +73,13 @@ export function createDb({ pool, ownsPool, prepare }: DbOptions): Db {
   };
   const queryRaw: Run = async <R extends Row>(sql: string, params: Params = []) => {
     await ensureReady();
-    return (await pool.query<R>(sql, params as unknown[])).rows;
+    try {
+      return (await pool.query<R>(statement(sql, params))).rows;
+    } catch (err) {
+      // Outside a transaction the statement can simply run again, unnamed.
+      if (!stale(err, sql)) throw err;
+      return (await pool.query<R>(statement(sql, params))).rows;
+    }
   };
 
   return {
@@ -65,9 +104,11 @@ export function createDb({ pool, ownsPool, prepare }: DbOptions): Db {
       let lost: Error | undefined;
       const run: Run = async <R extends Row>(sql: string, params: Params = []) => {
         try {
-          return (await client.query<R>(sql, params as unknown[])).rows;
+          return (await client.query<R>(statement(sql, params))).rows;
         } catch (err) {
           if (sqlState(err) === undefined) lost ??= err instanceof Error ? err : new Error(String(err));
+          // Inside a transaction the failure stands (the transaction is aborted); the next attempt runs unnamed.
+          stale(err, sql);
           throw translate(err);
         }
       };

@@ -87,6 +87,48 @@ function defineSuites(): void {
     });
   });
 
+  describe('PostgreSQL prepared statements', () => {
+    const preparedOn = async (store: TaskStore & { pool: pg.Pool }): Promise<string[]> => {
+      const { rows } = await store.pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+      return rows.map((r) => r.name);
+    };
+
+    it('runs statements with parameters as named prepared statements, unless turned off', async () => {
+      const schema = freshSchema();
+      // One connection each, so the statements listed are those the store ran.
+      const prepared = open({ schema, poolSize: 1 });
+      const plain = open({ schema, poolSize: 1, preparedStatements: false });
+      for (const store of [prepared, plain]) {
+        const task = await store.create(newTask({ createdAt: T0 }));
+        expect(await store.get(task.id, ALICE, T0 + 1)).toMatchObject({ id: task.id, status: 'working' });
+        expect(await store.get(task.id, ALICE, T0 + 2)).toMatchObject({ id: task.id });
+      }
+      const names = await preparedOn(prepared);
+      expect(names.filter((n) => n.startsWith('dmcp_')).length).toBeGreaterThanOrEqual(2);
+      expect(await preparedOn(plain)).toEqual([]);
+    });
+
+    it('runs a statement again, unprepared, when another process changed the shape of its result', async () => {
+      const schema = freshSchema();
+      const store = open({ schema, poolSize: 1 });
+      const sessions = store.sessions;
+      if (sessions === undefined) throw new Error('expected sessions');
+      const id = `s-${randomBytes(6).toString('hex')}`;
+      await sessions.createSession({
+        id,
+        owner: ALICE,
+        state: { n: 1 },
+        createdAt: T0,
+        expiresAt: T0 + 60_000,
+      });
+      expect(await sessions.getSession(id, ALICE)).toMatchObject({ id, state: { n: 1 } });
+      // What a later migration run by another replica might do: the prepared `SELECT *` now returns more columns.
+      await admin.query(`ALTER TABLE ${pg.escapeIdentifier(schema)}.sessions ADD COLUMN note text`);
+      expect(await sessions.getSession(id, ALICE)).toMatchObject({ id, state: { n: 1 } });
+      expect(await sessions.getSession(id, ALICE)).toMatchObject({ id, state: { n: 1 } });
+    });
+  });
+
   describe('PostgreSQL task store with several instances', () => {
     it('hands each of 200 tasks to exactly one claimer across two pools claiming at once', async () => {
       const schema = freshSchema();
@@ -182,7 +224,9 @@ function defineSuites(): void {
       const query = vi.spyOn(store.pool, 'query');
       const tasks = Array.from({ length: 100 }, (_, i) => newTask({ createdAt: T0 + i }));
       const created = await Promise.all(tasks.map((task) => store.create(task)));
-      const inserts = query.mock.calls.filter(([sql]) => String(sql).includes('INSERT INTO')).length;
+      const textOf = (q: unknown): string =>
+        typeof q === 'string' ? q : String((q as { text?: unknown }).text);
+      const inserts = query.mock.calls.filter(([q]) => textOf(q).includes('INSERT INTO')).length;
       query.mockRestore();
       expect(created.map((s) => s.id)).toEqual(tasks.map((t) => t.id));
       expect(inserts).toBeGreaterThan(0);

@@ -48,6 +48,11 @@ export interface PostgresTaskStoreOptions {
   pollMs?: number;
   /** Apply pending migrations before the first statement (default true; false when `durable-mcp migrate` runs). */
   migrate?: boolean;
+  /**
+   * Run statements as named prepared statements, parsed and planned once per connection (default true). Turn off
+   * behind a connection pooler that does not keep prepared statements (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
 const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
@@ -83,6 +88,7 @@ export function createPostgresTaskStore(
   const db = createDb({
     pool,
     ownsPool,
+    preparedStatements: options.preparedStatements,
     prepare: options.migrate === false ? undefined : () => migrate(pool, names.schema).then(() => undefined),
   });
   // This instance's id travels in its notifications, so it can ignore them when they come back.
