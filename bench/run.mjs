@@ -2013,8 +2013,6 @@ function summarizeMemory(scenario, list) {
 
 /** A latency row: percentiles over every event of every round (not medians of per-round percentiles). */
 function summarizeLatency(scenario, list) {
-  const all = list.flatMap((x) => x.latencies).sort((a, b) => a - b);
-  const p99s = list.map((x) => x.p99);
   const extra = (field) =>
     list.every((x) => x[field] !== undefined)
       ? Math.round(median(list.map((x) => x[field])) * 1000) / 1000
@@ -2025,23 +2023,11 @@ function summarizeLatency(scenario, list) {
     baseline: scenario.baseline,
     kind: 'latency',
     unit: 'ms per event',
-    samples: list.map(
-      ({
-        latencies: _latencies,
-        byStatus: _byStatus,
-        fromCause: _fromCause,
-        pollRtt: _pollRtt,
-        discovered: _discovered,
-        serverShare: _serverShare,
-        stepWaits: _stepWaits,
-        ...rest
-      }) => rest,
+    // Per round, its figures without the per-event lists (those are pooled below).
+    samples: list.map((x) =>
+      Object.fromEntries(Object.entries(x).filter(([, v]) => typeof v !== 'object' || v === null)),
     ),
-    events: all.length,
-    p50: percentile(all, 0.5),
-    p99: percentile(all, 0.99),
-    max: Math.round(all[all.length - 1] * 1000) / 1000,
-    p99Range: { min: Math.min(...p99s), max: Math.max(...p99s) },
+    ...pooledStats(list.map((x) => x.latencies)),
     ...(list.some((x) => x.byStatus !== undefined)
       ? {
           byStatus: pooledByStatus(list, 'byStatus'),

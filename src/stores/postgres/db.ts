@@ -55,7 +55,7 @@ export function createDb({ pool, ownsPool, prepare, preparedStatements = true }:
   /** Whether `err` says that the named statement of `sql` went stale (and stops naming it). */
   const stale = (err: unknown, sql: string): boolean => {
     const code = sqlState(err);
-    if (code === undefined || !STALE_STATEMENT.has(code) || !names.has(sql)) return false;
+    if (code === undefined || !STALE_STATEMENT.has(code) || !names.has(sql) || unnamed.has(sql)) return false;
     if (code === '0A000' && !/cached plan/i.test((err as Error).message)) return false;
     unnamed.add(sql);
     return true;
