@@ -91,9 +91,11 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
           result: undefined,
           error: undefined,
         };
-        expect(created).toEqual(expected);
+        // The revision is the store's own (optional) numbering: the same for both, whatever its value.
+        const { revision, ...fields } = created;
+        expect(fields).toEqual(expected);
         const got = await snap(task.id, T0 + 1);
-        expect(got).toEqual(expected);
+        expect(got).toEqual(revision === undefined ? expected : { ...expected, revision });
         expect(got.result).toBeUndefined();
         expect(got.error).toBeUndefined();
       });
@@ -855,6 +857,54 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
         await store.finish(run.id, run.token, { kind: 'cancelled' }, t + 2);
         await store.create(newTask());
         expect(seen).toEqual([]);
+      });
+    });
+
+    describe('committed snapshots', () => {
+      it('numbers every write, and carries in its changes only snapshots equal to what get then answers', async () => {
+        const seen: TaskChange[] = [];
+        const unsubscribe = store.changes?.subscribe((c) => seen.push(c));
+        const revisions: (number | undefined)[] = [];
+        /** After a write of `id`: its changes' committed snapshots are what get answers now. */
+        const check = async (id: string, at: number): Promise<void> => {
+          const now = await snap(id, at);
+          revisions.push(now.revision);
+          for (const c of seen.splice(0)) {
+            if (c.committed === undefined) continue;
+            expect(c.taskId).toBe(id);
+            expect(c.committed.snapshot).toEqual(now);
+            expect(c.committed.expiresAt).toBe(now.ttlMs === null ? null : now.createdAt + now.ttlMs);
+          }
+        };
+        const task = await store.create(newTask({ createdAt: t }));
+        await check(task.id, t);
+        const first = await claim('w1', t);
+        await check(task.id, t);
+        expect(await store.setStatusMessage(task.id, first.token, 'Halfway.', t + 1)).toBe(true);
+        await check(task.id, t + 1);
+        const requests = { k: { method: 'elicitation/create', key: 'k' } };
+        await store.finish(task.id, first.token, { kind: 'input_required', requests }, t + 2);
+        await check(task.id, t + 2);
+        await store.answer(task.id, ALICE, { k: { action: 'accept' } }, t + 3);
+        await check(task.id, t + 3);
+        const second = await claim('w1', t + 4);
+        await check(task.id, t + 4);
+        await store.finish(task.id, second.token, { kind: 'completed', result: { n: 2 } }, t + 5);
+        await check(task.id, t + 5);
+
+        const waiting = await store.create(newTask({ createdAt: t + 6 }));
+        await check(waiting.id, t + 6);
+        await store.requestCancel(waiting.id, ALICE, t + 7);
+        await check(waiting.id, t + 7);
+        unsubscribe?.();
+
+        // A store that numbers its snapshots raises the number with every write.
+        if (revisions[0] !== undefined) {
+          const byTask = [revisions.slice(0, 7), revisions.slice(7)];
+          for (const list of byTask) {
+            for (let i = 1; i < list.length; i++) expect(list[i]).toBeGreaterThan(list[i - 1] as number);
+          }
+        } else expect(revisions.every((r) => r === undefined)).toBe(true);
       });
     });
 

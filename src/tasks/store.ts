@@ -28,6 +28,14 @@ export interface TaskChange {
   /** True when the task became runnable (created, input answered, released, lease expired). */
   runnable: boolean;
   cancelRequested: boolean;
+  /**
+   * The task as this change committed it, when the store had it at hand (the committing statement returned it):
+   * exactly what `get` would answer its owner until `expiresAt` (ms; null: never), after which `get` answers
+   * 'expired'. Lets subscribers of a process skip a read per change. Only for changes whose snapshot is in the
+   * task's own row: never while input_required (the requests are stored apart). A store that sets it numbers every
+   * snapshot it hands out (TaskSnapshot.revision), reads included: changes and reads may arrive out of commit order.
+   */
+  committed?: { snapshot: TaskSnapshot; expiresAt: number | null };
 }
 
 export interface TaskStats {

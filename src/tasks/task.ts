@@ -31,6 +31,12 @@ export interface TaskSnapshot {
   inputRequests: Record<string, JsonMap>;
   result: JsonMap | undefined;
   error: TaskError | undefined;
+  /**
+   * Store-internal, never on the wire: grows with every write of the task, so that snapshots reaching a process
+   * by different paths (a read, a change feed) can be put in commit order. Set by stores whose change feed carries
+   * snapshots (PostgreSQL); absent where every snapshot is a read serialised with the writes (SQLite).
+   */
+  revision?: number;
 }
 
 export interface NewTask {

@@ -1,9 +1,11 @@
 // Push task updates: subscriptions/listen with taskIds and notifications/tasks, over a real port.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStaticTokenAuthenticator } from '../../src/auth/static-tokens.js';
 import {
@@ -17,6 +19,8 @@ import {
   type DurableMcp,
   type TaskStore,
 } from '../../src/index.js';
+import { createPostgresTaskStore } from '../../src/postgres.js';
+import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 import { validateMessage } from '../support/schema.js';
 import { openSse, type SseReader } from '../support/server.js';
 
@@ -183,56 +187,73 @@ const strip = (o: Record<string, unknown> | undefined) => {
   return rest;
 };
 
-describe('notifications/tasks on subscriptions/listen', () => {
-  it('acks first, then streams every transition as the snapshot tasks/get returns, tagged with the subscription id', async () => {
-    const taskId = await create('staged');
-    const foreign = await create('quick', { ms: 200 }, BOB);
-    const stream = await listen([taskId, foreign, 'garbage', `task_${'Z'.repeat(32)}`], ALICE, 'listen-main');
-    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    expect(stream.headers.get('x-accel-buffering')).toBe('no');
-    const ack = (await stream.next()) as Msg;
-    expect(ack.method).toBe('notifications/subscriptions/acknowledged');
-    expect(ack.params).toEqual({ notifications: { taskIds: [taskId] }, _meta: { [SUB]: 'listen-main' } });
+/** Every transition of a task, each pushed as the snapshot tasks/get returns, tagged with the subscription id. */
+const streamsEveryTransition = async () => {
+  const taskId = await create('staged');
+  const foreign = await create('quick', { ms: 200 }, BOB);
+  const stream = await listen([taskId, foreign, 'garbage', `task_${'Z'.repeat(32)}`], ALICE, 'listen-main');
+  expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  expect(stream.headers.get('x-accel-buffering')).toBe('no');
+  const ack = (await stream.next()) as Msg;
+  expect(ack.method).toBe('notifications/subscriptions/acknowledged');
+  expect(ack.params).toEqual({ notifications: { taskIds: [taskId] }, _meta: { [SUB]: 'listen-main' } });
 
-    const seen: string[] = [];
-    for (;;) {
-      const msg = (await stream.next(5_000)) as Msg | undefined;
-      expect(msg).toBeDefined();
-      expect(validateMessage(msg, { tasksNegotiated: true })).toEqual([]);
-      expect(msg?.method).toBe('notifications/tasks');
-      expect(msg?.params?._meta).toEqual({ [SUB]: 'listen-main' });
-      expect(msg?.params?.taskId).toBe(taskId);
-      const status = String(msg?.params?.status);
-      // The pushed snapshot is exactly what tasks/get says right now (no transition is in flight here).
-      const got = await rpc('tasks/get', { taskId });
-      if (got.json.result?.status === status) expect(strip(msg?.params)).toEqual(strip(got.json.result));
-      if (seen[seen.length - 1] !== status) seen.push(status);
-      if (status === 'input_required') {
-        expect(Object.keys(msg?.params?.inputRequests as object)).toEqual(['go']);
-        await rpc('tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: {} } } });
-      }
-      if (status === 'completed') break;
+  const seen: string[] = [];
+  for (;;) {
+    const msg = (await stream.next(5_000)) as Msg | undefined;
+    expect(msg).toBeDefined();
+    expect(validateMessage(msg, { tasksNegotiated: true })).toEqual([]);
+    expect(msg?.method).toBe('notifications/tasks');
+    expect(msg?.params?._meta).toEqual({ [SUB]: 'listen-main' });
+    expect(msg?.params?.taskId).toBe(taskId);
+    const status = String(msg?.params?.status);
+    // The pushed snapshot is exactly what tasks/get says right now (no transition is in flight here).
+    const got = await rpc('tasks/get', { taskId });
+    if (got.json.result?.status === status) expect(strip(msg?.params)).toEqual(strip(got.json.result));
+    if (seen[seen.length - 1] !== status) seen.push(status);
+    if (status === 'input_required') {
+      expect(Object.keys(msg?.params?.inputRequests as object)).toEqual(['go']);
+      await rpc('tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: {} } } });
     }
-    expect(seen).toEqual(['working', 'input_required', 'working', 'completed']);
-    // Bob's task finished meanwhile; it never appears, nor any progress/log notification.
-    await sleep(300);
-    const rest = (await stream.drain(200)) as Msg[];
-    expect(rest.every((m) => m.method === 'notifications/tasks' && m.params?.taskId === taskId)).toBe(true);
-    stream.close();
-  });
+    if (status === 'completed') break;
+  }
+  expect(seen).toEqual(['working', 'input_required', 'working', 'completed']);
+  // Bob's task finished meanwhile; it never appears, nor any progress/log notification.
+  await sleep(300);
+  const rest = (await stream.drain(200)) as Msg[];
+  expect(rest.every((m) => m.method === 'notifications/tasks' && m.params?.taskId === taskId)).toBe(true);
+  stream.close();
+};
 
-  it('streams a cancellation', async () => {
-    const taskId = await create('quick', { ms: 30_000 });
+/** The cancel of a running task (its run ends it) and of one waiting for input (ended at once). */
+const streamsACancellation = async () => {
+  for (const [tool, before] of [
+    ['quick', 'working'],
+    ['staged', 'input_required'],
+  ] as const) {
+    const taskId = await create(tool, { ms: 30_000 });
     const stream = await listen([taskId]);
     expect(((await stream.next()) as Msg).method).toBe('notifications/subscriptions/acknowledged');
-    expect(((await stream.next()) as Msg).params?.status).toBe('working');
-    await rpc('tasks/cancel', { taskId });
     let last: Msg | undefined;
+    do last = (await stream.next(5_000)) as Msg | undefined;
+    while (last !== undefined && last.params?.status !== before);
+    expect(last?.params?.status).toBe(before);
+    await rpc('tasks/cancel', { taskId });
     do last = (await stream.next(5_000)) as Msg | undefined;
     while (last !== undefined && last.params?.status !== 'cancelled');
     expect(last?.params?.status).toBe('cancelled');
+    expect(strip(last?.params)).toEqual(strip((await rpc('tasks/get', { taskId })).json.result));
     stream.close();
-  });
+  }
+};
+
+describe('notifications/tasks on subscriptions/listen', () => {
+  it(
+    'acks first, then streams every transition as the snapshot tasks/get returns, tagged with the subscription id',
+    streamsEveryTransition,
+  );
+
+  it('streams a cancellation', streamsACancellation);
 
   it('needs the tasks extension for taskIds (-32021), and sends keep-alive comments', async () => {
     const r = await fetch(url, {
@@ -297,6 +318,53 @@ describe('notifications/tasks on subscriptions/listen', () => {
     gc();
     expect(process.memoryUsage().heapUsed - baseHeap).toBeLessThan(32 * 1024 * 1024);
   }, 60_000);
+});
+
+// On PostgreSQL a change committed by this process carries its snapshot (no read); the events must not differ.
+await withPostgres('push from a PostgreSQL store', () => {
+  describe('notifications/tasks on subscriptions/listen, PostgreSQL store', () => {
+    const schema = `dmcp_push_${randomBytes(5).toString('hex')}`;
+    let sqliteUrl: string;
+    let pgRuntime: DurableMcp;
+    let closePg: () => Promise<void>;
+
+    beforeAll(async () => {
+      pgRuntime = createDurableMcp({
+        toolSets: [{ tools: [staged, quick] }],
+        store: createPostgresTaskStore({ connectionString: TEST_POSTGRES_URL, schema, poolSize: 4 }),
+        tasks: { tasksGetRate: false },
+        worker: { concurrency: 4, pollMs: 50 },
+      });
+      const running = await listenHttp(
+        createHttpHandler({
+          server: pgRuntime.server,
+          authenticator: createStaticTokenAuthenticator(join(dir, 'tokens.json')),
+          origin: { allowedHosts: LOOPBACK_HOSTS },
+        }),
+        '127.0.0.1',
+        0,
+      );
+      sqliteUrl = url;
+      url = running.url;
+      closePg = () => running.close(500);
+    });
+    afterAll(async () => {
+      url = sqliteUrl;
+      await closePg();
+      await pgRuntime.close(500);
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+      await admin.end();
+    });
+
+    it(
+      'acks first, then streams every transition as the snapshot tasks/get returns, tagged with the subscription id',
+      streamsEveryTransition,
+    );
+
+    it('streams a cancellation', streamsACancellation);
+  });
 });
 
 describe('graceful shutdown', () => {

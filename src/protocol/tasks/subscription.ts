@@ -1,6 +1,6 @@
 // `taskIds` on subscriptions/listen: a snapshot of each owned task at once, then one per committed change.
 import { isTaskIdShape } from '../../tasks/ids.js';
-import type { TaskStore } from '../../tasks/store.js';
+import type { TaskChange, TaskStore } from '../../tasks/store.js';
 import type { LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
@@ -12,6 +12,32 @@ import { toDetailedTask } from './task-wire.js';
 
 export const MAX_TASK_IDS = 1_000;
 
+/** Per subscribed task: at most one snapshot in flight, and what the next one must come from. */
+interface PushState {
+  sending: boolean;
+  /** A change arrived while a snapshot was in flight: send again. */
+  dirty: boolean;
+  /** A change without its snapshot arrived: the next snapshot is read from the store. */
+  needsRead: boolean;
+  /** The newest snapshot a change carried, not sent yet. */
+  carried: TaskChange['committed'];
+  /** The revision of the last snapshot sent, if the store numbers them. */
+  sentRevision: number | undefined;
+}
+
+const stateOf = (state: Map<string, PushState>, id: string): PushState => {
+  let s = state.get(id);
+  if (s === undefined) {
+    s = { sending: false, dirty: false, needsRead: false, carried: undefined, sentRevision: undefined };
+    state.set(id, s);
+  }
+  return s;
+};
+
+/** Whether `a` is an earlier state of the task than `b` (only stores that number their writes can tell). */
+const isOlder = (a: TaskSnapshot, b: TaskSnapshot): boolean =>
+  a.revision !== undefined && b.revision !== undefined && a.revision < b.revision;
+
 /**
  * Every accepted task gets at most one snapshot in flight; changes that arrive meanwhile only mark it dirty, so a
  * slow client receives the latest state, never a growing queue.
@@ -21,7 +47,7 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
   const reads = new Map<string, Promise<TaskSnapshot | LookupMiss>>();
   const keyOf = (id: string, owner: TaskOwner): string =>
     `${id}\u0000${owner.tenant}\u0000${owner.principal}`;
-  const read = (id: string, owner: TaskOwner): Promise<TaskSnapshot | LookupMiss> => {
+  const readTask = (id: string, owner: TaskOwner): Promise<TaskSnapshot | LookupMiss> => {
     const key = keyOf(id, owner);
     let pending = reads.get(key);
     if (pending === undefined) {
@@ -56,13 +82,35 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
         if (isTaskIdShape(id) && typeof (await store.get(id, owner, now())) !== 'string') accepted.push(id);
       }
       const watched = new Set(accepted);
-      const state = new Map<string, { sending: boolean; dirty: boolean }>();
+      const state = new Map<string, PushState>();
       let stopped = false;
       let unsubscribe: (() => void) | undefined;
 
+      /** The next snapshot to send: the carried one when no read is needed, else a read (or a newer carried). */
+      const next = async (s: PushState, id: string): Promise<TaskSnapshot | LookupMiss> => {
+        const carried = s.carried;
+        s.carried = undefined;
+        if (carried !== undefined && !s.needsRead) {
+          if (carried.expiresAt === null || carried.expiresAt > now()) return carried.snapshot;
+        }
+        s.needsRead = false;
+        let read: TaskSnapshot | LookupMiss;
+        try {
+          read = await readTask(id, owner);
+        } catch (err) {
+          // The store did not answer: the carried state is still one that was committed.
+          if (carried !== undefined) return carried.snapshot;
+          throw err;
+        }
+        // A read that set out before the commit of the carried snapshot is older than it.
+        if (carried !== undefined && typeof read !== 'string' && isOlder(read, carried.snapshot)) {
+          return carried.snapshot;
+        }
+        return read;
+      };
+
       const push = async (id: string): Promise<void> => {
-        let s = state.get(id);
-        if (s === undefined) state.set(id, (s = { sending: false, dirty: false }));
+        const s = stateOf(state, id);
         if (s.sending) {
           s.dirty = true;
           return;
@@ -73,12 +121,16 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
             s.dirty = false;
             await scope.whenWritable();
             if (stopped) return;
-            const snapshot = await read(id, owner);
+            const snapshot = await next(s, id);
             if (stopped) return;
             if (typeof snapshot === 'string') {
               watched.delete(id); // expired or purged: nothing more will come
               return;
             }
+            // Never a state older than one already sent (changes and reads can arrive out of commit order).
+            const { revision } = snapshot;
+            if (revision !== undefined && s.sentRevision !== undefined && revision < s.sentRevision) continue;
+            s.sentRevision = revision;
             send('notifications/tasks', toDetailedTask(snapshot) as JsonObject);
           } while (s.dirty);
         } catch {
@@ -96,6 +148,13 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
             if (!watched.has(change.taskId)) return;
             // A read started before this change must not be shared with pushes caused by it.
             reads.delete(keyOf(change.taskId, owner));
+            const s = stateOf(state, change.taskId);
+            const committed = change.committed;
+            // A change that carries the task as committed spares a read; one that does not needs one.
+            if (committed === undefined) s.needsRead = true;
+            else if (s.carried === undefined || !isOlder(committed.snapshot, s.carried.snapshot)) {
+              s.carried = committed;
+            }
             void push(change.taskId);
           });
           for (const id of accepted) void push(id);

@@ -5,7 +5,7 @@ import type { StoreChangeFeed } from './change-feed.js';
 import type { PayloadCodec } from './codec.js';
 import type { Db, Params } from './db.js';
 import type { Queries } from './queries.js';
-import { toNumber } from './rows.js';
+import { toNumber, toNumberOrNull, toSnapshot, type SnapshotColumns } from './rows.js';
 
 export interface StoreContext {
   db: Db;
@@ -16,17 +16,38 @@ export interface StoreContext {
 
 /**
  * Runs one statement whose rows are its notifications (none when its condition did not hold); once it has
- * committed, emits `change` to this process's subscribers. True when it wrote.
+ * committed, emits `change` to this process's subscribers, with the task as committed when the statement returned
+ * it (withCommitted). True when it wrote.
  */
 export async function writeAndNotify(
-  { db, feed }: StoreContext,
+  { db, feed, codec }: StoreContext,
   sql: string,
   params: Params,
   change: TaskChange,
 ): Promise<boolean> {
-  const rows = await db.query(sql, params);
-  if (rows.length > 0) feed.emitLocal([change]);
-  return rows.length > 0;
+  const [row] = await db.query<Partial<SnapshotColumns>>(sql, params);
+  if (row !== undefined) feed.emitLocal([withCommitted(change, row, codec.open)]);
+  return row !== undefined;
+}
+
+/**
+ * `change` carrying the snapshot of `row` (TaskChange.committed) when the row holds all of it: the statement
+ * returned SNAPSHOT_COLUMNS and the task is not waiting for input (its requests live in task_inputs). Otherwise,
+ * or if the payload cannot be opened, `change` as is: subscribers then read the task.
+ */
+export function withCommitted(
+  change: TaskChange,
+  row: Partial<SnapshotColumns> | undefined,
+  open: (sealed: string) => string,
+): TaskChange {
+  if (row?.status === undefined || row.revision === undefined || row.status === 'input_required')
+    return change;
+  try {
+    const snapshot = toSnapshot(row as SnapshotColumns, open);
+    return { ...change, committed: { snapshot, expiresAt: toNumberOrNull(row.expires_at ?? null) } };
+  } catch {
+    return change;
+  }
 }
 
 /** Why an owner-scoped lookup found nothing usable at `now`, or undefined when the row is live. */

@@ -107,6 +107,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       CREATE INDEX session_requests_opened ON ${s}.session_requests (opened_at);
     `,
   },
+  {
+    version: 6,
+    name: 'task-revision',
+    // Orders the snapshots a process gets from its own commits and from reads (no table rewrite: constant default).
+    sql: (s) => `ALTER TABLE ${s}.tasks ADD COLUMN revision bigint NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

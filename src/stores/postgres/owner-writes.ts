@@ -2,8 +2,8 @@
 // first read to the commit, so a concurrent completion, cancel or answer waits and then re-checks its condition.
 import type { AnswerResult, CancelResult } from '../../tasks/store.js';
 import type { JsonMap, TaskOwner } from '../../tasks/task.js';
-import { missOf, type StoreContext } from './context.js';
-import { toNumber } from './rows.js';
+import { missOf, withCommitted, type StoreContext } from './context.js';
+import { toNumber, type SnapshotColumns } from './rows.js';
 
 interface LockedRow {
   [column: string]: unknown;
@@ -23,6 +23,7 @@ export async function answerInputs(
 ): Promise<AnswerResult> {
   const keys = Object.keys(responses);
   let changed = false;
+  let touched: SnapshotColumns | undefined;
   const result = await db.tx(async (run): Promise<AnswerResult> => {
     const [row] = await run<LockedRow>(q.lockOwned, [id, owner.tenant, owner.principal]);
     const miss = missOf(row, now);
@@ -38,22 +39,25 @@ export async function answerInputs(
     ]);
     if (counts === undefined || counts.answered === 0) return { ok: true, resumed: false };
     const resumed = counts.open_before === counts.answered;
-    await run(q.touchAfterAnswer, [id, now, resumed]);
+    [touched] = await run<SnapshotColumns>(q.touchAfterAnswer, [id, now, resumed]);
     changed = true;
     return { ok: true, resumed };
   });
-  if (changed && result.ok)
-    feed.emitLocal([{ taskId: id, runnable: result.resumed, cancelRequested: false }]);
+  if (changed && result.ok) {
+    const change = { taskId: id, runnable: result.resumed, cancelRequested: false };
+    feed.emitLocal([withCommitted(change, touched, codec.open)]);
+  }
   return result;
 }
 
 export async function requestCancel(
-  { db, q, feed }: StoreContext,
+  { db, q, feed, codec }: StoreContext,
   id: string,
   owner: TaskOwner,
   now: number,
 ): Promise<CancelResult> {
   let changed = false;
+  let cancelled: SnapshotColumns | undefined;
   const result = await db.tx(async (run): Promise<CancelResult> => {
     const [row] = await run<LockedRow>(q.lockOwned, [id, owner.tenant, owner.principal]);
     const miss = missOf(row, now);
@@ -67,9 +71,12 @@ export async function requestCancel(
       await run(q.flagCancel, [id]);
       return { ok: true, cancelledNow: false, running: true };
     }
-    await run(q.cancelNow, [id, now]);
+    [cancelled] = await run<SnapshotColumns>(q.cancelNow, [id, now]);
     return { ok: true, cancelledNow: true, running: false };
   });
-  if (changed) feed.emitLocal([{ taskId: id, runnable: false, cancelRequested: true }]);
+  if (changed) {
+    const change = { taskId: id, runnable: false, cancelRequested: true };
+    feed.emitLocal([withCommitted(change, cancelled, codec.open)]);
+  }
   return result;
 }

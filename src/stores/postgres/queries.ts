@@ -1,11 +1,19 @@
 // SQL text of the PostgreSQL task store. Every write after a claim is fenced by the attempt number and a held
 // lease; writes that change a task also pg_notify in the same statement, so the notice is sent only on commit.
+// Every UPDATE of a task bumps its revision.
 import pg from 'pg';
 import type { SchemaNames } from './names.js';
 
 const NON_TERMINAL = `status IN ('working','input_required')`;
 /** The fence: the run holding `token` still owns a lease on a working task. */
 const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease_owner IS NOT NULL`;
+
+/**
+ * What a statement that commits a change returns so the change can carry the task's snapshot (TaskChange.committed;
+ * rows.ts SnapshotColumns): the row as the statement left it.
+ */
+const SNAPSHOT_COLUMNS = `id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at,
+  result, error, revision`;
 
 /**
  * The owner test of a lookup by id ($2 tenant, $3 principal). Written as `(…) IS TRUE` (the columns are NOT NULL,
@@ -60,7 +68,8 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         LIMIT $4
         FOR UPDATE SKIP LOCKED
       ), claimed AS (
-        UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1
+        UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1,
+          revision = t.revision + 1
         FROM candidate c WHERE t.id = c.id
         RETURNING t.*, c.lease_owner AS previous_owner
       )
@@ -71,7 +80,8 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
           FROM ${s}.task_inputs i WHERE i.task_id = c.id) AS inputs
       FROM claimed c`,
 
-    renew: `UPDATE ${s}.tasks SET lease_until = $3 WHERE ${FENCED} RETURNING cancel_requested`,
+    renew: `
+      UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1 WHERE ${FENCED} RETURNING cancel_requested`,
 
     /** FOR SHARE holds off a takeover until the step is written; a stale token finds no row. */
     saveStep: `
@@ -82,20 +92,22 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
 
     setStatusMessage: `
       WITH u AS (
-        UPDATE ${s}.tasks SET status_message = $3, updated_at = $4 WHERE ${FENCED} RETURNING id
-      ) SELECT ${notify('u.id', 'false', 'false')} FROM u`,
+        UPDATE ${s}.tasks SET status_message = $3, updated_at = $4, revision = revision + 1 WHERE ${FENCED}
+        RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
 
     /** $3 status, $4 result, $5 error, $6 status message (null keeps it), $7 now. */
     terminal: `
       WITH u AS (
         UPDATE ${s}.tasks SET status = $3, result = $4, error = $5, status_message = COALESCE($6, status_message),
-          updated_at = $7, runnable = false, lease_owner = NULL, lease_until = NULL
-        WHERE ${FENCED} RETURNING id
-      ) SELECT ${notify('u.id', 'false', 'false')} FROM u`,
+          updated_at = $7, runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
+        WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
 
     release: `
       WITH u AS (
-        UPDATE ${s}.tasks SET lease_owner = NULL, lease_until = NULL WHERE ${FENCED} RETURNING id
+        UPDATE ${s}.tasks SET lease_owner = NULL, lease_until = NULL, revision = revision + 1 WHERE ${FENCED}
+        RETURNING id
       ) SELECT ${notify('u.id', 'true', 'false')} FROM u`,
 
     /**
@@ -108,7 +120,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         UPDATE ${s}.tasks SET
           status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'input_required' END,
           status_message = COALESCE($3, status_message), updated_at = $4,
-          runnable = false, lease_owner = NULL, lease_until = NULL
+          runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
         WHERE ${FENCED} RETURNING id
       ), asked AS (
         INSERT INTO ${s}.task_inputs AS i (task_id, key, request, asked_at)
@@ -140,20 +152,20 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
       WITH u AS (
         UPDATE ${s}.tasks SET updated_at = $2,
           status = CASE WHEN $3::boolean THEN 'working' ELSE status END,
-          runnable = CASE WHEN $3::boolean THEN true ELSE runnable END
-        WHERE id = $1 RETURNING id
-      ) SELECT ${notify('u.id', '$3::boolean', 'false')} FROM u`,
+          runnable = CASE WHEN $3::boolean THEN true ELSE runnable END, revision = revision + 1
+        WHERE id = $1 RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', '$3::boolean', 'false')} FROM u`,
 
     flagCancel: `
-      WITH u AS (UPDATE ${s}.tasks SET cancel_requested = true WHERE id = $1 RETURNING id)
+      WITH u AS (UPDATE ${s}.tasks SET cancel_requested = true, revision = revision + 1 WHERE id = $1 RETURNING id)
       SELECT ${notify('u.id', 'false', 'true')} FROM u`,
 
     cancelNow: `
       WITH u AS (
         UPDATE ${s}.tasks SET status = 'cancelled', cancel_requested = true, runnable = false,
-          lease_owner = NULL, lease_until = NULL, updated_at = $2
-        WHERE id = $1 AND ${NON_TERMINAL} RETURNING id
-      ) SELECT ${notify('u.id', 'false', 'true')} FROM u`,
+          lease_owner = NULL, lease_until = NULL, updated_at = $2, revision = revision + 1
+        WHERE id = $1 AND ${NON_TERMINAL} RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', 'false', 'true')} FROM u`,
 
     /**
      * $1 error, $2 now. SKIP LOCKED: rows another replica is expiring (or a run is finishing) right now are left
@@ -166,7 +178,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         FOR UPDATE SKIP LOCKED
       ), e AS (
         UPDATE ${s}.tasks t SET status = 'failed', error = $1, status_message = 'Task expired before it finished.',
-          updated_at = $2, runnable = false, lease_owner = NULL, lease_until = NULL
+          updated_at = $2, runnable = false, lease_owner = NULL, lease_until = NULL, revision = t.revision + 1
         FROM due WHERE t.id = due.id RETURNING t.id
       ) SELECT e.id, ${notify('e.id', 'false', 'true')} FROM e`,
 

@@ -27,8 +27,26 @@ export interface TaskRow {
   lease_owner: string | null;
   lease_until: Int8 | null;
   sealed: boolean;
+  /** Grows with every UPDATE of the row (migration 6). */
+  revision: Int8;
   [column: string]: unknown;
 }
+
+/** The columns a snapshot is built from, as the statements that commit a change return them (SNAPSHOT_COLUMNS). */
+export type SnapshotColumns = Pick<
+  TaskRow,
+  | 'id'
+  | 'status'
+  | 'status_message'
+  | 'created_at'
+  | 'updated_at'
+  | 'ttl_ms'
+  | 'poll_interval_ms'
+  | 'expires_at'
+  | 'result'
+  | 'error'
+  | 'revision'
+>;
 
 /** `[key, request]` pairs of outstanding inputs, in asking order (json_agg). */
 export type OutstandingList = [string, string | null][] | null;
@@ -49,9 +67,12 @@ export const toNumber = (v: Int8): number => (typeof v === 'number' ? v : Number
 export const toNumberOrNull = (v: Int8 | null): number | null => (v === null ? null : toNumber(v));
 
 /** `open` decrypts sealed payloads (identity when the store has no cipher). */
-export function toSnapshot(row: SnapshotRow | TaskRow, open: (s: string) => string): TaskSnapshot {
+export function toSnapshot(
+  row: SnapshotColumns & { outstanding?: OutstandingList },
+  open: (s: string) => string,
+): TaskSnapshot {
   const inputRequests: Record<string, JsonMap> = {};
-  const outstanding = (row as Partial<SnapshotRow>).outstanding ?? [];
+  const outstanding = row.outstanding ?? [];
   if (row.status === 'input_required') {
     for (const [key, request] of outstanding) {
       if (request !== null) inputRequests[key] = JSON.parse(open(request)) as JsonMap;
@@ -68,6 +89,7 @@ export function toSnapshot(row: SnapshotRow | TaskRow, open: (s: string) => stri
     inputRequests,
     result: row.result === null ? undefined : (JSON.parse(open(row.result)) as JsonMap),
     error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
+    revision: toNumber(row.revision),
   };
 }
 

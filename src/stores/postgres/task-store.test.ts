@@ -298,8 +298,8 @@ function defineSuites(): void {
     };
     const delivered = (seen: TaskChange[], taskId: string) => () =>
       seen.some((c) => c.taskId === taskId) ? true : undefined;
-
-    it('delivers a change made through store A to a subscriber of store B within a second, once', async () => {
+    /** Two stores on a fresh schema, each with a subscriber recording its changes, both listening. */
+    const twoListening = async () => {
       const schema = freshSchema();
       const a = open({ schema });
       const b = open({ schema });
@@ -309,6 +309,11 @@ function defineSuites(): void {
       a.changes?.subscribe((c) => seenA.push(c));
       b.changes?.subscribe((c) => seenB.push(c));
       await waitFor(async () => ((await listenPids(schema)).length === 2 ? true : undefined));
+      return { a, b, seenA, seenB };
+    };
+
+    it('delivers a change made through store A to a subscriber of store B within a second, once', async () => {
+      const { a, b, seenA, seenB } = await twoListening();
 
       const started = Date.now();
       const task = await a.create(newTask());
@@ -329,6 +334,25 @@ function defineSuites(): void {
         { taskId: task.id, runnable: false, cancelRequested: false },
       ]);
       expect(seenB).toHaveLength(3);
+    });
+
+    it("carries the committed task in the changes of its own writes, never in those heard from another's", async () => {
+      const { a, seenA, seenB } = await twoListening();
+
+      const task = await a.create(newTask({ createdAt: T0, ttlMs: 60_000 }));
+      const run = await a.claim('w', 1_000, T0);
+      await a.setStatusMessage(task.id, run?.token ?? 0, 'Halfway.', T0 + 1);
+      await a.finish(task.id, run?.token ?? 0, { kind: 'completed', result: { n: 7 } }, T0 + 2);
+      const done = await a.get(task.id, ALICE, T0 + 3);
+      const carried = seenA.filter((c) => c.committed !== undefined).map((c) => c.committed);
+      expect(carried).toHaveLength(2);
+      expect(carried[0]?.snapshot).toMatchObject({ status: 'working', statusMessage: 'Halfway.' });
+      expect(carried[1]).toEqual({ snapshot: done, expiresAt: T0 + 60_000 });
+      expect(carried[1]?.snapshot.revision).toBeGreaterThan(carried[0]?.snapshot.revision ?? Infinity);
+
+      // B hears the same changes through NOTIFY, without snapshots: its subscribers read.
+      await waitFor(() => (seenB.length === 3 ? true : undefined), 1_000);
+      expect(seenB.every((c) => c.committed === undefined)).toBe(true);
     });
 
     it('reconnects its LISTEN connection after the backend is killed, and delivers again', async () => {
