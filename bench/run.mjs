@@ -60,8 +60,13 @@ const PUSH_TARGET = {
   p99Ratio: 1,
   vs: 'poll',
 };
-/** Tasks answered (one at a time) per second of run duration; at least one per group. */
-const PUSH_STEPS_PER_SECOND = 20;
+/**
+ * Tasks answered (one at a time) per second of run duration; at least one per group. A transition's 10 events
+ * arrive together, so the push p99 rests on the slowest 1% of transitions: 300 per default round (3,000 timed
+ * transitions per row) keep it from resting on a handful, as 60 per round did (its ratio to the poller's p99
+ * ranged 0.44–1.37 over repeated runs on a shared 2-core machine; 0.45–0.65 with 300).
+ */
+const PUSH_STEPS_PER_SECOND = 100;
 /** How long a push stream may take to show an expected event before the run fails. */
 const PUSH_TIMEOUT_MS = 10_000;
 /** input_required tasks the sequential tasks/get row rotates through, and its longest run (seconds). */
@@ -1151,8 +1156,8 @@ async function pushLatency(target, _state, seconds) {
       byStatus[status].push(ms);
       slowest.set(id, Math.max(slowest.get(id) ?? 0, ms));
     };
-    for (const st of streams) {
-      // Per answered task this stream watches: the first `working` (unless `completed` came first) and `completed`.
+    // Per stream, per answered task it watches: the first `working` (unless `completed` came first) and `completed`.
+    const seenByStream = streams.map((st) => {
       const seen = new Map();
       for (const { msg, at } of st.recorded()) {
         if (msg.method !== 'notifications/tasks' || !sent.has(msg.params.taskId)) continue;
@@ -1167,6 +1172,23 @@ async function pushLatency(target, _state, seconds) {
           s.doneAt = serverNs(m[1]);
         }
       }
+      return seen;
+    });
+    // With replicas a stamp is when a process learnt of the commit, and another replica's read (set out for an
+    // earlier change) may see the commit and push it before any process has learnt of it: the commit is then no
+    // later than the first event showing it.
+    if (target.urls.length > 1) {
+      for (const seen of seenByStream) {
+        for (const [id, s] of seen) {
+          const at = commits.get(id);
+          if (at === undefined) continue;
+          for (const kind of ['working', 'completed']) {
+            if (s[kind] !== undefined && at[kind] !== undefined) at[kind] = Math.min(at[kind], s[kind]);
+          }
+        }
+      }
+    }
+    for (const seen of seenByStream) {
       for (const [id, s] of seen) {
         const at = commits.get(id);
         if (s.completed === undefined) throw new Error(`stream saw ${id} resume but not complete`);
@@ -2287,6 +2309,9 @@ function latencyTable(rows) {
       "`completed`: the run's final write) to the moment the subscriber parsed it. The commit time is the " +
       "server's CLOCK_MONOTONIC reading in the first listener of the store's change feed, right after the " +
       'commit and before any subscriber is told (bench/push-server.mjs); the client reads the same clock. ' +
+      "With replicas: the earliest such reading over them (a process learns of another's commit through " +
+      'NOTIFY), or the first event showing the change if that came sooner (a read on one replica can see a ' +
+      'commit before any process has learnt of it). ' +
       'Poller: during the same rounds, one more client polls tasks/get of the task being answered, one request ' +
       'at a time, back to back, over its own connection: the round trip a client pays at that load instead of ' +
       'subscribing. The latency rows run in a client process of their own (bench/run.mjs --latency-client), ' +
