@@ -189,6 +189,27 @@ describe('taskIds subscription', () => {
     expect(sent).toEqual(['revision 1', 'revision 2', 'revision 3']);
   });
 
+  it('orders by what it can when a writer does not bump the revision (a replica not yet upgraded)', async () => {
+    const fake = fakeStore();
+    const { sent } = await subscribed(fake);
+    const later = (revision: number) => ({ ...snapshot(revision), statusMessage: `after ${revision}` });
+    // This process commits revision 2; another writer then changes the task without bumping it.
+    fake.emit({ committed: { snapshot: snapshot(2), expiresAt: null } });
+    await settle();
+    fake.emit();
+    await settle();
+    fake.answerRead(later(2));
+    await settle();
+    expect(sent).toEqual(['revision 1', 'revision 2', 'after 2']);
+    // The other way round: the read of the later state goes out before this process's own change arrives.
+    fake.emit();
+    await settle();
+    fake.emit({ committed: { snapshot: snapshot(3), expiresAt: null } });
+    fake.answerRead(later(3));
+    await settle();
+    expect(sent).toEqual(['revision 1', 'revision 2', 'after 2', 'after 3']);
+  });
+
   it('pushes every read where the store does not number its snapshots', async () => {
     const fake = fakeStore();
     fake.current = snapshot(undefined);

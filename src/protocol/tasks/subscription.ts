@@ -34,6 +34,8 @@ const stateOf = (state: Map<string, PushState>, id: string): PushState => {
   return s;
 };
 
+type Next = TaskSnapshot | LookupMiss;
+
 /** Whether `a` is an earlier state of the task than `b` (only stores that number their writes can tell). */
 const isOlder = (a: TaskSnapshot, b: TaskSnapshot): boolean =>
   a.revision !== undefined && b.revision !== undefined && a.revision < b.revision;
@@ -86,27 +88,31 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
       let stopped = false;
       let unsubscribe: (() => void) | undefined;
 
-      /** The next snapshot to send: the carried one when no read is needed, else a read (or a newer carried). */
-      const next = async (s: PushState, id: string): Promise<TaskSnapshot | LookupMiss> => {
+      /**
+       * The next snapshot to send: the carried one when no read is needed, else a read (or a newer carried one).
+       * `carried` tells which it is.
+       */
+      const next = async (s: PushState, id: string): Promise<{ snapshot: Next; carried: boolean }> => {
         const carried = s.carried;
         s.carried = undefined;
         if (carried !== undefined && !s.needsRead) {
-          if (carried.expiresAt === null || carried.expiresAt > now()) return carried.snapshot;
+          if (carried.expiresAt === null || carried.expiresAt > now())
+            return { snapshot: carried.snapshot, carried: true };
         }
         s.needsRead = false;
-        let read: TaskSnapshot | LookupMiss;
+        let read: Next;
         try {
           read = await readTask(id, owner);
         } catch (err) {
           // The store did not answer: the carried state is still one that was committed.
-          if (carried !== undefined) return carried.snapshot;
+          if (carried !== undefined) return { snapshot: carried.snapshot, carried: true };
           throw err;
         }
         // A read that set out before the commit of the carried snapshot is older than it.
         if (carried !== undefined && typeof read !== 'string' && isOlder(read, carried.snapshot)) {
-          return carried.snapshot;
+          return { snapshot: carried.snapshot, carried: true };
         }
-        return read;
+        return { snapshot: read, carried: false };
       };
 
       const push = async (id: string): Promise<void> => {
@@ -121,15 +127,23 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
             s.dirty = false;
             await scope.whenWritable();
             if (stopped) return;
-            const snapshot = await next(s, id);
+            const { snapshot, carried } = await next(s, id);
             if (stopped) return;
             if (typeof snapshot === 'string') {
               watched.delete(id); // expired or purged: nothing more will come
               return;
             }
-            // Never a state older than one already sent (changes and reads can arrive out of commit order).
+            // Never a state older than one already sent (changes and reads can arrive out of commit order), nor
+            // a carried one of the revision already sent: that state went out, or (a writer that does not bump
+            // the revision, during a rolling upgrade) a later one of the same revision did.
             const { revision } = snapshot;
-            if (revision !== undefined && s.sentRevision !== undefined && revision < s.sentRevision) continue;
+            const last = s.sentRevision;
+            if (
+              revision !== undefined &&
+              last !== undefined &&
+              (revision < last || (carried && revision === last))
+            )
+              continue;
             s.sentRevision = revision;
             send('notifications/tasks', toDetailedTask(snapshot) as JsonObject);
           } while (s.dirty);
