@@ -49,6 +49,8 @@ afterEach(async () => {
   }
   for (const store of stores.splice(0)) await store.close();
   rmSync(dir, { recursive: true, force: true });
+  // A leaked timer never goes; a write's busy-retry sleep (at most some 200 ms) may still be ending.
+  for (let i = 0; i < 50 && refTimers() > baselineTimers; i++) await sleep(20);
   expect(refTimers(), 'a worker or run left a timer behind').toBeLessThanOrEqual(baselineTimers);
 });
 
