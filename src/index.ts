@@ -34,7 +34,7 @@ export { createDurableMcp } from './runtime.js';
 export type { DurableMcp, DurableMcpOptions } from './runtime.js';
 export { createWorker } from './worker/worker.js';
 export type { Worker, WorkerOptions } from './worker/worker.js';
-export type { TaskStore, ChangeFeed, TaskChange, TaskPage } from './tasks/store.js';
+export type { TaskStore, ChangeFeed, TaskChange, CommittedTask, TaskPage } from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
 export type { TaskSnapshot, TaskStatus, TaskOwner } from './tasks/task.js';
 export { createTasksExtension } from './protocol/tasks/extension.js';

@@ -872,7 +872,8 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
           for (const c of seen.splice(0)) {
             if (c.committed === undefined) continue;
             expect(c.taskId).toBe(id);
-            expect(c.committed.snapshot).toEqual(now);
+            expect(c.committed.snapshot()).toEqual(now);
+            expect(c.committed.revision).toBe(now.revision);
             expect(c.committed.expiresAt).toBe(now.ttlMs === null ? null : now.createdAt + now.ttlMs);
           }
         };

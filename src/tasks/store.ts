@@ -29,13 +29,24 @@ export interface TaskChange {
   runnable: boolean;
   cancelRequested: boolean;
   /**
-   * The task as this change committed it, when the store had it at hand (the committing statement returned it):
-   * exactly what `get` would answer its owner until `expiresAt` (ms; null: never), after which `get` answers
-   * 'expired'. Lets subscribers of a process skip a read per change. Only for changes whose snapshot is in the
-   * task's own row: never while input_required (the requests are stored apart). A store that sets it numbers every
-   * snapshot it hands out (TaskSnapshot.revision), reads included: changes and reads may arrive out of commit order.
+   * The task as this change committed it, when the store had it at hand (the committing statement returned it).
+   * Lets subscribers of a process skip a read per change. Only for changes whose snapshot is in the task's own
+   * row: never while input_required (the requests are stored apart). A store that sets it numbers every snapshot
+   * it hands out (TaskSnapshot.revision), reads included: changes and reads may arrive out of commit order.
    */
-  committed?: { snapshot: TaskSnapshot; expiresAt: number | null };
+  committed?: CommittedTask;
+}
+
+export interface CommittedTask {
+  /** The snapshot's revision, known without building it. */
+  revision: number;
+  /** Until then (ms; null: never) the snapshot is what `get` answers its owner; after it `get` answers 'expired'. */
+  expiresAt: number | null;
+  /**
+   * Builds the snapshot on first call (decoding its payloads: only a process with subscribers pays for it) and
+   * returns the same one after; undefined when its payloads cannot be decoded (subscribers then read the task).
+   */
+  snapshot(): TaskSnapshot | undefined;
 }
 
 export interface TaskStats {

@@ -1,7 +1,7 @@
 // The taskIds subscription: which snapshot each change is pushed with, and that none goes out of commit order.
 import { describe, expect, it } from 'vitest';
 import { newTaskId } from '../../tasks/ids.js';
-import type { TaskChange, TaskStore } from '../../tasks/store.js';
+import type { CommittedTask, TaskChange, TaskStore } from '../../tasks/store.js';
 import type { LookupMiss, TaskSnapshot } from '../../tasks/task.js';
 import type { RequestScope } from '../scope.js';
 import { createTaskSubscriptions } from './subscription.js';
@@ -64,6 +64,13 @@ function fakeStore() {
   };
 }
 
+/** A change's committed task, as a store that numbers its snapshots carries it. */
+const carry = (s: TaskSnapshot, expiresAt: number | null): CommittedTask => ({
+  revision: s.revision ?? 0,
+  expiresAt,
+  snapshot: () => s,
+});
+
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 async function subscribe(store: TaskStore, now = () => NOW) {
@@ -98,7 +105,7 @@ describe('taskIds subscription', () => {
   it('pushes a change that carries its committed snapshot without reading the store', async () => {
     const fake = fakeStore();
     const { sent } = await subscribed(fake);
-    fake.emit({ committed: { snapshot: snapshot(2), expiresAt: NOW + 60_000 } });
+    fake.emit({ committed: carry(snapshot(2), NOW + 60_000) });
     await settle();
     expect(fake.reads).toHaveLength(0);
     expect(sent).toEqual(['revision 1', 'revision 2']);
@@ -115,14 +122,14 @@ describe('taskIds subscription', () => {
     await settle();
     expect(sent).toEqual(['revision 1', 'revision 2']);
 
-    fake.emit({ committed: { snapshot: snapshot(3), expiresAt: NOW } });
+    fake.emit({ committed: carry(snapshot(3), NOW) });
     await settle();
     expect(fake.reads).toHaveLength(1);
     fake.answerRead('expired');
     await settle();
     expect(sent).toEqual(['revision 1', 'revision 2']);
     // Expired: the task is no longer watched.
-    fake.emit({ committed: { snapshot: snapshot(4), expiresAt: null } });
+    fake.emit({ committed: carry(snapshot(4), null) });
     await settle();
     expect(sent).toEqual(['revision 1', 'revision 2']);
   });
@@ -133,7 +140,7 @@ describe('taskIds subscription', () => {
     // Another process's change (revision 3) is heard before this process's own earlier commit (revision 2).
     fake.emit();
     await settle();
-    fake.emit({ committed: { snapshot: snapshot(2), expiresAt: null } });
+    fake.emit({ committed: carry(snapshot(2), null) });
     fake.answerRead(snapshot(3));
     await settle();
     expect(sent).toEqual(['revision 1', 'revision 3']);
@@ -145,7 +152,7 @@ describe('taskIds subscription', () => {
     const { sent } = await subscribed(fake);
     fake.emit(); // read of revision 2 under way
     await settle();
-    fake.emit({ committed: { snapshot: snapshot(3), expiresAt: null } });
+    fake.emit({ committed: carry(snapshot(3), null) });
     fake.emit(); // and another change to read after it
     fake.answerRead(snapshot(2));
     await settle();
@@ -161,8 +168,8 @@ describe('taskIds subscription', () => {
     const { sent } = await subscribed(fake);
     fake.emit(); // a read is in flight: the carried ones wait
     await settle();
-    fake.emit({ committed: { snapshot: snapshot(4, 'completed'), expiresAt: null } });
-    fake.emit({ committed: { snapshot: snapshot(3), expiresAt: null } });
+    fake.emit({ committed: carry(snapshot(4, 'completed'), null) });
+    fake.emit({ committed: carry(snapshot(3), null) });
     fake.answerRead(snapshot(2));
     await settle();
     expect(sent).toEqual(['revision 1', 'revision 2', 'revision 4']);
@@ -171,7 +178,7 @@ describe('taskIds subscription', () => {
   it('falls back to the carried snapshot when the read it needed fails, and drops nothing else', async () => {
     const fake = fakeStore();
     const { sent } = await subscribed(fake);
-    fake.emit({ committed: { snapshot: snapshot(2), expiresAt: null } });
+    fake.emit({ committed: carry(snapshot(2), null) });
     fake.emit(); // arrives before the push of revision 2 has started: a read is needed
     await settle();
     fake.failRead();
@@ -194,7 +201,7 @@ describe('taskIds subscription', () => {
     const { sent } = await subscribed(fake);
     const later = (revision: number) => ({ ...snapshot(revision), statusMessage: `after ${revision}` });
     // This process commits revision 2; another writer then changes the task without bumping it.
-    fake.emit({ committed: { snapshot: snapshot(2), expiresAt: null } });
+    fake.emit({ committed: carry(snapshot(2), null) });
     await settle();
     fake.emit();
     await settle();
@@ -204,10 +211,21 @@ describe('taskIds subscription', () => {
     // The other way round: the read of the later state goes out before this process's own change arrives.
     fake.emit();
     await settle();
-    fake.emit({ committed: { snapshot: snapshot(3), expiresAt: null } });
+    fake.emit({ committed: carry(snapshot(3), null) });
     fake.answerRead(later(3));
     await settle();
     expect(sent).toEqual(['revision 1', 'revision 2', 'after 2', 'after 3']);
+  });
+
+  it('reads the store when a carried snapshot cannot be decoded', async () => {
+    const fake = fakeStore();
+    const { sent } = await subscribed(fake);
+    fake.emit({ committed: { revision: 2, expiresAt: null, snapshot: () => undefined } });
+    await settle();
+    expect(fake.reads).toHaveLength(1);
+    fake.answerRead(snapshot(2));
+    await settle();
+    expect(sent).toEqual(['revision 1', 'revision 2']);
   });
 
   it('pushes every read where the store does not number its snapshots', async () => {

@@ -1,6 +1,6 @@
 // `taskIds` on subscriptions/listen: a snapshot of each owned task at once, then one per committed change.
 import { isTaskIdShape } from '../../tasks/ids.js';
-import type { TaskChange, TaskStore } from '../../tasks/store.js';
+import type { CommittedTask, TaskStore } from '../../tasks/store.js';
 import type { LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
@@ -20,7 +20,7 @@ interface PushState {
   /** A change without its snapshot arrived: the next snapshot is read from the store. */
   needsRead: boolean;
   /** The newest snapshot a change carried, not sent yet. */
-  carried: TaskChange['committed'];
+  carried: CommittedTask | undefined;
   /** The revision of the last snapshot sent, if the store numbers them. */
   sentRevision: number | undefined;
 }
@@ -36,9 +36,9 @@ const stateOf = (state: Map<string, PushState>, id: string): PushState => {
 
 type Next = TaskSnapshot | LookupMiss;
 
-/** Whether `a` is an earlier state of the task than `b` (only stores that number their writes can tell). */
-const isOlder = (a: TaskSnapshot, b: TaskSnapshot): boolean =>
-  a.revision !== undefined && b.revision !== undefined && a.revision < b.revision;
+/** Whether revision `a` is an earlier state of the task than `b` (only stores that number their writes can tell). */
+const isBefore = (a: number | undefined, b: number | undefined): boolean =>
+  a !== undefined && b !== undefined && a < b;
 
 /**
  * Every accepted task gets at most one snapshot in flight; changes that arrive meanwhile only mark it dirty, so a
@@ -95,22 +95,21 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
       const next = async (s: PushState, id: string): Promise<{ snapshot: Next; carried: boolean }> => {
         const carried = s.carried;
         s.carried = undefined;
-        if (carried !== undefined && !s.needsRead) {
-          if (carried.expiresAt === null || carried.expiresAt > now())
-            return { snapshot: carried.snapshot, carried: true };
-        }
+        const live = carried !== undefined && (carried.expiresAt === null || carried.expiresAt > now());
+        const held = live ? carried.snapshot() : undefined;
+        if (held !== undefined && !s.needsRead) return { snapshot: held, carried: true };
         s.needsRead = false;
         let read: Next;
         try {
           read = await readTask(id, owner);
         } catch (err) {
           // The store did not answer: the carried state is still one that was committed.
-          if (carried !== undefined) return { snapshot: carried.snapshot, carried: true };
+          if (held !== undefined) return { snapshot: held, carried: true };
           throw err;
         }
         // A read that set out before the commit of the carried snapshot is older than it.
-        if (carried !== undefined && typeof read !== 'string' && isOlder(read, carried.snapshot)) {
-          return { snapshot: carried.snapshot, carried: true };
+        if (held !== undefined && typeof read !== 'string' && isBefore(read.revision, held.revision)) {
+          return { snapshot: held, carried: true };
         }
         return { snapshot: read, carried: false };
       };
@@ -166,7 +165,7 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
             const committed = change.committed;
             // A change that carries the task as committed spares a read; one that does not needs one.
             if (committed === undefined) s.needsRead = true;
-            else if (s.carried === undefined || !isOlder(committed.snapshot, s.carried.snapshot)) {
+            else if (s.carried === undefined || !isBefore(committed.revision, s.carried.revision)) {
               s.carried = committed;
             }
             void push(change.taskId);

@@ -1,6 +1,6 @@
 // What the store's operations share: the database, the SQL, the payload codec and the change feed.
 import type { TaskChange } from '../../tasks/store.js';
-import type { LookupMiss } from '../../tasks/task.js';
+import type { LookupMiss, TaskSnapshot } from '../../tasks/task.js';
 import type { StoreChangeFeed } from './change-feed.js';
 import type { PayloadCodec } from './codec.js';
 import type { Db, Params } from './db.js';
@@ -32,8 +32,8 @@ export async function writeAndNotify(
 
 /**
  * `change` carrying the snapshot of `row` (TaskChange.committed) when the row holds all of it: the statement
- * returned SNAPSHOT_COLUMNS and the task is not waiting for input (its requests live in task_inputs). Otherwise,
- * or if the payload cannot be opened, `change` as is: subscribers then read the task.
+ * returned SNAPSHOT_COLUMNS and the task is not waiting for input (its requests live in task_inputs). Otherwise
+ * `change` as is: subscribers then read the task. The snapshot is decoded only if a subscriber asks for it.
  */
 export function withCommitted(
   change: TaskChange,
@@ -42,12 +42,22 @@ export function withCommitted(
 ): TaskChange {
   if (row?.status === undefined || row.revision === undefined || row.status === 'input_required')
     return change;
-  try {
-    const snapshot = toSnapshot(row as SnapshotColumns, open);
-    return { ...change, committed: { snapshot, expiresAt: toNumberOrNull(row.expires_at ?? null) } };
-  } catch {
-    return change;
-  }
+  const columns = row as SnapshotColumns;
+  let built: TaskSnapshot | undefined;
+  let tried = false;
+  const snapshot = (): TaskSnapshot | undefined => {
+    if (!tried) {
+      tried = true;
+      try {
+        built = toSnapshot(columns, open);
+      } catch {
+        built = undefined; // a payload that cannot be opened: subscribers read instead
+      }
+    }
+    return built;
+  };
+  const expiresAt = toNumberOrNull(columns.expires_at);
+  return { ...change, committed: { revision: toNumber(columns.revision), expiresAt, snapshot } };
 }
 
 /** Why an owner-scoped lookup found nothing usable at `now`, or undefined when the row is live. */

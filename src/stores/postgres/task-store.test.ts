@@ -346,9 +346,10 @@ function defineSuites(): void {
       const done = await a.get(task.id, ALICE, T0 + 3);
       const carried = seenA.filter((c) => c.committed !== undefined).map((c) => c.committed);
       expect(carried).toHaveLength(2);
-      expect(carried[0]?.snapshot).toMatchObject({ status: 'working', statusMessage: 'Halfway.' });
-      expect(carried[1]).toEqual({ snapshot: done, expiresAt: T0 + 60_000 });
-      expect(carried[1]?.snapshot.revision).toBeGreaterThan(carried[0]?.snapshot.revision ?? Infinity);
+      expect(carried[0]?.snapshot()).toMatchObject({ status: 'working', statusMessage: 'Halfway.' });
+      expect(carried[1]?.snapshot()).toEqual(done);
+      expect(carried[1]?.expiresAt).toBe(T0 + 60_000);
+      expect(carried[1]?.revision).toBeGreaterThan(carried[0]?.revision ?? Infinity);
 
       // B hears the same changes through NOTIFY, without snapshots: its subscribers read.
       await waitFor(() => (seenB.length === 3 ? true : undefined), 1_000);
