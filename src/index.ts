@@ -13,7 +13,17 @@ export type {
   ResourceTemplateDefinition,
   ToolSet,
   TaskPolicy,
+  StepDefaults,
 } from './protocol/define.js';
+export { NonRetryableError, DEFAULT_RETRY_POLICY } from './tasks/retry.js';
+export type { RetryPolicy } from './tasks/retry.js';
+export { StepTimeoutError } from './tasks/execution.js';
+export type { StepAttempt, StepOptions } from './tasks/execution.js';
+export { IdempotencyConflictError } from './tasks/errors.js';
+export { systemClock } from './tasks/clock.js';
+export type { Clock } from './tasks/clock.js';
+export type { ToolErrorReport, TaskObserver } from './tasks/observer.js';
+export { META_IDEMPOTENCY_KEY, META_ERROR_REF } from './wire/meta-keys.js';
 export type { HandlerContext, AuthInfo } from './protocol/context.js';
 export { text, textResult } from './protocol/types.js';
 export type * from './protocol/types.js';
@@ -36,7 +46,14 @@ export { createWorker } from './worker/worker.js';
 export type { Worker, WorkerOptions } from './worker/worker.js';
 export type { TaskStore, ChangeFeed, TaskChange, CommittedTask, TaskPage } from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
-export type { TaskSnapshot, TaskStatus, TaskOwner } from './tasks/task.js';
+export type {
+  TaskSnapshot,
+  TaskStatus,
+  TaskOwner,
+  TaskFailure,
+  StepFailure,
+  TaskInspection,
+} from './tasks/task.js';
 export { createTasksExtension } from './protocol/tasks/extension.js';
 export { createTaskRunner } from './protocol/tasks/runner.js';
 export { VERSION } from './version.js';

@@ -75,7 +75,7 @@ export function createMetrics(
   });
   const ended = new Counter({
     name: `${p}task_runs_total`,
-    help: 'Task runs by how they ended (completed, failed, cancelled, input_required, released)',
+    help: 'Task runs by how they ended (completed, failed, cancelled, input_required, waiting, released)',
     labelNames: ['outcome'],
     registers: [registry],
   });
@@ -84,6 +84,12 @@ export function createMetrics(
     help: 'Duration of task runs (one run lasts until the task ends or waits for input)',
     labelNames: ['outcome'],
     buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+    registers: [registry],
+  });
+  const toolErrors = new Counter({
+    name: `${p}tool_errors_total`,
+    help: 'Errors thrown by tool handlers (kept with their task, or answered as an isError result)',
+    labelNames: ['tool'],
     registers: [registry],
   });
   const takeovers = new Counter({
@@ -140,6 +146,9 @@ export function createMetrics(
       runFinished(_run, outcome, durationMs) {
         ended.inc({ outcome });
         durations.observe({ outcome }, durationMs / 1000);
+      },
+      toolError(report) {
+        toolErrors.inc({ tool: report.tool });
       },
     },
     audit(event) {

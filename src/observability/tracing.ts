@@ -42,14 +42,3 @@ export function createTracingObserver(): TaskObserver {
     },
   };
 }
-
-/** Calls every observer in turn. */
-export function combineObservers(...observers: (TaskObserver | undefined)[]): TaskObserver {
-  const list = observers.filter((o): o is TaskObserver => o !== undefined);
-  return {
-    runStarted: (run) => list.forEach((o) => o.runStarted?.(run)),
-    runFinished: (run, outcome, ms, written) =>
-      list.forEach((o) => o.runFinished?.(run, outcome, ms, written)),
-    error: (err, id) => list.forEach((o) => o.error?.(err, id)),
-  };
-}

@@ -1,7 +1,14 @@
 // Audit events for task access: who did what to which task, and the outcome. Never payloads or secrets.
 
+/** `task.joined`: a tools/call whose idempotency key named an existing task got that task. */
 export type AuditEventName =
-  'task.created' | 'task.cancel' | 'task.answered' | 'task.denied' | 'task.limited' | 'auth.denied';
+  | 'task.created'
+  | 'task.joined'
+  | 'task.cancel'
+  | 'task.answered'
+  | 'task.denied'
+  | 'task.limited'
+  | 'auth.denied';
 
 export interface AuditEvent {
   event: AuditEventName;

@@ -1,4 +1,5 @@
 // What a tool, prompt or resource handler sees of the request it serves.
+import type { StepAttempt, StepOptions } from '../tasks/execution.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
 import type { LogLevel } from '../wire/meta-keys.js';
@@ -29,7 +30,10 @@ export interface HandlerContext {
   readonly auth: AuthInfo;
   /** Fires when the client goes away (stream closed) or the server shuts down. */
   readonly signal: AbortSignal;
-  /** Sends `notifications/progress` if the request carried a progressToken; otherwise does nothing. */
+  /**
+   * Sends `notifications/progress` if the request carried a progressToken; otherwise does nothing. In a task (which
+   * has no progress notifications in this revision) it sets the task's statusMessage instead, e.g. "Copying (3/10)".
+   */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends `notifications/message` if the request asked for this level via `_meta…/logLevel`. */
   log(level: LogLevel, data: JsonValue, logger?: string): void;
@@ -42,10 +46,23 @@ export interface HandlerContext {
   /** Set when the handler runs as a durable task. */
   readonly taskId: string | undefined;
   /**
-   * Runs `fn` once: as a task, its JSON result is stored and a replay (after input, a crash, on another replica)
-   * returns it without running `fn` again. Synchronously it simply runs `fn`.
+   * Runs `fn` until an attempt succeeds: as a task, its JSON result is then stored and a replay (after input, a
+   * crash, on another replica) returns it without running `fn` again. `options.retry` retries failing attempts
+   * (as a task the wait between them is durable: the run ends and any process retries on time); `timeoutMs` bounds
+   * each attempt. The final error is thrown. Synchronously, attempts and waits happen within the request.
    */
-  step<T extends JsonValue>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  step<T extends JsonValue>(
+    name: string,
+    fn: (attempt: StepAttempt) => T | Promise<T>,
+    options?: StepOptions,
+  ): Promise<T>;
+  /**
+   * Waits `ms`. As a task the wait is durable: the run ends, no worker is held, the task stays `working` and any
+   * process resumes it on time (the wake-up time is kept under `name`, so a replay does not wait again).
+   */
+  sleep(name: string, ms: number): Promise<void>;
+  /** Waits until `at`, like `sleep`. */
+  sleepUntil(name: string, at: Date | number): Promise<void>;
   /** Sets the task's statusMessage (no effect outside a task). */
   status(message: string): Promise<void>;
   /** The server's registry, for tools that change what the server offers. */

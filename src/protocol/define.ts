@@ -1,4 +1,5 @@
 // The registration API: tools, prompts, resources and templates as plain objects.
+import type { StepOptions } from '../tasks/execution.js';
 import type { HandlerContext } from './context.js';
 import type {
   CallToolResult,
@@ -36,6 +37,12 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/**
+ * Defaults for `ctx.step` calls (a server-wide layer, a tool's layer, then the step's own options; later layers win,
+ * retry policies field by field). The built-in default is one attempt and no timeout.
+ */
+export type StepDefaults = StepOptions;
+
 export interface ToolDefinition<Args = JsonObject> {
   name: string;
   title?: string;
@@ -47,6 +54,13 @@ export interface ToolDefinition<Args = JsonObject> {
   icons?: Icon[];
   _meta?: JsonObject;
   task?: TaskPolicy;
+  /** Defaults for this tool's steps (retry policy, timeout of each attempt). */
+  steps?: StepDefaults;
+  /**
+   * What callers see of an error the handler throws (a tool execution error, `isError: true`): its message
+   * (`public`, the default) or a generic text with a reference (`private`). Operators see everything either way.
+   */
+  errors?: 'public' | 'private';
   handler: (args: Args, ctx: HandlerContext) => CallToolResult | Promise<CallToolResult>;
 }
 

@@ -3,6 +3,9 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
 import type { AuthInfo, HandlerContext, ServerControl } from './context.js';
+import { mergeStepOptions, type StepAttempt, type StepOptions } from '../tasks/execution.js';
+import type { StepDefaults } from './define.js';
+import { runStepInline, sleepInline } from './inline-steps.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
 import type { RequestScope } from './scope.js';
 import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
@@ -16,6 +19,7 @@ class RoundContext implements HandlerContext {
     private readonly scope: RequestScope,
     private readonly round: MrtrRound,
     readonly server: ServerControl,
+    private readonly steps: StepDefaults | undefined,
   ) {}
 
   get requestId(): RequestId {
@@ -37,8 +41,20 @@ class RoundContext implements HandlerContext {
     return this.round.state;
   }
 
-  async step<T extends JsonValue>(_name: string, fn: () => T | Promise<T>): Promise<T> {
-    return fn();
+  async step<T extends JsonValue>(
+    name: string,
+    fn: (attempt: StepAttempt) => T | Promise<T>,
+    options?: StepOptions,
+  ): Promise<T> {
+    return runStepInline(name, fn, mergeStepOptions(this.steps, options), this.scope.signal);
+  }
+
+  sleep(_name: string, ms: number): Promise<void> {
+    return sleepInline(ms, this.scope.signal);
+  }
+
+  sleepUntil(_name: string, at: Date | number): Promise<void> {
+    return sleepInline(Number(at) - Date.now(), this.scope.signal);
   }
 
   async status(): Promise<void> {}
@@ -85,10 +101,12 @@ class RoundContext implements HandlerContext {
   }
 }
 
+/** `steps`: the step defaults (server's, then the tool's) of the handler, if it is a tool's. */
 export function createHandlerContext(
   scope: RequestScope,
   round: MrtrRound,
   control: ServerControl,
+  steps?: StepDefaults,
 ): HandlerContext {
-  return new RoundContext(scope, round, control);
+  return new RoundContext(scope, round, control, steps);
 }

@@ -8,6 +8,8 @@ import type { InputRequest, InputRequests, InputResponses, JsonValue } from './t
 
 /** Thrown by `ctx.input()` / `ctx.inputRequired()` to end this round with an InputRequiredResult. */
 export class InputPending {
+  /** Steers the round (ends it asking for input): never a failed step attempt nor a tool error. */
+  readonly controlFlow = true;
   constructor(
     readonly requests: InputRequests,
     readonly state: JsonValue | undefined,

@@ -11,6 +11,7 @@ import type {
 import type { ServerControl } from './context.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import type { JsonObject } from './types.js';
+import { stepOptionsProblem } from '../tasks/execution.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -54,6 +55,8 @@ export class Registry {
   addTool(def: ToolDefinition<never>, notify = true): void {
     if (!TOOL_NAME.test(def.name)) throw new Error(`invalid tool name "${def.name}"`);
     if (this.tools.has(def.name)) throw new Error(`tool "${def.name}" is registered twice`);
+    const problem = def.steps === undefined ? undefined : stepOptionsProblem(def.steps);
+    if (problem !== undefined) throw new Error(`tool "${def.name}": steps.${problem}`);
     const inputSchema = def.inputSchema ?? { type: 'object' };
     const listing: JsonObject = { name: def.name };
     if (def.title !== undefined) listing.title = def.title;

@@ -2,6 +2,8 @@
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { createHandlerContext } from './handler-context.js';
 import type { HandlerContext, ServerControl } from './context.js';
+import type { StepDefaults } from './define.js';
+import type { ToolErrorReport } from '../tasks/observer.js';
 import { InputPending, inputRequiredResult, readRound, type MrtrRound } from './mrtr.js';
 import { requestBinding, type StateSealer } from './request-state.js';
 import type { RequestScope } from './scope.js';
@@ -10,6 +12,10 @@ export interface RoundDeps {
   sealer: StateSealer;
   now: () => number;
   control: ServerControl;
+  /** Server-wide defaults of `ctx.step`. */
+  steps?: StepDefaults;
+  /** Told of every error a tool threw that became an isError result of a call without a task. */
+  onToolError?: (report: ToolErrorReport) => void;
 }
 
 export type RoundOutcome<T> = { kind: 'done'; value: T } | { kind: 'input_required'; result: JsonObject };
@@ -24,6 +30,7 @@ export async function runRound<T>(
   target: string,
   args: unknown,
   run: (ctx: HandlerContext, round: MrtrRound) => T | Promise<T>,
+  steps: StepDefaults | undefined = deps.steps,
 ): Promise<RoundOutcome<T>> {
   // Hashing the arguments is only needed when a requestState comes in or goes out.
   let binding: string | undefined;
@@ -33,7 +40,7 @@ export async function runRound<T>(
       ? { answers: {}, state: undefined }
       : readRound(params, deps.sealer, bind(), deps.now());
   try {
-    const value = await run(createHandlerContext(scope, round, deps.control), round);
+    const value = await run(createHandlerContext(scope, round, deps.control, steps), round);
     return { kind: 'done', value };
   } catch (err) {
     if (!(err instanceof InputPending)) throw err;

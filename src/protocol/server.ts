@@ -19,7 +19,9 @@ import type { ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
 import type { AuthInfo } from './context.js';
-import type { ToolSet } from './define.js';
+import type { StepDefaults, ToolSet } from './define.js';
+import type { ToolErrorReport } from '../tasks/observer.js';
+import { stepOptionsProblem } from '../tasks/execution.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { Registry } from './registry.js';
 import { createStateSealer } from './request-state.js';
@@ -68,6 +70,10 @@ export interface ServerOptions {
   wrapDispatch?: (method: string, run: () => Promise<DispatchOutcome>) => Promise<DispatchOutcome>;
   /** Told when a subscriptions/listen stream opens (+1) and closes (-1). */
   onSubscription?: (delta: 1 | -1) => void;
+  /** Server-wide defaults of `ctx.step` (retry policy, timeout of each attempt), under each tool's own. */
+  steps?: StepDefaults;
+  /** Told of every error a tool threw that became the isError result of a call without a task. */
+  onToolError?: (report: ToolErrorReport) => void;
 }
 
 export interface DispatchInput {
@@ -134,12 +140,16 @@ const REMOVED = new Set([
 ]);
 
 export function createMcpServer(options: ServerOptions): McpServer {
+  const problem = options.steps === undefined ? undefined : stepOptionsProblem(options.steps);
+  if (problem !== undefined) throw new Error(`step defaults: ${problem}`);
   const registry = new Registry(options.toolSets ?? []);
   const now = options.now ?? Date.now;
   const deps: RoundDeps = {
     sealer: createStateSealer(options.stateSecret ?? randomBytes(32)),
     now,
     control: registry.control(),
+    steps: options.steps,
+    onToolError: options.onToolError,
   };
   const pageSize = options.pageSize ?? 100;
   const hints: CacheHints = { ttlMs: options.listTtlMs ?? 60_000, cacheScope: 'public' };

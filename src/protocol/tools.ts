@@ -10,6 +10,10 @@ import { runRound, type RoundDeps } from './run-round.js';
 import type { RequestScope } from './scope.js';
 import type { CacheHints } from './cache-hints.js';
 import type { CallToolResult } from './types.js';
+import type { StepDefaults } from './define.js';
+import { mergeStepOptions } from '../tasks/execution.js';
+import type { TaskFailure } from '../tasks/task.js';
+import { describeFailure, isToolExecutionError, toolErrorResult } from './tool-errors.js';
 
 export interface ToolCall {
   tool: RegisteredTool;
@@ -50,16 +54,41 @@ export function toolResult(tool: RegisteredTool, result: CallToolResult): JsonOb
   return { resultType: 'complete', ...(result as unknown as JsonObject) };
 }
 
+/** The step defaults of a tool's handler: the server's, then the tool's own. */
+export const toolStepDefaults = (deps: RoundDeps, tool: RegisteredTool): StepDefaults =>
+  mergeStepOptions(deps.steps, tool.def.steps);
+
 export async function callToolSync(
   deps: RoundDeps,
   call: ToolCall,
   params: JsonObject,
   scope: RequestScope,
 ): Promise<JsonObject> {
-  const outcome = await runRound(deps, params, scope, call.tool.def.name, call.args, (ctx: HandlerContext) =>
-    call.tool.def.handler(call.args as never, ctx),
+  const { def } = call.tool;
+  let failure: TaskFailure | undefined;
+  const outcome = await runRound(
+    deps,
+    params,
+    scope,
+    def.name,
+    call.args,
+    async (ctx: HandlerContext): Promise<CallToolResult | undefined> => {
+      try {
+        return await def.handler(call.args as never, ctx);
+      } catch (err) {
+        if (!isToolExecutionError(err)) throw err;
+        failure = describeFailure(err, deps.now());
+        return undefined;
+      }
+    },
+    toolStepDefaults(deps, call.tool),
   );
-  return outcome.kind === 'done' ? toolResult(call.tool, outcome.value) : outcome.result;
+  if (outcome.kind === 'input_required') return outcome.result;
+  if (failure !== undefined) {
+    deps.onToolError?.({ taskId: undefined, tool: def.name, failure });
+    return toolErrorResult(failure, def.errors);
+  }
+  return toolResult(call.tool, outcome.value as CallToolResult);
 }
 
 export function listTools(

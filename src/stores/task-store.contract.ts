@@ -2,11 +2,22 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newTaskId } from '../tasks/ids.js';
 import type { TaskChange, TaskStore } from '../tasks/store.js';
-import type { ClaimedTask, JsonMap, NewTask, TaskOwner, TaskSnapshot } from '../tasks/task.js';
+import { IdempotencyConflictError } from '../tasks/errors.js';
+import type {
+  ClaimedTask,
+  JsonMap,
+  NewTask,
+  StepFailure,
+  TaskFailure,
+  TaskOwner,
+  TaskSnapshot,
+} from '../tasks/task.js';
 
 export interface TaskStoreContractOptions {
   name: string;
   newStore: () => Promise<TaskStore> | TaskStore;
+  /** A second instance on the storage of the store newStore last made (as another process or replica would have). */
+  openPeer?: () => Promise<TaskStore> | TaskStore;
 }
 
 const T0 = 1_700_000_000_000;
@@ -38,7 +49,7 @@ function must<T>(value: T | undefined, what = 'value'): T {
   return value;
 }
 
-export function runTaskStoreContract({ name, newStore }: TaskStoreContractOptions): void {
+export function runTaskStoreContract({ name, newStore, openPeer }: TaskStoreContractOptions): void {
   describe(`TaskStore contract: ${name}`, () => {
     let store: TaskStore;
     let t: number;
@@ -1076,6 +1087,238 @@ export function runTaskStoreContract({ name, newStore }: TaskStoreContractOption
         expect(await requests.answersFor(origin)).toEqual([
           { sessionId: kept, requestId: 'srv-new', message: answer('srv-new') },
         ]);
+      });
+    });
+
+    describe('waits (retry backoffs, sleeps)', () => {
+      const failureOf = (attempt: number, message = `attempt ${attempt} failed`): StepFailure => ({
+        attempt,
+        name: 'Error',
+        message,
+        stack: `Error: ${message}\n    at step`,
+        at: t,
+      });
+
+      it('keeps a waiting task out of claims until its time, then hands it over with its steps', async () => {
+        const claimed = await running();
+        expect(await store.saveStep(claimed.id, claimed.token, 'a', 'A', t)).toBe(true);
+        expect(await store.saveStepFailure(claimed.id, claimed.token, 'b', failureOf(1), t)).toBe(true);
+        const waiting = { kind: 'waiting', until: t + 5_000, statusMessage: 'Retrying at T+5s.' } as const;
+        expect(await store.finish(claimed.id, claimed.token, waiting, t + 1)).toBe(true);
+        expect(await snap(claimed.id, t + 2)).toMatchObject({
+          status: 'working',
+          statusMessage: 'Retrying at T+5s.',
+          updatedAt: t + 1,
+        });
+        expect(await store.claim('w2', LEASE, t + 4_999)).toBeUndefined();
+        expect(await store.countRunnable(t + 4_999)).toBe(0);
+        if (store.nextWakeAt !== undefined) {
+          expect(await store.nextWakeAt(t + 2)).toBe(t + 5_000);
+          expect(await store.nextWakeAt(t + 5_000)).toBeUndefined();
+        }
+        expect(await store.countRunnable(t + 5_000)).toBe(1);
+        const again = await claim('w2', t + 5_000);
+        expect(again).toMatchObject({ id: claimed.id, token: claimed.token + 1, takenOver: false });
+        expect(again.steps).toEqual({ a: 'A' });
+        expect(again.stepAttempts).toEqual({ b: { failed: 1, last: failureOf(1) } });
+        // Claimed once: its lease holds it like any run's.
+        expect(await store.claim('w3', LEASE, t + 5_000 + LEASE - 1)).toBeUndefined();
+        expect(await store.nextWakeAt?.(t)).toBeUndefined();
+      });
+
+      it('claims due waits and runnable tasks oldest first, in batches too', async () => {
+        const older = await store.create(newTask({ createdAt: T0 }));
+        const first = await claim('w1', T0);
+        const until = T0 + 100;
+        await store.finish(older.id, first.token, { kind: 'waiting', until, statusMessage: 'Sleeping.' }, T0);
+        const younger = await store.create(newTask({ createdAt: T0 + 50 }));
+        const batch = store.claimBatch?.bind(store);
+        if (batch !== undefined) {
+          expect((await batch('w2', LEASE, T0 + 99, 5)).map((c) => c.id)).toEqual([younger.id]);
+          const [claimed] = await batch('w2', LEASE, T0 + 100, 5);
+          expect(claimed?.id).toBe(older.id);
+        } else {
+          expect((await claim('w2', T0 + 100)).id).toBe(older.id);
+          expect((await claim('w2', T0 + 100)).id).toBe(younger.id);
+        }
+      });
+
+      it('cancels a waiting task at once: it never runs again', async () => {
+        const claimed = await running();
+        const waiting = { kind: 'waiting', until: t + 60_000, statusMessage: 'Sleeping.' } as const;
+        await store.finish(claimed.id, claimed.token, waiting, t);
+        expect(await store.requestCancel(claimed.id, ALICE, t + 1)).toEqual({
+          ok: true,
+          cancelledNow: true,
+          running: false,
+        });
+        expect((await snap(claimed.id, t + 2)).status).toBe('cancelled');
+        expect(await store.claim('w2', LEASE, t + 60_000)).toBeUndefined();
+        expect(await store.nextWakeAt?.(t)).toBeUndefined();
+      });
+
+      it('ends the task cancelled when a cancel came while its run was deciding to wait', async () => {
+        const claimed = await running();
+        expect(await store.requestCancel(claimed.id, ALICE, t)).toMatchObject({ running: true });
+        const waiting = { kind: 'waiting', until: t + 1_000, statusMessage: 'Sleeping.' } as const;
+        expect(await store.finish(claimed.id, claimed.token, waiting, t)).toBe(true);
+        expect((await snap(claimed.id)).status).toBe('cancelled');
+        expect(await store.claim('w2', LEASE, t + 2_000)).toBeUndefined();
+      });
+
+      it('expires a waiting task whose TTL ends first', async () => {
+        const claimed = await running({ ttlMs: 10_000 });
+        const waiting = { kind: 'waiting', until: t + 20_000, statusMessage: 'Sleeping.' } as const;
+        await store.finish(claimed.id, claimed.token, waiting, t);
+        expect(await store.expire(t + 10_000)).toBe(1);
+        expect(await store.claim('w2', LEASE, t + 20_000)).toBeUndefined();
+        expect(await store.countRunnable(t + 20_000)).toBe(0);
+      });
+
+      it('refuses a wait under a stale token', async () => {
+        const task = await store.create(newTask());
+        const first = await claim('w1', T0);
+        const second = await claim('w2', T0 + LEASE + 1);
+        const waiting = { kind: 'waiting', until: T0 + 60_000, statusMessage: 'Sleeping.' } as const;
+        expect(await store.finish(task.id, first.token, waiting, T0 + LEASE + 2)).toBe(false);
+        expect(await store.renew(task.id, second.token, LEASE, T0 + LEASE + 3)).toMatchObject({ held: true });
+      });
+
+      it('records failed step attempts under the current token only', async () => {
+        const task = await store.create(newTask());
+        const first = await claim('w1', T0);
+        expect(await store.saveStepFailure(task.id, first.token, 's', failureOf(1), T0)).toBe(true);
+        const second = await claim('w2', T0 + LEASE + 1);
+        expect(second.stepAttempts).toEqual({ s: { failed: 1, last: failureOf(1) } });
+        expect(await store.saveStepFailure(task.id, first.token, 's', failureOf(2, 'zombie'), t)).toBe(false);
+        const final = { ...failureOf(2), final: true };
+        expect(await store.saveStepFailure(task.id, second.token, 's', final, t)).toBe(true);
+        await store.finish(task.id, second.token, { kind: 'released' }, t);
+        const third = await claim('w3', T0 + LEASE + 2);
+        expect(third.stepAttempts).toEqual({ s: { failed: 2, last: final } });
+      });
+    });
+
+    describe('kept errors', () => {
+      const failure: TaskFailure = {
+        ref: 'err_abc',
+        name: 'TypeError',
+        message: 'snapshot: timed out after 500 ms',
+        stack: 'TypeError: snapshot: timed out after 500 ms\n    at snapshot (tool.js:1:1)',
+        step: 'snapshot',
+        attempt: 3,
+        at: T0,
+      };
+
+      it('keeps the error of a completed (isError) or failed task for operators, not in the snapshot', async (ctx) => {
+        const inspect = store.inspect?.bind(store);
+        if (inspect === undefined) return ctx.skip();
+        const a = await running();
+        const result = { content: [{ type: 'text', text: failure.message }], isError: true };
+        const completed = { kind: 'completed', result, statusMessage: 'The tool failed.', failure } as const;
+        expect(await store.finish(a.id, a.token, completed, t)).toBe(true);
+        expect(await snap(a.id)).toMatchObject({
+          status: 'completed',
+          result,
+          statusMessage: 'The tool failed.',
+        });
+        expect(JSON.stringify(await snap(a.id))).not.toContain('tool.js');
+        expect(await inspect(a.id, t)).toMatchObject({
+          id: a.id,
+          owner: ALICE,
+          tool: 'echo',
+          status: 'completed',
+          attempt: 1,
+          failure,
+          steps: [],
+        });
+
+        const b = await running();
+        await store.saveStep(b.id, b.token, 'fetch', 1, t);
+        const stepFailure = { attempt: 1, name: 'Error', message: 'no', at: t, final: true };
+        await store.saveStepFailure(b.id, b.token, 'snapshot', stepFailure, t);
+        const error = { code: -32603, message: 'broken' };
+        const failed = { kind: 'failed', error, statusMessage: 'Broken.', failure } as const;
+        expect(await store.finish(b.id, b.token, failed, t)).toBe(true);
+        expect(await inspect(b.id, t)).toMatchObject({
+          status: 'failed',
+          error,
+          failure,
+          steps: [
+            { name: 'fetch', done: true, failedAttempts: 0, lastFailure: undefined },
+            { name: 'snapshot', done: false, failedAttempts: 1, lastFailure: stepFailure },
+          ],
+        });
+        expect(await inspect(newTaskId(), t)).toBeUndefined();
+      });
+    });
+
+    describe('idempotency keys', () => {
+      const keyed = (overrides: Partial<NewTask> = {}): NewTask =>
+        newTask({ idempotencyKey: 'deploy-42', createdAt: t, ...overrides });
+
+      it('answers a creation whose key names a live task of the owner and tool with that task', async () => {
+        const first = await store.create(keyed({ args: { a: 1, b: [1, { c: 2 }] } }));
+        const retry = keyed({ args: { b: [1, { c: 2 }], a: 1 } });
+        const again = await store.create(retry);
+        expect(again.id).toBe(first.id);
+        expect(await store.get(retry.id, ALICE, t)).toBe('not_found');
+        expect(await store.countActive(ALICE)).toBe(1);
+        expect(await store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', t)).toEqual({
+          snapshot: await snap(first.id),
+          args: { a: 1, b: [1, { c: 2 }] },
+        });
+        // A finished task is still the key's task, with its outcome.
+        const claimed = await claim();
+        await store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, t);
+        expect(await store.create(keyed({ args: { a: 1, b: [1, { c: 2 }] } }))).toMatchObject({
+          id: first.id,
+          status: 'completed',
+          result: { ok: true },
+        });
+      });
+
+      it('refuses the key with other arguments, and creates nothing', async () => {
+        const first = await store.create(keyed({ args: { n: 1 } }));
+        const other = keyed({ args: { n: 2 } });
+        await expect(store.create(other)).rejects.toThrow(IdempotencyConflictError);
+        expect(await store.get(other.id, ALICE, t)).toBe('not_found');
+        expect((await store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', t))?.snapshot.id).toBe(first.id);
+      });
+
+      it('scopes a key by owner and tool: others with the same key get tasks of their own', async () => {
+        const mine = await store.create(keyed());
+        const ids = new Set([mine.id]);
+        for (const overrides of [{ owner: BOB }, { owner: OTHER_TENANT }, { tool: 'other' }])
+          ids.add((await store.create(keyed(overrides))).id);
+        expect(ids.size).toBe(4);
+        expect(await store.findByIdempotencyKey(BOB, 'other', 'deploy-42', t)).toBeUndefined();
+        expect(await store.findByIdempotencyKey(ALICE, 'echo', 'another-key', t)).toBeUndefined();
+      });
+
+      it('gives the key of an expired task to a new one', async () => {
+        const first = await store.create(keyed({ ttlMs: 1_000 }));
+        expect(await store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', t + 1_000)).toBeUndefined();
+        const second = await store.create(keyed({ createdAt: t + 1_000, args: { other: true } }));
+        expect(second.id).not.toBe(first.id);
+        expect(await store.get(first.id, ALICE, t + 1_001)).toBe('expired');
+        expect((await store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', t + 1_001))?.snapshot.id).toBe(
+          second.id,
+        );
+      });
+
+      it('makes concurrent creations with one key, here and on a second instance, one task', async () => {
+        const peer = openPeer === undefined ? store : await openPeer();
+        try {
+          const created = await Promise.all(
+            Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? store : peer).create(keyed())),
+          );
+          expect(new Set(created.map((c) => c.id)).size).toBe(1);
+          expect(await store.countActive(ALICE)).toBe(1);
+          expect(await store.countRunnable(t)).toBe(1);
+        } finally {
+          if (peer !== store) await peer.close();
+        }
       });
     });
 

@@ -8,3 +8,12 @@ export class StoreUnavailableError extends Error {
     this.name = 'StoreUnavailableError';
   }
 }
+
+/** An idempotency key already names a live task of the same owner and tool that was created with other arguments. */
+export class IdempotencyConflictError extends Error {
+  readonly wireCode = -32602;
+  constructor(readonly taskId: string) {
+    super('Invalid params: this idempotency key was already used with different arguments');
+    this.name = 'IdempotencyConflictError';
+  }
+}

@@ -1,22 +1,123 @@
-// What a task run sees of the runtime (steps, status, cancellation), and the runner the protocol layer provides.
+// What a task run sees of the runtime (steps, waits, status, cancellation), and the runner the protocol layer provides.
+import { retryPolicyProblem, type RetryPolicy } from './retry.js';
 import type { ClaimedTask, Json, RunOutcome } from './task.js';
+
+/** What one attempt of a step gets. */
+export interface StepAttempt {
+  /** Fires when the run stops (cancel, lease lost, shutdown) or this attempt's timeout passes. */
+  readonly signal: AbortSignal;
+  /** 1 for the first attempt; counts across runs and processes. */
+  readonly attempt: number;
+}
+
+export interface StepOptions {
+  /** How often and how patiently to retry a failing attempt (merged over the tool's and the server's defaults). */
+  retry?: RetryPolicy;
+  /** Each attempt's time bound: its signal fires, it counts as failed, and a result arriving later is dropped. */
+  timeoutMs?: number;
+}
+
+/** Step options from several layers (server, tool, step): later ones win, retry policies field by field. */
+export function mergeStepOptions(...layers: (StepOptions | undefined)[]): StepOptions {
+  const out: StepOptions = {};
+  for (const layer of layers) {
+    if (layer === undefined) continue;
+    if (layer.retry !== undefined) out.retry = { ...out.retry, ...definedFields(layer.retry) };
+    if (layer.timeoutMs !== undefined) out.timeoutMs = layer.timeoutMs;
+  }
+  return out;
+}
+
+/** What is wrong with step options (naming the field), or undefined. */
+export function stepOptionsProblem(options: StepOptions): string | undefined {
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
+    return 'timeoutMs must be a number greater than 0';
+  return options.retry === undefined ? undefined : retryPolicyProblem(options.retry);
+}
+
+const definedFields = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export interface ExecutionContext {
   /** Fires when the task is cancelled, its lease is lost, or the server shuts down. */
   readonly signal: AbortSignal;
-  /** Runs `fn` once for the task's life; later runs get the stored result without running it. */
-  step<T extends Json>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` until one attempt succeeds, then never again for the task's life: later runs get the stored result.
+   * A failed attempt with attempts left ends the run; the task waits in the store and any process retries it.
+   */
+  step<T extends Json>(
+    name: string,
+    fn: (attempt: StepAttempt) => T | Promise<T>,
+    options?: StepOptions,
+  ): Promise<T>;
+  /** Resolves once `at` has passed; until then the run ends and the task waits in the store. `at` is kept under `name`. */
+  sleepUntil(name: string, at: number): Promise<void>;
   /** Updates the task's statusMessage. */
   status(message: string): Promise<void>;
+  /** The run's clock. */
+  now(): number;
 }
 
 /** Runs (or replays) the handler of a claimed task and says how the run ended. */
 export type TaskRunner = (task: ClaimedTask, exec: ExecutionContext) => Promise<RunOutcome>;
 
+/**
+ * Errors that steer a run rather than report a failure (a lost lease, a wait, a request for input): a step never
+ * counts them as a failed attempt and the runner never shows them as a tool error.
+ */
+export interface ControlFlow {
+  readonly controlFlow: true;
+}
+
+export const isControlFlow = (err: unknown): err is ControlFlow =>
+  typeof err === 'object' && err !== null && (err as Partial<ControlFlow>).controlFlow === true;
+
 /** Thrown by `step` when the lease was lost: the run must stop without writing anything else. */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends Error implements ControlFlow {
+  readonly controlFlow = true;
   constructor(taskId: string) {
     super(`lease lost on task ${taskId}`);
     this.name = 'LeaseLostError';
   }
 }
+
+/** Thrown by `step` (between attempts) and `sleepUntil`: the run ends and the task waits until `until`. */
+export class WaitPending extends Error implements ControlFlow {
+  readonly controlFlow = true;
+  constructor(
+    readonly until: number,
+    readonly statusMessage: string,
+  ) {
+    super(statusMessage);
+    this.name = 'WaitPending';
+  }
+}
+
+/** An attempt that outlived its step's `timeoutMs`. */
+export class StepTimeoutError extends Error {
+  constructor(step: string, timeoutMs: number) {
+    super(`step "${step}" timed out after ${timeoutMs} ms`);
+    this.name = 'StepTimeoutError';
+  }
+}
+
+/** A step's final failure replayed from the store (the original error object lived in an earlier run). */
+export class StepFailedError extends Error {
+  constructor(name: string, message: string, stack?: string) {
+    super(message);
+    this.name = name;
+    if (stack !== undefined) this.stack = stack;
+  }
+}
+
+const origins = new WeakMap<object, { step: string; attempt: number }>();
+
+/** Marks an error as the final failure of a step, so the task's kept error says where it came from. */
+export function markStepError(err: unknown, step: string, attempt: number): void {
+  if (typeof err === 'object' && err !== null && !origins.has(err)) origins.set(err, { step, attempt });
+}
+
+/** The step (and attempt) an error was the final failure of, if any. */
+export const stepErrorOrigin = (err: unknown): { step: string; attempt: number } | undefined =>
+  typeof err === 'object' && err !== null ? origins.get(err) : undefined;

@@ -3,9 +3,12 @@ import type {
   ClaimedTask,
   Json,
   JsonMap,
+  KeyedTask,
   LookupMiss,
   NewTask,
   RunOutcome,
+  StepFailure,
+  TaskInspection,
   TaskOwner,
   TaskSnapshot,
   TaskStatus,
@@ -65,17 +68,37 @@ export interface ChangeFeed {
 }
 
 export interface TaskStore {
-  /** Durably inserts the task; resolves only after commit. Concurrent calls may share one transaction. */
+  /**
+   * Durably inserts the task; resolves only after commit. Concurrent calls may share one transaction. With an
+   * idempotency key that names a live task of the same owner and tool (not past its TTL at `createdAt`), nothing is
+   * inserted: it resolves with that task's snapshot (another id) when the arguments are the same, and rejects with
+   * IdempotencyConflictError when they differ. The key of an expired task passes to the new one.
+   */
   create(task: NewTask): Promise<TaskSnapshot>;
+  /** The owner's live task of `tool` created with this idempotency key, if any. */
+  findByIdempotencyKey(
+    owner: TaskOwner,
+    tool: string,
+    key: string,
+    now: number,
+  ): Promise<KeyedTask | undefined>;
   /** The owner's view, or why there is none. */
   get(id: string, owner: TaskOwner, now: number): Promise<TaskSnapshot | LookupMiss>;
-  /** Claims one runnable task (or one whose lease expired) for `leaseMs`. */
+  /** Claims one runnable task (one whose lease expired, or whose wait is over) for `leaseMs`. */
   claim(workerId: string, leaseMs: number, now: number): Promise<ClaimedTask | undefined>;
   /** Up to `max` claims in one write (optional; a worker with free slots otherwise claims one at a time). */
   claimBatch?(workerId: string, leaseMs: number, now: number, max: number): Promise<ClaimedTask[]>;
   renew(id: string, token: number, leaseMs: number, now: number): Promise<RenewResult>;
   /** Memoizes a step result; false when the lease is no longer held. */
   saveStep(id: string, token: number, name: string, value: Json, now: number): Promise<boolean>;
+  /** Records a failed attempt of a step (the count becomes `failure.attempt`); false when the lease is no longer held. */
+  saveStepFailure(
+    id: string,
+    token: number,
+    name: string,
+    failure: StepFailure,
+    now: number,
+  ): Promise<boolean>;
   setStatusMessage(id: string, token: number, message: string, now: number): Promise<boolean>;
   /** Ends a run: terminal transitions are single conditional writes; false when the lease was lost or the task had ended. */
   finish(id: string, token: number, outcome: RunOutcome, now: number): Promise<boolean>;
@@ -93,8 +116,12 @@ export interface TaskStore {
   purge(now: number, graceMs: number): Promise<number>;
   /** Non-terminal tasks of one owner (for the per-principal cap). */
   countActive(owner: TaskOwner): Promise<number>;
-  /** Runnable tasks waiting for a worker (for metrics and tests). */
+  /** Runnable tasks waiting for a worker, waits that are due included (for metrics and tests). */
   countRunnable(now: number): Promise<number>;
+  /** The earliest wake-up after `now` of a waiting task (optional; workers without it find due tasks by polling). */
+  nextWakeAt?(now: number): Promise<number | undefined>;
+  /** Everything kept about a task, whoever owns it (optional; operators' tools). */
+  inspect?(id: string, now: number): Promise<TaskInspection | undefined>;
   /** Task counts by status and the runnable backlog (optional; for metrics). */
   stats?(now: number): Promise<TaskStats>;
   readonly changes?: ChangeFeed;

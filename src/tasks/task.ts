@@ -55,6 +55,43 @@ export interface NewTask {
   answers: Record<string, JsonMap>;
   /** The tool is marked sensitive: its payloads are encrypted at rest when the store has a key. */
   sensitive?: boolean;
+  /**
+   * The caller's idempotency key: while a task of the same owner and tool with this key lives (until its TTL ends),
+   * creating another returns that task instead (same arguments) or fails with IdempotencyConflictError.
+   */
+  idempotencyKey?: string;
+}
+
+/** One failed attempt of a step, kept for operators (sealed with the task's payloads). */
+export interface StepFailure {
+  /** 1-based attempt number. */
+  attempt: number;
+  name: string;
+  message: string;
+  stack?: string;
+  at: number;
+  /** No attempt follows this one (attempts used up, or the error is not retryable). */
+  final?: boolean;
+}
+
+/** An error a tool's handler (or one of its steps) threw, kept with the task for operators. */
+export interface TaskFailure {
+  /** The reference shown to the caller (also with private errors), to find this record and the log line. */
+  ref: string;
+  name: string;
+  message: string;
+  stack?: string;
+  /** The step the error came from, and the attempt of that step. */
+  step?: string;
+  attempt?: number;
+  at: number;
+}
+
+/** Failed attempts of a step that has no result yet (or had failed attempts before it got one). */
+export interface StepAttempts {
+  /** How many attempts failed. */
+  failed: number;
+  last: StepFailure;
 }
 
 /** What a worker gets when it claims a task: everything needed to (re)run the handler. */
@@ -71,18 +108,52 @@ export interface ClaimedTask {
   cancelRequested: boolean;
   clientCapabilities: JsonMap;
   steps: Record<string, Json>;
+  /** Failed attempts per step, for steps that had any. */
+  stepAttempts: Record<string, StepAttempts>;
   answers: Record<string, JsonMap>;
   /** Keys ever asked during this task's life (answered or not). */
   askedKeys: string[];
 }
 
-/** How a run ended. */
+/** How a run ended. `failure` keeps an error the tool threw (a completed isError result, or a failed task). */
 export type RunOutcome =
-  | { kind: 'completed'; result: JsonMap }
-  | { kind: 'failed'; error: TaskError; statusMessage: string }
+  | { kind: 'completed'; result: JsonMap; statusMessage?: string; failure?: TaskFailure }
+  | { kind: 'failed'; error: TaskError; statusMessage: string; failure?: TaskFailure }
   | { kind: 'input_required'; requests: Record<string, JsonMap>; statusMessage?: string }
+  /** The task stays `working` without a lease or a worker until `until` (a step's retry backoff, a sleep). */
+  | { kind: 'waiting'; until: number; statusMessage: string }
   | { kind: 'cancelled' }
   | { kind: 'released' };
+
+/** A live task found by its idempotency key, with the arguments it was created with. */
+export interface KeyedTask {
+  snapshot: TaskSnapshot;
+  args: JsonMap;
+}
+
+/** Everything kept about a task, for operators (never scoped by owner: not for callers). */
+export interface TaskInspection {
+  id: string;
+  owner: TaskOwner;
+  tool: string;
+  status: TaskStatus;
+  statusMessage: string | undefined;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+  /** Runs so far (the fencing token of the latest). */
+  attempt: number;
+  leaseOwner: string | undefined;
+  leaseUntil: number | undefined;
+  /** While the task waits (a retry backoff, a sleep): when it runs again. */
+  wakeAt: number | undefined;
+  cancelRequested: boolean;
+  idempotencyKey: string | undefined;
+  /** Steps with a result or with failed attempts, in name order. */
+  steps: { name: string; done: boolean; failedAttempts: number; lastFailure: StepFailure | undefined }[];
+  failure: TaskFailure | undefined;
+  error: TaskError | undefined;
+}
 
 /** Why a lookup found nothing usable. Foreign, purged and never-existing ids are all `not_found`. */
 export type LookupMiss = 'not_found' | 'expired';

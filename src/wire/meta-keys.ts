@@ -12,6 +12,14 @@ export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
+/**
+ * This server's own `_meta` keys (a prefix no one else reserves). On tools/call, the caller's idempotency key: a
+ * string of 1 to 255 characters; other servers ignore it.
+ */
+export const META_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
+/** On a tool error result: the reference under which the error is kept and logged. */
+export const META_ERROR_REF = 'dev.durable-mcp/errorRef';
+
 export const LOG_LEVELS = [
   'debug',
   'info',

@@ -51,6 +51,6 @@ export interface WireMappable {
   wireData?: unknown;
 }
 
-function isWireMappable(err: unknown): err is WireMappable {
+export function isWireMappable(err: unknown): err is WireMappable {
   return typeof err === 'object' && err !== null && typeof (err as WireMappable).wireCode === 'number';
 }

@@ -1,9 +1,11 @@
 // Runs one claimed task: heartbeat, cancellation, memoized steps, and the single fenced write that ends the run.
+import type { Clock } from '../tasks/clock.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
-import { LeaseLostError, type ExecutionContext, type TaskRunner } from '../tasks/execution.js';
+import { WaitPending, type ExecutionContext, type TaskRunner } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
+import { createSteps, type RunState } from './steps.js';
 
 /**
  * Why a run stops early. `store-unavailable`: a write of the run failed for want of the store; like a lost lease
@@ -16,9 +18,13 @@ export interface RunDeps {
   store: TaskStore;
   runner: TaskRunner;
   leaseMs: number;
-  now: () => number;
+  clock: Clock;
+  /** Jitter of retry backoffs (default Math.random). */
+  random?: () => number;
   onError?: (err: unknown, taskId: string) => void;
   observer?: TaskObserver;
+  /** The run ended waiting (a backoff, a sleep) until this time: the worker wakes then. */
+  onWait?: (until: number) => void;
 }
 
 export interface RunningTask {
@@ -31,9 +37,9 @@ const CRASH_ERROR = { code: -32603, message: 'server restarted while the task wa
 
 /** Cancel requested before the run, or a crash takeover of a tool that must not re-run: end without running. */
 async function endsBeforeRunning(deps: RunDeps, task: ClaimedTask): Promise<boolean> {
-  const { store, now } = deps;
+  const { store, clock } = deps;
   if (task.cancelRequested) {
-    await store.finish(task.id, task.token, { kind: 'cancelled' }, now());
+    await store.finish(task.id, task.token, { kind: 'cancelled' }, clock.now());
     return true;
   }
   if (task.takenOver && !task.replayAfterCrash) {
@@ -42,7 +48,7 @@ async function endsBeforeRunning(deps: RunDeps, task: ClaimedTask): Promise<bool
       error: CRASH_ERROR,
       statusMessage: 'The server restarted while this task was running; it is not safe to re-run.',
     };
-    await store.finish(task.id, task.token, outcome, now());
+    await store.finish(task.id, task.token, outcome, clock.now());
     return true;
   }
   return false;
@@ -60,23 +66,9 @@ export function startRun(deps: RunDeps, task: ClaimedTask): RunningTask {
   return { id: task.id, abort, done };
 }
 
-async function run(
-  deps: RunDeps,
-  task: ClaimedTask,
-  signal: AbortSignal,
-  abort: (why: AbortReason) => void,
-  reason: () => AbortReason | undefined,
-): Promise<void> {
-  const { store, now } = deps;
-  try {
-    if (await endsBeforeRunning(deps, task)) return;
-  } catch (err) {
-    deps.onError?.(err, task.id);
-    return;
-  }
-  const info = { id: task.id, tool: task.tool, takenOver: task.takenOver };
-  const started = Date.now();
-  deps.observer?.runStarted?.(info);
+/** Renews the lease every third of it; a lost lease or a cancel request aborts the run. Returns the stopper. */
+function keepLease(deps: RunDeps, task: ClaimedTask, abort: (why: AbortReason) => void): () => void {
+  const { store, clock } = deps;
   let renewing = false;
   const heartbeat = setInterval(
     () => {
@@ -84,7 +76,7 @@ async function run(
       if (renewing) return;
       renewing = true;
       store
-        .renew(task.id, task.token, deps.leaseMs, now())
+        .renew(task.id, task.token, deps.leaseMs, clock.now())
         .then(
           (r) => {
             if (!r.held) abort('lease-lost');
@@ -99,7 +91,50 @@ async function run(
   const unsubscribe = store.changes?.subscribe((c) => {
     if (c.taskId === task.id && c.cancelRequested) abort('cancel');
   });
+  return () => {
+    clearInterval(heartbeat);
+    unsubscribe?.();
+  };
+}
+
+/** The outcome to write, given how the handler ended and why the run was stopped (if it was). */
+function settle(
+  outcome: RunOutcome,
+  why: AbortReason | undefined,
+  wait: RunState['pendingWait'],
+): RunOutcome {
+  // A requested wait ends the run waiting, whatever the handler did after catching it.
+  const pending = wait();
+  if (pending !== undefined && outcome.kind !== 'cancelled') {
+    outcome = { kind: 'waiting', until: pending.until, statusMessage: pending.statusMessage };
+  }
+  if (why === 'cancel' && outcome.kind !== 'completed') return { kind: 'cancelled' };
+  // On shutdown a wait is kept as it is (it is durable); anything else unfinished is handed back.
+  if (why === 'shutdown' && outcome.kind !== 'completed' && outcome.kind !== 'waiting')
+    return { kind: 'released' };
+  return outcome;
+}
+
+async function run(
+  deps: RunDeps,
+  task: ClaimedTask,
+  signal: AbortSignal,
+  abort: (why: AbortReason) => void,
+  reason: () => AbortReason | undefined,
+): Promise<void> {
+  const { store, clock } = deps;
+  try {
+    if (await endsBeforeRunning(deps, task)) return;
+  } catch (err) {
+    deps.onError?.(err, task.id);
+    return;
+  }
+  const info = { id: task.id, tool: task.tool, takenOver: task.takenOver };
+  const started = Date.now();
+  deps.observer?.runStarted?.(info);
+  const stopKeeping = keepLease(deps, task, abort);
   let storeError: StoreUnavailableError | undefined;
+  let wait: { until: number; statusMessage: string } | undefined;
   /** A store write of this run failed: the run is over, whatever the handler does with the error. */
   const storeLost = (err: unknown): unknown => {
     if (err instanceof StoreUnavailableError) {
@@ -108,60 +143,58 @@ async function run(
     }
     return err;
   };
+  const state: RunState = {
+    signal,
+    leaseLost: () => reason() === 'lease-lost',
+    storeError: () => storeError,
+    onLeaseLost: () => abort('lease-lost'),
+    onWriteError: storeLost,
+    requestWait: (until, statusMessage) => (wait ??= { until, statusMessage }),
+    pendingWait: () => wait,
+  };
   const exec: ExecutionContext = {
     signal,
-    async step(name, fn) {
-      if (Object.hasOwn(task.steps, name)) return task.steps[name] as never;
-      // A run that knows it lost its lease starts no new step: another worker owns the task now.
-      if (reason() === 'lease-lost') throw new LeaseLostError(task.id);
-      if (storeError !== undefined) throw storeError;
-      const value = await fn();
-      let saved: boolean;
-      try {
-        saved = await store.saveStep(task.id, task.token, name, value, now());
-      } catch (err) {
-        throw storeLost(err);
-      }
-      if (!saved) {
-        abort('lease-lost');
-        throw new LeaseLostError(task.id);
-      }
-      task.steps[name] = value;
-      return value;
-    },
+    ...createSteps({ store, clock, random: deps.random ?? Math.random }, task, state),
     async status(message) {
       if (storeError !== undefined) throw storeError;
-      await store.setStatusMessage(task.id, task.token, message, now()).catch((err: unknown) => {
+      await store.setStatusMessage(task.id, task.token, message, clock.now()).catch((err: unknown) => {
         throw storeLost(err);
       });
     },
+    now: () => clock.now(),
   };
   try {
     let outcome: RunOutcome;
     try {
       outcome = await deps.runner(task, exec);
     } catch (err) {
-      storeLost(err);
-      deps.onError?.(err, task.id);
-      outcome = {
-        kind: 'failed',
-        error: { code: -32603, message: 'Internal error' },
-        statusMessage: 'The task failed unexpectedly.',
-      };
+      // A runner may let a step's wait through: the run ends waiting (settle), which is no error.
+      if (wait !== undefined && err instanceof WaitPending) outcome = { kind: 'released' };
+      else {
+        storeLost(err);
+        deps.onError?.(err, task.id);
+        outcome = {
+          kind: 'failed',
+          error: { code: -32603, message: 'Internal error' },
+          statusMessage: 'The task failed unexpectedly.',
+        };
+      }
     }
     const why = reason();
     if (why === 'lease-lost' || why === 'store-unavailable') {
       deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, false);
       return;
     }
-    if (why === 'cancel' && outcome.kind !== 'completed') outcome = { kind: 'cancelled' };
-    if (why === 'shutdown' && outcome.kind !== 'completed') outcome = { kind: 'released' };
-    const written = await store.finish(task.id, task.token, outcome, now());
+    outcome = settle(outcome, why, () => wait);
+    const written = await store.finish(task.id, task.token, outcome, clock.now());
     deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, written);
+    if (!written) return;
+    if (outcome.kind === 'waiting') deps.onWait?.(outcome.until);
+    if ((outcome.kind === 'completed' || outcome.kind === 'failed') && outcome.failure !== undefined)
+      deps.observer?.toolError?.({ taskId: task.id, tool: task.tool, failure: outcome.failure });
   } catch (err) {
     deps.onError?.(err, task.id);
   } finally {
-    clearInterval(heartbeat);
-    unsubscribe?.();
+    stopKeeping();
   }
 }

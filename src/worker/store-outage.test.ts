@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clockWithNow } from '../tasks/clock.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // This test is a composition root: it wires the worker to a real store, as the CLI does.
 import { createSqliteTaskStore } from '../stores/sqlite/task-store.js';
@@ -98,7 +99,13 @@ describe('a run whose store writes fail with StoreUnavailableError', () => {
             : store.saveStep(...args);
       }
       const run = startRun(
-        { store: failing, runner: twoSteps(bodies), leaseMs: LEASE, now, onError: (e) => errors.push(e) },
+        {
+          store: failing,
+          runner: twoSteps(bodies),
+          leaseMs: LEASE,
+          clock: clockWithNow(now),
+          onError: (e) => errors.push(e),
+        },
         claimed,
       );
       await run.done;
@@ -111,7 +118,8 @@ describe('a run whose store writes fail with StoreUnavailableError', () => {
       expect(again?.id).toBe(task.id);
       expect(again?.takenOver).toBe(true);
       expect(again?.steps).toEqual({ a: 'A' });
-      await startRun({ store, runner: twoSteps(bodies), leaseMs: LEASE, now }, again!).done;
+      await startRun({ store, runner: twoSteps(bodies), leaseMs: LEASE, clock: clockWithNow(now) }, again!)
+        .done;
       const done = await snapshot(store, task.id);
       expect(done.status).toBe('completed');
       expect(done.result).toMatchObject({ steps: ['A', 'B'] });
@@ -133,7 +141,10 @@ describe('a run whose store writes fail with StoreUnavailableError', () => {
       }
       return { kind: 'completed', result: {} };
     };
-    await startRun({ store: flaky(store, { saveStep: 1 }), runner, leaseMs: LEASE, now }, claimed).done;
+    await startRun(
+      { store: flaky(store, { saveStep: 1 }), runner, leaseMs: LEASE, clock: clockWithNow(now) },
+      claimed,
+    ).done;
     expect((await snapshot(store, task.id)).status).toBe('working');
   });
 });

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clockWithNow } from '../tasks/clock.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // This test is a composition root: it wires the worker to a real store, as the CLI does.
 import { createSqliteTaskStore } from '../stores/sqlite/task-store.js';
@@ -392,7 +393,7 @@ describe('startRun', () => {
           return { kind: 'completed', result: { by: 'first' } };
         },
         leaseMs: 60_000,
-        now,
+        clock: clockWithNow(now),
       },
       claimed,
     );
@@ -437,7 +438,7 @@ describe('startRun', () => {
           return { kind: 'completed', result: { by: 'first' } };
         },
         leaseMs: 60_000,
-        now,
+        clock: clockWithNow(now),
       },
       claimed,
     );
@@ -461,7 +462,7 @@ describe('startRun', () => {
       store: failing,
       runner: async () => ({ kind: 'completed', result: {} }),
       leaseMs: 60_000,
-      now,
+      clock: clockWithNow(now),
       onError: (err) => errors.push(err),
     };
     // The three ways a run ends: a normal run, a cancel seen at claim, a crash takeover that must fail.

@@ -1,6 +1,7 @@
 // The worker runtime: claims runnable tasks up to a concurrency limit, wakes on changes, sweeps TTLs, stops gracefully.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { clockWithNow, type Clock } from '../tasks/clock.js';
 import type { TaskRunner } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask } from '../tasks/task.js';
@@ -19,6 +20,10 @@ export interface WorkerOptions {
   sweepMs?: number;
   retentionGraceMs?: number;
   now?: () => number;
+  /** Time and timers of runs (step timeouts, wake-ups of waiting tasks); replaces `now` when given. */
+  clock?: Clock;
+  /** Jitter source of retry backoffs (default Math.random). */
+  random?: () => number;
   workerId?: string;
   onError?: (err: unknown, taskId?: string) => void;
   observer?: TaskObserver;
@@ -38,7 +43,8 @@ const MAX_CLAIM_BACKOFF_MS = 5_000;
 
 export function createWorker(options: WorkerOptions): Worker {
   const store = options.store;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? clockWithNow(options.now ?? Date.now);
+  const now = (): number => clock.now();
   const concurrency = options.concurrency ?? 8;
   const leaseMs = options.leaseMs ?? 30_000;
   const id = options.workerId ?? `w_${randomBytes(6).toString('hex')}`;
@@ -54,15 +60,44 @@ export function createWorker(options: WorkerOptions): Worker {
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => void) | undefined;
 
+  // One timer, for the earliest wake-up known (of waits this process ended, or found in the store): however many
+  // tasks wait, the process holds no more than this for them. Other processes' waits are found by the poll.
+  let wakeAt = Infinity;
+  let cancelWake: (() => void) | undefined;
+  const wakeBy = (at: number): void => {
+    if (stopped || at >= wakeAt) return;
+    cancelWake?.();
+    wakeAt = at;
+    cancelWake = clock.setTimer(
+      () => {
+        wakeAt = Infinity;
+        cancelWake = undefined;
+        void fill().then(lookAhead);
+      },
+      Math.max(0, at - now()),
+    );
+  };
+  const lookAhead = async (): Promise<void> => {
+    if (stopped || store.nextWakeAt === undefined) return;
+    try {
+      const at = await store.nextWakeAt(now());
+      if (at !== undefined) wakeBy(at);
+    } catch (err) {
+      options.onError?.(err);
+    }
+  };
+
   const start = (task: ClaimedTask): void => {
     const run = startRun(
       {
         store,
         runner: options.runner,
         leaseMs,
-        now,
+        clock,
+        random: options.random,
         onError: options.onError,
         observer: options.observer,
+        onWait: wakeBy,
       },
       task,
     );
@@ -132,10 +167,10 @@ export function createWorker(options: WorkerOptions): Worker {
         // Wake after the current turn: the commit's other listeners (pushes, the request's answer) go first.
         if (c.runnable) setImmediate(() => void fill());
       });
-      timers.push(setInterval(() => void fill(), pollMs));
+      timers.push(setInterval(() => void fill().then(lookAhead), pollMs));
       timers.push(setInterval(() => void sweep(), options.sweepMs ?? 5_000));
       for (const t of timers) t.unref();
-      void sweep().then(fill);
+      void sweep().then(fill).then(lookAhead);
     },
     poke() {
       if (!stopped) void fill();
@@ -144,6 +179,9 @@ export function createWorker(options: WorkerOptions): Worker {
       stopped = true;
       unsubscribe?.();
       for (const t of timers.splice(0)) clearInterval(t);
+      cancelWake?.();
+      cancelWake = undefined;
+      wakeAt = Infinity;
       while (claiming) await new Promise((r) => setTimeout(r, 5));
       const all = Promise.all([...running.values()].map((r) => r.done));
       let timer: NodeJS.Timeout | undefined;

@@ -3,9 +3,12 @@ import { createAnonymousAuthenticator } from '../../auth/authenticator.js';
 import { openStore } from '../store-config.js';
 import { createHttpHandler, type HttpHandlerOptions } from '../../transport/http/handler.js';
 import type { AuditEvent } from '../../protocol/audit.js';
-import { createLogger } from '../../observability/logger.js';
+import { createLogger, type Logger } from '../../observability/logger.js';
+import type { StepDefaults } from '../../protocol/define.js';
+import type { ToolErrorReport } from '../../tasks/observer.js';
 import { createMetrics, DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
-import { combineObservers, createTracingObserver, traced } from '../../observability/tracing.js';
+import { createTracingObserver, traced } from '../../observability/tracing.js';
+import { combineObservers } from '../../tasks/observer.js';
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import { buildAuth } from '../auth-config.js';
 import { listenHttp } from '../../transport/http/node-server.js';
@@ -28,6 +31,9 @@ export const serveUsage = `durable-mcp serve [flags]
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
   --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
+  --step-max-attempts N  default attempts of every ctx.step, retries included (default 1: no retry); a tool's
+                         own steps settings and each step's options come first
+  --step-timeout-ms N    default time bound of each step attempt (default none)
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
 Authentication (default: anonymous development mode):
   --auth FILE            static bearer tokens {"tokens":[{"token","tenant","principal"}]}; re-read on SIGHUP
@@ -48,6 +54,29 @@ Observability:
   --otel                 emit OpenTelemetry spans (register an SDK, e.g. node --import your-otel-setup.js)
 Environment: DURABLE_MCP_STATE_SECRET seals MRTR requestState (default: a secret kept in the store).`;
 
+/** One error line per tool error: where it came from and its reference, never the tool's arguments or results. */
+function logToolError(logger: Logger, { taskId, tool, failure }: ToolErrorReport): void {
+  const { ref, name, message, stack, step, attempt } = failure;
+  logger.error({ taskId, tool, step, attempt, errorRef: ref, err: { name, message, stack } }, 'tool error');
+}
+
+function stepDefaultsFromFlags(
+  values: Record<string, string | boolean | undefined>,
+): StepDefaults | undefined {
+  const steps: StepDefaults = {};
+  if (values['step-max-attempts'] !== undefined) {
+    const maxAttempts = intFlag(values['step-max-attempts'], 'step-max-attempts', 1);
+    if (maxAttempts < 1) throw new UsageError('--step-max-attempts must be at least 1');
+    steps.retry = { maxAttempts };
+  }
+  if (values['step-timeout-ms'] !== undefined) {
+    const timeoutMs = intFlag(values['step-timeout-ms'], 'step-timeout-ms', 0);
+    if (timeoutMs < 1) throw new UsageError('--step-timeout-ms must be at least 1');
+    steps.timeoutMs = timeoutMs;
+  }
+  return Object.keys(steps).length === 0 ? undefined : steps;
+}
+
 export async function serve(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, {
     host: { type: 'string' },
@@ -59,6 +88,8 @@ export async function serve(argv: string[]): Promise<void> {
     stdio: { type: 'boolean' },
     concurrency: { type: 'string' },
     'lease-ms': { type: 'string' },
+    'step-max-attempts': { type: 'string' },
+    'step-timeout-ms': { type: 'string' },
     auth: { type: 'string' },
     'jwt-issuer': { type: 'string' },
     'jwt-audience': { type: 'string' },
@@ -134,10 +165,13 @@ export async function serve(argv: string[]): Promise<void> {
     metrics?.audit(event);
   };
   const rate = intFlag(values['tasks-get-rate'], 'tasks-get-rate', 100);
+  const steps = stepDefaultsFromFlags(values);
   const runtime = createDurableMcp({
     toolSets,
     store,
     stateSecret,
+    steps,
+    onToolError: (report) => logToolError(logger, report),
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
       wrapDispatch: values.otel === true ? (method, run) => traced(method, run) : undefined,

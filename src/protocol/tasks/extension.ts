@@ -5,7 +5,8 @@ import type { TaskStore } from '../../tasks/store.js';
 import type { JsonMap, LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { isJsonObject, memoizeSerialization } from '../../wire/jsonrpc.js';
-import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
+import { META_IDEMPOTENCY_KEY, TASKS_EXTENSION } from '../../wire/meta-keys.js';
+import { sameJson } from '../../tasks/json-equal.js';
 import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
 import { runRound, type RoundDeps } from '../run-round.js';
 import type { RequestScope } from '../scope.js';
@@ -54,6 +55,21 @@ function readTaskId(params: JsonObject): string {
   if (!isTaskIdShape(id)) throw invalidParams('invalid task id');
   return id;
 }
+
+/** The caller's idempotency key of a tools/call, if it sent one (any string of 1 to 255 characters). */
+function readIdempotencyKey(params: JsonObject): string | undefined {
+  const meta = params._meta;
+  const key = isJsonObject(meta) ? meta[META_IDEMPOTENCY_KEY] : undefined;
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255)
+    throw invalidParams(
+      `Invalid params: _meta["${META_IDEMPOTENCY_KEY}"] must be a string of 1 to 255 characters`,
+    );
+  return key;
+}
+
+const reusedKey = (): ProtocolError =>
+  invalidParams('Invalid params: this idempotency key was already used with different arguments');
 
 const missError = (miss: LookupMiss): ProtocolError =>
   miss === 'expired' ? invalidParams('Task has expired') : invalidParams('Task not found');
@@ -108,6 +124,17 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         REQUIRED,
       );
     }
+    // A retried call (same owner, tool and key) gets the task the first one created, before any new MRTR round.
+    const key = readIdempotencyKey(params);
+    if (key !== undefined) {
+      const existing = await store.findByIdempotencyKey(ownerOf(scope), call.tool.def.name, key, now());
+      if (existing !== undefined) {
+        if (!sameJson(existing.args, call.args)) throw reusedKey();
+        const taskId = existing.snapshot.id;
+        audit({ event: 'task.joined', ...who(scope), taskId, tool: call.tool.def.name, outcome: 'joined' });
+        return toCreateTaskResult(existing.snapshot);
+      }
+    }
     let answers: Record<string, JsonMap> = {};
     if (policy.prepare !== undefined) {
       const prepare = policy.prepare;
@@ -133,8 +160,9 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         },
       );
     }
+    const id = newTaskId();
     const snapshot = await store.create({
-      id: newTaskId(),
+      id,
       owner: ownerOf(scope),
       tool: call.tool.def.name,
       args: call.args,
@@ -151,13 +179,16 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       clientCapabilities: scope.envelope.clientCapabilities,
       answers,
       sensitive: policy.sensitive === true,
+      idempotencyKey: key,
     });
+    // Another call with the same key may have created the task first (another replica, the same batch).
+    const joined = snapshot.id !== id;
     audit({
-      event: 'task.created',
+      event: joined ? 'task.joined' : 'task.created',
       ...who(scope),
       taskId: snapshot.id,
       tool: call.tool.def.name,
-      outcome: 'created',
+      outcome: joined ? 'joined' : 'created',
     });
     return toCreateTaskResult(snapshot);
   }

@@ -1,17 +1,72 @@
 // The TaskRunner the worker calls: replays a tool handler and turns its ending into a RunOutcome.
 import { StoreUnavailableError } from '../../tasks/errors.js';
-import { LeaseLostError, type TaskRunner } from '../../tasks/execution.js';
-import type { RunOutcome } from '../../tasks/task.js';
+import { LeaseLostError, mergeStepOptions, WaitPending, type TaskRunner } from '../../tasks/execution.js';
+import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
 import { META_SERVER_INFO } from '../../wire/meta-keys.js';
 import { ProtocolError, toProtocolError } from '../../wire/protocol-error.js';
+import type { StepDefaults } from '../define.js';
 import { InputPending, missingCapabilityFor } from '../mrtr.js';
-import type { Registry } from '../registry.js';
+import type { Registry, RegisteredTool } from '../registry.js';
 import type { ServerInfo } from '../server.js';
+import { describeFailure, isToolExecutionError, toolErrorResult, toolErrorStatus } from '../tool-errors.js';
 import { toolResult } from '../tools.js';
 import type { JsonObject } from '../types.js';
 import { createTaskHandlerContext } from './task-context.js';
 
-export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunner {
+export interface TaskRunnerOptions {
+  /** Server-wide defaults of `ctx.step` (under each tool's own). */
+  steps?: StepDefaults;
+}
+
+/** The run asked for input: outstanding requests the client can answer, or why the task cannot go on. */
+function inputOutcome(task: ClaimedTask, err: InputPending): RunOutcome {
+  // Keys are unique for the task's life: an answered key cannot be asked again.
+  const requests = Object.fromEntries(
+    Object.entries(err.requests).filter(([key]) => !Object.hasOwn(task.answers, key)),
+  );
+  if (Object.keys(requests).length === 0) {
+    const error = { code: -32603, message: 'The task asked only for input it had already received' };
+    return { kind: 'failed', error, statusMessage: error.message };
+  }
+  for (const request of Object.values(requests)) {
+    const missing = missingCapabilityFor(request, task.clientCapabilities);
+    if (missing !== undefined) {
+      const error = new ProtocolError(-32021, `The task needs the client capability for ${request.method}`, {
+        requiredCapabilities: missing,
+      });
+      return { kind: 'failed', error: error.toJSON(), statusMessage: error.message };
+    }
+  }
+  return { kind: 'input_required', requests: requests as Record<string, JsonObject> };
+}
+
+/** A thrown error: a tool error result (completed) unless it is a protocol error (failed); kept either way. */
+function errorOutcome(tool: RegisteredTool, err: unknown, at: number, info: ServerInfo): RunOutcome {
+  const failure = describeFailure(err, at);
+  if (!isToolExecutionError(err)) {
+    const error = toProtocolError(err);
+    return {
+      kind: 'failed',
+      error: error.toJSON(),
+      statusMessage: `The task failed: ${error.message}`,
+      failure,
+    };
+  }
+  const visibility = tool.def.errors;
+  const result = withServerInfo(toolErrorResult(failure, visibility), info);
+  return { kind: 'completed', result, statusMessage: toolErrorStatus(failure, visibility), failure };
+}
+
+const withServerInfo = (result: JsonObject, info: ServerInfo): JsonObject => ({
+  ...result,
+  _meta: { [META_SERVER_INFO]: info, ...((result._meta as JsonObject | undefined) ?? {}) },
+});
+
+export function createTaskRunner(
+  registry: Registry,
+  info: ServerInfo,
+  options: TaskRunnerOptions = {},
+): TaskRunner {
   const control = registry.control();
   return async (task, exec): Promise<RunOutcome> => {
     const tool = registry.tools.get(task.tool);
@@ -19,41 +74,21 @@ export function createTaskRunner(registry: Registry, info: ServerInfo): TaskRunn
       const error = { code: -32602, message: `Unknown tool: ${task.tool}` };
       return { kind: 'failed', error, statusMessage: `The tool ${task.tool} is no longer available.` };
     }
+    const steps = mergeStepOptions(options.steps, tool.def.steps);
     try {
-      const value = await tool.def.handler(task.args as never, createTaskHandlerContext(task, exec, control));
-      const result = toolResult(tool, value);
-      const meta = { [META_SERVER_INFO]: info, ...((result._meta as JsonObject | undefined) ?? {}) };
-      return { kind: 'completed', result: { ...result, _meta: meta } };
+      const value = await tool.def.handler(
+        task.args as never,
+        createTaskHandlerContext(task, exec, control, steps),
+      );
+      return { kind: 'completed', result: withServerInfo(toolResult(tool, value), info) };
     } catch (err) {
       // Neither ends the task: the worker ends this run without a write, and the task runs again later.
       if (err instanceof LeaseLostError || err instanceof StoreUnavailableError) throw err;
-      if (err instanceof InputPending) {
-        // Keys are unique for the task's life: an answered key cannot be asked again.
-        const requests = Object.fromEntries(
-          Object.entries(err.requests).filter(([key]) => !Object.hasOwn(task.answers, key)),
-        );
-        if (Object.keys(requests).length === 0) {
-          const error = { code: -32603, message: 'The task asked only for input it had already received' };
-          return { kind: 'failed', error, statusMessage: error.message };
-        }
-        for (const request of Object.values(requests)) {
-          const missing = missingCapabilityFor(request, task.clientCapabilities);
-          if (missing !== undefined) {
-            const error = new ProtocolError(
-              -32021,
-              `The task needs the client capability for ${request.method}`,
-              {
-                requiredCapabilities: missing,
-              },
-            );
-            return { kind: 'failed', error: error.toJSON(), statusMessage: error.message };
-          }
-        }
-        return { kind: 'input_required', requests: requests as Record<string, JsonObject> };
-      }
+      if (err instanceof WaitPending)
+        return { kind: 'waiting', until: err.until, statusMessage: err.statusMessage };
+      if (err instanceof InputPending) return inputOutcome(task, err);
       if (exec.signal.aborted) return { kind: 'cancelled' };
-      const error = toProtocolError(err);
-      return { kind: 'failed', error: error.toJSON(), statusMessage: `The task failed: ${error.message}` };
+      return errorOutcome(tool, err, exec.now(), info);
     }
   };
 }

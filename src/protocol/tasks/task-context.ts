@@ -1,16 +1,61 @@
 // The HandlerContext a tool handler gets when it runs (or replays) as a durable task.
-import type { ExecutionContext } from '../../tasks/execution.js';
+import { mergeStepOptions, stepOptionsProblem, type ExecutionContext } from '../../tasks/execution.js';
 import type { ClaimedTask } from '../../tasks/task.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
 import type { HandlerContext, ServerControl } from '../context.js';
+import type { StepDefaults } from '../define.js';
 import { InputPending } from '../mrtr.js';
 import type { InputRequests, InputResponses } from '../types.js';
+
+/** "Copying (3/10)": what `ctx.progress` shows as the task's statusMessage. */
+export function progressMessage(progress: number, total?: number, message?: string): string {
+  const count = total === undefined ? `${progress}` : `${progress}/${total}`;
+  return message === undefined || message === '' ? `Progress: ${count}` : `${message} (${count})`;
+}
+
+/**
+ * `ctx.progress` in a task sets statusMessage: one write at a time, and while one is in flight only the latest
+ * value waits for the next, so a tight loop of progress calls costs at most one write per store round trip.
+ */
+function createProgressWriter(exec: ExecutionContext): (message: string) => void {
+  let writing = false;
+  let next: string | undefined;
+  const write = (message: string): void => {
+    writing = true;
+    exec
+      .status(message)
+      .catch(() => undefined) // a lost lease or store ends the run by itself; progress is best effort
+      .finally(() => {
+        writing = false;
+        const queued = next;
+        next = undefined;
+        if (queued !== undefined && !exec.signal.aborted) write(queued);
+      });
+  };
+  return (message) => {
+    if (writing) next = message;
+    else write(message);
+  };
+}
+
+export const checkedMs = (name: string, ms: number): number => {
+  if (!Number.isFinite(ms) || ms < 0)
+    throw new TypeError(`sleep "${name}": ms must be a number of at least 0`);
+  return ms;
+};
+
+export const checkedTime = (name: string, at: Date | number): number => {
+  const t = Number(at);
+  if (!Number.isFinite(t)) throw new TypeError(`sleepUntil "${name}": not a valid date`);
+  return t;
+};
 
 export function createTaskHandlerContext(
   task: ClaimedTask,
   exec: ExecutionContext,
   control: ServerControl,
+  steps?: StepDefaults,
 ): HandlerContext {
   const inputs = (requests: InputRequests): InputResponses => {
     const missing: InputRequests = {};
@@ -23,6 +68,7 @@ export function createTaskHandlerContext(
     if (Object.keys(missing).length > 0) throw new InputPending(missing, undefined);
     return found;
   };
+  const progress = createProgressWriter(exec);
   return {
     requestId: task.id,
     method: 'tools/call',
@@ -38,15 +84,22 @@ export function createTaskHandlerContext(
     taskId: task.id,
     requestState: undefined,
     server: control,
-    // Progress and log notifications are not part of tasks in this revision.
-    progress() {},
+    // Progress notifications are not part of tasks in this revision: progress becomes the statusMessage.
+    progress: (value, total, message) => progress(progressMessage(value, total, message)),
     log() {},
     input: (key, request) => inputs({ [key]: request })[key] as InputResponses[string],
     inputs,
     inputRequired(options): never {
       throw new InputPending(options.inputRequests ?? {}, undefined);
     },
-    step: (name, fn) => exec.step(name, fn),
+    async step(name, fn, options) {
+      const merged = mergeStepOptions(steps, options);
+      const problem = stepOptionsProblem(merged);
+      if (problem !== undefined) throw new TypeError(`step "${name}": ${problem}`);
+      return exec.step(name, fn, merged);
+    },
+    sleep: (name, ms) => exec.sleepUntil(name, exec.now() + checkedMs(name, ms)),
+    sleepUntil: (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
     status: (message) => exec.status(message),
   };
 }

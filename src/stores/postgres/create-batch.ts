@@ -1,5 +1,6 @@
 // Group commit for create(): creations queued in one turn of the event loop are inserted by one statement.
 import type { NewTask, TaskSnapshot } from '../../tasks/task.js';
+import { IdempotencyConflictError } from '../../tasks/errors.js';
 import { isDataError, translate } from './errors.js';
 
 interface Pending<E> {
@@ -17,25 +18,38 @@ export interface CreateBatcher {
 
 /**
  * `encode` turns a task into statement parameters (and may throw for that task alone); `insert` writes many in
- * one statement, throwing the driver's own error. When a batch fails on its data (a duplicate id, a value the
- * database refuses), each creation is retried on its own so one bad row does not fail its neighbours; when it
- * fails for want of a database, all of them fail at once with StoreUnavailableError.
+ * one statement, throwing the driver's own error, and returns the snapshots of the tasks it inserted. A task it
+ * left out (its idempotency key is held by another task) is settled by `resolveMissing`. When a batch fails on its
+ * data (a duplicate id, a value the database refuses), each creation is retried on its own so one bad row does not
+ * fail its neighbours; when it fails for want of a database, all of them fail at once with StoreUnavailableError.
  */
 export function createBatcher<E>(
   encode: (task: NewTask) => E,
   insert: (tasks: E[]) => Promise<TaskSnapshot[]>,
+  resolveMissing: (task: NewTask, encoded: E) => Promise<TaskSnapshot>,
 ): CreateBatcher {
   let queue: Pending<E>[] = [];
   const inFlight = new Set<Promise<void>>();
 
-  const insertAlone = async (item: Pending<E>, encoded: E): Promise<void> => {
+  const settleMissing = async (item: Pending<E>, encoded: E): Promise<void> => {
     try {
-      const [snapshot] = await insert([encoded]);
-      if (snapshot === undefined) throw new Error(`task ${item.task.id} was not inserted`);
-      item.resolve(snapshot);
+      item.resolve(await resolveMissing(item.task, encoded));
+    } catch (err) {
+      // A conflict of idempotency keys is an answer about the task, not a failure of the database.
+      item.reject(err instanceof IdempotencyConflictError ? err : translate(err));
+    }
+  };
+
+  const insertAlone = async (item: Pending<E>, encoded: E): Promise<void> => {
+    let snapshot: TaskSnapshot | undefined;
+    try {
+      [snapshot] = await insert([encoded]);
     } catch (err) {
       item.reject(translate(err));
+      return;
     }
+    if (snapshot === undefined) await settleMissing(item, encoded);
+    else item.resolve(snapshot);
   };
 
   const flush = async (batch: Pending<E>[]): Promise<void> => {
@@ -61,11 +75,13 @@ export function createBatcher<E>(
       return;
     }
     const byId = new Map(snapshots.map((s) => [s.id, s]));
+    const missing: Promise<void>[] = [];
     for (const item of ready) {
       const snapshot = byId.get(item.task.id);
       if (snapshot !== undefined) item.resolve(snapshot);
-      else item.reject(new Error(`task ${item.task.id} was not inserted`));
+      else missing.push(settleMissing(item, item.encoded));
     }
+    await Promise.all(missing);
   };
 
   const start = (): void => {

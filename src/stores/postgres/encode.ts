@@ -16,6 +16,7 @@ export interface EncodedTask {
   caps: string;
   sealed: boolean;
   answers: [key: string, answer: string][];
+  idempotencyKey: string | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -38,6 +39,7 @@ export function encodeTask(task: NewTask, codec: PayloadCodec): EncodedTask {
       key,
       codec.sealFor(sealed, JSON.stringify(value)),
     ]),
+    idempotencyKey: task.idempotencyKey ?? null,
   };
 }
 
@@ -63,5 +65,6 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     answers.map((a) => a.key),
     answers.map((a) => a.answer),
     answers.map((a) => a.at),
+    tasks.map((t) => t.idempotencyKey),
   ];
 }

@@ -16,16 +16,22 @@ export async function finishRun(
     result: string | null,
     error: string | null,
     message: string | null,
-  ) => writeAndNotify(ctx, q.terminal, [id, token, status, result, error, message, now], settled);
+    failure: string | null = null,
+  ) => writeAndNotify(ctx, q.terminal, [id, token, status, result, error, message, now, failure], settled);
   switch (outcome.kind) {
     case 'completed': {
       const seal = await ctx.codec.sealerOf(id);
-      return terminal('completed', seal(JSON.stringify(outcome.result)), null, null);
+      const failure = outcome.failure === undefined ? null : seal(JSON.stringify(outcome.failure));
+      const result = seal(JSON.stringify(outcome.result));
+      return terminal('completed', result, null, outcome.statusMessage ?? null, failure);
     }
     case 'failed': {
       const seal = await ctx.codec.sealerOf(id);
-      return terminal('failed', null, seal(JSON.stringify(outcome.error)), outcome.statusMessage);
+      const failure = outcome.failure === undefined ? null : seal(JSON.stringify(outcome.failure));
+      return terminal('failed', null, seal(JSON.stringify(outcome.error)), outcome.statusMessage, failure);
     }
+    case 'waiting':
+      return writeAndNotify(ctx, q.wait, [id, token, outcome.until, outcome.statusMessage, now], settled);
     case 'cancelled':
       return terminal('cancelled', null, null, 'Task was cancelled.');
     case 'released':

@@ -113,6 +113,28 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // Orders the snapshots a process gets from its own commits and from reads (no table rewrite: constant default).
     sql: (s) => `ALTER TABLE ${s}.tasks ADD COLUMN revision bigint NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 7,
+    name: 'waits-idempotency-failures',
+    // wake_at: a working task without a lease that runs again at that time (a retry backoff, a sleep); it is not
+    // runnable (not in tasks_runnable) until then. idempotency_key: unique per owner and tool while the task exists.
+    // failure: the error a tool threw, kept for operators. task_step_attempts: failed attempts of steps. The new
+    // columns are nullable without a default: no table rewrite.
+    sql: (s) => `
+      ALTER TABLE ${s}.tasks ADD COLUMN wake_at bigint, ADD COLUMN idempotency_key text, ADD COLUMN failure text;
+      CREATE INDEX tasks_wake ON ${s}.tasks (wake_at) WHERE wake_at IS NOT NULL;
+      CREATE UNIQUE INDEX tasks_idempotency ON ${s}.tasks (tenant, principal, tool, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE TABLE ${s}.task_step_attempts (
+        task_id text NOT NULL REFERENCES ${s}.tasks (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        failed integer NOT NULL,
+        last_failure text NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (task_id, name)
+      );
+    `,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

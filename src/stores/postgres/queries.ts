@@ -5,6 +5,9 @@ import pg from 'pg';
 import type { SchemaNames } from './names.js';
 
 const NON_TERMINAL = `status IN ('working','input_required')`;
+/** A waiting task whose time ($3) has come: claimable like a runnable one (it released its lease to wait). */
+const DUE = (now: string): string =>
+  `wake_at IS NOT NULL AND wake_at <= ${now} AND status = 'working' AND (expires_at IS NULL OR expires_at > ${now})`;
 /** The fence: the run holding `token` still owns a lease on a working task. */
 const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease_owner IS NOT NULL`;
 
@@ -31,23 +34,29 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
 
   return {
     /** Parameters are parallel arrays (one element per task), then parallel arrays of creation-time answers. */
+    /**
+     * A task whose idempotency key another task of its owner and tool holds is not inserted (nor are its answers):
+     * its row is missing from the result, and the caller resolves it with `keyed`.
+     */
     insertTasks: `
       WITH input AS (
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-          $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::boolean[])
+          $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::boolean[], $17::text[])
           AS x(id, tenant, principal, tool, args, status_message, created_at, ttl_ms, poll_interval_ms,
-            replay_after_crash, client_caps, sealed)
+            replay_after_crash, client_caps, sealed, idempotency_key)
       ), inserted AS (
         INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
-          ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed)
+          ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key)
         SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
-          poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed
+          poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key
         FROM input
+        ON CONFLICT (tenant, principal, tool, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING *
       ), answers AS (
         INSERT INTO ${s}.task_inputs (task_id, key, request, answer, asked_at, answered_at)
         SELECT task_id, key, NULL, answer, at, at
         FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[]) AS a(task_id, key, answer, at)
+        WHERE a.task_id IN (SELECT id FROM inserted)
       )
       SELECT inserted.*, ${notify('inserted.id', 'true', 'false')} FROM inserted`,
 
@@ -59,23 +68,36 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         ) END AS outstanding
       FROM ${s}.tasks t WHERE t.id = $1 AND ${OWNED_BY('t.')}`,
 
-    /** $1 worker, $2 lease end, $3 now, $4 how many. SKIP LOCKED: concurrent claimers each take different rows. */
+    /**
+     * $1 worker, $2 lease end, $3 now, $4 how many: the oldest (by creation) of the runnable tasks and of the waiting
+     * ones whose time has come. SKIP LOCKED: concurrent claimers each take different rows.
+     */
     claim: `
-      WITH candidate AS (
-        SELECT id, lease_owner FROM ${s}.tasks
+      WITH ready AS (
+        SELECT id, lease_owner, created_at FROM ${s}.tasks
         WHERE runnable AND (lease_owner IS NULL OR lease_until < $3) AND (expires_at IS NULL OR expires_at > $3)
         ORDER BY created_at
         LIMIT $4
         FOR UPDATE SKIP LOCKED
+      ), due AS (
+        SELECT id, lease_owner, created_at FROM ${s}.tasks
+        WHERE ${DUE('$3')}
+        ORDER BY wake_at
+        LIMIT $4
+        FOR UPDATE SKIP LOCKED
+      ), candidate AS (
+        SELECT * FROM (SELECT * FROM ready UNION ALL SELECT * FROM due) x ORDER BY created_at LIMIT $4
       ), claimed AS (
         UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1,
-          revision = t.revision + 1
+          runnable = true, wake_at = NULL, revision = t.revision + 1
         FROM candidate c WHERE t.id = c.id
         RETURNING t.*, c.lease_owner AS previous_owner
       )
       SELECT c.*,
         (SELECT coalesce(json_agg(json_build_array(st.name, st.value)), '[]'::json)
           FROM ${s}.task_steps st WHERE st.task_id = c.id) AS steps,
+        (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
+          FROM ${s}.task_step_attempts a WHERE a.task_id = c.id) AS attempts,
         (SELECT coalesce(json_agg(json_build_array(i.key, i.answer) ORDER BY i.key COLLATE "C"), '[]'::json)
           FROM ${s}.task_inputs i WHERE i.task_id = c.id) AS inputs
       FROM claimed c`,
@@ -90,17 +112,68 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
       ON CONFLICT (task_id, name) DO UPDATE SET value = EXCLUDED.value
       RETURNING 1 AS saved`,
 
+    /** $3 name, $4 failed attempts so far, $5 the last failure, $6 now. Fenced like saveStep. */
+    saveStepFailure: `
+      WITH held AS (SELECT id FROM ${s}.tasks WHERE ${FENCED} FOR SHARE)
+      INSERT INTO ${s}.task_step_attempts (task_id, name, failed, last_failure, updated_at)
+      SELECT id, $3, $4, $5, $6 FROM held
+      ON CONFLICT (task_id, name) DO UPDATE SET failed = EXCLUDED.failed, last_failure = EXCLUDED.last_failure,
+        updated_at = EXCLUDED.updated_at
+      RETURNING 1 AS saved`,
+
+    /** $1 tenant, $2 principal, $3 tool, $4 key: the task holding the key, as getOwned reads it, with its arguments. */
+    keyed: `
+      SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
+          SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
+          FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
+        ) END AS outstanding
+      FROM ${s}.tasks t
+      WHERE t.tenant = $1 AND t.principal = $2 AND t.tool = $3 AND t.idempotency_key = $4`,
+
+    /** Frees the key of a task past its TTL ($2 now) for a new task. */
+    releaseKey: `
+      UPDATE ${s}.tasks SET idempotency_key = NULL, revision = revision + 1
+      WHERE id = $1 AND expires_at IS NOT NULL AND expires_at <= $2 RETURNING id`,
+
+    /** $1 now: the earliest wake-up still to come. */
+    nextWake: `
+      SELECT wake_at FROM ${s}.tasks WHERE wake_at IS NOT NULL AND wake_at > $1 AND status = 'working'
+      ORDER BY wake_at LIMIT 1`,
+
+    /** Everything about one task, whoever owns it (operators). */
+    inspect: `
+      SELECT t.*,
+        (SELECT coalesce(json_agg(st.name), '[]'::json) FROM ${s}.task_steps st WHERE st.task_id = t.id) AS step_names,
+        (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
+          FROM ${s}.task_step_attempts a WHERE a.task_id = t.id) AS attempts
+      FROM ${s}.tasks t WHERE t.id = $1`,
+
     setStatusMessage: `
       WITH u AS (
         UPDATE ${s}.tasks SET status_message = $3, updated_at = $4, revision = revision + 1 WHERE ${FENCED}
         RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
 
-    /** $3 status, $4 result, $5 error, $6 status message (null keeps it), $7 now. */
+    /** $3 status, $4 result, $5 error, $6 status message (null keeps it), $7 now, $8 failure. */
     terminal: `
       WITH u AS (
         UPDATE ${s}.tasks SET status = $3, result = $4, error = $5, status_message = COALESCE($6, status_message),
-          updated_at = $7, runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
+          updated_at = $7, failure = $8, runnable = false, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
+          revision = revision + 1
+        WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
+
+    /**
+     * Waits without a lease until $3 ($4 status message, $5 now); a cancel requested during the run ends the task
+     * cancelled instead.
+     */
+    wait: `
+      WITH u AS (
+        UPDATE ${s}.tasks SET
+          status = CASE WHEN cancel_requested THEN 'cancelled' ELSE status END,
+          status_message = CASE WHEN cancel_requested THEN 'Task was cancelled.' ELSE $4 END,
+          wake_at = CASE WHEN cancel_requested THEN NULL ELSE $3::bigint END,
+          updated_at = $5, runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
         WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
 
@@ -163,7 +236,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     cancelNow: `
       WITH u AS (
         UPDATE ${s}.tasks SET status = 'cancelled', cancel_requested = true, runnable = false,
-          lease_owner = NULL, lease_until = NULL, updated_at = $2, revision = revision + 1
+          lease_owner = NULL, lease_until = NULL, wake_at = NULL, updated_at = $2, revision = revision + 1
         WHERE id = $1 AND ${NON_TERMINAL} RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', 'false', 'true')} FROM u`,
 
@@ -178,7 +251,8 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         FOR UPDATE SKIP LOCKED
       ), e AS (
         UPDATE ${s}.tasks t SET status = 'failed', error = $1, status_message = 'Task expired before it finished.',
-          updated_at = $2, runnable = false, lease_owner = NULL, lease_until = NULL, revision = t.revision + 1
+          updated_at = $2, runnable = false, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
+          revision = t.revision + 1
         FROM due WHERE t.id = due.id RETURNING t.id
       ) SELECT e.id, ${notify('e.id', 'false', 'true')} FROM e`,
 
@@ -205,12 +279,14 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         (SELECT count(*) FROM ${s}.tasks WHERE status = 'completed')::int AS completed,
         (SELECT count(*) FROM ${s}.tasks WHERE status = 'failed')::int AS failed,
         (SELECT count(*) FROM ${s}.tasks WHERE status = 'cancelled')::int AS cancelled,
-        (SELECT count(*) FROM ${s}.tasks WHERE runnable AND (lease_owner IS NULL OR lease_until < $1)
-          AND (expires_at IS NULL OR expires_at > $1))::int AS runnable`,
+        ((SELECT count(*) FROM ${s}.tasks WHERE runnable AND (lease_owner IS NULL OR lease_until < $1)
+          AND (expires_at IS NULL OR expires_at > $1)) + (SELECT count(*) FROM ${s}.tasks WHERE ${DUE('$1')}))::int
+          AS runnable`,
 
     countRunnable: `
-      SELECT count(*)::int AS n FROM ${s}.tasks
-      WHERE runnable AND (lease_owner IS NULL OR lease_until < $1) AND (expires_at IS NULL OR expires_at > $1)`,
+      SELECT ((SELECT count(*) FROM ${s}.tasks
+        WHERE runnable AND (lease_owner IS NULL OR lease_until < $1) AND (expires_at IS NULL OR expires_at > $1))
+        + (SELECT count(*) FROM ${s}.tasks WHERE ${DUE('$1')}))::int AS n`,
   };
 }
 

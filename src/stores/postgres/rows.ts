@@ -1,5 +1,15 @@
 // Row types of the PostgreSQL task tables and their mapping to domain types.
-import type { ClaimedTask, Json, JsonMap, TaskSnapshot, TaskStatus } from '../../tasks/task.js';
+import type {
+  ClaimedTask,
+  Json,
+  JsonMap,
+  StepAttempts,
+  StepFailure,
+  TaskFailure,
+  TaskInspection,
+  TaskSnapshot,
+  TaskStatus,
+} from '../../tasks/task.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -29,6 +39,10 @@ export interface TaskRow {
   sealed: boolean;
   /** Grows with every UPDATE of the row (migration 6). */
   revision: Int8;
+  /** Migration 7. */
+  wake_at: Int8 | null;
+  idempotency_key: string | null;
+  failure: string | null;
   [column: string]: unknown;
 }
 
@@ -61,6 +75,22 @@ export interface ClaimRow extends TaskRow {
   steps: [string, string][];
   /** `[key, answer]` pairs of every input ever asked or given (answer null while open). */
   inputs: [string, string | null][];
+  attempts: AttemptList;
+}
+
+/** `[name, failed, last_failure]` of task_step_attempts. */
+export type AttemptList = [string, number, string][];
+
+export interface InspectRow extends TaskRow {
+  step_names: string[];
+  attempts: AttemptList;
+}
+
+function toStepAttempts(list: AttemptList, open: (s: string) => string): Record<string, StepAttempts> {
+  const out: Record<string, StepAttempts> = {};
+  for (const [name, failed, last] of list)
+    out[name] = { failed, last: JSON.parse(open(last)) as StepFailure };
+  return out;
 }
 
 export const toNumber = (v: Int8): number => (typeof v === 'number' ? v : Number(v));
@@ -111,7 +141,38 @@ export function toClaimedTask(row: ClaimRow, open: (s: string) => string): Claim
     cancelRequested: row.cancel_requested,
     clientCapabilities: row.client_caps,
     steps,
+    stepAttempts: toStepAttempts(row.attempts, open),
     answers,
     askedKeys: row.inputs.map(([key]) => key),
+  };
+}
+
+/** Everything kept about a task, for operators. */
+export function toInspection(row: InspectRow, open: (s: string) => string): TaskInspection {
+  const attempts = toStepAttempts(row.attempts, open);
+  const names = [...new Set([...row.step_names, ...Object.keys(attempts)])].sort();
+  return {
+    id: row.id,
+    owner: { tenant: row.tenant, principal: row.principal },
+    tool: row.tool,
+    status: row.status,
+    statusMessage: row.status_message ?? undefined,
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+    expiresAt: toNumberOrNull(row.expires_at),
+    attempt: row.attempt,
+    leaseOwner: row.lease_owner ?? undefined,
+    leaseUntil: row.lease_until === null ? undefined : toNumber(row.lease_until),
+    wakeAt: row.wake_at === null ? undefined : toNumber(row.wake_at),
+    cancelRequested: row.cancel_requested,
+    idempotencyKey: row.idempotency_key ?? undefined,
+    steps: names.map((name) => ({
+      name,
+      done: row.step_names.includes(name),
+      failedAttempts: attempts[name]?.failed ?? 0,
+      lastFailure: attempts[name]?.last,
+    })),
+    failure: row.failure === null ? undefined : (JSON.parse(open(row.failure)) as TaskFailure),
+    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
   };
 }

@@ -52,6 +52,7 @@ function defineSuites(): void {
       await admin.query(`TRUNCATE ${pg.escapeIdentifier(SCHEMA)}.tasks CASCADE`);
       return createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4 });
     },
+    openPeer: () => createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4 }),
   });
 
   describe('PostgreSQL lookups by id', () => {
@@ -185,6 +186,49 @@ function defineSuites(): void {
         `SELECT version FROM ${pg.escapeIdentifier(lazy)}.schema_migrations ORDER BY version`,
       );
       expect(versions.rows).toEqual(postgresMigrations.map((m) => ({ version: m.version })));
+    });
+
+    it('migrates a schema of the release before waits and idempotency keys; its tasks resume as before', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const before = open({ schema });
+      const running = await before.create(newTask({ createdAt: T0 }));
+      const asking = await before.create(newTask({ createdAt: T0 + 1 }));
+      expect((await before.claim('w', 1_000, T0))?.id).toBe(running.id);
+      await before.saveStep(running.id, 1, 'fetched', { rows: 3 }, T0);
+      const second = await before.claim('w', 1_000, T0);
+      const requests = { confirm: { method: 'elicitation/create' } };
+      await before.finish(asking.id, second?.token ?? 0, { kind: 'input_required', requests }, T0);
+      // Take the schema back to that release (before migration 7).
+      await admin.query(`DROP TABLE ${s}.task_step_attempts`);
+      await admin.query(
+        `ALTER TABLE ${s}.tasks DROP COLUMN wake_at, DROP COLUMN idempotency_key, DROP COLUMN failure`,
+      );
+      await admin.query(`DELETE FROM ${s}.schema_migrations WHERE version = 7`);
+
+      expect(await migrate(admin, schema)).toEqual([7]);
+      const after = open({ schema });
+      const resumed = await after.claim('w2', 1_000, T0 + 2_000);
+      expect(resumed).toMatchObject({
+        id: running.id,
+        token: 2,
+        takenOver: true,
+        steps: { fetched: { rows: 3 } },
+      });
+      expect(resumed?.stepAttempts).toEqual({});
+      expect(await after.answer(asking.id, ALICE, { confirm: { action: 'accept' } }, T0 + 2_001)).toEqual({
+        ok: true,
+        resumed: true,
+      });
+      const answered = await after.claim('w2', 1_000, T0 + 2_002);
+      expect(answered).toMatchObject({ id: asking.id, answers: { confirm: { action: 'accept' } } });
+      expect(await after.finish(running.id, 2, { kind: 'completed', result: { ok: 1 } }, T0 + 2_003)).toBe(
+        true,
+      );
+      expect(await after.get(running.id, ALICE, T0 + 2_004)).toMatchObject({
+        status: 'completed',
+        result: { ok: 1 },
+      });
     });
 
     it('adds the status index to a schema holding tasks, and counts by status with it', async () => {

@@ -2,10 +2,19 @@
 // and a change feed carried across replicas by LISTEN/NOTIFY.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { StoreUnavailableError } from '../../tasks/errors.js';
+import { IdempotencyConflictError, StoreUnavailableError } from '../../tasks/errors.js';
+import { sameJson } from '../../tasks/json-equal.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import type { RenewResult, TaskStats, TaskStore } from '../../tasks/store.js';
-import type { ClaimedTask, NewTask, TaskStatus } from '../../tasks/task.js';
+import type {
+  ClaimedTask,
+  JsonMap,
+  KeyedTask,
+  NewTask,
+  TaskOwner,
+  TaskSnapshot,
+  TaskStatus,
+} from '../../tasks/task.js';
 import { createChangeFeed } from './change-feed.js';
 import { createPayloadCodec } from './codec.js';
 import { missOf, writeAndNotify, type StoreContext } from './context.js';
@@ -13,11 +22,21 @@ import { createBatcher } from './create-batch.js';
 import { createDb } from './db.js';
 import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
 import { finishRun } from './finish.js';
+import { translate } from './errors.js';
 import { migrate } from './migrations.js';
 import { POOL_APPLICATION_NAME, schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
 import { buildQueries } from './queries.js';
-import { toClaimedTask, toSnapshot, type ClaimRow, type SnapshotRow, type TaskRow } from './rows.js';
+import {
+  toClaimedTask,
+  toInspection,
+  toNumber,
+  toSnapshot,
+  type ClaimRow,
+  type InspectRow,
+  type SnapshotRow,
+  type TaskRow,
+} from './rows.js';
 import { createOwnedLister } from './list-owned.js';
 import { createPostgresSessionStore } from './session-store.js';
 
@@ -107,17 +126,43 @@ export function createPostgresTaskStore(
     return row?.sealed;
   });
   const ctx: StoreContext = { db, q, codec, feed };
-  const batcher = createBatcher<EncodedTask>(
-    (task: NewTask) => encodeTask(task, codec),
-    async (tasks) => {
-      const rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
-      feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: true, cancelRequested: false })));
-      return rows.map((row) => {
-        codec.remember(row.id, row.sealed);
+  const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
+    const rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
+    feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: true, cancelRequested: false })));
+    return rows.map((row) => {
+      codec.remember(row.id, row.sealed);
+      return toSnapshot(row, codec.open);
+    });
+  };
+  /** The live task holding an idempotency key, with its arguments (opened). */
+  const keyed = async (owner: TaskOwner, tool: string, key: string) => {
+    const [row] = await db.query<SnapshotRow>(q.keyed, [owner.tenant, owner.principal, tool, key]);
+    return row;
+  };
+  /**
+   * A task the insert left out because its idempotency key is held: the holder (same arguments), a conflict, or,
+   * when the holder has expired, the key freed and the task inserted after all. Each turn of the loop either ends
+   * or saw another writer move the key; a few turns settle any race.
+   */
+  const joinByKey = async (task: NewTask, encoded: EncodedTask): Promise<TaskSnapshot> => {
+    const key = task.idempotencyKey;
+    if (key === undefined) throw new Error(`task ${task.id} was not inserted`);
+    for (let turn = 0; turn < 5; turn++) {
+      const row = await keyed(task.owner, task.tool, key);
+      if (row !== undefined && (row.expires_at === null || toNumber(row.expires_at) > task.createdAt)) {
+        if (!sameJson(JSON.parse(codec.open(row.args)) as JsonMap, task.args))
+          throw new IdempotencyConflictError(row.id);
         return toSnapshot(row, codec.open);
+      }
+      if (row !== undefined) await db.query(q.releaseKey, [row.id, task.createdAt]);
+      const [inserted] = await insert([encoded]).catch((err: unknown) => {
+        throw translate(err);
       });
-    },
-  );
+      if (inserted !== undefined) return inserted;
+    }
+    throw new StoreUnavailableError(`idempotency key of task ${task.id} kept changing hands`);
+  };
+  const batcher = createBatcher<EncodedTask>((task: NewTask) => encodeTask(task, codec), insert, joinByKey);
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -165,6 +210,28 @@ export function createPostgresTaskStore(
     async saveStep(id, token, name, value, _now) {
       const seal = await codec.sealerOf(id);
       return (await db.query(q.saveStep, [id, token, name, seal(JSON.stringify(value))])).length === 1;
+    },
+
+    async saveStepFailure(id, token, name, failure, now) {
+      const seal = await codec.sealerOf(id);
+      const params = [id, token, name, failure.attempt, seal(JSON.stringify(failure)), now];
+      return (await db.query(q.saveStepFailure, params)).length === 1;
+    },
+
+    async findByIdempotencyKey(owner, tool, key, now): Promise<KeyedTask | undefined> {
+      const row = await keyed(owner, tool, key);
+      if (row === undefined || missOf(row, now) !== undefined) return undefined;
+      return { snapshot: toSnapshot(row, codec.open), args: JSON.parse(codec.open(row.args)) as JsonMap };
+    },
+
+    async nextWakeAt(now) {
+      const [row] = await db.query<{ wake_at: string | number }>(q.nextWake, [now]);
+      return row === undefined ? undefined : toNumber(row.wake_at);
+    },
+
+    async inspect(id) {
+      const [row] = await db.query<InspectRow>(q.inspect, [id]);
+      return row === undefined ? undefined : toInspection(row, codec.open);
     },
 
     setStatusMessage(id, token, message, now) {

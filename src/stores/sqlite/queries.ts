@@ -1,9 +1,20 @@
 // Prepared SQL for the SQLite task store; every write after a claim is conditional on the fencing token.
-import type { Json, JsonMap, NewTask, RunOutcome, TaskOwner, TaskStatus } from '../../tasks/task.js';
+import type {
+  Json,
+  JsonMap,
+  NewTask,
+  RunOutcome,
+  StepAttempts,
+  StepFailure,
+  TaskOwner,
+  TaskStatus,
+} from '../../tasks/task.js';
 import type { SqliteDatabase } from './database.js';
 import type { InputRow, TaskRow } from './rows.js';
 
 const NON_TERMINAL = `status IN ('working','input_required')`;
+/** A waiting task whose time has come: claimable like a runnable one (its lease was released when it began to wait). */
+const DUE = `wake_at IS NOT NULL AND wake_at <= @now AND status = 'working' AND (expires_at IS NULL OR expires_at > @now)`;
 
 /** How payload columns are sealed: `seal(taskId, json)` encrypts when the task is sealed; `open` reverses it. */
 export interface PayloadCodec {
@@ -15,9 +26,13 @@ export interface PayloadCodec {
 export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const insert = db.prepare(`
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
-      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed)
+      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
-      @expiresAt, @replay, @caps, 1, @sealed)`);
+      @expiresAt, @replay, @caps, 1, @sealed, @key)`);
+  const keyed = db.prepare(
+    `SELECT id, args, expires_at FROM tasks WHERE tenant = ? AND principal = ? AND tool = ? AND idempotency_key = ?`,
+  );
+  const releaseKey = db.prepare(`UPDATE tasks SET idempotency_key = NULL WHERE id = ?`);
   const insertAnswer = db.prepare(
     `INSERT INTO task_inputs (task_id, key, request, answer, asked_at, answered_at) VALUES (?, ?, NULL, ?, ?, ?)`,
   );
@@ -30,11 +45,27 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     `SELECT key, request, answer FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
   );
   const nextRunnable = db.prepare(`
-    SELECT id, lease_owner FROM tasks
+    SELECT id, lease_owner, created_at FROM tasks
     WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
     ORDER BY created_at LIMIT 1`);
+  const nextDue = db.prepare(
+    `SELECT id, lease_owner, created_at FROM tasks WHERE ${DUE} ORDER BY wake_at LIMIT 1`,
+  );
   const takeLease = db.prepare(`
-    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1 WHERE id = ? RETURNING *`);
+    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL
+    WHERE id = ? RETURNING *`);
+  const stepAttempts = db.prepare(
+    `SELECT name, failed, last_failure FROM task_step_attempts WHERE task_id = ?`,
+  );
+  const putStepFailure = db.prepare(`
+    INSERT INTO task_step_attempts (task_id, name, failed, last_failure, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (task_id, name) DO UPDATE SET failed = excluded.failed, last_failure = excluded.last_failure,
+      updated_at = excluded.updated_at`);
+  const nextWake = db
+    .prepare(
+      `SELECT wake_at FROM tasks WHERE wake_at IS NOT NULL AND wake_at > ? AND status = 'working' ORDER BY wake_at LIMIT 1`,
+    )
+    .pluck();
   const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ?`);
   const answers = db.prepare(`SELECT key, answer FROM task_inputs WHERE task_id = ? AND answer IS NOT NULL`);
   const askedKeys = db.prepare(`SELECT key FROM task_inputs WHERE task_id = ?`);
@@ -49,9 +80,17 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     UPDATE tasks SET status_message = ?, updated_at = ?
     WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
   const terminal = db.prepare(`
-    UPDATE tasks SET status = @status, result = @result, error = @error,
+    UPDATE tasks SET status = @status, result = @result, error = @error, failure = @failure,
       status_message = COALESCE(@message, status_message), updated_at = @now,
-      runnable = 0, lease_owner = NULL, lease_until = NULL
+      runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
+  // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead.
+  const wait = db.prepare(`
+    UPDATE tasks SET
+      status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE status END,
+      status_message = CASE WHEN cancel_requested = 1 THEN 'Task was cancelled.' ELSE @message END,
+      wake_at = CASE WHEN cancel_requested = 1 THEN NULL ELSE @until END,
+      updated_at = @now, runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
   const suspend = db.prepare(`
     UPDATE tasks SET
@@ -80,10 +119,10 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const flagCancel = db.prepare(`UPDATE tasks SET cancel_requested = 1 WHERE id = ?`);
   const cancelNow = db.prepare(`
     UPDATE tasks SET status = 'cancelled', cancel_requested = 1, runnable = 0, lease_owner = NULL, lease_until = NULL,
-      updated_at = ? WHERE id = ? AND ${NON_TERMINAL}`);
+      wake_at = NULL, updated_at = ? WHERE id = ? AND ${NON_TERMINAL}`);
   const expire = db.prepare(`
     UPDATE tasks SET status = 'failed', error = ?, status_message = 'Task expired before it finished.', updated_at = ?,
-      runnable = 0, lease_owner = NULL, lease_until = NULL
+      runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} RETURNING id`);
   const purge = db.prepare(`DELETE FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ?`);
   const logEvent = db.prepare(
@@ -103,7 +142,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
       (SELECT count(*) FROM tasks WHERE status = 'failed') AS failed,
       (SELECT count(*) FROM tasks WHERE status = 'cancelled') AS cancelled,
       (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
-        AND (expires_at IS NULL OR expires_at > @now)) AS runnable`);
+        AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS runnable`);
   const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
   const countActive = db
     .prepare(
@@ -111,9 +150,11 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     )
     .pluck();
   const countRunnable = db.prepare(
-    `SELECT count(*) AS n FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
-       AND (expires_at IS NULL OR expires_at > @now)`,
+    `SELECT (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
+       AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS n`,
   );
+  const inspectTask = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+  const stepNames = db.prepare(`SELECT name FROM task_steps WHERE task_id = ?`).pluck();
 
   return {
     insertTask(task: NewTask, sealed: boolean): void {
@@ -131,6 +172,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
         expiresAt: task.ttlMs === null ? null : task.createdAt + task.ttlMs,
         replay: task.replayAfterCrash ? 1 : 0,
         caps: JSON.stringify(task.clientCapabilities),
+        key: task.idempotencyKey ?? null,
       });
       for (const [key, value] of Object.entries(task.answers)) {
         insertAnswer.run(
@@ -142,11 +184,21 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
         );
       }
     },
+    keyed: (owner: TaskOwner, tool: string, key: string) =>
+      keyed.get(owner.tenant, owner.principal, tool, key) as
+        { id: string; args: string; expires_at: number | null } | undefined,
+    releaseKey: (id: string) => releaseKey.run(id),
     getOwned: (id: string, owner: TaskOwner) =>
       getOwned.get(id, owner.tenant, owner.principal) as TaskRow | undefined,
     outstandingInputs: (id: string) => outstanding.all(id) as InputRow[],
-    nextRunnable: (now: number) =>
-      nextRunnable.get({ now }) as { id: string; lease_owner: string | null } | undefined,
+    /** The oldest task (by creation) that is runnable, or whose wait is over. */
+    nextClaimable(now: number): { id: string; lease_owner: string | null } | undefined {
+      type Candidate = { id: string; lease_owner: string | null; created_at: number } | undefined;
+      const ready = nextRunnable.get({ now }) as Candidate;
+      const due = nextDue.get({ now }) as Candidate;
+      if (ready === undefined || due === undefined) return ready ?? due;
+      return due.created_at < ready.created_at ? due : ready;
+    },
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
     steps(id: string): Record<string, Json> {
       const out: Record<string, Json> = {};
@@ -161,6 +213,17 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
       return out;
     },
     askedKeys: (id: string) => (askedKeys.all(id) as { key: string }[]).map((r) => r.key),
+    stepAttempts(id: string): Record<string, StepAttempts> {
+      const out: Record<string, StepAttempts> = {};
+      for (const r of stepAttempts.all(id) as { name: string; failed: number; last_failure: string }[])
+        out[r.name] = { failed: r.failed, last: JSON.parse(codec.open(r.last_failure)) as StepFailure };
+      return out;
+    },
+    putStepFailure: (id: string, name: string, failure: StepFailure, now: number) =>
+      putStepFailure.run(id, name, failure.attempt, codec.seal(id, JSON.stringify(failure)), now),
+    nextWake: (now: number) => nextWake.get(now) as number | undefined,
+    inspect: (id: string) => inspectTask.get(id) as TaskRow | undefined,
+    stepNames: (id: string) => stepNames.all(id) as string[],
     renew: (id: string, token: number, until: number) =>
       renew.get(until, id, token) as { cancel_requested: number } | undefined,
     holds: (id: string, token: number) => holds.get(id, token) !== undefined,
@@ -168,7 +231,12 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     setStatusMessage: (id: string, token: number, message: string, now: number) =>
       setMessage.run(message, now, id, token).changes === 1,
     finish(id: string, token: number, outcome: RunOutcome, now: number): boolean {
-      const base = { id, token, now, result: null, error: null, message: null } as Record<string, unknown>;
+      const base = { id, token, now, result: null, error: null, message: null, failure: null } as Record<
+        string,
+        unknown
+      >;
+      const failureOf = (o: { failure?: unknown }): string | null =>
+        o.failure === undefined ? null : codec.seal(id, JSON.stringify(o.failure));
       switch (outcome.kind) {
         case 'completed':
           return (
@@ -176,6 +244,8 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
               ...base,
               status: 'completed',
               result: codec.seal(id, JSON.stringify(outcome.result)),
+              message: outcome.statusMessage ?? null,
+              failure: failureOf(outcome),
             }).changes === 1
           );
         case 'failed':
@@ -185,7 +255,12 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
               status: 'failed',
               error: codec.seal(id, JSON.stringify(outcome.error)),
               message: outcome.statusMessage,
+              failure: failureOf(outcome),
             }).changes === 1
+          );
+        case 'waiting':
+          return (
+            wait.run({ id, token, now, until: outcome.until, message: outcome.statusMessage }).changes === 1
           );
         case 'cancelled':
           return terminal.run({ ...base, status: 'cancelled', message: 'Task was cancelled.' }).changes === 1;

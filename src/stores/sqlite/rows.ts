@@ -1,5 +1,12 @@
 // Row types of the SQLite task tables and their mapping to domain types.
-import type { NewTask, TaskSnapshot, TaskStatus } from '../../tasks/task.js';
+import type {
+  NewTask,
+  StepAttempts,
+  TaskFailure,
+  TaskInspection,
+  TaskSnapshot,
+  TaskStatus,
+} from '../../tasks/task.js';
 
 export interface TaskRow {
   id: string;
@@ -24,6 +31,10 @@ export interface TaskRow {
   lease_owner: string | null;
   lease_until: number | null;
   sealed: number;
+  /** Migration 8. */
+  wake_at: number | null;
+  idempotency_key: string | null;
+  failure: string | null;
 }
 
 export interface InputRow {
@@ -72,5 +83,39 @@ export function newSnapshot(task: NewTask): TaskSnapshot {
     inputRequests: {},
     result: undefined,
     error: undefined,
+  };
+}
+
+/** Everything kept about a task, for operators. */
+export function toInspection(
+  row: TaskRow,
+  stepNames: string[],
+  attempts: Record<string, StepAttempts>,
+  open: (s: string) => string,
+): TaskInspection {
+  const names = [...new Set([...stepNames, ...Object.keys(attempts)])].sort();
+  return {
+    id: row.id,
+    owner: { tenant: row.tenant, principal: row.principal },
+    tool: row.tool,
+    status: row.status,
+    statusMessage: row.status_message ?? undefined,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    expiresAt: row.expires_at,
+    attempt: row.attempt,
+    leaseOwner: row.lease_owner ?? undefined,
+    leaseUntil: row.lease_until ?? undefined,
+    wakeAt: row.wake_at ?? undefined,
+    cancelRequested: row.cancel_requested === 1,
+    idempotencyKey: row.idempotency_key ?? undefined,
+    steps: names.map((name) => ({
+      name,
+      done: stepNames.includes(name),
+      failedAttempts: attempts[name]?.failed ?? 0,
+      lastFailure: attempts[name]?.last,
+    })),
+    failure: row.failure === null ? undefined : (JSON.parse(open(row.failure)) as TaskFailure),
+    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
   };
 }

@@ -57,7 +57,12 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-runTaskStoreContract({ name: 'sqlite (file)', newStore: () => open(freshPath()) });
+let contractPath = '';
+runTaskStoreContract({
+  name: 'sqlite (file)',
+  newStore: () => open((contractPath = freshPath())),
+  openPeer: () => open(contractPath),
+});
 
 describe('SQLite task store on a shared file', () => {
   const snapshot = async (store: TaskStore, id: string, now = T0): Promise<TaskSnapshot> => {
@@ -218,6 +223,47 @@ describe('SQLite task store on a shared file', () => {
     const store = open(freshPath());
     await store.close();
     await expect(store.create(newTask())).rejects.toThrow(/unavailable/i);
+  });
+
+  it('opens a file of the release before waits and idempotency keys, and its tasks resume as before', async () => {
+    const path = freshPath();
+    const before = open(path);
+    const running = await before.create(newTask({ createdAt: T0 }));
+    const asking = await before.create(newTask({ createdAt: T0 + 1 }));
+    const first = await before.claim('w', 1_000, T0);
+    expect(first?.id).toBe(running.id);
+    await before.saveStep(running.id, 1, 'fetched', { rows: 3 }, T0);
+    const second = await before.claim('w', 1_000, T0);
+    const requests = { confirm: { method: 'elicitation/create' } };
+    await before.finish(asking.id, second?.token ?? 0, { kind: 'input_required', requests }, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 8); the lease of `running` lapses.
+    const raw = new Database(path);
+    raw.exec(`
+      DROP INDEX tasks_wake; DROP INDEX tasks_idempotency; DROP TABLE task_step_attempts;
+      ALTER TABLE tasks DROP COLUMN wake_at; ALTER TABLE tasks DROP COLUMN idempotency_key;
+      ALTER TABLE tasks DROP COLUMN failure; DELETE FROM schema_migrations WHERE version = 8`);
+    raw.close();
+
+    const after = open(path);
+    const resumed = await after.claim('w2', 1_000, T0 + 2_000);
+    expect(resumed).toMatchObject({
+      id: running.id,
+      token: 2,
+      takenOver: true,
+      steps: { fetched: { rows: 3 } },
+    });
+    expect(resumed?.stepAttempts).toEqual({});
+    expect(await after.answer(asking.id, ALICE, { confirm: { action: 'accept' } }, T0 + 2_001)).toEqual({
+      ok: true,
+      resumed: true,
+    });
+    const answered = await after.claim('w2', 1_000, T0 + 2_002);
+    expect(answered).toMatchObject({ id: asking.id, answers: { confirm: { action: 'accept' } } });
+    const result = { content: [], isError: false };
+    expect(await after.finish(running.id, 2, { kind: 'completed', result }, T0 + 2_003)).toBe(true);
+    expect(await snapshot(after, running.id, T0 + 2_004)).toMatchObject({ status: 'completed', result });
+    expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
   });
 
   it('adds the status index to a database holding tasks, and counts by status from it', async () => {

@@ -1,7 +1,8 @@
 // TaskStore on SQLite: conditional writes fenced by the attempt number, group-committed creation, in-process change feed.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { StoreUnavailableError } from '../../tasks/errors.js';
+import { IdempotencyConflictError, StoreUnavailableError } from '../../tasks/errors.js';
+import { sameJson } from '../../tasks/json-equal.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import type {
   AnswerResult,
@@ -13,6 +14,8 @@ import type {
 } from '../../tasks/store.js';
 import type {
   ClaimedTask,
+  JsonMap,
+  KeyedTask,
   LookupMiss,
   NewTask,
   RunOutcome,
@@ -21,7 +24,7 @@ import type {
 } from '../../tasks/task.js';
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { prepareQueries, type PayloadCodec, type Queries } from './queries.js';
-import { newSnapshot, toSnapshot, type TaskRow } from './rows.js';
+import { newSnapshot, toInspection, toSnapshot, type TaskRow } from './rows.js';
 import { createWriteRetry, isDataError, translate } from './write-retry.js';
 import { createOwnedLister } from './list-owned.js';
 import { createSqliteSessionStore } from './session-store.js';
@@ -98,18 +101,46 @@ export function createSqliteTaskStore(
   let closed = false;
 
   type Creation = (typeof pending)[number];
+  /** How one creation went inside its transaction: inserted, or the live task its idempotency key names. */
+  type Created =
+    { kind: 'inserted' } | { kind: 'joined'; snapshot: TaskSnapshot } | { kind: 'conflict'; id: string };
+
+  /** Inside a write transaction: inserts the task, unless its idempotency key names a live task of the owner. */
+  const insertOrJoin = (task: NewTask): Created => {
+    if (task.idempotencyKey !== undefined) {
+      const existing = q.keyed(task.owner, task.tool, task.idempotencyKey);
+      if (existing !== undefined) {
+        if (existing.expires_at === null || existing.expires_at > task.createdAt) {
+          const args = JSON.parse(codec.open(existing.args)) as JsonMap;
+          if (!sameJson(args, task.args)) return { kind: 'conflict', id: existing.id };
+          const row = q.getOwned(existing.id, task.owner) as TaskRow;
+          return { kind: 'joined', snapshot: snapshotOf(row) };
+        }
+        // The key's task has expired: the key is free for a new one.
+        q.releaseKey(existing.id);
+      }
+    }
+    q.insertTask(task, sealedFor(task));
+    changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
+    return { kind: 'inserted' };
+  };
+  /** Inserts a batch (inside a transaction); other processes only need to know that work arrived. */
+  const insertBatch = (batch: Creation[]): Created[] => {
+    const created = batch.map(({ task }) => insertOrJoin(task));
+    if (created.some((c) => c.kind === 'inserted'))
+      changed({ taskId: '*', runnable: true, cancelRequested: false }, 'log');
+    return created;
+  };
+  const settleCreation = ({ task, resolve, reject }: Creation, created: Created): void => {
+    if (created.kind === 'inserted') resolve(newSnapshot(task));
+    else if (created.kind === 'joined') resolve(created.snapshot);
+    else reject(new IdempotencyConflictError(created.id));
+  };
   // Group commit: creations queued in the same turn of the event loop share one transaction (one fsync).
   const commitCreations = async (batch: Creation[]): Promise<void> => {
     try {
-      await tx(() => {
-        for (const { task } of batch) {
-          q.insertTask(task, sealedFor(task));
-          changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
-        }
-        // Other processes only need to know that work arrived: one logged event per batch wakes their workers.
-        changed({ taskId: '*', runnable: true, cancelRequested: false }, 'log');
-      });
-      for (const { task, resolve } of batch) resolve(newSnapshot(task));
+      const created = await tx(() => insertBatch(batch));
+      batch.forEach((item, i) => settleCreation(item, created[i] as Created));
     } catch (err) {
       // The file, not a row, is the problem (locked past the deadline, disk full, I/O): the whole group fails.
       if (!isDataError(err)) {
@@ -117,15 +148,12 @@ export function createSqliteTaskStore(
         return;
       }
       // One bad row must not sink its neighbours: retry each creation in its own transaction.
-      for (const { task, resolve, reject } of batch) {
+      for (const item of batch) {
         try {
-          await tx(() => {
-            q.insertTask(task, sealedFor(task));
-            changed({ taskId: task.id, runnable: true, cancelRequested: false });
-          });
-          resolve(newSnapshot(task));
+          const [created] = await tx(() => insertBatch([item]));
+          settleCreation(item, created as Created);
         } catch (rowErr) {
-          reject(translate(rowErr));
+          item.reject(translate(rowErr));
         }
       }
     }
@@ -195,19 +223,16 @@ export function createSqliteTaskStore(
       return;
     }
     let results: boolean[];
+    let created: Created[];
     try {
-      results = await tx(() => {
-        for (const { task } of creations) {
-          q.insertTask(task, sealedFor(task));
-          changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
-        }
-        changed({ taskId: '*', runnable: true, cancelRequested: false }, 'log');
-        return endings.map(({ id, token, outcome, now }) => {
+      [created, results] = await tx(() => [
+        insertBatch(creations),
+        endings.map(({ id, token, outcome, now }) => {
           const ok = q.finish(id, token, outcome, now);
           if (ok) changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
           return ok;
-        });
-      });
+        }),
+      ]);
     } catch (err) {
       if (!isDataError(err)) {
         const reason = translate(err);
@@ -219,7 +244,7 @@ export function createSqliteTaskStore(
       await commitCreations(creations);
       return;
     }
-    for (const { task, resolve } of creations) resolve(newSnapshot(task));
+    creations.forEach((item, i) => settleCreation(item, created[i] as Created));
     endings.forEach(({ resolve }, i) => resolve(results[i] === true));
   };
   const scheduleFlush = (): void => {
@@ -230,7 +255,7 @@ export function createSqliteTaskStore(
 
   /** Leases the next runnable task (inside a lease transaction). */
   const claimOne = (workerId: string, leaseMs: number, now: number): ClaimedTask | undefined => {
-    const candidate = q.nextRunnable(now);
+    const candidate = q.nextClaimable(now);
     if (candidate === undefined) return undefined;
     const row = q.takeLease(candidate.id, workerId, now + leaseMs);
     return {
@@ -244,10 +269,15 @@ export function createSqliteTaskStore(
       cancelRequested: row.cancel_requested === 1,
       clientCapabilities: JSON.parse(row.client_caps) as Record<string, unknown>,
       steps: q.steps(row.id),
+      stepAttempts: q.stepAttempts(row.id),
       answers: q.answers(row.id),
       askedKeys: q.askedKeys(row.id),
     };
   };
+
+  /** The snapshot of a row read by getOwned (with its outstanding input requests while it waits for input). */
+  const snapshotOf = (row: TaskRow): TaskSnapshot =>
+    toSnapshot(row, row.status === 'input_required' ? q.outstandingInputs(row.id) : [], codec.open);
 
   const lookup = (id: string, owner: TaskOwner, now: number): TaskRow | LookupMiss => {
     const row = q.getOwned(id, owner);
@@ -312,12 +342,18 @@ export function createSqliteTaskStore(
       }
       const row = lookup(id, owner, now);
       if (typeof row === 'string') return row;
-      if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled') {
-        const snapshot = toSnapshot(row, [], codec.open);
+      const snapshot = snapshotOf(row);
+      if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled')
         remember(owner, snapshot);
-        return snapshot;
-      }
-      return toSnapshot(row, row.status === 'input_required' ? q.outstandingInputs(id) : [], codec.open);
+      return snapshot;
+    },
+
+    async findByIdempotencyKey(owner, tool, key, now): Promise<KeyedTask | undefined> {
+      const keyed = q.keyed(owner, tool, key);
+      if (keyed === undefined || (keyed.expires_at !== null && keyed.expires_at <= now)) return undefined;
+      const row = q.getOwned(keyed.id, owner);
+      if (row === undefined) return undefined;
+      return { snapshot: snapshotOf(row), args: JSON.parse(codec.open(keyed.args)) as JsonMap };
     },
 
     async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
@@ -350,6 +386,24 @@ export function createSqliteTaskStore(
         void now;
         return true;
       });
+    },
+
+    async saveStepFailure(id, token, name, failure, now) {
+      return immediate(() => {
+        if (!q.holds(id, token)) return false;
+        q.putStepFailure(id, name, failure, now);
+        return true;
+      });
+    },
+
+    async nextWakeAt(now) {
+      return q.nextWake(now);
+    },
+
+    async inspect(id) {
+      const row = q.inspect(id);
+      if (row === undefined) return undefined;
+      return toInspection(row, q.stepNames(id), q.stepAttempts(id), codec.open);
     },
 
     async setStatusMessage(id, token, message, now) {

@@ -1,0 +1,149 @@
+// The durable parts of a run's ExecutionContext: memoized steps with retries and timeouts, and durable sleeps.
+import type { Clock } from '../tasks/clock.js';
+import { StoreUnavailableError } from '../tasks/errors.js';
+import {
+  isControlFlow,
+  LeaseLostError,
+  markStepError,
+  StepFailedError,
+  WaitPending,
+  type ExecutionContext,
+  type StepOptions,
+} from '../tasks/execution.js';
+import { runAttempt } from '../tasks/attempt.js';
+import { isRetryable, resolveRetryPolicy, retryDelay } from '../tasks/retry.js';
+import type { TaskStore } from '../tasks/store.js';
+import type { ClaimedTask, Json, StepFailure } from '../tasks/task.js';
+
+export interface StepDeps {
+  store: TaskStore;
+  clock: Clock;
+  random: () => number;
+}
+
+/** How the run is doing, as the steps need to know it. */
+export interface RunState {
+  readonly signal: AbortSignal;
+  /** The run learnt that its lease is gone: no new step may start. */
+  leaseLost(): boolean;
+  /** A write of this run failed for want of the store (then thrown by every later step). */
+  storeError(): StoreUnavailableError | undefined;
+  /** A write was refused: the lease is gone. */
+  onLeaseLost(): void;
+  /** A write failed: returns the error to throw (and ends the run if the store is unavailable). */
+  onWriteError(err: unknown): unknown;
+  /** The run must end waiting until `until` (kept even if the handler swallows the WaitPending). */
+  requestWait(until: number, statusMessage: string): void;
+  /** The wait this run must end with, once one was requested. */
+  pendingWait(): { until: number; statusMessage: string } | undefined;
+}
+
+const iso = (t: number): string => new Date(t).toISOString();
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+function toFailure(err: unknown, attempt: number, at: number, final: boolean): StepFailure {
+  const e = asError(err);
+  const failure: StepFailure = { attempt, name: e.name, message: e.message, at, final };
+  if (e.stack !== undefined) failure.stack = e.stack;
+  return failure;
+}
+
+/** The value a sleep keeps under its name: when it ends. */
+const readWake = (name: string, memo: Json | undefined): number => {
+  const wakeAt = typeof memo === 'object' && memo !== null && !Array.isArray(memo) ? memo.wakeAt : undefined;
+  if (typeof wakeAt !== 'number')
+    throw new Error(`"${name}" names a step, not a sleep: give the sleep its own name`);
+  return wakeAt;
+};
+
+export function createSteps(
+  deps: StepDeps,
+  task: ClaimedTask,
+  run: RunState,
+): Pick<ExecutionContext, 'step' | 'sleepUntil'> {
+  const { store, clock } = deps;
+
+  const guard = (): void => {
+    // A run that knows it lost its lease starts no new step: another worker owns the task now.
+    if (run.leaseLost()) throw new LeaseLostError(task.id);
+    const storeError = run.storeError();
+    if (storeError !== undefined) throw storeError;
+    // The run is over once it must wait, even if the handler caught the WaitPending: nothing more starts.
+    const pending = run.pendingWait();
+    if (pending !== undefined) throw new WaitPending(pending.until, pending.statusMessage);
+  };
+
+  const write = async (save: () => Promise<boolean>): Promise<void> => {
+    let saved: boolean;
+    try {
+      saved = await save();
+    } catch (err) {
+      throw run.onWriteError(err);
+    }
+    if (!saved) {
+      run.onLeaseLost();
+      throw new LeaseLostError(task.id);
+    }
+  };
+
+  const wait = (until: number, statusMessage: string): never => {
+    run.requestWait(until, statusMessage);
+    throw new WaitPending(until, statusMessage);
+  };
+
+  return {
+    async step(name, fn, options: StepOptions = {}) {
+      if (Object.hasOwn(task.steps, name)) return task.steps[name] as never;
+      guard();
+      const policy = resolveRetryPolicy(options.retry);
+      const prior = task.stepAttempts[name];
+      const failedBefore = prior?.failed ?? 0;
+      if (prior !== undefined && (prior.last.final === true || failedBefore >= policy.maxAttempts)) {
+        // The step failed for good in an earlier run: replay that failure instead of trying again.
+        const err = new StepFailedError(prior.last.name, prior.last.message, prior.last.stack);
+        markStepError(err, name, failedBefore);
+        throw err;
+      }
+      const attempt = failedBefore + 1;
+      let value: Json;
+      try {
+        value = (await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal)) as Json;
+      } catch (err) {
+        // A run that is stopping, and the runtime's own signals, are not failures of the step.
+        if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
+        const retry = isRetryable(policy, err, attempt);
+        const failure = toFailure(err, attempt, clock.now(), !retry);
+        await write(() => store.saveStepFailure(task.id, task.token, name, failure, clock.now()));
+        task.stepAttempts[name] = { failed: attempt, last: failure };
+        if (!retry) {
+          const thrown = typeof err === 'object' && err !== null ? err : asError(err);
+          markStepError(thrown, name, attempt);
+          throw thrown;
+        }
+        const until = clock.now() + retryDelay(policy, attempt, deps.random());
+        const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
+        return wait(until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
+      }
+      guard();
+      await write(() => store.saveStep(task.id, task.token, name, value, clock.now()));
+      task.steps[name] = value;
+      return value as never;
+    },
+
+    async sleepUntil(name, at) {
+      let wakeAt: number;
+      if (Object.hasOwn(task.steps, name)) wakeAt = readWake(name, task.steps[name]);
+      else {
+        if (at <= clock.now()) return;
+        guard();
+        const memo = { wakeAt: at };
+        await write(() => store.saveStep(task.id, task.token, name, memo, clock.now()));
+        task.steps[name] = memo;
+        wakeAt = at;
+      }
+      if (clock.now() >= wakeAt) return;
+      wait(wakeAt, `Sleeping until ${iso(wakeAt)}.`);
+    },
+  };
+}

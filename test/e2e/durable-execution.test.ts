@@ -1,0 +1,361 @@
+// Durable execution over real HTTP: thrown errors kept and shown, step retries on a manual clock, progress as the
+// status message, idempotency keys on tools/call. Every message is checked against the schemas.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStaticTokenAuthenticator } from '../../src/auth/static-tokens.js';
+import {
+  defineTool,
+  META_ERROR_REF,
+  META_IDEMPOTENCY_KEY,
+  ProtocolError,
+  textResult,
+  type ToolErrorReport,
+} from '../../src/index.js';
+import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
+import { createManualClock } from '../support/manual-clock.js';
+import { validateMessage } from '../support/schema.js';
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
+const SECRET = 'password=hunter2';
+
+const clock = createManualClock(Date.now());
+const reports: ToolErrorReport[] = [];
+const progressGate: { open?: () => void } = {};
+let server: DurableTestServer;
+let nextId = 1;
+
+const tools = [
+  defineTool({
+    name: 'migrate_db',
+    description: 'Snapshots, then migrates; the snapshot always times out',
+    task: { support: 'optional' },
+    steps: { retry: { maxAttempts: 3, initialDelayMs: 1_000, backoffFactor: 2, jitter: 0 } },
+    handler: async (_args, ctx) => {
+      await ctx.step('snapshot', () => {
+        throw new Error('snapshot: timed out after 500 ms');
+      });
+      return textResult('migrated');
+    },
+  }),
+  defineTool({
+    name: 'private_job',
+    description: 'Fails with a message callers must not see',
+    task: { support: 'optional' },
+    errors: 'private',
+    handler: () => {
+      throw new Error(`cannot connect with ${SECRET}`);
+    },
+  }),
+  defineTool({
+    name: 'protocol_job',
+    description: 'Ends with a JSON-RPC error',
+    task: { support: 'required' },
+    handler: () => {
+      throw new ProtocolError(-32000, 'upstream refused the request');
+    },
+  }),
+  defineTool({
+    name: 'sync_boom',
+    description: 'Never a task; throws',
+    handler: () => {
+      throw new RangeError('index 7 out of range');
+    },
+  }),
+  defineTool({
+    name: 'copy_files',
+    description: 'Reports progress, then waits for the test',
+    task: { support: 'optional' },
+    handler: async (_args, ctx) => {
+      ctx.progress(3, 10, 'Copying');
+      await new Promise<void>((resolve) => (progressGate.open = resolve));
+      return textResult('copied');
+    },
+  }),
+  defineTool<{ n: number }>({
+    name: 'deploy',
+    description: 'Idempotent by key',
+    inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+    task: { support: 'optional' },
+    handler: async ({ n }, ctx) => {
+      await ctx.sleep('settle', 60_000);
+      return textResult(`deployed ${n}`);
+    },
+  }),
+];
+
+beforeAll(async () => {
+  server = await startDurableServer({
+    toolSets: [{ tools }],
+    clock,
+    onToolError: (report) => reports.push(report),
+    worker: { leaseMs: 5_000, pollMs: 20 },
+  });
+});
+
+afterAll(async () => {
+  progressGate.open?.();
+  await server.close();
+});
+
+interface Reply {
+  status: number;
+  result: Record<string, unknown>;
+  error: { code: number; message: string; data?: unknown } | undefined;
+}
+
+async function rpc(
+  method: string,
+  params: Record<string, unknown>,
+  options: {
+    caps?: Record<string, unknown>;
+    meta?: Record<string, unknown>;
+    token?: string;
+    url?: string;
+  } = {},
+): Promise<Reply> {
+  const caps = options.caps ?? WITH_TASKS;
+  const id = nextId++;
+  const name =
+    method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
+  const res = await fetch(options.url ?? server.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': caps,
+          ...options.meta,
+        },
+      },
+    }),
+  });
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(validateMessage(body, { method, tasksNegotiated: 'extensions' in caps })).toEqual([]);
+  return {
+    status: res.status,
+    result: (body.result as Record<string, unknown>) ?? {},
+    error: body.error as Reply['error'],
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function poll(
+  taskId: string,
+  done: (task: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 8_000;
+  for (;;) {
+    const got = await rpc('tasks/get', { taskId });
+    if (done(got.result)) return got.result;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${JSON.stringify(got.result)}`);
+    await sleep(10);
+  }
+}
+
+const ended = (t: Record<string, unknown>): boolean =>
+  t.status !== 'working' && t.status !== 'input_required';
+
+async function create(
+  name: string,
+  args: Record<string, unknown> = {},
+  meta?: Record<string, unknown>,
+): Promise<string> {
+  const r = await rpc('tools/call', { name, arguments: args }, { meta });
+  expect(r.result.resultType).toBe('task');
+  return String(r.result.taskId);
+}
+
+describe('errors a tool throws', () => {
+  it('end the task completed with isError and the message once the step has used its attempts', async () => {
+    const taskId = await create('migrate_db');
+    // Two backoff waits (1 s, then 2 s) pass on the manual clock; each is a row in the store, not a timer.
+    for (const wait of [1_000, 2_000]) {
+      const waiting = await poll(taskId, (t) =>
+        String(t.statusMessage).startsWith('Retrying step "snapshot"'),
+      );
+      expect(waiting.status).toBe('working');
+      clock.advance(wait);
+      await poll(taskId, (t) => !String(t.statusMessage).includes(`attempt ${wait === 1_000 ? 2 : 3}`));
+    }
+    const done = await poll(taskId, ended);
+    expect(done.status).toBe('completed');
+    const result = done.result as Record<string, unknown>;
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: 'snapshot: timed out after 500 ms' }]);
+    const ref = (result._meta as Record<string, unknown>)[META_ERROR_REF];
+    expect(ref).toMatch(/^err_/);
+    expect(done.statusMessage).toBe('The tool failed: snapshot: timed out after 500 ms');
+
+    const kept = await server.runtime.store.inspect?.(taskId, clock.now());
+    expect(kept?.failure).toMatchObject({
+      ref,
+      name: 'Error',
+      message: 'snapshot: timed out after 500 ms',
+      step: 'snapshot',
+      attempt: 3,
+    });
+    expect(kept?.failure?.stack).toContain('snapshot: timed out after 500 ms');
+    expect(kept?.steps).toEqual([
+      expect.objectContaining({ name: 'snapshot', done: false, failedAttempts: 3 }),
+    ]);
+    // Reported once, for the log line.
+    expect(reports.filter((r) => r.taskId === taskId)).toEqual([
+      { taskId, tool: 'migrate_db', failure: kept?.failure },
+    ]);
+  });
+
+  it('show only a reference when the tool keeps its errors private, and keep the message for operators', async () => {
+    const taskId = await create('private_job');
+    const done = await poll(taskId, ended);
+    const result = done.result as Record<string, unknown>;
+    const ref = String((result._meta as Record<string, unknown>)[META_ERROR_REF]);
+    expect(result.content).toEqual([{ type: 'text', text: `The tool failed. Error reference: ${ref}` }]);
+    expect(JSON.stringify(done)).not.toContain('hunter2');
+    const kept = await server.runtime.store.inspect?.(taskId, clock.now());
+    expect(kept?.failure?.message).toBe(`cannot connect with ${SECRET}`);
+    expect(kept?.failure?.ref).toBe(ref);
+  });
+
+  it('end the task failed when they are protocol errors, and keep them too', async () => {
+    const taskId = await create('protocol_job');
+    const done = await poll(taskId, ended);
+    expect(done).toMatchObject({
+      status: 'failed',
+      error: { code: -32000, message: 'upstream refused the request' },
+    });
+    expect((await server.runtime.store.inspect?.(taskId, clock.now()))?.failure?.name).toBe('ProtocolError');
+  });
+
+  it('answer a call without a task with an isError result, not a JSON-RPC error', async () => {
+    const before = reports.length;
+    const r = await rpc('tools/call', { name: 'sync_boom', arguments: {} });
+    expect(r.status).toBe(200);
+    expect(r.error).toBeUndefined();
+    expect(r.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'index 7 out of range' }],
+    });
+    expect(reports.slice(before)).toEqual([
+      {
+        taskId: undefined,
+        tool: 'sync_boom',
+        failure: expect.objectContaining({
+          name: 'RangeError',
+          ref: (r.result._meta as Record<string, unknown>)[META_ERROR_REF],
+        }),
+      },
+    ]);
+  });
+});
+
+describe('ctx.progress in a task', () => {
+  it('sets the status message', async () => {
+    const taskId = await create('copy_files');
+    const got = await poll(taskId, (t) => t.statusMessage === 'Copying (3/10)');
+    expect(got.status).toBe('working');
+    progressGate.open?.();
+    expect((await poll(taskId, ended)).status).toBe('completed');
+  });
+});
+
+describe('idempotency keys', () => {
+  const key = (k: string) => ({ [META_IDEMPOTENCY_KEY]: k });
+
+  it('give a retried tools/call the task of the first, and refuse the key with other arguments', async () => {
+    const first = await create('deploy', { n: 1 }, key('deploy-1'));
+    const again = await rpc('tools/call', { name: 'deploy', arguments: { n: 1 } }, { meta: key('deploy-1') });
+    expect(again.result).toMatchObject({ resultType: 'task', taskId: first });
+    const other = await rpc('tools/call', { name: 'deploy', arguments: { n: 2 } }, { meta: key('deploy-1') });
+    expect(other.error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: this idempotency key was already used with different arguments',
+    });
+    const fresh = await create('deploy', { n: 1 }, key('deploy-2'));
+    expect(fresh).not.toBe(first);
+  });
+
+  it('join concurrent calls with one key into one task', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        rpc('tools/call', { name: 'deploy', arguments: { n: 3 } }, { meta: key('deploy-3') }),
+      ),
+    );
+    expect(new Set(replies.map((r) => r.result.taskId)).size).toBe(1);
+  });
+
+  it('refuse a key that is not a string of 1 to 255 characters', async () => {
+    for (const bad of [42, '', 'k'.repeat(256)]) {
+      const r = await rpc(
+        'tools/call',
+        { name: 'deploy', arguments: { n: 4 } },
+        { meta: key(bad as string) },
+      );
+      expect(r.error?.code).toBe(-32602);
+    }
+  });
+
+  it('are ignored by calls that run without a task', async () => {
+    const r = await rpc(
+      'tools/call',
+      { name: 'sync_boom', arguments: {} },
+      { meta: key('whatever'), caps: {} },
+    );
+    expect(r.result.isError).toBe(true);
+  });
+});
+
+describe('idempotency keys between principals', () => {
+  let authed: DurableTestServer;
+  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-keys-'));
+  beforeAll(async () => {
+    const file = join(dir, 'tokens.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tokens: [
+          { token: 'alice-token-0123456789abcdef', tenant: 'acme', principal: 'alice' },
+          { token: 'bob-token-0123456789abcdef00', tenant: 'acme', principal: 'bob' },
+        ],
+      }),
+    );
+    authed = await startDurableServer({
+      toolSets: [{ tools }],
+      clock,
+      authenticator: createStaticTokenAuthenticator(file),
+    });
+  });
+  afterAll(async () => {
+    await authed.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are scoped by owner: the same key gives each principal a task of their own, and no hint of the other', async () => {
+    const call = (token: string, n: number) =>
+      rpc(
+        'tools/call',
+        { name: 'deploy', arguments: { n } },
+        { meta: { [META_IDEMPOTENCY_KEY]: 'shared' }, token, url: authed.url },
+      );
+    const alice = await call('alice-token-0123456789abcdef', 1);
+    const bob = await call('bob-token-0123456789abcdef00', 2);
+    expect(alice.result.resultType).toBe('task');
+    expect(bob.result.resultType).toBe('task');
+    expect(bob.result.taskId).not.toBe(alice.result.taskId);
+  });
+});
