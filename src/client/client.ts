@@ -2,10 +2,12 @@
 import { collectParamHeaders, type ParamHeader } from '../wire/param-headers.js';
 import { encodeHeaderValue } from '../wire/headers.js';
 import { isJsonObject, type JsonObject, type RequestId } from '../wire/jsonrpc.js';
+import { randomUUID } from 'node:crypto';
 import {
   LATEST_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
+  META_IDEMPOTENCY_KEY,
   META_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   TASKS_EXTENSION,
@@ -13,7 +15,7 @@ import {
 import { VERSION } from '../version.js';
 import { InputRequiredError, InvalidResponseError, McpRpcError } from './errors.js';
 import { createHttpTransport } from './http-transport.js';
-import type { Journal } from './journal.js';
+import type { Journal, PendingCall } from './journal.js';
 import { TaskHandle, type InputHandler } from './task-handle.js';
 import type { ClientTransport } from './transport.js';
 
@@ -33,6 +35,24 @@ export interface CreateClientOptions {
   fetch?: typeof fetch;
   /** Most MRTR rounds for one call before giving up (default 16). */
   maxRounds?: number;
+  /**
+   * How many times a tools/call whose answer was lost (the connection failed, or a proxy answered instead of the
+   * server) is sent again, with the same idempotency key, before the error is thrown (default 2). A task is never
+   * created twice this way; a tool that runs without a task may run again, as with any repeated request.
+   */
+  callRetries?: number;
+  /** Wait before the first such retry, doubled for each next one (default 250 ms). */
+  callRetryDelayMs?: number;
+}
+
+/** Options of one tools/call. */
+export interface CallOptions extends RequestOptions {
+  onInput?: InputHandler;
+  /**
+   * The call's idempotency key (default: a new random one for each call that declares the tasks extension). Reuse a
+   * key to reach the task an earlier call with it created (same tool and arguments) instead of creating another.
+   */
+  idempotencyKey?: string;
 }
 
 export type CallResult = { kind: 'result'; result: JsonObject } | { kind: 'task'; task: TaskHandle };
@@ -51,15 +71,15 @@ export interface McpClient {
   discover(): Promise<JsonObject>;
   /** Lists every tool (following cursors); tools with invalid x-mcp-header annotations are left out. */
   listTools(): Promise<JsonObject[]>;
-  callTool(
-    name: string,
-    args?: JsonObject,
-    options?: RequestOptions & { onInput?: InputHandler },
-  ): Promise<CallResult>;
+  callTool(name: string, args?: JsonObject, options?: CallOptions): Promise<CallResult>;
   /** A handle on an existing task (e.g. from another process). */
   task(taskId: string, tool?: string): TaskHandle;
-  /** Handles for every unfinished task in the journal for this server. */
-  resumeAll(): TaskHandle[];
+  /**
+   * Handles for every unfinished task in the journal for this server. Calls the journal recorded as sent but never
+   * answered (the client stopped, or every retry failed) are sent again first, with their idempotency keys: each
+   * gets the task it created, if it created one, and never a second one.
+   */
+  resumeAll(): Promise<TaskHandle[]>;
   /** Closes the transport; never cancels tasks. */
   close(): Promise<void>;
 }
@@ -132,44 +152,99 @@ export function createClient(options: CreateClientOptions): McpClient {
   const journalUpdate = (taskId: string, status: string): void => options.journal?.update(taskId, status);
   const taskClient = { request, onInput: options.onInput, journalUpdate };
 
-  async function callTool(
-    name: string,
-    args: JsonObject = {},
-    opts: RequestOptions & { onInput?: InputHandler } = {},
-  ): Promise<CallResult> {
-    const onInput = opts.onInput ?? options.onInput;
-    let extra: JsonObject = {};
-    for (let round = 0; round < (options.maxRounds ?? 16); round++) {
-      const result = await request('tools/call', { name, arguments: args, ...extra }, opts);
-      const type = result.resultType ?? 'complete';
-      if (type === 'complete') return { kind: 'result', result };
-      if (type === 'task') {
-        const declared = isJsonObject((opts.capabilities ?? capabilities).extensions);
-        if (!declared || typeof result.taskId !== 'string')
-          throw new InvalidResponseError('unexpected task result');
-        options.journal?.record({
-          taskId: result.taskId,
-          server,
-          tool: name,
-          createdAt: Date.now(),
-          status: String(result.status),
-        });
-        return { kind: 'task', task: new TaskHandle(taskClient, result.taskId, name) };
+  /** True for a failure that may have lost the answer (not a JSON-RPC error, not the caller's own abort). */
+  const answerLost = (err: unknown, signal: AbortSignal | undefined): boolean =>
+    !(err instanceof McpRpcError) && signal?.aborted !== true;
+
+  /** Sends a tools/call, again after a lost answer (same body, so the same idempotency key). */
+  async function sendCall(params: JsonObject, opts: RequestOptions): Promise<JsonObject> {
+    const retries = options.callRetries ?? 2;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await request('tools/call', params, opts);
+      } catch (err) {
+        if (attempt >= retries || !answerLost(err, opts.signal)) throw err;
+        await new Promise((r) => setTimeout(r, (options.callRetryDelayMs ?? 250) * 2 ** attempt));
       }
-      if (type !== 'input_required') throw new InvalidResponseError(`unknown resultType "${String(type)}"`);
-      const requests = isJsonObject(result.inputRequests)
-        ? (result.inputRequests as Record<string, JsonObject>)
-        : {};
-      let answers: Record<string, JsonObject> = {};
-      if (Object.keys(requests).length > 0) {
-        if (onInput === undefined) throw new InputRequiredError(requests);
-        answers = await onInput(requests, { tool: name });
-      }
-      // A retry is a new request (new id) carrying the answers and the state exactly as received.
-      extra = { inputResponses: answers };
-      if (typeof result.requestState === 'string') extra.requestState = result.requestState;
     }
+  }
+
+  async function callTool(name: string, args: JsonObject = {}, opts: CallOptions = {}): Promise<CallResult> {
+    const onInput = opts.onInput ?? options.onInput;
+    const caps = opts.capabilities ?? capabilities;
+    const declared = isJsonObject(caps.extensions) && caps.extensions[TASKS_EXTENSION] !== undefined;
+    // A call that may create a task carries a key, journaled before it is sent: a lost answer or a crash of this
+    // process then leads back to that task instead of a second one.
+    const key = opts.idempotencyKey ?? (declared ? `k_${randomUUID()}` : undefined);
+    const meta: JsonObject =
+      key === undefined ? { ...opts.meta } : { ...opts.meta, [META_IDEMPOTENCY_KEY]: key };
+    const callOpts: RequestOptions = { ...opts, meta };
+    if (key !== undefined)
+      options.journal?.beginCall?.({ idempotencyKey: key, server, tool: name, args, createdAt: Date.now() });
+    let extra: JsonObject = {};
+    let lost = false;
+    try {
+      for (let round = 0; round < (options.maxRounds ?? 16); round++) {
+        const result = await sendCall({ name, arguments: args, ...extra }, callOpts).catch((err: unknown) => {
+          lost = answerLost(err, opts.signal);
+          throw err;
+        });
+        const type = result.resultType ?? 'complete';
+        if (type === 'complete') {
+          settle(key);
+          return { kind: 'result', result };
+        }
+        if (type === 'task') {
+          if (!declared || typeof result.taskId !== 'string')
+            throw new InvalidResponseError('unexpected task result');
+          options.journal?.record({
+            taskId: result.taskId,
+            server,
+            tool: name,
+            createdAt: Date.now(),
+            status: String(result.status),
+            ...(key === undefined ? {} : { idempotencyKey: key }),
+          });
+          settle(key);
+          return { kind: 'task', task: new TaskHandle(taskClient, result.taskId, name) };
+        }
+        if (type !== 'input_required') throw new InvalidResponseError(`unknown resultType "${String(type)}"`);
+        const requests = isJsonObject(result.inputRequests)
+          ? (result.inputRequests as Record<string, JsonObject>)
+          : {};
+        let answers: Record<string, JsonObject> = {};
+        if (Object.keys(requests).length > 0) {
+          if (onInput === undefined) throw new InputRequiredError(requests);
+          answers = await onInput(requests, { tool: name });
+        }
+        // A retry is a new request (new id) carrying the answers and the state exactly as received.
+        extra = { inputResponses: answers };
+        if (typeof result.requestState === 'string') extra.requestState = result.requestState;
+      }
+    } catch (err) {
+      // Only a lost answer leaves the call pending (for resumeAll); any answer, even an error, settles it.
+      if (!lost) settle(key);
+      throw err;
+    }
+    settle(key);
     throw new InvalidResponseError(`tools/call ${name}: more than ${options.maxRounds ?? 16} input rounds`);
+  }
+
+  const settle = (key: string | undefined): void => {
+    if (key !== undefined) options.journal?.endCall?.(key);
+  };
+
+  /** Sends a call the journal kept as pending again; its task's handle, if it made one. */
+  async function resumeCall(call: PendingCall): Promise<TaskHandle | undefined> {
+    try {
+      const outcome = await callTool(call.tool, call.args as JsonObject, {
+        idempotencyKey: call.idempotencyKey,
+      });
+      return outcome.kind === 'task' ? outcome.task : undefined;
+    } catch (err) {
+      if (err instanceof McpRpcError || err instanceof InputRequiredError) return undefined;
+      throw err;
+    }
   }
 
   return {
@@ -194,8 +269,12 @@ export function createClient(options: CreateClientOptions): McpClient {
     },
     callTool,
     task: (taskId, tool) => new TaskHandle(taskClient, taskId, tool),
-    resumeAll: () =>
-      (options.journal?.unfinished(server) ?? []).map((e) => new TaskHandle(taskClient, e.taskId, e.tool)),
+    async resumeAll() {
+      for (const call of options.journal?.pendingCalls?.(server) ?? []) await resumeCall(call);
+      return (options.journal?.unfinished(server) ?? []).map(
+        (e) => new TaskHandle(taskClient, e.taskId, e.tool),
+      );
+    },
     close: () => transport.close(),
   };
 }

@@ -8,6 +8,17 @@ export interface JournalEntry {
   createdAt: number;
   /** Last known status; terminal entries are kept until forgotten. */
   status: string;
+  /** The idempotency key of the call that created the task, when it sent one. */
+  idempotencyKey?: string;
+}
+
+/** A tools/call sent (or about to be) whose answer has not arrived yet: enough to send it again. */
+export interface PendingCall {
+  idempotencyKey: string;
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  createdAt: number;
 }
 
 export interface Journal {
@@ -16,5 +27,14 @@ export interface Journal {
   /** Entries not yet seen in a terminal state, for one server or all. */
   unfinished(server?: string): JournalEntry[];
   forget(taskId: string): void;
+  /**
+   * Records a call before it is sent (optional: without it, a call whose answer a crash lost cannot be resumed).
+   * Sending it again with the same idempotency key gets the task it created, never a second one.
+   */
+  beginCall?(call: PendingCall): void;
+  /** The call was answered (a task, a result or an error): it is no longer pending. */
+  endCall?(idempotencyKey: string): void;
+  /** Calls begun and never answered, for one server or all, oldest first. */
+  pendingCalls?(server?: string): PendingCall[];
   close(): void;
 }

@@ -3,17 +3,21 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, startServe, type ServeProcess } from '../support/cli.js';
 
+const DURABLE_TOOLS = fileURLToPath(new URL('../fixtures/tools/durable-tools.mjs', import.meta.url));
 let dir: string;
 let server: ServeProcess;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'durable-mcp-cli-client-'));
-  server = await startServe(['--port', '0', '--store', join(dir, 'tasks.db'), '--no-audit'], 15_000, {
-    DURABLE_MCP_DEMO_OUTLINE_MS: '200',
-  });
+  server = await startServe(
+    ['--port', '0', '--store', join(dir, 'tasks.db'), '--no-audit', '--tools', `demo,${DURABLE_TOOLS}`],
+    15_000,
+    { DURABLE_MCP_DEMO_OUTLINE_MS: '200', DURABLE_MCP_TEST_LOG: join(dir, 'runs.log') },
+  );
 });
 
 afterAll(async () => {
@@ -104,4 +108,47 @@ describe('durable-mcp client commands', () => {
     expect(screen).toContain('small report');
     expect(code).toBe(0);
   }, 30_000);
+  it('call --idempotency-key: the same key reaches the same task, other arguments are refused', () => {
+    const call = (id: string) =>
+      cli('call', 'tracked_job', '--arg', `id=${id}`, '--idempotency-key', 'deploy-7', '--detach');
+    const first = call('x');
+    expect(first.code).toBe(0);
+    expect(call('x')).toMatchObject({ code: 0, out: first.out });
+    const other = call('y');
+    expect(other.code).toBe(3);
+    expect(other.err).toContain('error -32602: Invalid params: this idempotency key was already used');
+  });
+
+  it('task get shows a tool error with its reference; task inspect shows operators where it came from', () => {
+    const taskId = cli('call', 'flaky_job', '--detach').out.trim();
+    let got = '';
+    for (let i = 0; i < 100 && !got.includes(': completed'); i++) got = cli('task', 'get', taskId).out;
+    const ref = /error reference (err_[\w-]+)/.exec(got)?.[1];
+    expect(got).toContain(`tool error: fetch failed hard (attempt 3) (error reference ${ref})`);
+    const inspect = (...extra: string[]) =>
+      spawnSync(
+        process.execPath,
+        [BIN, 'task', 'inspect', taskId, '--store', join(dir, 'tasks.db'), ...extra],
+        {
+          encoding: 'utf8',
+          timeout: 30_000,
+        },
+      );
+    const human = inspect();
+    expect(human.status).toBe(0);
+    expect(human.stdout).toContain('tool flaky_job, owner default/anonymous, runs 3');
+    expect(human.stdout).toContain(
+      `tool error ${ref} in step "fetch", attempt 3: Error: fetch failed hard (attempt 3)`,
+    );
+    expect(human.stdout).toMatch(/^ {6} +at .*durable-tools\.mjs/m); // the stack, indented
+    expect(human.stdout).toContain(
+      '    fetch: not done; 3 failed attempts, last Error: fetch failed hard (attempt 3) (no retry left)',
+    );
+    const json = JSON.parse(inspect('--output', 'json').stdout) as { failure: { ref: string } };
+    expect(json.failure.ref).toBe(ref);
+    expect(inspect('--store', join(dir, 'nothing-here.db')).status).not.toBe(0);
+    expect(spawnSync(process.execPath, [BIN, 'task', 'inspect', taskId], { encoding: 'utf8' }).status).toBe(
+      2,
+    );
+  });
 });

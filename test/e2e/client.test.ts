@@ -128,10 +128,73 @@ describe('client', () => {
     if (call.kind !== 'task') throw new Error('expected a task');
     await first.close();
     const second = createClient({ url, journal: createSqliteJournal(journalPath), onInput: approve });
-    const resumed = second.resumeAll();
+    const resumed = await second.resumeAll();
     expect(resumed.map((h) => h.taskId)).toEqual([call.task.taskId]);
     expect((await resumed[0]!.result()).status).toBe('completed');
-    expect(second.resumeAll()).toEqual([]);
+    expect(await second.resumeAll()).toEqual([]);
+  });
+
+  /** A fetch that lets the first `drops` tools/call requests reach the server, then loses their answers. */
+  const losingAnswers = (drops: number, seen: string[]): typeof fetch => {
+    return async (input, init) => {
+      const res = await fetch(input, init);
+      const body = String(init?.body);
+      if (body.includes('"tools/call"')) {
+        const meta = (JSON.parse(body) as { params: { _meta: Record<string, unknown> } }).params._meta;
+        seen.push(String(meta['dev.durable-mcp/idempotencyKey']));
+        if (drops-- > 0) {
+          await res.text(); // the server answered; the answer never reaches the caller
+          throw new TypeError('fetch failed');
+        }
+      }
+      return res;
+    };
+  };
+  const activeTasks = () => server.runtime.store.countActive({ tenant: 'default', principal: 'anonymous' });
+
+  it('retries a tools/call whose answer was lost with the same idempotency key: one task', async () => {
+    const keys: string[] = [];
+    const before = await activeTasks();
+    const client = createClient({ url, fetch: losingAnswers(2, keys), callRetryDelayMs: 10 });
+    const call = await client.callTool('generate_report', { size: 'small' });
+    if (call.kind !== 'task') throw new Error('expected a task');
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^k_/);
+    expect(await activeTasks()).toBe(before + 1);
+    await call.task.cancel();
+    // Every call gets a key of its own.
+    const other = await client.callTool('generate_report', { size: 'small' });
+    if (other.kind !== 'task') throw new Error('expected a task');
+    expect(other.task.taskId).not.toBe(call.task.taskId);
+    expect(keys.at(-1)).not.toBe(keys[0]);
+    await other.task.cancel();
+  });
+
+  it('journals a call before sending it: after a crash, resumeAll gets the task it created, not a second', async () => {
+    const journalPath = join(dir, 'crash.journal');
+    const keys: string[] = [];
+    const before = await activeTasks();
+    const crashed = createClient({
+      url,
+      journal: createSqliteJournal(journalPath),
+      fetch: losingAnswers(Infinity, keys),
+      capabilities: { elicitation: {} },
+      callRetries: 1,
+      callRetryDelayMs: 10,
+    });
+    await expect(crashed.callTool('generate_report', { size: 'small' })).rejects.toThrow('fetch failed');
+    expect(await activeTasks()).toBe(before + 1);
+    const restarted = createClient({ url, journal: createSqliteJournal(journalPath), onInput: approve });
+    const resumed = await restarted.resumeAll();
+    expect(resumed).toHaveLength(1);
+    expect(await activeTasks()).toBe(before + 1);
+    expect((await resumed[0]!.result()).status).toBe('completed');
+    expect(await restarted.resumeAll()).toEqual([]);
+    // A call answered with an error is not pending either.
+    const refused = createClient({ url, journal: createSqliteJournal(journalPath) });
+    await expect(refused.callTool('no_such_tool')).rejects.toMatchObject({ code: -32602 });
+    expect(await refused.resumeAll()).toEqual([]);
   });
 
   it('speaks stdio to a spawned server, tasks included', async () => {

@@ -106,6 +106,47 @@ describe('durable tasks across processes', () => {
     expect(pids.size).toBe(2);
   });
 
+  it('a sleeping task survives a SIGKILL of its process and is woken by another, not before its time', async () => {
+    const e = env();
+    const a = await e.start();
+    const id = await create(a.client, 'nap_job', { id: 'n1', ms: 2_000 });
+    await waitFor(async () => {
+      const t = await getTask(a.client, id);
+      return String(t.statusMessage).startsWith('Sleeping until') ? t : undefined;
+    });
+    a.proc.child.kill('SIGKILL');
+    await a.proc.exited;
+    const b = await e.start();
+    const done = await untilStatus(b.client, id, ['completed', 'failed', 'cancelled']);
+    expect(done.status).toBe('completed');
+    expect(JSON.stringify(done.result)).toContain('rested n1');
+    const lines = e.lines();
+    expect(count(lines, 'before')).toBe(1);
+    const woke = lines.filter((l) => l.startsWith('woke n1'));
+    expect(woke).toHaveLength(1);
+    const [, , late, pid] = (woke[0] as string).split(' ');
+    expect(Number(late)).toBeGreaterThanOrEqual(0); // never before the wake time
+    expect(pid).toBe(String(b.proc.child.pid));
+  });
+
+  it('a failing step is retried with backoff, then the task completes with the error as a tool error', async () => {
+    const e = env();
+    const a = await e.start();
+    const id = await create(a.client, 'flaky_job', { id: 'f' });
+    const done = await untilStatus(a.client, id, ['completed', 'failed', 'cancelled']);
+    expect(done.status).toBe('completed');
+    expect(done.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'fetch failed hard (attempt 3)' }],
+    });
+    expect(
+      e
+        .lines()
+        .filter((l) => l.startsWith('attempt f'))
+        .map((l) => l.split(' ')[2]),
+    ).toEqual(['1', '2', '3']);
+  });
+
   it('restart recovery: every task is still there with an identical snapshot; running ones are replayed or failed by policy', async () => {
     const e = env();
     const a = await e.start();

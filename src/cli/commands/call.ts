@@ -4,11 +4,16 @@ import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
+import { randomUUID } from 'node:crypto';
+import { InputRequiredError, McpRpcError } from '../../client/errors.js';
 
 export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
   --arg key=value  an argument (value parsed as JSON when it is valid JSON, else a string); repeatable
   --json '{…}'     all arguments as one JSON object
   --detach         print the task id and return at once instead of following the task
+  --idempotency-key K  the call's key (default: a new one): a call repeated with the same key, tool and
+                   arguments gets the task the first one created, never a second one (a lost answer is
+                   retried with it automatically; if every retry fails, the key is printed)
 ${clientFlagsHelp}
 Exit codes: 0 done, 1 tool error or task failed/cancelled, 2 usage, 3 server or connection error, 4 input needed
 without a terminal.`;
@@ -49,6 +54,7 @@ export async function call(argv: string[]): Promise<number> {
       arg: { type: 'string', multiple: true },
       json: { type: 'string' },
       detach: { type: 'boolean' },
+      'idempotency-key': { type: 'string' },
     },
     true,
   );
@@ -58,8 +64,18 @@ export async function call(argv: string[]): Promise<number> {
   const input = terminalInput();
   const interactive = process.stdin.isTTY === true;
   const { client, json } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
+  const key = (values['idempotency-key'] as string | undefined) ?? `k_${randomUUID()}`;
+  if (key.length === 0 || key.length > 255)
+    throw new UsageError('--idempotency-key must have 1 to 255 characters');
   try {
-    const outcome = await client.callTool(tool, args);
+    const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {
+      // The answer may be lost while the task exists: say how to reach it again instead of calling anew.
+      if (!(err instanceof McpRpcError) && !(err instanceof InputRequiredError))
+        console.error(
+          `the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
+        );
+      throw err;
+    });
     if (outcome.kind === 'result') return printResult(outcome.result, json);
     if (values.detach === true) {
       console.log(json ? JSON.stringify({ taskId: outcome.task.taskId }) : outcome.task.taskId);

@@ -4,13 +4,27 @@ import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { followTask, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
+import { META_ERROR_REF } from '../../wire/meta-keys.js';
+import { inspectHelp, inspectTask } from './task-inspect.js';
 
-export const taskUsage = `durable-mcp task <get|watch|cancel|answer> <taskId> [flags]
+export const taskUsage = `durable-mcp task <get|watch|cancel|answer|inspect> <taskId> [flags]
   get       print the task's status (and result, error or pending input)
   watch     follow the task to its end, answering input in the terminal
   cancel    ask the server to cancel the task
   answer    answer pending input: --responses '{"key":{"action":"accept","content":{…}}}', or interactively
+${inspectHelp}
 ${clientFlagsHelp}`;
+
+/** The text of a tool error result, and the reference under which the server keeps the error. */
+function toolError(result: JsonObject): string {
+  const blocks = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
+  const text = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => String(b.text))
+    .join(' ');
+  const ref = (result._meta as JsonObject | undefined)?.[META_ERROR_REF];
+  return `  tool error: ${text}${typeof ref === 'string' ? ` (error reference ${ref})` : ''}`;
+}
 
 function describe(task: JsonObject): string {
   const lines = [
@@ -19,11 +33,16 @@ function describe(task: JsonObject): string {
   if (task.status === 'input_required')
     lines.push(`  waiting for: ${Object.keys(task.inputRequests as object).join(', ')}`);
   if (task.status === 'failed') lines.push(`  error ${JSON.stringify(task.error)}`);
-  if (task.status === 'completed') lines.push(`  result ${JSON.stringify(task.result)}`);
+  if (task.status === 'completed') {
+    const result = task.result as JsonObject;
+    if (result.isError === true) lines.push(toolError(result));
+    lines.push(`  result ${JSON.stringify(result)}`);
+  }
   return lines.join('\n');
 }
 
 export async function task(argv: string[]): Promise<number> {
+  if (argv[0] === 'inspect') return inspectTask(argv);
   const { values, positionals } = parseFlags(argv, { ...CLIENT_FLAGS, responses: { type: 'string' } }, true);
   const [verb, taskId] = positionals;
   if (verb === undefined || taskId === undefined || positionals.length > 2) throw new UsageError(taskUsage);

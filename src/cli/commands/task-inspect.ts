@@ -1,0 +1,106 @@
+// `durable-mcp task inspect <id> --store …`: everything the store keeps about a task, read directly (operators).
+import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
+import type { TaskStore } from '../../tasks/store.js';
+import type { StepFailure, TaskInspection } from '../../tasks/task.js';
+import { createPostgresTaskStore } from '../../stores/postgres/task-store.js';
+import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
+import { parseFlags, UsageError } from '../args.js';
+import { EXIT } from '../client-flags.js';
+import { isPostgresUrl } from '../store-config.js';
+
+export const INSPECT_FLAGS = {
+  store: { type: 'string' },
+  'pg-schema': { type: 'string' },
+  'encryption-key': { type: 'string' },
+  output: { type: 'string' },
+} as const;
+
+export const inspectHelp = `  inspect   (operators) everything the store keeps about the task, whoever owns it: steps, attempts, the
+            error a tool threw with its stack: --store PATH|postgres://… [--pg-schema NAME]
+            [--encryption-key K (or $DURABLE_MCP_ENCRYPTION_KEY) to read encrypted payloads]`;
+
+const iso = (t: number | null | undefined): string =>
+  t === null || t === undefined ? '-' : new Date(t).toISOString();
+
+const indent = (text: string, by: string): string =>
+  text
+    .split('\n')
+    .map((line) => by + line)
+    .join('\n');
+
+function stepLine(step: TaskInspection['steps'][number]): string {
+  const failed = (f: StepFailure): string =>
+    `${step.failedAttempts} failed attempt${step.failedAttempts === 1 ? '' : 's'}, last ${f.name}: ${f.message}` +
+    (f.final === true ? ' (no retry left)' : '');
+  const parts = [step.done ? 'done' : 'not done'];
+  if (step.lastFailure !== undefined) parts.push(failed(step.lastFailure));
+  return `    ${step.name}: ${parts.join('; ')}`;
+}
+
+/** The human view of an inspection. */
+export function describeInspection(t: TaskInspection): string {
+  const lines = [`${t.id}: ${t.status}${t.statusMessage === undefined ? '' : ` — ${t.statusMessage}`}`];
+  lines.push(`  tool ${t.tool}, owner ${t.owner.tenant}/${t.owner.principal}, runs ${t.attempt}`);
+  lines.push(`  created ${iso(t.createdAt)}, updated ${iso(t.updatedAt)}, expires ${iso(t.expiresAt)}`);
+  if (t.wakeAt !== undefined) lines.push(`  waiting until ${iso(t.wakeAt)}`);
+  if (t.leaseOwner !== undefined) lines.push(`  leased by ${t.leaseOwner} until ${iso(t.leaseUntil)}`);
+  if (t.cancelRequested) lines.push('  cancel requested');
+  if (t.idempotencyKey !== undefined) lines.push(`  idempotency key ${t.idempotencyKey}`);
+  if (t.error !== undefined) lines.push(`  error ${JSON.stringify(t.error)}`);
+  const f = t.failure;
+  if (f !== undefined) {
+    const origin = f.step === undefined ? '' : ` in step "${f.step}", attempt ${f.attempt ?? '?'}`;
+    lines.push(`  tool error ${f.ref}${origin}: ${f.name}: ${f.message}`);
+    if (f.stack !== undefined) lines.push(indent(f.stack, '      '));
+  }
+  if (t.steps.length > 0) lines.push('  steps:', ...t.steps.map(stepLine));
+  return lines.join('\n');
+}
+
+function openForInspection(values: Record<string, unknown>): TaskStore {
+  const target = values.store as string | undefined;
+  if (target === undefined)
+    throw new UsageError('task inspect needs --store (the server’s SQLite file or PostgreSQL URL)');
+  const keySpec = (values['encryption-key'] as string | undefined) ?? process.env.DURABLE_MCP_ENCRYPTION_KEY;
+  let cipher;
+  try {
+    cipher = keySpec === undefined ? undefined : createPayloadCipher(parseKeyring(keySpec));
+  } catch (err) {
+    throw new UsageError(`--encryption-key: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (isPostgresUrl(target)) {
+    const schema = values['pg-schema'] as string | undefined;
+    // Reading needs no DDL: a schema that is not migrated yet is an error to report, not to fix from here.
+    return createPostgresTaskStore({
+      connectionString: target,
+      schema,
+      cipher,
+      migrate: false,
+      listen: false,
+      poolSize: 1,
+    });
+  }
+  return createSqliteTaskStore({ path: target, cipher });
+}
+
+export async function inspectTask(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, INSPECT_FLAGS, true);
+  const [, taskId, ...extra] = positionals;
+  if (taskId === undefined || extra.length > 0)
+    throw new UsageError('task inspect needs exactly one task id');
+  const store = openForInspection(values);
+  try {
+    const found = await store.inspect?.(taskId, Date.now());
+    if (found === undefined) {
+      console.error(`${taskId}: no such task in this store`);
+      return EXIT.toolFailed;
+    }
+    console.log(values.output === 'json' ? JSON.stringify(found) : describeInspection(found));
+    return EXIT.ok;
+  } catch (err) {
+    console.error(`task inspect: ${err instanceof Error ? err.message : String(err)}`);
+    return EXIT.protocol;
+  } finally {
+    await store.close();
+  }
+}

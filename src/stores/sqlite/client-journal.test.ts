@@ -1,0 +1,65 @@
+// The client journal file: tasks and pending calls survive a reopen, and a file of the first release opens as is.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqliteJournal } from './client-journal.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-journal-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const call = (key: string, server = 'http://a/mcp') => ({
+  idempotencyKey: key,
+  server,
+  tool: 'deploy',
+  args: { env: 'prod', n: [1, 2] },
+  createdAt: 1_700_000_000_000,
+});
+
+describe('SQLite client journal', () => {
+  it('keeps pending calls until they end, across a reopen, per server', () => {
+    const path = join(dir, 'j.db');
+    const first = createSqliteJournal(path);
+    first.beginCall(call('k1'));
+    first.beginCall(call('k2', 'http://b/mcp'));
+    first.close();
+    const again = createSqliteJournal(path);
+    expect(again.pendingCalls('http://a/mcp')).toEqual([call('k1')]);
+    expect(again.pendingCalls().map((c) => c.idempotencyKey)).toEqual(['k1', 'k2']);
+    again.endCall('k1');
+    expect(again.pendingCalls('http://a/mcp')).toEqual([]);
+    again.close();
+  });
+
+  it('opens a journal of the first release and keeps its tasks', () => {
+    const path = join(dir, 'old.db');
+    const old = new Database(path);
+    old.exec(`CREATE TABLE journal (
+      task_id TEXT PRIMARY KEY, server TEXT NOT NULL, tool TEXT NOT NULL, created_at INTEGER NOT NULL, status TEXT NOT NULL
+    ) STRICT`);
+    old.prepare(`INSERT INTO journal VALUES ('task_1', 'http://a/mcp', 'deploy', 1, 'working')`).run();
+    old.close();
+    const journal = createSqliteJournal(path);
+    expect(journal.unfinished()).toEqual([
+      { taskId: 'task_1', server: 'http://a/mcp', tool: 'deploy', createdAt: 1, status: 'working' },
+    ]);
+    journal.record({
+      taskId: 'task_2',
+      server: 'http://a/mcp',
+      tool: 'deploy',
+      createdAt: 2,
+      status: 'working',
+      idempotencyKey: 'k',
+    });
+    journal.beginCall(call('k3'));
+    journal.close();
+    const reopened = createSqliteJournal(path);
+    expect(reopened.unfinished().map((e) => e.idempotencyKey)).toEqual([undefined, 'k']);
+    expect(reopened.pendingCalls()).toHaveLength(1);
+    reopened.close();
+  });
+});
