@@ -155,5 +155,19 @@ export interface TaskInspection {
   error: TaskError | undefined;
 }
 
+/** The steps of an inspection: those with a result and those with failed attempts, in name order. */
+export function inspectionSteps(
+  done: readonly string[],
+  attempts: Record<string, StepAttempts>,
+): TaskInspection['steps'] {
+  const names = [...new Set([...done, ...Object.keys(attempts)])].sort();
+  return names.map((name) => ({
+    name,
+    done: done.includes(name),
+    failedAttempts: attempts[name]?.failed ?? 0,
+    lastFailure: attempts[name]?.last,
+  }));
+}
+
 /** Why a lookup found nothing usable. Foreign, purged and never-existing ids are all `not_found`. */
 export type LookupMiss = 'not_found' | 'expired';

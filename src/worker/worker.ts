@@ -78,12 +78,14 @@ export function createWorker(options: WorkerOptions): Worker {
     );
   };
   const lookAhead = async (): Promise<void> => {
-    if (stopped || store.nextWakeAt === undefined) return;
+    // While claims pause for an unreachable store, so does this; a failure is not reported (the claims report
+    // the outage): the wake-up timer is only a hint, the poll finds due tasks anyway.
+    if (stopped || store.nextWakeAt === undefined || performance.now() < claimPausedUntil) return;
     try {
       const at = await store.nextWakeAt(now());
       if (at !== undefined) wakeBy(at);
-    } catch (err) {
-      options.onError?.(err);
+    } catch {
+      // the next poll looks again
     }
   };
 

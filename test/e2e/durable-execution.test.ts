@@ -16,6 +16,7 @@ import {
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { createManualClock } from '../support/manual-clock.js';
 import { validateMessage } from '../support/schema.js';
+import { lastMessage, rpc as post } from '../support/server.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
@@ -25,7 +26,6 @@ const clock = createManualClock(Date.now());
 const reports: ToolErrorReport[] = [];
 const progressGate: { open?: () => void } = {};
 let server: DurableTestServer;
-let nextId = 1;
 
 const tools = [
   defineTool({
@@ -117,34 +117,9 @@ async function rpc(
   } = {},
 ): Promise<Reply> {
   const caps = options.caps ?? WITH_TASKS;
-  const id = nextId++;
-  const name =
-    method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
-  const res = await fetch(options.url ?? server.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': caps,
-          ...options.meta,
-        },
-      },
-    }),
-  });
-  const body = (await res.json()) as Record<string, unknown>;
+  const headers = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
+  const res = await post(options.url ?? server.url, method, params, { caps, meta: options.meta, headers });
+  const body = lastMessage(res);
   expect(validateMessage(body, { method, tasksNegotiated: 'extensions' in caps })).toEqual([]);
   return {
     status: res.status,

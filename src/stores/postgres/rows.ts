@@ -10,6 +10,7 @@ import type {
   TaskSnapshot,
   TaskStatus,
 } from '../../tasks/task.js';
+import { inspectionSteps } from '../../tasks/task.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -150,7 +151,6 @@ export function toClaimedTask(row: ClaimRow, open: (s: string) => string): Claim
 /** Everything kept about a task, for operators. */
 export function toInspection(row: InspectRow, open: (s: string) => string): TaskInspection {
   const attempts = toStepAttempts(row.attempts, open);
-  const names = [...new Set([...row.step_names, ...Object.keys(attempts)])].sort();
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
@@ -166,12 +166,7 @@ export function toInspection(row: InspectRow, open: (s: string) => string): Task
     wakeAt: row.wake_at === null ? undefined : toNumber(row.wake_at),
     cancelRequested: row.cancel_requested,
     idempotencyKey: row.idempotency_key ?? undefined,
-    steps: names.map((name) => ({
-      name,
-      done: row.step_names.includes(name),
-      failedAttempts: attempts[name]?.failed ?? 0,
-      lastFailure: attempts[name]?.last,
-    })),
+    steps: inspectionSteps(row.step_names, attempts),
     failure: row.failure === null ? undefined : (JSON.parse(open(row.failure)) as TaskFailure),
     error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
   };

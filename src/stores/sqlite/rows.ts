@@ -7,6 +7,7 @@ import type {
   TaskSnapshot,
   TaskStatus,
 } from '../../tasks/task.js';
+import { inspectionSteps } from '../../tasks/task.js';
 
 export interface TaskRow {
   id: string;
@@ -93,7 +94,6 @@ export function toInspection(
   attempts: Record<string, StepAttempts>,
   open: (s: string) => string,
 ): TaskInspection {
-  const names = [...new Set([...stepNames, ...Object.keys(attempts)])].sort();
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
@@ -109,12 +109,7 @@ export function toInspection(
     wakeAt: row.wake_at ?? undefined,
     cancelRequested: row.cancel_requested === 1,
     idempotencyKey: row.idempotency_key ?? undefined,
-    steps: names.map((name) => ({
-      name,
-      done: stepNames.includes(name),
-      failedAttempts: attempts[name]?.failed ?? 0,
-      lastFailure: attempts[name]?.last,
-    })),
+    steps: inspectionSteps(stepNames, attempts),
     failure: row.failure === null ? undefined : (JSON.parse(open(row.failure)) as TaskFailure),
     error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
   };
