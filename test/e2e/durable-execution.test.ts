@@ -75,6 +75,24 @@ const tools = [
     },
   }),
   defineTool<{ n: number }>({
+    name: 'confirmed_deploy',
+    description: 'Asks for confirmation before the task exists (MRTR), then sleeps',
+    inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+    task: {
+      support: 'optional',
+      prepare: (_args, ctx) => {
+        ctx.input('confirm', {
+          method: 'elicitation/create',
+          params: { message: 'Deploy?', requestedSchema: { type: 'object', properties: {} } },
+        });
+      },
+    },
+    handler: async ({ n }, ctx) => {
+      await ctx.sleep('settle', 60_000);
+      return textResult(`deployed ${n}`);
+    },
+  }),
+  defineTool<{ n: number }>({
     name: 'deploy',
     description: 'Idempotent by key',
     inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
@@ -128,6 +146,7 @@ async function rpc(
   };
 }
 
+const key = (k: string) => ({ [META_IDEMPOTENCY_KEY]: k });
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function poll(
@@ -250,8 +269,6 @@ describe('ctx.progress in a task', () => {
 });
 
 describe('idempotency keys', () => {
-  const key = (k: string) => ({ [META_IDEMPOTENCY_KEY]: k });
-
   it('give a retried tools/call the task of the first, and refuse the key with other arguments', async () => {
     const first = await create('deploy', { n: 1 }, key('deploy-1'));
     const again = await rpc('tools/call', { name: 'deploy', arguments: { n: 1 } }, { meta: key('deploy-1') });
@@ -272,6 +289,20 @@ describe('idempotency keys', () => {
       ),
     );
     expect(new Set(replies.map((r) => r.result.taskId)).size).toBe(1);
+  });
+
+  it('give a retried call its task before any new MRTR round of the tool', async () => {
+    const call = (extra: Record<string, unknown> = {}) =>
+      rpc('tools/call', { name: 'confirmed_deploy', arguments: { n: 5 }, ...extra }, { meta: key('cd-5') });
+    const asked = await call();
+    expect(asked.result.resultType).toBe('input_required');
+    const created = await call({
+      inputResponses: { confirm: { action: 'accept', content: {} } },
+      requestState: asked.result.requestState,
+    });
+    expect(created.result.resultType).toBe('task');
+    // The answer was lost; the retry carries no answers: it gets the task, not the question again.
+    expect((await call()).result).toMatchObject({ resultType: 'task', taskId: created.result.taskId });
   });
 
   it('refuse a key that is not a string of 1 to 255 characters', async () => {
@@ -318,6 +349,27 @@ describe('idempotency keys between principals', () => {
   afterAll(async () => {
     await authed.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('let a retried call through at the quota of unfinished tasks: it is no new task', async () => {
+    const limited = await startDurableServer({
+      toolSets: [{ tools }],
+      clock,
+      tasks: { tasksGetRate: false, maxActiveTasksPerPrincipal: 1 },
+    });
+    try {
+      const call = (k: string, n: number) =>
+        rpc('tools/call', { name: 'deploy', arguments: { n } }, { meta: key(k), url: limited.url });
+      const first = await call('q-1', 1);
+      expect(first.result.resultType).toBe('task');
+      expect((await call('q-2', 2)).error?.code).toBe(429);
+      expect((await call('q-1', 1)).result).toMatchObject({
+        resultType: 'task',
+        taskId: first.result.taskId,
+      });
+    } finally {
+      await limited.close();
+    }
   });
 
   it('are scoped by owner: the same key gives each principal a task of their own, and no hint of the other', async () => {

@@ -124,19 +124,25 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         REQUIRED,
       );
     }
-    // A retried call (same owner, tool and key) gets the task the first one created, before any new MRTR round.
     const key = readIdempotencyKey(params);
-    if (key !== undefined) {
+    /**
+     * The task an earlier call with this key created, if it lives: looked up only where it changes what happens
+     * before the creation (MRTR rounds, the quota); otherwise the creation itself finds it (one write, no read).
+     */
+    const earlier = async (): Promise<JsonObject | undefined> => {
+      if (key === undefined) return undefined;
       const existing = await store.findByIdempotencyKey(ownerOf(scope), call.tool.def.name, key, now());
-      if (existing !== undefined) {
-        if (!sameJson(existing.args, call.args)) throw reusedKey();
-        const taskId = existing.snapshot.id;
-        audit({ event: 'task.joined', ...who(scope), taskId, tool: call.tool.def.name, outcome: 'joined' });
-        return toCreateTaskResult(existing.snapshot);
-      }
-    }
+      if (existing === undefined) return undefined;
+      if (!sameJson(existing.args, call.args)) throw reusedKey();
+      const taskId = existing.snapshot.id;
+      audit({ event: 'task.joined', ...who(scope), taskId, tool: call.tool.def.name, outcome: 'joined' });
+      return toCreateTaskResult(existing.snapshot);
+    };
     let answers: Record<string, JsonMap> = {};
     if (policy.prepare !== undefined) {
+      // A retried call gets its task before any new MRTR round.
+      const found = await earlier();
+      if (found !== undefined) return found;
       const prepare = policy.prepare;
       const round = await runRound(deps, params, scope, call.tool.def.name, call.args, async (ctx, r) => {
         await prepare(call.args, ctx);
@@ -146,6 +152,9 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       answers = round.value;
     }
     if (maxActive > 0 && (await store.countActive(ownerOf(scope))) >= maxActive) {
+      // A retried call is no new task: the quota does not refuse it.
+      const found = await earlier();
+      if (found !== undefined) return found;
       audit({
         event: 'task.limited',
         ...who(scope),
@@ -181,7 +190,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       sensitive: policy.sensitive === true,
       idempotencyKey: key,
     });
-    // Another call with the same key may have created the task first (another replica, the same batch).
+    // An earlier call with the same key created the task (before, on another replica, in the same batch).
     const joined = snapshot.id !== id;
     audit({
       event: joined ? 'task.joined' : 'task.created',
