@@ -2,8 +2,9 @@
 // run: a bare node:http JSON-RPC echo, the official TypeScript SDK v2 server as a peer (bench/sdk-peer.mjs), raw
 // better-sqlite3 inserts and selects (bench/sqlite-baseline.mjs), the tasks/get round trip that push latency is
 // compared with, raw `pg` inserts and selects (bench/pg-baseline.mjs) for the PostgreSQL rows, and the scale rows:
-// tasks/get with 1k vs 1M stored tasks (bench/scale-tasks.mjs), memory per open subscription (bench/mem-probe.mjs)
-// and task creation with 10k tasks waiting for input.
+// tasks/get with 1k vs 1M stored tasks (bench/scale-tasks.mjs), memory per open subscription (bench/mem-probe.mjs),
+// task creation with 10k tasks waiting for input or in retry backoff, and a server holding 100k sleeping tasks (its
+// memory, and how late sleeping tasks wake up). Creation with an idempotency key runs next to creation without one.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -61,6 +62,16 @@ const PUSH_TARGET = {
   vs: 'poll',
 };
 /**
+ * The wake-up lateness rows' target: a sleeping task resumes within one poll interval of its wake time (p99 ÷ the
+ * pollIntervalMs the server advertised for the sample tasks, below 1): a client polling at that interval sees it
+ * working again no later than it would see any other change.
+ */
+const WAKE_TARGET = {
+  text: "p99 below one poll interval (p99 ÷ the sample tasks' advertised pollIntervalMs)",
+  p99Ratio: 1,
+  vs: 'interval',
+};
+/**
  * Tasks answered (one at a time) per second of run duration; at least one per group. A transition's 10 events
  * arrive together, so the push p99 rests on the slowest 1% of transitions: 300 per default round (3,000 timed
  * transitions per row) keep it from resting on a handful, as 60 per round did (its ratio to the poller's p99
@@ -93,6 +104,25 @@ const MEM_TASKS = 10;
 const MEM_TIMEOUT_MS = 10_000;
 /** Tasks left waiting for input before the creation row that measures creation next to them. */
 const WAITING_TASKS = 10_000;
+/** Tasks left in retry backoff (a failed step, the next attempt an hour away) before the row that creates next to them. */
+const RETRYING_TASKS = 10_000;
+/**
+ * Sleeping-task rows: sleeping tasks in the small and the large store (cloned from one that our server put to sleep,
+ * like the stored-task rows), and how far ahead they sleep (beyond any run; the TTL of bench_sleep is a day).
+ */
+const SLEEP_SMALL = 100;
+const SLEEP_LARGE = 100_000;
+const SLEEP_FAR_MS = 6 * 3_600_000;
+/**
+ * Wake-up lateness: sample tasks per second of run (100 per default round, 500 per row), each sleeping until its own
+ * time in the run's window, which opens WAKE_LEAD_MS after the run starts (time to create them and let each start
+ * its sleep); how long after the window their results may take.
+ */
+const WAKES_PER_SECOND = 100 / 3;
+const WAKE_LEAD_MS = 1_000;
+const WAKE_TIMEOUT_MS = 10_000;
+/** The sleeping-task memory row's target: RSS growth with SLEEP_LARGE sleeping tasks at most this × with SLEEP_SMALL. */
+const SLEEP_MEMORY_MAX_RATIO = 1.2;
 /** Our servers in the push and PostgreSQL rows: no audit lines, no per-principal limits (one anonymous client). */
 const UNLIMITED = ['--no-audit', '--tasks-get-rate', '0', '--max-active-tasks', '0'];
 
@@ -182,6 +212,30 @@ function serveScale(ctx, key, size) {
 }
 
 const SCALE_FILES = { small: 'scale-small.db', large: 'scale-large.db' };
+
+/** The sleeping-task stores, filled before the servers start (prepareSleepers). */
+const SLEEP_FILES = { small: 'sleep-small.db', large: 'sleep-large.db' };
+const SLEEP_COUNTS = { small: SLEEP_SMALL, large: SLEEP_LARGE };
+
+/**
+ * A server on one of the sleeping-task files, under the memory probe, with its worker (the default one: it must wake
+ * the sample tasks of the lateness rows). One principal owns every sleeping task: the per-principal cap is off.
+ */
+function serveSleepers(size) {
+  return {
+    label:
+      `node --expose-gc --import bench/mem-probe.mjs bin/durable-mcp.js serve --tools bench/tools.mjs --no-audit ` +
+      `--tasks-get-rate 0 --max-active-tasks 0 (default worker; own SQLite file holding ` +
+      `${fmtInt(SLEEP_COUNTS[size])} sleeping bench_sleep tasks, bench/scale-tasks.mjs)`,
+    store: SLEEP_FILES[size],
+    sleepers: size,
+    command: (ctx, name) => [
+      ...MEM_PROBE_FLAGS,
+      ...serveCommand(ctx, name, SLEEP_FILES[size], ['--tools', BENCH_TOOLS, ...UNLIMITED]),
+    ],
+    env: memProbeEnv,
+  };
+}
 
 const SERVERS = {
   baseline: {
@@ -282,6 +336,17 @@ const SERVERS = {
     command: (ctx) =>
       serveCommand(ctx, 'ours-wait', 'bench-wait.db', ['--tools', BENCH_TOOLS, '--max-active-tasks', '0']),
   },
+  // Creation next to RETRYING_TASKS tasks in retry backoff: the flags of ours-tasks (the row it is compared with).
+  'ours-retry': {
+    label:
+      'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 (default worker; own SQLite ' +
+      `file with ${fmtInt(RETRYING_TASKS)} bench_retry tasks waiting to retry a failed step)`,
+    store: 'bench-retry.db',
+    command: (ctx) =>
+      serveCommand(ctx, 'ours-retry', 'bench-retry.db', ['--tools', BENCH_TOOLS, '--max-active-tasks', '0']),
+  },
+  'ours-sleep-small': serveSleepers('small'),
+  'ours-sleep-large': serveSleepers('large'),
   'ours-small': {
     label: `the same on a SQLite file holding ${fmtInt(SCALE_SMALL)} completed tasks (bench/scale-tasks.mjs)`,
     scale: 'small',
@@ -383,6 +448,23 @@ const callEcho = () => mcpRequest('tools/call', { name: 'echo', arguments: { tex
 const createTask = (tool) => mcpRequest('tools/call', { name: tool, arguments: {} }, tool, TASKS_META);
 const getTask = (taskId) => mcpRequest('tasks/get', { taskId }, taskId, TASKS_META);
 
+const IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
+/**
+ * The creation row's request with an idempotency key. `[<id>]` is autocannon's placeholder (`idReplacement`): every
+ * request it sends gets a fresh unique id there (33 URL-safe characters), so every request creates a task. Sent
+ * as it is (the pre-flight check), the key is the literal `[<id>]`.
+ */
+const createKeyedTask = (tool, args = {}) => ({
+  ...mcpRequest('tools/call', { name: tool, arguments: args }, tool, {
+    ...TASKS_META,
+    [IDEMPOTENCY_KEY]: '[<id>]',
+  }),
+  idReplacement: true,
+});
+/** tools/call of bench_sleep: a task that sleeps until `until` (epoch ms). */
+const createSleepTask = (until) =>
+  mcpRequest('tools/call', { name: 'bench_sleep', arguments: { until } }, 'bench_sleep', TASKS_META);
+
 // bench_input asks for an elicitation, which needs the client capability.
 const INPUT_META = {
   ...META,
@@ -423,6 +505,11 @@ const GET_RTT = 'ours tasks/get round trip (sequential)';
 const PG_GET_RTT = 'ours pg tasks/get round trip (sequential), 1 replica';
 const RAW_PG_INSERT = `raw pg insert (autocommit, ${PG_CONNECTIONS} connections)`;
 const RAW_PG_SELECT = `raw pg point select (${PG_CONNECTIONS} connections)`;
+const PG_CREATION = 'ours pg task creation, 1 replica';
+const WAKE_SMALL_ROW = `ours wake-up lateness, ${fmtCount(SLEEP_SMALL)} sleeping tasks`;
+const SLEEP_MEMORY_SMALL_ROW = `ours server memory, ${fmtCount(SLEEP_SMALL)} sleeping tasks`;
+/** Targets of the keyed and retry-backoff creation rows: at least this × the same creation without keys or waits. */
+const CREATION_MIN_RATIO = 0.9;
 
 const SCENARIOS = [
   // The baseline receives byte-for-byte the same request as `ours tools/call echo`.
@@ -465,6 +552,18 @@ const SCENARIOS = [
     verify: verifyTaskCreated,
     settle: drainWorker,
   },
+  // The creation row with a fresh idempotency key in every request (the server looks the key up, then creates with
+  // it); on the same server, right after it in every round.
+  {
+    name: 'ours task creation with an idempotency key',
+    server: 'ours-tasks',
+    baseline: RAW_INSERT,
+    also: [CREATION, PEER_CALL],
+    targets: [{ vs: CREATION, min: CREATION_MIN_RATIO }],
+    request: () => createKeyedTask('bench_task'),
+    verify: verifyKeyedTask,
+    settle: drainWorker,
+  },
   // The same creation path with the worker out of the way: what group-committed creation alone costs.
   {
     name: 'ours task creation, worker parked',
@@ -481,6 +580,18 @@ const SCENARIOS = [
     baseline: RAW_INSERT,
     also: [CREATION, PEER_CALL],
     setup: createWaitingTasks,
+    request: () => createTask('bench_task'),
+    verify: verifyTaskCreated,
+    settle: drainWorker,
+  },
+  // The creation row again, on a store where RETRYING_TASKS tasks wait (wake_at an hour ahead) to retry a failed step.
+  {
+    name: `ours task creation, ${fmtCount(RETRYING_TASKS)} tasks in retry backoff`,
+    server: 'ours-retry',
+    baseline: RAW_INSERT,
+    also: [CREATION, PEER_CALL],
+    targets: [{ vs: CREATION, min: CREATION_MIN_RATIO }],
+    setup: createRetryingTasks,
     request: () => createTask('bench_task'),
     verify: verifyTaskCreated,
     settle: drainWorker,
@@ -555,16 +666,62 @@ const SCENARIOS = [
     setup: createSubscriptionTasks,
     run: memoryPerStream,
   },
+  // Sleeping tasks: how late sample tasks wake (from their wake time to their handler resuming) on a server whose
+  // store holds SLEEP_SMALL and SLEEP_LARGE other sleeping tasks; then, in the same round, those servers' memory.
+  {
+    name: WAKE_SMALL_ROW,
+    server: 'ours-sleep-small',
+    baseline: null,
+    kind: 'latency',
+    target: WAKE_TARGET,
+    run: wakeLateness,
+  },
+  {
+    name: `ours wake-up lateness, ${fmtCount(SLEEP_LARGE)} sleeping tasks`,
+    server: 'ours-sleep-large',
+    baseline: WAKE_SMALL_ROW,
+    kind: 'latency',
+    target: WAKE_TARGET,
+    run: wakeLateness,
+  },
+  {
+    name: SLEEP_MEMORY_SMALL_ROW,
+    server: 'ours-sleep-small',
+    baseline: null,
+    kind: 'footprint',
+    run: serverFootprint,
+  },
+  {
+    name: `ours server memory, ${fmtCount(SLEEP_LARGE)} sleeping tasks`,
+    server: 'ours-sleep-large',
+    baseline: SLEEP_MEMORY_SMALL_ROW,
+    kind: 'footprint',
+    target: {
+      text: `RSS growth at most ${SLEEP_MEMORY_MAX_RATIO} × with ${fmtCount(SLEEP_SMALL)} sleeping tasks`,
+      maxRatio: SLEEP_MEMORY_MAX_RATIO,
+    },
+    run: serverFootprint,
+  },
   // PostgreSQL: each server (set) on its own fresh schema, dropped at the end.
   { name: RAW_PG_INSERT, server: 'pg-raw', baseline: null, needs: 'pg', run: rawChild('insert') },
   {
-    name: 'ours pg task creation, 1 replica',
+    name: PG_CREATION,
     server: 'ours-pg1',
     baseline: RAW_PG_INSERT,
     also: [PEER_CALL],
     needs: 'pg',
     request: () => createTask('bench_task'),
     verify: verifyTaskCreated,
+  },
+  {
+    name: 'ours pg task creation with an idempotency key, 1 replica',
+    server: 'ours-pg1',
+    baseline: RAW_PG_INSERT,
+    also: [PG_CREATION, PEER_CALL],
+    targets: [{ vs: PG_CREATION, min: CREATION_MIN_RATIO }],
+    needs: 'pg',
+    request: () => createKeyedTask('bench_task'),
+    verify: verifyKeyedTask,
   },
   {
     name: `ours pg task creation, ${PG_REPLICAS} replicas`,
@@ -658,6 +815,27 @@ async function verifyTaskCreated(status, text, target) {
     if (miss !== undefined) return `tasks/get ${created.taskId} on ${url}: ${miss}`;
     if (JSON.parse(got.text).result.taskId !== created.taskId)
       return `tasks/get answered another task: ${got.text}`;
+  }
+  return undefined;
+}
+
+/**
+ * The keyed creation rows' pre-flight: the request creates a task (its key the literal `[<id>]`, see
+ * createKeyedTask); sent again it answers the same task, and with other arguments under that key -32602.
+ */
+async function verifyKeyedTask(status, text, target) {
+  const problem = await verifyTaskCreated(status, text, target);
+  if (problem !== undefined) return problem;
+  const { taskId } = JSON.parse(text).result;
+  const again = await send(target, createKeyedTask('bench_task'));
+  const miss = expectJsonRpcResult(again.status, again.text);
+  if (miss !== undefined) return `the same key again: ${miss}`;
+  if (JSON.parse(again.text).result.taskId !== taskId) {
+    return `the same key again created another task: ${again.text.slice(0, 300)}`;
+  }
+  const other = await send(target, createKeyedTask('bench_task', { other: true }));
+  if (JSON.parse(other.text).error?.code !== -32602) {
+    return `the same key with other arguments: expected error -32602, got ${other.text.slice(0, 300)}`;
   }
   return undefined;
 }
@@ -1333,31 +1511,22 @@ function fmtCount(n) {
 async function prepareScale(ctx) {
   const started = performance.now();
   const base = join(ctx.workDir, 'scale-base.db');
-  const server = {
-    command: (c) =>
-      serveStore({ ...c, cpuProf: undefined }, 'scale-base', base, ['--tools', BENCH_TOOLS, ...UNLIMITED]),
-  };
-  const target = await startProcess(server, 'scale-base', ctx);
-  try {
-    const res = await send(target, createTask('bench_task'));
-    const problem = expectJsonRpcResult(res.status, res.text);
-    if (problem !== undefined) throw new Error(`scale: creating the template task: ${problem}`);
-    const { taskId } = JSON.parse(res.text).result;
-    for (let waited = 0; ; waited += 10) {
-      const got = await send(target, getTask(taskId));
-      if (JSON.parse(got.text).result?.status === 'completed') break;
-      if (waited > DRAIN_TIMEOUT_MS) throw new Error(`scale: template task ${taskId} did not complete`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  } finally {
-    await stopChild(target.child);
-  }
+  await runTemplateTask(ctx, 'scale-base', base, createTask('bench_task'), async (target, taskId) => {
+    const got = await send(target, getTask(taskId));
+    return JSON.parse(got.text).result?.status === 'completed';
+  });
   const sizes = {};
   for (const [size, count] of [
     ['small', SCALE_SMALL],
     ['large', SCALE_LARGE],
   ]) {
-    sizes[size] = await fillStore(base, join(ctx.workDir, SCALE_FILES[size]), count);
+    sizes[size] = await fillStore(
+      base,
+      join(ctx.workDir, SCALE_FILES[size]),
+      count,
+      SCALE_SAMPLE,
+      'completed',
+    );
     log(
       `scale: ${fmtInt(count)} stored tasks filled in ${sizes[size].ms} ms ` +
         `(${(sizes[size].bytes / 2 ** 20).toFixed(0)} MiB)`,
@@ -1366,12 +1535,74 @@ async function prepareScale(ctx) {
   return { ...sizes, totalMs: Math.round(performance.now() - started) };
 }
 
+/**
+ * Starts our server on a fresh SQLite file `base` (it migrates it), sends `request` (a tools/call creating one task),
+ * polls `ready(target, taskId)` every 10 ms until the worker has taken the task where the template must be, and
+ * stops the server: `base` then holds exactly that task, as the server wrote it.
+ */
+async function runTemplateTask(ctx, key, base, request, ready) {
+  const server = {
+    command: (c) =>
+      serveStore({ ...c, cpuProf: undefined }, key, base, ['--tools', BENCH_TOOLS, ...UNLIMITED]),
+  };
+  const target = await startProcess(server, key, ctx);
+  try {
+    const res = await send(target, request);
+    const problem = expectJsonRpcResult(res.status, res.text);
+    if (problem !== undefined) throw new Error(`${key}: creating the template task: ${problem}`);
+    const { taskId } = JSON.parse(res.text).result;
+    for (let waited = 0; !(await ready(target, taskId)); waited += 10) {
+      if (waited > DRAIN_TIMEOUT_MS) throw new Error(`${key}: template task ${taskId} did not get ready`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await stopChild(target.child);
+  }
+}
+
+/**
+ * Fills the sleeping-task files of the servers that `scenarios` use, before the servers start: our server migrates a
+ * fresh file and runs one bench_sleep task into its sleep (SLEEP_FAR_MS ahead: the task is stored working, not
+ * runnable, without lease, with wake_at and the memo of its `nap` sleep in task_steps); bench/scale-tasks.mjs then
+ * copies that file and clones the task (its row and its step row) up to SLEEP_SMALL or SLEEP_LARGE sleeping tasks.
+ */
+async function prepareSleepers(ctx, scenarios) {
+  const sizes = [...new Set(scenarios.map((s) => SERVERS[s.server].sleepers))].filter((x) => x !== undefined);
+  if (sizes.length === 0) return undefined;
+  const started = performance.now();
+  const base = join(ctx.workDir, 'sleep-base.db');
+  const request = createSleepTask(Date.now() + SLEEP_FAR_MS);
+  await runTemplateTask(ctx, 'sleep-base', base, request, (_target, taskId) => {
+    const db = new Database(base, { readonly: true, fileMustExist: true });
+    try {
+      const row = db.prepare('SELECT wake_at, lease_owner FROM tasks WHERE id = ?').get(taskId);
+      return row !== undefined && row.wake_at !== null && row.lease_owner === null;
+    } finally {
+      db.close();
+    }
+  });
+  const filled = {};
+  for (const size of sizes) {
+    const count = SLEEP_COUNTS[size];
+    const { sample: _sample, ...fill } = await fillStore(
+      base,
+      join(ctx.workDir, SLEEP_FILES[size]),
+      count,
+      0,
+      'sleeping',
+    );
+    filled[size] = fill;
+    log(`sleepers: ${fmtInt(count)} sleeping tasks filled in ${fill.ms} ms`);
+  }
+  return { ...filled, totalMs: Math.round(performance.now() - started) };
+}
+
 /** Runs bench/scale-tasks.mjs (at most SCALE_FILL_TIMEOUT_MS) and returns what it printed. */
-function fillStore(source, target, count) {
+function fillStore(source, target, count, sample, kind) {
   return new Promise((resolveFill, reject) => {
     const child = spawn(
       process.execPath,
-      [SCALE_TASKS, source, target, String(count), String(SCALE_SAMPLE)],
+      [SCALE_TASKS, source, target, String(count), String(sample), kind],
       {
         cwd: ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -1415,24 +1646,49 @@ async function createSubscriptionTasks(target) {
   return { ids };
 }
 
-/** Setup of the creation row next to waiting tasks: WAITING_TASKS bench_input tasks, all left input_required. */
-async function createWaitingTasks(target) {
+/**
+ * Creates `count` tasks with `request` (50 at a time), waits until the worker has run each as far as it goes (no
+ * runnable task left) and checks that `countSql` counts all of them in the server's store, `what` they are now.
+ */
+async function createIdleTasks(target, request, count, countSql, what) {
   const started = performance.now();
-  await createTasks(target, createInputTask, WAITING_TASKS, 50);
+  await createTasks(target, request, count, 50);
   await drainWorker(target);
   const db = new Database(target.store, { readonly: true, fileMustExist: true });
   try {
-    const waiting = db.prepare(`SELECT count(*) FROM tasks WHERE status = 'input_required'`).pluck().get();
-    if (waiting !== WAITING_TASKS) {
-      throw new Error(`${target.key}: ${waiting} tasks wait for input, expected ${WAITING_TASKS}`);
-    }
+    const found = db.prepare(countSql).pluck().get({ now: Date.now() });
+    if (found !== count) throw new Error(`${target.key}: ${found} tasks ${what}, expected ${count}`);
   } finally {
     db.close();
   }
-  log(
-    `${target.key}: ${fmtInt(WAITING_TASKS)} tasks waiting for input in ${Math.round(performance.now() - started)} ms`,
-  );
+  log(`${target.key}: ${fmtInt(count)} tasks ${what} in ${Math.round(performance.now() - started)} ms`);
   return undefined;
+}
+
+/** Setup of the creation row next to waiting tasks: WAITING_TASKS bench_input tasks, all left input_required. */
+function createWaitingTasks(target) {
+  return createIdleTasks(
+    target,
+    createInputTask,
+    WAITING_TASKS,
+    `SELECT count(*) FROM tasks WHERE status = 'input_required'`,
+    'waiting for input',
+  );
+}
+
+/**
+ * Setup of the creation row next to retrying tasks: RETRYING_TASKS bench_retry tasks, each with one failed attempt
+ * of its step on record and left working, without lease, not runnable, until its retry time (about an hour ahead).
+ */
+function createRetryingTasks(target) {
+  return createIdleTasks(
+    target,
+    () => createTask('bench_retry'),
+    RETRYING_TASKS,
+    `SELECT count(*) FROM tasks JOIN task_step_attempts a ON a.task_id = tasks.id AND a.name = 'flaky'
+       WHERE status = 'working' AND runnable = 0 AND lease_owner IS NULL AND wake_at > @now AND a.failed = 1`,
+    'in retry backoff',
+  );
 }
 
 /**
@@ -1518,6 +1774,130 @@ async function memoryPerStream(target, state) {
     errors: 0,
     timeouts: 0,
     seconds: Math.round(seconds * 1000) / 1000,
+  };
+}
+
+/**
+ * Wake-up lateness: creates WAKES_PER_SECOND × `seconds` bench_sleep tasks (at least 10), their wake times spread
+ * evenly over a window of `seconds` that opens WAKE_LEAD_MS from now; waits until the window is over and reads each
+ * task's result: how many ms after its wake time its handler resumed, by the server's Date.now() (bench/tools.mjs).
+ * A task whose first run began only after its wake time never slept (its handler did not stop at the sleep, and no
+ * memo of it is stored): it is left out and counted as `missed`. Also returns the poll interval the server gave them.
+ */
+async function wakeLateness(target, _state, seconds) {
+  const count = Math.max(10, Math.round(WAKES_PER_SECOND * seconds));
+  const opens = Date.now() + WAKE_LEAD_MS;
+  const wakes = Array.from({ length: count }, (_, i) => Math.round(opens + (i * seconds * 1000) / count));
+  const tasks = await createSleepingTasks(target, wakes);
+  await new Promise((r) => setTimeout(r, Math.max(0, wakes[count - 1] - Date.now())));
+  const late = await readLateness(target, tasks);
+  const slept = sleptTasks(target, tasks);
+  const latencies = tasks.filter((t) => slept.has(t.id)).map((t) => late.get(t.id));
+  if (latencies.length === 0)
+    throw new Error(`${target.key}: none of ${count} sample tasks began its sleep in time`);
+  const intervals = [...new Set(tasks.map((t) => t.pollIntervalMs))];
+  if (intervals.length !== 1 || typeof intervals[0] !== 'number') {
+    throw new Error(`${target.key}: the sample tasks came with the poll intervals ${intervals.join(', ')}`);
+  }
+  return latencySample(latencies, seconds, { intervalMs: intervals[0], missed: count - latencies.length });
+}
+
+/** Creates one bench_sleep task per wake time (10 at a time): their ids, wake times and advertised poll intervals. */
+async function createSleepingTasks(target, wakes) {
+  const tasks = [];
+  let next = 0;
+  const createOne = async () => {
+    while (next < wakes.length) {
+      const until = wakes[next++];
+      const res = await send(target, createSleepTask(until));
+      const problem = expectJsonRpcResult(res.status, res.text);
+      if (problem !== undefined) throw new Error(`${target.key}: creating a sleeping task: ${problem}`);
+      const { taskId, pollIntervalMs } = JSON.parse(res.text).result;
+      tasks.push({ id: taskId, until, pollIntervalMs });
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, createOne));
+  return tasks;
+}
+
+/** The lateness each task reported (`late <ms>`) by task id, read with tasks/get (10 at a time) once it completed. */
+async function readLateness(target, tasks) {
+  const giveUp = performance.now() + WAKE_TIMEOUT_MS;
+  const late = new Map();
+  let next = 0;
+  const readOne = async () => {
+    while (next < tasks.length) {
+      const task = tasks[next++];
+      for (;;) {
+        const res = await send(target, getTask(task.id));
+        const problem = expectJsonRpcResult(res.status, res.text);
+        if (problem !== undefined) throw new Error(`${target.key}: tasks/get ${task.id}: ${problem}`);
+        const got = JSON.parse(res.text).result;
+        if (got.status === 'completed') {
+          const ms = Number(/^late (-?\d+)$/.exec(got.result?.content?.[0]?.text ?? '')?.[1]);
+          if (!(ms >= 0)) throw new Error(`${target.key}: unexpected result ${res.text.slice(0, 300)}`);
+          late.set(task.id, ms);
+          break;
+        }
+        if (got.status !== 'working' || performance.now() > giveUp) {
+          throw new Error(
+            `${target.key}: sample task ${task.id} still ${got.status} ${WAKE_TIMEOUT_MS} ms on`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, readOne));
+  return late;
+}
+
+/** The ids of those tasks that slept: the memo of their `nap` sleep is in the server's store (read-only). */
+function sleptTasks(target, tasks) {
+  const db = new Database(target.store, { readonly: true, fileMustExist: true });
+  try {
+    const ids = db
+      .prepare(
+        `SELECT task_id FROM task_steps WHERE name = 'nap' AND task_id IN (SELECT value FROM json_each(?))`,
+      )
+      .pluck()
+      .all(JSON.stringify(tasks.map((t) => t.id)));
+    return new Set(ids);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The sleeping-task memory rows: what the server has added to its process since it started, read by the memory
+ * probe after a full GC (its reading now minus its reading when it was loaded, before the server's own modules):
+ * resident set, and V8 heap used + external. Also counts the sleeping tasks in the server's store.
+ */
+async function serverFootprint(target) {
+  const started = performance.now();
+  const usage = await probeMemory(target);
+  const { atStart } = usage;
+  if (atStart === undefined) throw new Error(`${target.key}: the memory probe sent no start-up reading`);
+  const db = new Database(target.store, { readonly: true, fileMustExist: true });
+  let sleeping;
+  try {
+    sleeping = db
+      .prepare(`SELECT count(*) FROM tasks WHERE status = 'working' AND wake_at IS NOT NULL`)
+      .pluck()
+      .get();
+  } finally {
+    db.close();
+  }
+  return {
+    rssGrowth: usage.rss - atStart.rss,
+    heapGrowth: usage.heapUsed + usage.external - atStart.heapUsed - atStart.external,
+    rss: usage.rss,
+    sleeping,
+    ok: 1,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    seconds: Math.round(performance.now() - started) / 1000,
   };
 }
 
@@ -1845,14 +2225,37 @@ async function measure(scenario, target, state, params, duration) {
   // The server's CPU time (all its replicas') over the run and its settle step (the worker finishing the run's
   // tasks).
   const cpuBefore = targetCpuMs(target);
+  const writtenBefore = targetWrittenBytes(target);
   const sample = await measureHttp(scenario, target, state, params, duration);
   if (scenario.settle !== undefined) Object.assign(sample, await scenario.settle(target, state));
   const cpuAfter = targetCpuMs(target);
+  const writtenAfter = targetWrittenBytes(target);
   sample.cpuUs =
     cpuBefore === undefined || cpuAfter === undefined || sample.ok === 0
       ? null
       : Math.round(((cpuAfter - cpuBefore) * 1000 * 10) / sample.ok) / 10;
+  sample.writtenKb =
+    writtenBefore === undefined || writtenAfter === undefined || sample.ok === 0
+      ? null
+      : Math.round(((writtenAfter - writtenBefore) / 1024 / sample.ok) * 100) / 100;
   return sample;
+}
+
+/**
+ * Bytes the target's processes (all replicas) have had written to disk so far (Linux: `write_bytes` of
+ * /proc/<pid>/io, which counts a SQLite store's WAL appends and checkpoints); undefined elsewhere. Where fsyncs
+ * bound creation, what a task costs on disk explains its rate.
+ */
+function targetWrittenBytes(target) {
+  let total = 0;
+  for (const child of target.children) {
+    try {
+      total += Number(/^write_bytes: (\d+)$/m.exec(readFileSync(`/proc/${child.pid}/io`, 'utf8'))[1]);
+    } catch {
+      return undefined;
+    }
+  }
+  return total;
 }
 
 const CLOCK_TICKS = (() => {
@@ -1965,7 +2368,7 @@ function sum(values) {
   return values.reduce((a, b) => a + b, 0);
 }
 
-const SUMMARIZE = { latency: summarizeLatency, memory: summarizeMemory };
+const SUMMARIZE = { latency: summarizeLatency, memory: summarizeMemory, footprint: summarizeFootprint };
 
 function summarize(scenarios, samples) {
   const rows = scenarios.map((s) => (SUMMARIZE[s.kind] ?? summarizeOne)(s, samples.get(s.name)));
@@ -1975,6 +2378,18 @@ function summarize(scenarios, samples) {
     const base = row.baseline === null ? undefined : byName.get(row.baseline);
     if (row.kind === 'memory') {
       row.ratio = base === undefined ? null : ratio(row.median.bytesPerStream, base.median.bytesPerStream);
+      continue;
+    }
+    if (row.kind === 'footprint') {
+      row.ratio =
+        base === undefined
+          ? null
+          : {
+              rss: ratio(row.median.rssGrowth, base.median.rssGrowth),
+              heap: ratio(row.median.heapGrowth, base.median.heapGrowth),
+            };
+      if (row.target !== undefined)
+        row.target.met = row.ratio === null ? null : row.ratio.rss <= row.target.maxRatio;
       continue;
     }
     if (row.kind !== 'latency') {
@@ -1996,8 +2411,19 @@ function summarize(scenarios, samples) {
     if (row.poll !== undefined) {
       row.poll.ratio = { p50: ratio(row.p50, row.poll.p50), p99: ratio(row.p99, row.poll.p99) };
     }
-    // A target is against the baseline row, or with `vs: 'poll'` against the round trips of the row's own poller.
-    const against = row.target?.vs === 'poll' ? row.poll?.ratio : row.ratio;
+    if (row.intervalMs !== undefined) {
+      row.interval = {
+        ms: row.intervalMs,
+        p50: ratio(row.p50, row.intervalMs),
+        p99: ratio(row.p99, row.intervalMs),
+      };
+    }
+    // A target is against the baseline row, with `vs: 'poll'` against the round trips of the row's own poller, with
+    // `vs: 'interval'` against the poll interval the server advertised for the row's tasks.
+    const against =
+      row.target?.vs === undefined
+        ? row.ratio
+        : { poll: row.poll?.ratio, interval: row.interval }[row.target.vs];
     if (row.target !== undefined && against != null) {
       const { p50Ratio, p99Ratio } = row.target;
       row.target.ratio = against;
@@ -2067,6 +2493,33 @@ function summarizeLatency(scenario, list) {
           updateP99: extra('updateP99'),
         }
       : {}),
+    ...(list.every((x) => x.intervalMs !== undefined)
+      ? { intervalMs: Math.max(...list.map((x) => x.intervalMs)), missed: sum(list.map((x) => x.missed)) }
+      : {}),
+    ...(scenario.target === undefined ? {} : { target: { ...scenario.target } }),
+    non2xx: 0,
+    errors: 0,
+  };
+}
+
+/** A sleeping-task memory row: medians over rounds of what the server added to its process since it started. */
+function summarizeFootprint(scenario, list) {
+  const rss = list.map((x) => x.rssGrowth);
+  return {
+    name: scenario.name,
+    server: scenario.server,
+    baseline: scenario.baseline,
+    kind: 'footprint',
+    unit: 'bytes the server process grew by since the memory probe loaded (after a full GC)',
+    samples: list,
+    sleeping: Math.max(...list.map((x) => x.sleeping)),
+    median: {
+      rssGrowth: median(rss),
+      heapGrowth: median(list.map((x) => x.heapGrowth)),
+      rss: median(list.map((x) => x.rss)),
+    },
+    min: { rssGrowth: Math.min(...rss) },
+    max: { rssGrowth: Math.max(...rss) },
     ...(scenario.target === undefined ? {} : { target: { ...scenario.target } }),
     non2xx: 0,
     errors: 0,
@@ -2136,6 +2589,9 @@ function summarizeOne(scenario, list) {
       p50: median(list.map((x) => x.p50)),
       p99: median(list.map((x) => x.p99)),
       cpuUs: list.every((x) => typeof x.cpuUs === 'number') ? median(list.map((x) => x.cpuUs)) : null,
+      writtenKb: list.every((x) => typeof x.writtenKb === 'number')
+        ? median(list.map((x) => x.writtenKb))
+        : null,
     },
     min: { rps: Math.min(...rps) },
     max: { rps: Math.max(...rps) },
@@ -2168,12 +2624,34 @@ function fmtProgress(scenario, sample) {
   if (scenario.kind === 'latency') {
     return `${String(sample.ok).padStart(6)} events  p50 ${sample.p50} ms  p99 ${sample.p99} ms`;
   }
+  if (scenario.kind === 'footprint') {
+    return `RSS +${fmtMiB(sample.rssGrowth)} MiB, heap + external +${fmtMiB(sample.heapGrowth)} MiB since start`;
+  }
   return `${fmtInt(sample.rps).padStart(8)} ops/s${fmtDrain(sample)}`;
+}
+
+/** Bytes as MiB with one decimal. */
+function fmtMiB(bytes) {
+  return (bytes / 2 ** 20).toFixed(1);
 }
 
 function fmtDrain(sample) {
   if (sample.backlog === undefined) return '';
   return `  (worker backlog ${fmtInt(sample.backlog)}, drained in ${sample.drainMs} ms)`;
+}
+
+/**
+ * For a SQLite row with a target against another row (keys, retrying tasks): the bytes its server wrote to disk per
+ * created task next to that row's, which tells disk work (what fsync-bound creation pays for) from CPU.
+ */
+function writtenNote(r, rows) {
+  const vs = rows.find((x) => x.name === r.targets?.[0]?.vs);
+  if (r.median.writtenKb == null || vs?.median.writtenKb == null || r.median.writtenKb < 0.1)
+    return undefined;
+  return (
+    `${r.name}: the server wrote ${r.median.writtenKb.toFixed(1)} KB to disk per created task (median over ` +
+    `rounds, the worker's writes included), against ${vs.median.writtenKb.toFixed(1)} KB in ${vs.name}.`
+  );
 }
 
 function drainNote(r) {
@@ -2188,6 +2666,7 @@ function markdown(report) {
   const throughput = report.scenarios.filter((r) => r.kind === undefined);
   const latency = report.scenarios.filter((r) => r.kind === 'latency');
   const memory = report.scenarios.filter((r) => r.kind === 'memory');
+  const footprint = report.scenarios.filter((r) => r.kind === 'footprint');
   const lines = [
     `## durable-mcp benchmark — ${machine.date}`,
     '',
@@ -2215,6 +2694,8 @@ function markdown(report) {
   ];
   const drained = report.scenarios.filter((r) => r.drain !== undefined);
   if (drained.length > 0) lines.push('', ...drained.map((r) => `- ${drainNote(r)}`));
+  const written = throughput.map((r) => writtenNote(r, throughput)).filter((line) => line !== undefined);
+  if (written.length > 0) lines.push('', ...written.map((line) => `- ${line}`));
   if (report.postgres.skipped !== undefined) {
     lines.push('', `- PostgreSQL rows skipped: ${report.postgres.skipped}`);
   } else {
@@ -2242,6 +2723,7 @@ function markdown(report) {
     );
   }
   if (memory.length > 0) lines.push('', ...memoryTable(memory));
+  if (footprint.length > 0) lines.push('', ...footprintTable(footprint, report.sleepers));
   return lines.join('\n') + '\n';
 }
 
@@ -2253,7 +2735,7 @@ function latencyTable(rows) {
   const fmtTarget = (r) =>
     r.target === undefined
       ? '–'
-      : `${r.target.text}: ${r.target.vs === 'poll' ? `${r.target.ratio.p99.toFixed(2)} × → ` : ''}` +
+      : `${r.target.text}: ${r.target.vs === undefined ? '' : `${r.target.ratio.p99.toFixed(2)} × → `}` +
         `**${r.target.met ? 'met' : 'not met'}**`;
   // A push row's poller: its round trips, compared with the row's baseline like the push row itself.
   const pollLine = (r) => {
@@ -2317,6 +2799,18 @@ function latencyTable(rows) {
       'subscribing. The latency rows run in a client process of their own (bench/run.mjs --latency-client), ' +
       'which keeps the stream chunks unparsed, with their arrival time, until the timed steps are over.',
   ];
+  for (const r of rows.filter((x) => x.interval !== undefined)) {
+    lines.push(
+      '',
+      `- ${r.name}: ${fmtInt(r.events)} sample tasks woke (${Math.round(WAKES_PER_SECOND)} per second of ` +
+        `run, their wake times spread evenly over the run's length from ${WAKE_LEAD_MS} ms after it started); ` +
+        `from its wake time to its handler resuming p50 ${r.p50} ms, p99 ${r.p99} ms: ${r.interval.p50} / ${r.interval.p99} × the ` +
+        `pollIntervalMs the server gave them (${fmtInt(r.interval.ms)} ms). ` +
+        (r.missed === 0
+          ? 'Every sample task had begun its sleep before its wake time.'
+          : `${fmtInt(r.missed)} more began their first run only after their wake time (they never slept) and are not counted.`),
+    );
+  }
   for (const r of rows.filter((x) => x.byStatus !== undefined)) {
     const { working: w, completed: c } = r.byStatus;
     const cause = r.fromCause;
@@ -2376,6 +2870,47 @@ function memoryTable(rows) {
       'over rounds, as are the V8 heap and external parts. RSS: growth of the resident set over the same ' +
       "interval ÷ streams (it also counts the garbage collector's headroom and native buffers, and is noisier). " +
       'The baseline is a bare node:http server holding each request open as an SSE stream with one event per task.',
+  ];
+}
+
+function footprintTable(rows, sleepers) {
+  const fmtRatios = (r) =>
+    r.ratio === null
+      ? '1.00 / 1.00 (baseline)'
+      : `${r.ratio.rss.toFixed(2)} / ${r.ratio.heap.toFixed(2)} × ${r.baseline}`;
+  const fmtTarget = (r) =>
+    r.target === undefined
+      ? '–'
+      : `${r.target.text}: ${r.ratio.rss.toFixed(2)} × → **${r.target.met ? 'met' : 'not met'}**`;
+  const fills = Object.entries(sleepers ?? {})
+    .filter(([size]) => SLEEP_COUNTS[size] !== undefined)
+    .map(([, f]) => `${fmtInt(f.count)} in ${(f.ms / 1000).toFixed(1)} s`);
+  return [
+    '### Server memory with sleeping tasks',
+    '',
+    '| row | sleeping tasks | RSS growth MiB median | min–max over rounds | V8 heap + external growth MiB | RSS MiB | ratio RSS / heap growth vs baseline | target |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...rows.map(
+      (r) =>
+        `| ${[
+          r.name,
+          fmtInt(r.sleeping),
+          fmtMiB(r.median.rssGrowth),
+          `${fmtMiB(r.min.rssGrowth)}–${fmtMiB(r.max.rssGrowth)}`,
+          fmtMiB(r.median.heapGrowth),
+          fmtMiB(r.median.rss),
+          fmtRatios(r),
+          fmtTarget(r),
+        ].join(' | ')} |`,
+    ),
+    '',
+    'Growth: what the server process added since it started, read by the memory probe after a full GC (its reading ' +
+      'after the round minus its reading when it was preloaded, before any of the server’s own modules): the ' +
+      'resident set (RSS), and V8 heap used + external memory. Medians over rounds; each reading follows the ' +
+      'wake-up lateness rows of its round, so both servers have served the same requests and woken the same ' +
+      'sample tasks. Sleeping tasks: working tasks with a wake-up time in the store when the probe ran. The ' +
+      'stores were cloned from one task our server put to sleep (its row and its step row, bench/scale-tasks.mjs)' +
+      (fills.length === 0 ? '.' : `: ${fills.join(', ')}.`),
   ];
 }
 
@@ -2649,6 +3184,7 @@ async function prepare(scenarios, targets) {
 
 async function benchmark(params, scenarios, ctx) {
   if (scenarios.some((s) => s.needs === 'scale')) ctx.scale = await prepareScale(ctx);
+  ctx.sleepers = await prepareSleepers(ctx, scenarios);
   const targets = await startTargets(scenarios, ctx);
   if (scenarios.some((s) => s.kind === 'latency')) {
     latencyClient = await startProcess(LATENCY_CLIENT, 'latency-client', ctx);
@@ -2677,7 +3213,7 @@ function packageVersion(name) {
   return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 }
 
-function buildReport(params, machine, rows, postgres, scale) {
+function buildReport(params, machine, rows, postgres, scale, sleepers) {
   const {
     help: _help,
     cpuProf: _cpuProf,
@@ -2703,6 +3239,7 @@ function buildReport(params, machine, rows, postgres, scale) {
     servers: Object.fromEntries(Object.entries(SERVERS).map(([k, v]) => [k, v.label])),
     postgres,
     ...(scale === undefined ? {} : { scale }),
+    ...(sleepers === undefined ? {} : { sleepers }),
     scenarios: rows,
   };
 }
@@ -2746,6 +3283,7 @@ async function main(argv) {
     rows,
     postgresReport(plan),
     scaleReport(params, selected, ctx.scale),
+    ctx.sleepers,
   );
   const md = markdown(report);
   writeResults(report, md);

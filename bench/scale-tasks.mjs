@@ -1,12 +1,13 @@
-// Fills a SQLite task store for the benchmark's stored-task scale rows (started by run.mjs as a child process).
-// Usage: node bench/scale-tasks.mjs SOURCE TARGET COUNT SAMPLE
-// SOURCE is a store our server has migrated and in which it has run exactly one task to completion. TARGET becomes
-// a copy of it (VACUUM INTO) holding COUNT tasks: the real one and COUNT - 1 clones of its row (every column as the
-// server wrote it, so the same owner, tool and payloads) with new random ids and creation times spread over the last
-// COUNT ms, all expiring a day after creation. Rows go in in id order, in large transactions, with
-// synchronous=OFF and no journal (a crash would only lose this scratch file); the file is switched back to WAL at
-// the end. Prints one JSON line: { count, ms, bytes, sample }, where `sample` holds SAMPLE ids picked at random
-// from the whole table (for the requests of the rows).
+// Fills a SQLite task store for the benchmark's stored-task rows (started by run.mjs as a child process).
+// Usage: node bench/scale-tasks.mjs SOURCE TARGET COUNT SAMPLE [completed|sleeping]
+// SOURCE is a store our server has migrated and in which it has run exactly one task: to completion (`completed`, the
+// default), or into a durable sleep (`sleeping`: status working, not runnable, no lease, wake_at set). TARGET becomes
+// a copy of it (VACUUM INTO) holding COUNT tasks: the real one and COUNT - 1 clones of its row and of its rows in
+// task_steps (every column as the server wrote it, so the same owner, tool, payloads, wake-up time and step memo)
+// with new random ids and creation times spread over the last COUNT ms, all expiring a day after creation. Rows go in
+// in id order, in large transactions, with synchronous=OFF and no journal (a crash would only lose this scratch
+// file); the file is switched back to WAL at the end. Prints one JSON line: { count, ms, bytes, sample }, where
+// `sample` holds SAMPLE ids picked at random from the whole table (for the requests of the rows).
 import { randomBytes, randomInt } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -19,68 +20,93 @@ const TTL_MS = 86_400_000;
 
 const newId = () => `task_${randomBytes(24).toString('base64url')}`;
 
-function fill(source, target, count, sampleSize) {
-  const started = performance.now();
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(target + suffix, { force: true });
+/** Per kind of template: what its task row must look like (an error message, or undefined). */
+const TEMPLATE_CHECKS = {
+  completed: (row) => (row.status === 'completed' ? undefined : `status ${row.status}`),
+  sleeping: (row) =>
+    row.status === 'working' && row.runnable === 0 && row.lease_owner === null && row.wake_at !== null
+      ? undefined
+      : `status ${row.status}, runnable ${row.runnable}, lease ${row.lease_owner}, wake_at ${row.wake_at}`,
+};
+
+/** Reads the template task and its step rows, and copies SOURCE to TARGET. */
+function copyTemplate(source, target, kind) {
   const src = new Database(source, { fileMustExist: true });
-  let template;
   try {
     const rows = src.prepare('SELECT * FROM tasks').all();
-    if (rows.length !== 1 || rows[0].status !== 'completed') {
-      throw new Error(`${source}: expected exactly one completed task, found ${rows.length}`);
+    const problem = rows.length === 1 ? TEMPLATE_CHECKS[kind](rows[0]) : `${rows.length} tasks`;
+    if (problem !== undefined)
+      throw new Error(`${source}: expected exactly one ${kind} task, found ${problem}`);
+    // Inputs and failed attempts are not cloned: a template must have none, so that every clone is complete.
+    for (const table of ['task_inputs', 'task_step_attempts']) {
+      const n = src.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+      if (n !== 0) throw new Error(`${source}: the template task has ${n} rows in ${table}`);
     }
-    template = rows[0];
+    const steps = src.prepare('SELECT * FROM task_steps WHERE task_id = ?').all(rows[0].id);
     src.prepare('VACUUM INTO ?').run(target);
+    return { template: rows[0], steps };
   } finally {
     src.close();
   }
+}
+
+/** An INSERT of every column of `row` into `table`, and the positions of the named columns in its values. */
+function inserter(db, table, row, names) {
+  const columns = Object.keys(row);
+  const insert = db.prepare(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  );
+  const at = names.map((name) => columns.indexOf(name));
+  if (at.includes(-1)) throw new Error(`the ${table} table lacks one of ${names.join(', ')}`);
+  return { insert, values: columns.map((c) => row[c]), at };
+}
+
+function fill(source, target, count, sampleSize, kind) {
+  const started = performance.now();
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(target + suffix, { force: true });
+  const { template, steps } = copyTemplate(source, target, kind);
 
   const db = new Database(target, { fileMustExist: true });
   try {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -262144');
-    const columns = Object.keys(template);
-    const insert = db.prepare(
-      `INSERT INTO tasks (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-    );
     const ids = Array.from({ length: count - 1 }, newId).sort();
     const now = Date.now();
     const createdAt = (i) => now - (count - i);
+    // The clones keep the template's time from creation to its last write.
+    const touched = template.updated_at - template.created_at;
     db.prepare('UPDATE tasks SET ttl_ms = ?, expires_at = ? WHERE id = ?').run(
       TTL_MS,
       createdAt(count - 1) + TTL_MS,
       template.id,
     );
-    // One parameter array, reused: only the id and the times change from row to row.
-    const values = columns.map((c) => template[c]);
-    const at = (name) => columns.indexOf(name);
-    const [idAt, createdAtAt, updatedAtAt, ttlAt, expiresAt] = [
-      'id',
-      'created_at',
-      'updated_at',
-      'ttl_ms',
-      'expires_at',
-    ].map(at);
-    if ([idAt, createdAtAt, updatedAtAt, ttlAt, expiresAt].includes(-1)) {
-      throw new Error(
-        `${source}: the tasks table lacks one of id, created_at, updated_at, ttl_ms, expires_at`,
-      );
-    }
-    values[ttlAt] = TTL_MS;
+    // One parameter array per table, reused: only the id and the times change from row to row.
+    const task = inserter(db, 'tasks', template, ['id', 'created_at', 'updated_at', 'ttl_ms', 'expires_at']);
+    const [idAt, createdAtAt, updatedAtAt, ttlAt, expiresAt] = task.at;
+    task.values[ttlAt] = TTL_MS;
+    const stepRows = steps.map((step) => inserter(db, 'task_steps', step, ['task_id']));
     const batch = db.transaction((from, to) => {
       for (let i = from; i < to; i++) {
         const created = createdAt(i);
-        values[idAt] = ids[i];
-        values[createdAtAt] = created;
-        values[updatedAtAt] = created + 7;
-        values[expiresAt] = created + TTL_MS;
-        insert.run(values);
+        task.values[idAt] = ids[i];
+        task.values[createdAtAt] = created;
+        task.values[updatedAtAt] = created + touched;
+        task.values[expiresAt] = created + TTL_MS;
+        task.insert.run(task.values);
+        for (const step of stepRows) {
+          step.values[step.at[0]] = ids[i];
+          step.insert.run(step.values);
+        }
       }
     });
     for (let from = 0; from < ids.length; from += BATCH) batch(from, Math.min(ids.length, from + BATCH));
     const stored = db.prepare('SELECT count(*) FROM tasks').pluck().get();
     if (stored !== count) throw new Error(`${target}: ${stored} tasks stored, expected ${count}`);
+    const stepsStored = db.prepare('SELECT count(*) FROM task_steps').pluck().get();
+    if (stepsStored !== count * steps.length) {
+      throw new Error(`${target}: ${stepsStored} step rows stored, expected ${count * steps.length}`);
+    }
     db.pragma('journal_mode = WAL');
     ids.push(template.id);
     const sample = Array.from({ length: Math.min(sampleSize, ids.length) }, () => ids[randomInt(ids.length)]);
@@ -95,9 +121,10 @@ function fill(source, target, count, sampleSize) {
   }
 }
 
-const [source, target, count, sample] = process.argv.slice(2);
+const [source, target, count, sample, kind = 'completed'] = process.argv.slice(2);
 try {
-  process.stdout.write(JSON.stringify(fill(source, target, Number(count), Number(sample))) + '\n');
+  if (TEMPLATE_CHECKS[kind] === undefined) throw new Error(`unknown template kind ${kind}`);
+  process.stdout.write(JSON.stringify(fill(source, target, Number(count), Number(sample), kind)) + '\n');
 } catch (err) {
   process.stderr.write(`scale-tasks: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 1;

@@ -1,4 +1,4 @@
-// Tool module for the benchmark (`serve --tools bench/tools.mjs`): task-only tools whose runs cost nothing.
+// Tool module for the benchmark (`serve --tools bench/tools.mjs`): task-only tools whose runs cost (next to) nothing.
 
 /** Runs of `bench_park` waiting to be released (by cancellation, shutdown or SIGTERM). */
 const parked = new Set();
@@ -28,6 +28,38 @@ export const tools = [
     inputSchema: { type: 'object' },
     task: { support: 'required', ttlMs: 600_000 },
     handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
+  },
+  {
+    // The sleeping-task rows: a durable sleep until `until` (epoch ms, the wall clock every process shares). The
+    // first run stores the wait and ends; the run after the wake-up replays the sleep, which returns at once, and
+    // reports how late it resumed by the server's own Date.now(), the clock its worker schedules wake-ups on.
+    name: 'bench_sleep',
+    description:
+      'Benchmark tool: runs only as a durable task, sleeps until `until` (epoch ms), then completes.',
+    inputSchema: { type: 'object', properties: { until: { type: 'number' } }, required: ['until'] },
+    task: { support: 'required', ttlMs: 86_400_000 },
+    handler: async ({ until }, ctx) => {
+      await ctx.sleepUntil('nap', until);
+      return { content: [{ type: 'text', text: `late ${Date.now() - until}` }] };
+    },
+  },
+  {
+    // The retry-backoff row: the step fails once and the task waits an hour (jitter aside) for its second attempt,
+    // which no benchmark run lives to see. Such a task is stored like a sleeping one (wake_at set, no lease).
+    name: 'bench_retry',
+    description: 'Benchmark tool: runs only as a durable task whose step fails and waits an hour to retry.',
+    inputSchema: { type: 'object' },
+    task: { support: 'required', ttlMs: 86_400_000 },
+    handler: async (_args, ctx) => {
+      await ctx.step(
+        'flaky',
+        () => {
+          throw new Error('bench: transient failure');
+        },
+        { retry: { maxAttempts: 3, initialDelayMs: 3_600_000, maxDelayMs: 3_600_000 } },
+      );
+      return { content: [{ type: 'text', text: 'ok' }] };
+    },
   },
   {
     // With `serve --concurrency 1` the first run occupies the worker's only slot for the whole benchmark, so

@@ -266,6 +266,42 @@ describe('SQLite task store on a shared file', () => {
     expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
   });
 
+  it('reads waiting tasks through the wake-up index, however many tasks are working', async () => {
+    const path = freshPath();
+    const db = openSqlite({ path });
+    ownDbs.push(db);
+    const statements: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      statements.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    const store = createSqliteTaskStore({ path, db });
+    opened.push(store);
+    const sleeper = await store.create(newTask({ createdAt: T0 }));
+    const run = await store.claim('w', 1_000, T0);
+    expect(run?.id).toBe(sleeper.id);
+    const wait = { kind: 'waiting', until: T0 + 30_000, statusMessage: 'Sleeping.' } as const;
+    expect(await store.finish(sleeper.id, 1, wait, T0 + 1)).toBe(true);
+    await store.create(newTask({ createdAt: T0 + 2 }));
+    expect(await store.nextWakeAt?.(T0 + 2)).toBe(T0 + 30_000);
+    expect((await store.claim('w', 1_000, T0 + 30_000))?.id).toBe(sleeper.id);
+
+    // Every read of waiting tasks (the next due, the next wake-up, the counts of claimable tasks) goes through
+    // tasks_wake, and those in wake-up order need no sort. SQLite plans without statistics: a table of a few rows
+    // gets the plan a table of 100,000 sleeping tasks gets.
+    const byWake = statements.filter((sql) => /^\s*SELECT\b/.test(sql) && /wake_at/.test(sql));
+    expect(byWake.length).toBeGreaterThanOrEqual(4);
+    for (const sql of byWake) {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(sql.includes('@now') ? { now: T0 } : [T0]) as {
+        detail: string;
+      }[];
+      const details = plan.map((p) => p.detail).join(' | ');
+      expect(details, sql).toContain('INDEX tasks_wake');
+      if (sql.includes('ORDER BY wake_at')) expect(details, sql).not.toContain('TEMP B-TREE');
+    }
+  });
+
   it('adds the status index to a database holding tasks, and counts by status from it', async () => {
     const path = freshPath();
     const before = open(path);
