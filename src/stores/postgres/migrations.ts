@@ -118,11 +118,14 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     name: 'waits-idempotency-failures',
     // wake_at: a working task without a lease that runs again at that time (a retry backoff, a sleep); it is not
     // runnable (not in tasks_runnable) until then. idempotency_key: unique per owner and tool while the task exists.
-    // failure: the error a tool threw, kept for operators. task_step_attempts: failed attempts of steps. The new
-    // columns are nullable without a default: no table rewrite.
+    // failure: the error a tool threw, kept for operators. task_step_attempts: failed attempts of steps.
+    // tasks_live_expiry: the TTL sweep reads the unfinished tasks that expired only. The new columns are nullable
+    // without a default: no table rewrite.
     sql: (s) => `
       ALTER TABLE ${s}.tasks ADD COLUMN wake_at bigint, ADD COLUMN idempotency_key text, ADD COLUMN failure text;
       CREATE INDEX tasks_wake ON ${s}.tasks (wake_at) WHERE wake_at IS NOT NULL;
+      CREATE INDEX tasks_live_expiry ON ${s}.tasks (expires_at)
+        WHERE expires_at IS NOT NULL AND status IN ('working','input_required');
       CREATE UNIQUE INDEX tasks_idempotency ON ${s}.tasks (tenant, principal, tool, idempotency_key)
         WHERE idempotency_key IS NOT NULL;
       CREATE TABLE ${s}.task_step_attempts (

@@ -201,6 +201,7 @@ function defineSuites(): void {
       await before.finish(asking.id, second?.token ?? 0, { kind: 'input_required', requests }, T0);
       // Take the schema back to that release (before migration 7).
       await admin.query(`DROP TABLE ${s}.task_step_attempts`);
+      await admin.query(`DROP INDEX ${s}.tasks_live_expiry`);
       await admin.query(
         `ALTER TABLE ${s}.tasks DROP COLUMN wake_at, DROP COLUMN idempotency_key, DROP COLUMN failure`,
       );

@@ -126,8 +126,10 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const cancelNow = db.prepare(`
     UPDATE tasks SET status = 'cancelled', cancel_requested = 1, runnable = 0, lease_owner = NULL, lease_until = NULL,
       wake_at = NULL, updated_at = ? WHERE id = ? AND ${NON_TERMINAL}`);
+  // The sweep every few seconds: through the index of unfinished tasks by expiry, not tasks_status (every working
+  // task, sleeping ones included) nor tasks_expiry (every finished task awaiting purge).
   const expire = db.prepare(`
-    UPDATE tasks SET status = 'failed', error = ?, status_message = 'Task expired before it finished.', updated_at = ?,
+    UPDATE tasks INDEXED BY tasks_live_expiry SET status = 'failed', error = ?, status_message = 'Task expired before it finished.', updated_at = ?,
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} RETURNING id`);
   const purge = db.prepare(`DELETE FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ?`);
@@ -150,9 +152,11 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
       (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
         AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS runnable`);
   const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
+  // Per creation (the quota): only the owner's unfinished tasks, never the owner's whole history (tasks_owner_created).
   const countActive = db
     .prepare(
-      `SELECT count(*) FROM tasks WHERE tenant = ? AND principal = ? AND status IN ('working','input_required')`,
+      `SELECT count(*) FROM tasks INDEXED BY tasks_owner_active
+       WHERE tenant = ? AND principal = ? AND status IN ('working','input_required')`,
     )
     .pluck();
   const countRunnable = db.prepare(

@@ -240,7 +240,7 @@ describe('SQLite task store on a shared file', () => {
     // Take the file back to the schema of that release (before migration 8); the lease of `running` lapses.
     const raw = new Database(path);
     raw.exec(`
-      DROP INDEX tasks_wake; DROP INDEX tasks_idempotency; DROP TABLE task_step_attempts;
+      DROP INDEX tasks_wake; DROP INDEX tasks_idempotency; DROP INDEX tasks_live_expiry; DROP TABLE task_step_attempts;
       ALTER TABLE tasks DROP COLUMN wake_at; ALTER TABLE tasks DROP COLUMN idempotency_key;
       ALTER TABLE tasks DROP COLUMN failure; DELETE FROM schema_migrations WHERE version = 8`);
     raw.close();
@@ -300,6 +300,29 @@ describe('SQLite task store on a shared file', () => {
       expect(details, sql).toContain('INDEX tasks_wake');
       if (sql.includes('ORDER BY wake_at')) expect(details, sql).not.toContain('TEMP B-TREE');
     }
+  });
+
+  it('sweeps expired tasks and counts an owner’s unfinished ones through partial indexes, not every task', () => {
+    const db = openSqlite({ path: freshPath() });
+    ownDbs.push(db);
+    const statements: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      statements.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    opened.push(createSqliteTaskStore({ path: ':unused:', db }));
+    const planOf = (pattern: RegExp, params: unknown[]): string => {
+      const sql = statements.find((s) => pattern.test(s));
+      if (sql === undefined) throw new Error(`no statement matches ${String(pattern)}`);
+      return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+        .map((p) => p.detail)
+        .join(' | ');
+    };
+    expect(planOf(/status = 'failed', error = \?/, ['{}', T0, T0])).toContain('INDEX tasks_live_expiry');
+    expect(
+      planOf(/SELECT count\(\*\) FROM tasks INDEXED BY tasks_owner_active/, ['acme', 'alice']),
+    ).toContain('INDEX tasks_owner_active');
   });
 
   it('adds the status index to a database holding tasks, and counts by status from it', async () => {
