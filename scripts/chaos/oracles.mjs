@@ -8,7 +8,7 @@ import { loadTestSupport } from './fuzz.mjs';
 import { Invariants, now } from './lib.mjs';
 
 export const ORACLE_INVARIANTS = {
-  'clean-passes': 'a consistent synthetic history (and valid replies) pass every check',
+  'clean-passes': 'consistent synthetic histories (and valid replies) pass every check',
   'planted-caught': 'every planted violation is reported by the invariant meant to catch it',
 };
 
