@@ -1,14 +1,25 @@
 // Section 1, crash chaos: several `serve` processes share one store (a SQLite file or a PostgreSQL schema) and run
-// durable tasks with memoized steps and input requests, while a driver SIGKILLs them at chosen points (mid-step,
-// right after a step body returned = mid-commit, right after a run ended = mid-finish/suspend, while a tasks/update
-// or tools/call is in flight, during start-up, or at random) and restarts them. Clients keep creating, polling,
-// answering and cancelling through whichever processes are up. Afterwards the store and the per-attempt log
-// (test/fixtures/tools/chaos-tools.mjs) are checked against the invariants below.
+// durable tasks with memoized steps, input requests, steps that fail and are retried, and durable sleeps, while a
+// driver SIGKILLs them at chosen points (mid-step, right after a step body returned = mid-commit, right after an
+// attempt failed = mid-retry, right after a run ended = mid-finish/suspend/wait, while a tasks/update or tools/call
+// is in flight, during start-up, or at random) and restarts them. Clients keep creating (most of them under an
+// idempotency key, retried after lost or deliberately dropped answers), polling, answering and cancelling through
+// whichever processes are up. Afterwards the store and the per-attempt log (test/fixtures/tools/chaos-tools.mjs)
+// are checked against the invariants below.
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import {
+  checkDurable,
+  checkKeys,
+  DURABLE_INVARIANTS,
+  newDurableStats,
+  noteStatus,
+  planDurable,
+  wakeLateness,
+} from './durable.mjs';
 import {
   appendLog,
   CHAOS_TOOLS,
@@ -30,20 +41,24 @@ import {
 export const CRASH_INVARIANTS = {
   terminal:
     'every task reaches exactly one terminal state (completed, or cancelled when a cancel was sent); every later read returns the same snapshot',
-  memo: 'a memoized step whose completion was committed never runs again',
+  memo: 'a memoized step whose completion was committed never runs again (a failed attempt is no commit: its retry is not a re-run)',
   'single-holder':
     'no two runs held a task at once: no run committed after a newer run had claimed the task, the run whose result was stored is the last one that started, and the stored steps are the chain the result saw',
   answers: 'no answer acknowledged by tasks/update is lost or altered',
   handles: 'every task handle returned by tools/call exists; no tools/call created two tasks',
   stuck:
-    'nothing stuck: all tasks terminal within lease + work + slack after the last kill; TTL probes failed as expired within TTL + sweep',
+    'nothing stuck: all tasks terminal (none left working in a retry backoff or a sleep) within lease + work + waits + slack after the last kill; TTL probes failed as expired within TTL + sweep',
   'no-crash': 'no server process exits unless killed by the driver',
   kills: 'the planned number of kills was reached within the time bound',
+  ...DURABLE_INVARIANTS,
 };
 
-// The clock section: the same processes, clients and checks, with wall-clock jumps of the processes instead of kills.
+// The clock section: the same processes, clients and checks, with wall-clock jumps of the processes instead of kills
+// (and without retries, sleeps or idempotency keys: their times are only comparable on one clock).
 export const CLOCK_INVARIANTS = {
-  ...Object.fromEntries(Object.entries(CRASH_INVARIANTS).filter(([name]) => name !== 'kills')),
+  ...Object.fromEntries(
+    Object.entries(CRASH_INVARIANTS).filter(([name]) => name !== 'kills' && !(name in DURABLE_INVARIANTS)),
+  ),
   stuck:
     'nothing stuck: all tasks terminal within lease + work + slack after the last jump; TTL probes failed as expired within TTL + sweep + the largest clock offset',
   'no-spurious-expiry':
@@ -51,6 +66,7 @@ export const CLOCK_INVARIANTS = {
   jumps: 'the planned number of clock jumps was made within the time bound',
 };
 
+const IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
 const CLOCK_SHIM = join(dirname(fileURLToPath(import.meta.url)), 'clock-shift.mjs');
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const SWEEP_MS = 5_000;
@@ -118,6 +134,7 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
     answersAcked: 0,
     cancelsAcked: 0,
     ttlProbes: 0,
+    keys: { keyed: 0, hedged: 0, dropped: {}, lostToKills: 0, retried: 0, joined: 0 },
   };
   const countTransient = (r) => {
     const key =
@@ -214,7 +231,8 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
   const pump = () => {
     for (const line of tail.read()) {
       if (line.event === 'step-start') activeSteps.set(`${line.task}/${line.run}/${line.detail}`, line);
-      else if (line.event === 'step-end') activeSteps.delete(`${line.task}/${line.run}/${line.detail}`);
+      else if (line.event === 'step-end' || line.event === 'step-fail')
+        activeSteps.delete(`${line.task}/${line.run}/${line.detail}`);
       else if (line.event === 'run-end') {
         for (const [k, v] of activeSteps) if (v.run === line.run) activeSteps.delete(k);
       } else if (line.event === 'killed') {
@@ -263,32 +281,46 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
   let serial = 0;
   const newRec = (tool = 'chaos_job') => {
     const steps = rng.int(params.stepsMin, params.stepsMax);
+    const job = tool === 'chaos_job';
     const rec = {
       cid: `${backend[0]}${serial++}`,
       tool,
-      args:
-        tool === 'chaos_job'
-          ? {
-              steps,
-              inputs: Math.min(steps, rng.int(0, params.inputsMax)),
-              ms: rng.int(params.stepMsMin, params.stepMsMax),
-              spinMs: 6,
-            }
-          : {},
-      cancelAfterMs:
-        tool === 'chaos_job' && rng.chance(params.cancelRate) ? rng.int(30, params.stepMsMax * 6) : undefined,
+      args: job
+        ? {
+            steps,
+            inputs: Math.min(steps, rng.int(0, params.inputsMax)),
+            ms: rng.int(params.stepMsMin, params.stepMsMax),
+            spinMs: 6,
+            ...planDurable(rng, params, steps),
+          }
+        : {},
+      cancelAfterMs: job && rng.chance(params.cancelRate) ? rng.int(30, params.stepMsMax * 6) : undefined,
       history: [],
       answers: {},
       acked: new Set(),
     };
+    if (job && rng.chance(params.keyRate ?? 0)) planKeyed(rec);
     recs.push(rec);
     return rec;
   };
 
-  const call = async (method, args, hook, accept) => {
+  // A keyed client: the same arguments and key on every try; some answers dropped on purpose (the request torn
+  // down right after its body was sent, a little later, or when the answer begins), some first tries sent to two
+  // processes at once.
+  const planKeyed = (rec) => {
+    rec.key = `${rec.cid}-${rng.hex(12)}`;
+    rec.seenIds = new Set();
+    const drops = rng.chance(params.dropRate) ? rng.int(1, 2) : 0;
+    rec.drops = Array.from({ length: drops }, () =>
+      rng.pick([{ afterMs: 0 }, { afterMs: rng.int(1, 40) }, { afterMs: 60_000 }]),
+    );
+    rec.hedge = rng.chance(params.hedgeRate);
+  };
+
+  const call = async (method, args, hook, accept, options = {}) => {
     const slot = await pickLive(accept);
     if (slot === undefined) return { netError: 'stopped' };
-    const pending = rpc(slot.proc.url, method, args, { timeoutMs: 20_000 });
+    const pending = rpc(slot.proc.url, method, args, { timeoutMs: 20_000, ...options });
     if (hook !== undefined) hooks[hook]?.(slot);
     return pending;
   };
@@ -324,7 +356,13 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
   };
 
   const driveTask = async (rec) => {
-    // Create (a lost answer means: the task may or may not exist; try again under a new client id).
+    if (rec.key === undefined) await createPlain(rec);
+    else await createKeyed(rec);
+    if (rec.taskId !== undefined) await followTask(rec);
+  };
+
+  const createPlain = async (rec) => {
+    // Without a key, a lost answer means: the task may or may not exist; try again under a new client id.
     for (let attempt = 0; ; attempt++) {
       if (hardStop || scope.closed) return;
       const cid = attempt === 0 ? rec.cid : `${rec.cid}.${attempt}`;
@@ -353,7 +391,62 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
       stats.createRetries += 1;
       await sleep(30);
     }
-    await followTask(rec);
+  };
+
+  // With a key, a lost answer is simply asked again: the same arguments and key must give the same task.
+  const createKeyed = async (rec) => {
+    sentCids.add(rec.cid);
+    stats.keys.keyed += 1;
+    const request = { name: rec.tool, arguments: { ...rec.args, cid: rec.cid } };
+    const meta = { [IDEMPOTENCY_KEY]: rec.key };
+    for (let attempt = 0; attempt < 500; attempt++) {
+      if (hardStop || scope.closed) return;
+      const options = { meta, drop: rec.drops[attempt] };
+      const sentAt = now();
+      let tries;
+      if (attempt === 0 && rec.hedge) {
+        // Two processes at once (one, if only one is up): concurrent creations under one key.
+        stats.keys.hedged += 1;
+        const first = await pickLive();
+        const others = live().filter((s) => s !== first);
+        const second = others.length > 0 ? rng.pick(others) : first;
+        tries = [first, second].map((slot, i) =>
+          call(
+            'tools/call',
+            request,
+            i === 0 ? 'create' : undefined,
+            (s) => s === slot,
+            i === 0 ? options : { meta },
+          ),
+        );
+      } else tries = [call('tools/call', request, 'create', undefined, options)];
+      let answer;
+      for (const r of await Promise.all(tries)) {
+        if (r.result?.resultType === 'task' && typeof r.result.taskId === 'string') {
+          rec.seenIds.add(r.result.taskId);
+          answer ??= r.result;
+        } else if (r.netError === 'dropped') {
+          stats.keys.dropped[r.droppedAt] = (stats.keys.dropped[r.droppedAt] ?? 0) + 1;
+        } else if (transient(r)) {
+          countTransient(r);
+          if (r.netError !== 'ECONNREFUSED' && r.netError !== 'stopped') stats.keys.lostToKills += 1;
+        } else {
+          inv.fail('idempotent', `tools/call ${rec.tool} (${rec.cid}, key ${rec.key}): ${show(r)}`);
+          return;
+        }
+      }
+      if (answer !== undefined) {
+        rec.taskId = answer.taskId;
+        rec.cidUsed = rec.cid;
+        rec.pollMs = answer.pollIntervalMs ?? 100;
+        // Created by an earlier try whose answer was lost: this answer joined it.
+        if (attempt > 0 && Date.parse(answer.createdAt) < sentAt) stats.keys.joined += 1;
+        return;
+      }
+      stats.keys.retried += 1;
+      await sleep(30);
+    }
+    inv.fail('idempotent', `tools/call ${rec.tool} (${rec.cid}, key ${rec.key}): no answer after 500 tries`);
   };
 
   const followTask = async (rec) => {
@@ -387,6 +480,7 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
       }
       const t = r.result;
       if (rec.history[rec.history.length - 1] !== t.status) rec.history.push(t.status);
+      noteStatus(rec, t.statusMessage);
       if (TERMINAL.has(t.status)) {
         rec.final = t;
         rec.finalAt = now();
@@ -552,16 +646,21 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
           step: line.detail,
         });
       }
-    } else if (point === 'mid-finish') {
-      const line = await waitLine(
-        (l) => l.event === 'run-end' && (l.detail === 'return' || l.detail === 'input') && livePid(l.pid),
-        1_500,
-      );
+    } else if (point === 'mid-retry') {
+      // Right after an attempt failed: before or after the runtime stored the failure and the wait.
+      const line = await waitLine((l) => l.event === 'step-fail' && livePid(l.pid), 1_500);
       if (line !== undefined) {
-        done = await kill(slotOfPid(line.pid), line.detail === 'input' ? 'mid-suspend' : 'mid-finish', {
+        done = await kill(slotOfPid(line.pid), 'mid-retry', {
           task: line.task,
           run: line.run,
+          step: line.detail,
         });
+      }
+    } else if (point === 'mid-finish') {
+      const ends = { return: 'mid-finish', input: 'mid-suspend', wait: 'mid-wait' };
+      const line = await waitLine((l) => l.event === 'run-end' && l.detail in ends && livePid(l.pid), 1_500);
+      if (line !== undefined) {
+        done = await kill(slotOfPid(line.pid), ends[line.detail], { task: line.task, run: line.run });
       }
     } else if (point === 'mid-answer' || point === 'mid-create') {
       const slot = await armHook(point === 'mid-answer' ? 'update' : 'create', 1_500);
@@ -607,7 +706,13 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
   await Promise.all(slots.map((s) => s.proc.started.catch(() => undefined)));
   const settleStart = now();
   await adoptOrphans();
-  const settleBound = params.leaseMs + params.stepsMax * params.stepMsMax + 8_000 + 4_000; // + TTL probes
+  // Each step may also wait out its backoffs (one run per attempt) and a sleep.
+  const waitsMs =
+    params.retryRate > 0 || params.sleepRate > 0
+      ? params.stepsMax *
+        ((params.failMax + 1) * (params.backoffMaxMs + params.stepMsMax) + params.sleepMsMax)
+      : 0;
+  const settleBound = params.leaseMs + params.stepsMax * params.stepMsMax + waitsMs + 8_000 + 4_000; // + TTL probes
   let settled = false;
   while (now() - settleStart < settleBound && !scope.closed) {
     if (drivers.size === 0) {
@@ -640,6 +745,8 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
       slot.proc.doomed = true;
       slot.proc.child.kill('SIGKILL');
       await slot.proc.exited;
+      // Logged like the driver's kills: a run still open in it was interrupted, not lost.
+      appendLog(logFile, 'killed', slot.proc.pid);
     }
   }
   clearInterval(pumpTimer);
@@ -662,7 +769,16 @@ export async function runCrash({ backend, params, scope, seed, pgUrl, progress }
         .map(([k, n]) => `${k} ${n}`)
         .join(', ')})`;
   stats.summaryLine = `${what}; ${fmtInt(stats.storedTasks - stats.ttlProbes)} tasks (${fmtInt(stats.completed)} completed, ${fmtInt(stats.cancelled)} cancelled, ${fmtInt(stats.failed)} failed) + ${stats.ttlProbes} TTL probes, ${fmtInt(stats.runs)} runs`;
+  if (!jumping) stats.summaryLine += `; ${durableSummary(stats)}`;
   return { inv, stats };
+}
+
+/** Retries, sleeps and keyed creations in one line. */
+function durableSummary(stats) {
+  const d = stats.durable;
+  const k = stats.keys;
+  const dropped = Object.values(k.dropped).reduce((a, b) => a + b, 0);
+  return `${fmtInt(d.retryTasks)} tasks with failing steps (${fmtInt(d.failedAttempts)} failed attempts, ${fmtInt(d.retries)} retries, ${fmtInt(d.gaveUp)} gave up), ${fmtInt(d.sleepTasks)} with sleeps (${fmtInt(d.sleeps)} ended); ${fmtInt(k.keyed)} keyed calls, ${fmtInt(dropped)} answers dropped + ${fmtInt(k.lostToKills)} lost to kills, retried: ${fmtInt(stats.duplicates)} duplicate tasks`;
 }
 
 async function readStore(backend, location, schema) {
@@ -672,31 +788,35 @@ async function readStore(backend, location, schema) {
       return {
         tasks: db
           .prepare(
-            'SELECT id, tool, args, status, result, error, attempt, created_at, updated_at, expires_at FROM tasks',
+            'SELECT id, tool, args, status, result, error, attempt, created_at, updated_at, expires_at, idempotency_key FROM tasks',
           )
           .all(),
         steps: db.prepare('SELECT task_id, name, value FROM task_steps').all(),
         inputs: db.prepare('SELECT task_id, key, answer, superseded FROM task_inputs').all(),
+        attempts: db.prepare('SELECT task_id, name, failed, last_failure FROM task_step_attempts').all(),
       };
     } finally {
       db.close();
     }
   }
   const s = pg.escapeIdentifier(schema);
-  const [tasks, steps, inputs] = await Promise.all([
+  const [tasks, steps, inputs, attempts] = await Promise.all([
     pgQuery(
       location,
       `SELECT id, tool, args, status, result, error, attempt, created_at::float8 AS created_at,
-         updated_at::float8 AS updated_at, expires_at::float8 AS expires_at FROM ${s}.tasks`,
+         updated_at::float8 AS updated_at, expires_at::float8 AS expires_at, idempotency_key FROM ${s}.tasks`,
     ),
     pgQuery(location, `SELECT task_id, name, value FROM ${s}.task_steps`),
     pgQuery(location, `SELECT task_id, key, answer, superseded FROM ${s}.task_inputs`),
+    pgQuery(location, `SELECT task_id, name, failed, last_failure FROM ${s}.task_step_attempts`),
   ]);
-  return { tasks, steps, inputs };
+  return { tasks, steps, inputs, attempts };
 }
 
 /** Checks the store and the per-attempt log against the crash invariants; returns figures for the report. */
-export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, inv, params }) {
+export function analyse({ store, lines, byTask, recs, sentCids, unknownCids, kills, inv, params }) {
+  // Retries, sleeps and idempotency keys are judged where their times share one clock: not under clock jumps.
+  const durable = params.jumps === undefined;
   const out = {
     storedTasks: store.tasks.length,
     ttlProbes: 0,
@@ -714,6 +834,9 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
     maxAttempt: 0,
     answersChecked: 0,
     midCommit: { committedBeforeKill: 0, lostWithProcess: 0 },
+    resumedAfterWait: 0,
+    durable: newDurableStats(),
+    duplicates: 0,
   };
   const linesByTask = new Map();
   const killedSeq = new Map();
@@ -734,6 +857,18 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
     let m = stepsByTask.get(s.task_id);
     if (m === undefined) stepsByTask.set(s.task_id, (m = new Map()));
     m.set(s.name, JSON.parse(s.value));
+  }
+  const attemptsByTask = new Map();
+  for (const a of store.attempts ?? []) {
+    let m = attemptsByTask.get(a.task_id);
+    if (m === undefined) attemptsByTask.set(a.task_id, (m = new Map()));
+    let last;
+    try {
+      last = JSON.parse(a.last_failure);
+    } catch {
+      last = undefined;
+    }
+    m.set(a.name, { failed: Number(a.failed), last });
   }
   const seenCids = new Map();
 
@@ -830,6 +965,7 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
     for (let i = 1; i < runs.length; i++) {
       const prev = runInfo.get(runs[i - 1]);
       if (prev.end?.detail === 'input') out.resumedRuns += 1;
+      else if (prev.end?.detail === 'wait') out.resumedAfterWait += 1;
       else out.crashReplays += 1;
       // Was the previous run still going (its process alive, no end) when this one started? It must have been fenced.
       const startSeq = runInfo.get(runs[i]).start.seq;
@@ -844,13 +980,15 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
       }
     }
 
-    // memo: a committed step never runs again
+    // memo: a committed step never runs again (a failed attempt is no commit; sleeps keep their wake time there)
     const stored = stepsByTask.get(row.id) ?? new Map();
+    const committed = [...stored].filter(([name]) => /^s\d+$/.test(name));
     const starts = tl.filter((l) => l.event === 'step-start');
+    const failedAttempts = tl.filter((l) => l.event === 'step-fail').length;
     out.stepExecutions += starts.length;
-    out.stepsCommitted += stored.size;
-    out.stepReruns += Math.max(0, starts.length - stored.size);
-    for (const [name, value] of stored) {
+    out.stepsCommitted += committed.length;
+    out.stepReruns += Math.max(0, starts.length - committed.length - failedAttempts);
+    for (const [name, value] of committed) {
       const owner = runInfo.get(value.run);
       const endLine = owner?.ends.get(name);
       if (
@@ -908,6 +1046,32 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
       }
     }
 
+    // attempts and waits; a task whose step ran out of attempts was ended by the last run, giving up
+    const result = !durable
+      ? undefined
+      : checkDurable({
+          row,
+          args,
+          tl,
+          runInfo,
+          stored,
+          attempts: attemptsByTask.get(row.id) ?? new Map(),
+          killedSeq,
+          rec,
+          inv,
+          out: out.durable,
+        });
+    if (result?.isError) {
+      const last = runInfo.get(order[order.length - 1]);
+      inv.expect(
+        'single-holder',
+        last?.end?.detail === 'gave-up',
+        () =>
+          `task ${row.id}: ended with an error, but its last run ${order[order.length - 1]} ended ${last?.end?.detail}`,
+      );
+      continue;
+    }
+
     if (row.status === 'completed') {
       let summary;
       try {
@@ -960,6 +1124,13 @@ export function analyse({ store, lines, byTask, sentCids, unknownCids, kills, in
         );
       }
     }
+  }
+
+  if (durable) {
+    const jobs = store.tasks.filter((t) => t.tool === 'chaos_job');
+    out.duplicates = checkKeys({ tasks: jobs, recs: recs ?? [...byTask.values()], inv });
+    out.wakeLate = wakeLateness(out.durable);
+    delete out.durable.wakeLate;
   }
 
   // Where did the mid-commit kills land: before or after the step's commit?

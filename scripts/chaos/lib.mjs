@@ -321,7 +321,10 @@ function lastMessage(contentType, text) {
  * One JSON-RPC request. Never throws: resolves `{status, result?, error?, netError?, ms}` (`netError` for a
  * refused, reset or timed-out connection, `badBody` for a body that is not JSON-RPC). With `retryReused`, a reset
  * of a kept-alive socket the server had just closed as idle is retried once on a fresh connection (the request
- * never reached the server); never use it where a process may have died mid-request.
+ * never reached the server); never use it where a process may have died mid-request. `meta` adds fields to the
+ * request's `_meta`. `drop` plays a client whose answer gets lost: the request is torn down unread `drop.afterMs`
+ * after its body was sent, or as soon as the answer begins, whichever comes first; it resolves
+ * `{netError: 'dropped', droppedAt: 'sent' | 'answer'}`.
  */
 export async function rpc(url, method, params = {}, options = {}) {
   const first = await rpcOnce(url, method, params, options);
@@ -331,12 +334,17 @@ export async function rpc(url, method, params = {}, options = {}) {
   return first;
 }
 
-function rpcOnce(url, method, params, { caps = TASK_CAPS, timeoutMs = 15_000, agent = defaultAgent } = {}) {
+function rpcOnce(
+  url,
+  method,
+  params,
+  { caps = TASK_CAPS, timeoutMs = 15_000, agent = defaultAgent, meta, drop } = {},
+) {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: nextId++,
     method,
-    params: { ...params, _meta: envelope(caps) },
+    params: { ...params, _meta: { ...envelope(caps), ...meta } },
   });
   const headers = {
     'content-type': 'application/json',
@@ -356,6 +364,11 @@ function rpcOnce(url, method, params, { caps = TASK_CAPS, timeoutMs = 15_000, ag
       resolveRpc({ ...value, ms: performance.now() - started });
     };
     const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
+      if (drop !== undefined) {
+        done({ status: res.statusCode, netError: 'dropped', droppedAt: 'answer' });
+        req.destroy();
+        return;
+      }
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('error', (err) => done({ status: res.statusCode, netError: err.code ?? err.message }));
@@ -379,7 +392,14 @@ function rpcOnce(url, method, params, { caps = TASK_CAPS, timeoutMs = 15_000, ag
     );
     req.on('close', () => clearTimeout(timer));
     req.on('error', (err) => done({ netError: err.code ?? err.message, reusedSocket: req.reusedSocket }));
-    req.end(body);
+    req.end(body, () => {
+      if (drop === undefined) return;
+      setTimeout(() => {
+        if (settled) return;
+        done({ netError: 'dropped', droppedAt: 'sent' });
+        req.destroy();
+      }, drop.afterMs ?? 0);
+    });
   });
 }
 
@@ -556,10 +576,12 @@ export class LogTail {
   }
 }
 
+/** One log line; `n` (the attempt of a step line, the ms of a sleep) is undefined where the line has none. */
 export function parseLogLine(line, seq) {
   const f = line.trim().split(' ');
-  if (f.length !== 6) return undefined;
-  return { seq, event: f[0], task: f[1], run: f[2], detail: f[3], pid: Number(f[4]), t: Number(f[5]) };
+  if (f.length !== 6 && f.length !== 7) return undefined;
+  const n = f.length === 7 ? Number(f[6]) : undefined;
+  return { seq, event: f[0], task: f[1], run: f[2], detail: f[3], pid: Number(f[4]), t: Number(f[5]), n };
 }
 
 export const appendLog = (path, event, pid) => appendFileSync(path, `${event} - - - ${pid} ${now()}\n`);

@@ -12,6 +12,23 @@ const pts = (o) =>
     .map(([k, n]) => `${k} ${fmtInt(n)}`)
     .join(', ');
 
+const pct = (x) => `${Math.round((x ?? 0) * 100)} %`;
+
+/** The retries, sleeps and keyed creations a crash section mixes in (nothing when it has none). */
+function durableWorkload(p) {
+  if (!(p.retryRate > 0 || p.sleepRate > 0 || p.keyRate > 0)) return '';
+  return `Of these tasks, ${pct(p.retryRate)} have steps that fail their first 1–${p.failMax} attempts and are retried after backoffs of ${p.backoffMinMs}–${p.backoffMaxMs} ms (${pct(p.giveUpRate)} of them get too few attempts and must end with the step's last error as an isError result), and ${pct(p.sleepRate)} sleep ${p.sleepMsMin}–${p.sleepMsMax} ms between steps; ${pct(p.keyRate)} are created under an idempotency key, retried with the same key after every lost answer: ${pct(p.dropRate)} of those clients drop one or two answers on purpose (the request torn down right after its body was sent, a few ms later, or as the answer begins) and ${pct(p.hedgeRate)} send their first try to two processes at once. `;
+}
+
+/** What the retries, sleeps and keyed creations of a crash section came to. */
+function durableFigures(s) {
+  const d = s.durable;
+  const k = s.keys;
+  if (d === undefined || k === undefined) return '';
+  const dropped = Object.values(k.dropped ?? {}).reduce((a, b) => a + b, 0);
+  return `Retries: ${fmtInt(d.failedAttempts)} failed attempts in ${fmtInt(d.retryTasks)} tasks, ${fmtInt(d.retries)} retries after a stored failure (${fmtInt(d.retriesElsewhere)} on another process than the failed attempt), ${fmtInt(d.gaveUp)} tasks gave up as planned; ${fmtInt(d.repeatedAttempts)} attempts begun again under the same number because a kill or a lost lease had interrupted them before their outcome (success or failure) was stored. Sleeps: ${fmtInt(d.sleeps)} ended in the ${fmtInt(d.sleepTasks)} tasks that sleep (${fmtInt(d.sleepsElsewhere)} on another process than the one that began them), waking p50 ${fmtMs(s.wakeLate?.p50)}, p99 ${fmtMs(s.wakeLate?.p99)} after their wake time (a due task waits for a free run slot like any other); ${fmtInt(d.statusSeen)} retry and sleep status messages seen by clients. Creations: ${fmtInt(k.keyed)} under a key; ${fmtInt(dropped)} answers dropped on purpose (${pts(k.dropped) || 'none'}) and ${fmtInt(k.lostToKills)} lost to kills, each retried with the same key (${fmtInt(k.joined)} calls were answered with the task a lost try had created, ${fmtInt(k.hedged)} first tries went to two processes at once): ${fmtInt(s.duplicates ?? 0)} duplicate tasks. `;
+}
+
 /** [short what, short how many, the full account] of a section. */
 function tried(r) {
   const s = r.stats;
@@ -21,14 +38,14 @@ function tried(r) {
       return [
         'violations planted in synthetic histories and replies',
         `${fmtInt(s.planted ?? 0)} planted`,
-        'The checkers themselves: a consistent synthetic history and a valid reply must pass; planted violations (a committed step run again, a stale commit, a run started after the stored result, a result chain differing from the stored steps, a lost answer, a task never ending, a duplicate creation, a schema-breaking, 5xx, mis-addressed or mis-statused reply) must each be reported by the invariant meant to catch it.',
+        'The checkers themselves: consistent synthetic histories (one of them with a sleep, a retried step and a kill mid-attempt, created under an idempotency key) and a valid reply must pass; planted violations (a committed step run again, a stale commit, a run started after the stored result, a result chain differing from the stored steps, a lost answer, a task never ending, a duplicate creation, a skipped attempt number, an attempt run again after its failure was stored, a failure count differing from the plan, a sleep ending before its wake time or pushed back by a replay, a retry before its backoff, a second task or a second answer under one idempotency key, a schema-breaking, 5xx, mis-addressed or mis-statused reply) must each be reported by the invariant meant to catch it.',
       ];
     case 'crash': {
       const store = r.id.endsWith('sqlite') ? 'one SQLite file' : 'one PostgreSQL schema';
       return [
         `SIGKILL of ${p.servers} \`serve\` processes sharing ${store}, at chosen points`,
         `${fmtInt(s.kills ?? 0)} kills, ${fmtInt((s.storedTasks ?? 0) - (s.ttlProbes ?? 0))} tasks, ${fmtInt(s.runs ?? 0)} runs`,
-        `${p.servers} \`serve\` processes on ${store} (lease ${p.leaseMs} ms, ${p.concurrency} runs each), killed with SIGKILL and restarted after 0–${p.restartMaxMs} ms, ${p.gapMinMs}–${p.gapMaxMs} ms apart. Clients keep ${p.inflight} tasks in flight through whichever processes are up (${p.stepsMin}–${p.stepsMax} memoized steps of ${p.stepMsMin}–${p.stepMsMax} ms, up to ${p.inputsMax} input requests each, ${Math.round(p.cancelRate * 100)} % cancelled at a random moment), plus TTL probes that must expire. Kills by point: ${pts(s.killsByPoint)} (mid-commit kills landed before the commit ${fmtInt(s.midCommit?.lostWithProcess ?? 0)} times, after it ${fmtInt(s.midCommit?.committedBeforeKill ?? 0)} times). ${fmtInt(s.storedTasks ?? 0)} tasks in the store (${fmtInt(s.completed ?? 0)} completed, ${fmtInt(s.cancelled ?? 0)} cancelled, ${fmtInt(s.ttlProbes ?? 0)} TTL probes; ${fmtInt(s.orphansAdopted ?? 0)} of them created by a tools/call whose answer was lost), ${fmtInt(s.runs ?? 0)} runs (${fmtInt(s.crashReplays ?? 0)} replays after a crash, ${fmtInt(s.resumedRuns ?? 0)} after an answer; highest attempt ${fmtInt(s.maxAttempt ?? 0)}), ${fmtInt(s.stepExecutions ?? 0)} step bodies run for ${fmtInt(s.stepsCommitted ?? 0)} committed steps (the difference: bodies interrupted before their commit), ${fmtInt(s.answersChecked ?? 0)} answers checked. Replay after a kill: p50 ${fmtMs(s.replayDelay?.p50)}, p99 ${fmtMs(s.replayDelay?.p99)}; every task had ended ${fmtMs(s.settleMs)} after the last kill. What clients saw and retried meanwhile: ${pts(s.transient) || 'nothing'}.`,
+        `${p.servers} \`serve\` processes on ${store} (lease ${p.leaseMs} ms, ${p.concurrency} runs each), killed with SIGKILL and restarted after 0–${p.restartMaxMs} ms, ${p.gapMinMs}–${p.gapMaxMs} ms apart. Clients keep ${p.inflight} tasks in flight through whichever processes are up (${p.stepsMin}–${p.stepsMax} memoized steps of ${p.stepMsMin}–${p.stepMsMax} ms, up to ${p.inputsMax} input requests each, ${Math.round(p.cancelRate * 100)} % cancelled at a random moment), plus TTL probes that must expire. ${durableWorkload(p)}Kills by point: ${pts(s.killsByPoint)} (mid-commit kills landed before the commit ${fmtInt(s.midCommit?.lostWithProcess ?? 0)} times, after it ${fmtInt(s.midCommit?.committedBeforeKill ?? 0)} times). ${fmtInt(s.storedTasks ?? 0)} tasks in the store (${fmtInt(s.completed ?? 0)} completed, ${fmtInt(s.cancelled ?? 0)} cancelled, ${fmtInt(s.ttlProbes ?? 0)} TTL probes; ${fmtInt(s.orphansAdopted ?? 0)} of them created by a tools/call without a key whose answer was lost), ${fmtInt(s.runs ?? 0)} runs (${fmtInt(s.crashReplays ?? 0)} replays after a crash, ${fmtInt(s.resumedRuns ?? 0)} after an answer, ${fmtInt(s.resumedAfterWait ?? 0)} after a retry backoff or a sleep; highest attempt ${fmtInt(s.maxAttempt ?? 0)}), ${fmtInt(s.stepExecutions ?? 0)} step bodies run for ${fmtInt(s.stepsCommitted ?? 0)} committed steps (the difference: ${fmtInt(s.durable?.failedAttempts ?? 0)} planned failures and ${fmtInt(s.stepReruns ?? 0)} bodies interrupted before their commit), ${fmtInt(s.answersChecked ?? 0)} answers checked. ${durableFigures(s)}Replay after a kill: p50 ${fmtMs(s.replayDelay?.p50)}, p99 ${fmtMs(s.replayDelay?.p99)}; every task had ended ${fmtMs(s.settleMs)} after the last kill. What clients saw and retried meanwhile: ${pts(s.transient) || 'nothing'}.`,
       ];
     }
     case 'clock': {
@@ -91,7 +108,7 @@ export async function writeReport(path, run, results) {
   lines.push('# Reliability');
   lines.push('');
   lines.push(
-    `Generated by \`npm run test:chaos${run.mode === 'ci' ? ':ci' : ''}\` (\`scripts/chaos/run.mjs\`); do not edit by hand. The suite kills processes at chosen points, takes the store away, feeds garbage and load, then counts from the store, a per-attempt log and the replies that nothing was lost or done twice. \`npm run test:chaos:ci\` runs the same checks with small parameters.`,
+    `Generated by \`npm run test:chaos${run.mode === 'ci' ? ':ci' : ''}\` (\`scripts/chaos/run.mjs\`); do not edit by hand. The suite kills processes at chosen points (while steps fail and are retried, tasks sleep, and clients send tools/call again under an idempotency key after lost answers), takes the store away, feeds garbage and load, then counts from the store, a per-attempt log and the replies that nothing was lost or done twice. \`npm run test:chaos:ci\` runs the same checks with small parameters.`,
   );
   lines.push('');
   lines.push(
@@ -156,6 +173,9 @@ export async function writeReport(path, run, results) {
   );
   lines.push(
     "- Kills hit `serve` processes only and clock jumps are not combined with kills; the suite does not pause processes (SIGSTOP). Clock jumps move Date.now only: a jump of the database server's clock does not matter here, because leases and TTLs are stamped with the application's clock.",
+  );
+  lines.push(
+    '- Step retries, durable sleeps and idempotency keys run under kills only, not under clock jumps or store faults; step timeouts (`timeoutMs`) and non-retryable errors are not exercised here.',
   );
   lines.push(
     '- Latencies are those of one machine shared with the load generator (and with whatever else runs there); compare runs of the same machine only.',

@@ -40,11 +40,28 @@ const USAGE = `usage: node scripts/chaos/run.mjs [--ci] [flags]
 const POINTS = {
   'mid-step': 25,
   'mid-commit': 20,
+  'mid-retry': 8,
   'mid-finish': 15,
   'mid-answer': 12,
   'mid-create': 10,
   'mid-startup': 5,
   random: 13,
+};
+
+// The durable-execution share of the crash sections' tasks: steps failing some attempts and retried after short
+// backoffs, durable sleeps between steps (both short, so that waits cross kills and processes), and clients that
+// create under an idempotency key and retry after lost answers, some of them dropped on purpose.
+const DURABLE = {
+  retryRate: 0.35,
+  failMax: 3,
+  giveUpRate: 0.15,
+  backoffMinMs: 20,
+  backoffMaxMs: 200,
+  sleepRate: 0.35,
+  sleepMsMin: 100,
+  keyRate: 0.75,
+  dropRate: 0.3,
+  hedgeRate: 0.1,
 };
 
 const MODES = {
@@ -68,6 +85,8 @@ const MODES = {
       cancelRate: 0.1,
       ttlProbes: 2,
       points: POINTS,
+      ...DURABLE,
+      sleepMsMax: 800,
       boundMs: 600_000,
     },
     faults: {
@@ -149,6 +168,8 @@ const MODES = {
       cancelRate: 0.1,
       ttlProbes: 1,
       points: POINTS,
+      ...DURABLE,
+      sleepMsMax: 400,
       boundMs: 60_000,
     },
     faults: {
