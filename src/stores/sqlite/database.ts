@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
+import { isBusy } from './write-retry.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -26,12 +27,35 @@ export function openSqlite(options: OpenSqliteOptions): SqliteDatabase {
   const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
   // Opening and migrating happen once, before serving: they may block for the whole busy timeout.
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma('foreign_keys = ON');
-  migrate(db);
+  try {
+    // Processes opening a new file at once (a switch to WAL, its recovery) can be told "locked" without SQLite
+    // waiting: both steps are idempotent, so they are tried again until the busy timeout has passed.
+    retryWhileBusy(() => {
+      db.pragma('journal_mode = WAL');
+      migrate(db);
+    }, busyTimeoutMs);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   db.pragma(`busy_timeout = ${Math.min(busyTimeoutMs, LOCK_WAIT_MS)}`);
   return db;
+}
+
+/** Runs `fn` again while it fails with SQLITE_BUSY, for up to `deadlineMs` (blocking: for start-up only). */
+export function retryWhileBusy<T>(fn: () => T, deadlineMs: number, now: () => number = Date.now): T {
+  const end = now() + deadlineMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err) || now() >= end) throw err;
+      Atomics.wait(pause, 0, 0, delay);
+    }
+  }
 }
 
 function migrate(db: SqliteDatabase): void {
@@ -54,13 +78,25 @@ function migrate(db: SqliteDatabase): void {
   }
 }
 
-/** Reads a server-wide value, creating it once (first writer wins across processes). */
-export function getOrCreateMeta(db: SqliteDatabase, key: string, create: () => string): string {
+/**
+ * Reads a server-wide value, creating it once (first writer wins across processes). At start-up, so it waits for
+ * another process's lock (its migrations, say) up to `busyTimeoutMs`, not the connection's short serving timeout.
+ */
+export function getOrCreateMeta(
+  db: SqliteDatabase,
+  key: string,
+  create: () => string,
+  busyTimeoutMs = 5_000,
+): string {
   // Read first: once the value exists, a start-up needs no write lock (another process may hold it).
   const existing = db.prepare('SELECT value FROM server_meta WHERE key = ?').get(key) as
     { value: string } | undefined;
   if (existing !== undefined) return existing.value;
-  db.prepare('INSERT OR IGNORE INTO server_meta (key, value) VALUES (?, ?)').run(key, create());
+  const value = create();
+  retryWhileBusy(
+    () => db.prepare('INSERT OR IGNORE INTO server_meta (key, value) VALUES (?, ?)').run(key, value),
+    busyTimeoutMs,
+  );
   const row = db.prepare('SELECT value FROM server_meta WHERE key = ?').get(key) as { value: string };
   return row.value;
 }
