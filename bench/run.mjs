@@ -6,7 +6,7 @@
 // task creation with 10k tasks waiting for input or in retry backoff, and a server holding 100k sleeping tasks (its
 // memory, and how late sleeping tasks wake up). Creation with an idempotency key runs next to creation without one.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -28,6 +28,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+// Keys as the client library makes them (`npm run bench` builds dist/ first).
+import { newIdempotencyKey } from '../dist/src/client/idempotency-key.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const BENCH_DIR = dirname(SELF);
@@ -449,18 +451,23 @@ const createTask = (tool) => mcpRequest('tools/call', { name: tool, arguments: {
 const getTask = (taskId) => mcpRequest('tasks/get', { taskId }, taskId, TASKS_META);
 
 const IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
+/** The key the pre-flight checks send (and send again). */
+const PREFLIGHT_KEY = 'bench-preflight-key';
 /**
- * The creation row's request with an idempotency key. `[<id>]` is autocannon's placeholder (`idReplacement`): every
- * request it sends gets a fresh unique id there (33 URL-safe characters), so every request creates a task. Sent
- * as it is (the pre-flight check), the key is the literal `[<id>]`.
+ * The creation row's request with an idempotency key, a fresh one in every request autocannon sends (its
+ * `setupRequest` rebuilds the body around the key), made by `newKey`: by default as `durable-mcp/client` makes
+ * them (UUIDv7, time-ordered); `randomUUID` for keys in no order. Sent as it is (the pre-flight check), the key is
+ * PREFLIGHT_KEY.
  */
-const createKeyedTask = (tool, args = {}) => ({
-  ...mcpRequest('tools/call', { name: tool, arguments: args }, tool, {
+const createKeyedTask = (tool, args = {}, newKey = newIdempotencyKey, metaKey = IDEMPOTENCY_KEY) => {
+  const req = mcpRequest('tools/call', { name: tool, arguments: args }, tool, {
     ...TASKS_META,
-    [IDEMPOTENCY_KEY]: '[<id>]',
-  }),
-  idReplacement: true,
-});
+    [metaKey]: PREFLIGHT_KEY,
+  });
+  const [head, tail] = req.body.split(JSON.stringify(PREFLIGHT_KEY));
+  const setupRequest = (r) => ({ ...r, body: `${head}${JSON.stringify(newKey())}${tail}` });
+  return { ...req, requests: [{ setupRequest }] };
+};
 /** tools/call of bench_sleep: a task that sleeps until `until` (epoch ms). */
 const createSleepTask = (until) =>
   mcpRequest('tools/call', { name: 'bench_sleep', arguments: { until } }, 'bench_sleep', TASKS_META);
@@ -506,6 +513,15 @@ const PG_GET_RTT = 'ours pg tasks/get round trip (sequential), 1 replica';
 const RAW_PG_INSERT = `raw pg insert (autocommit, ${PG_CONNECTIONS} connections)`;
 const RAW_PG_SELECT = `raw pg point select (${PG_CONNECTIONS} connections)`;
 const PG_CREATION = 'ours pg task creation, 1 replica';
+/**
+ * The controls of the keyed rows: the same requests, rebuilt for each request around a fresh value of the same
+ * size, under a `_meta` key the server ignores. Rebuilding a request costs the load generator (on the same two
+ * cores as the server) some 10 µs; the control pays it too, so the keyed row's ratio to it is what the key costs.
+ */
+const REBUILT = 'ours task creation, each request rebuilt (no key)';
+const PG_REBUILT = 'ours pg task creation, each request rebuilt (no key), 1 replica';
+/** The `_meta` key of the controls' padding (a prefix of no one's: servers ignore keys they do not know). */
+const PAD_KEY = 'bench.durable-mcp/pad';
 const WAKE_SMALL_ROW = `ours wake-up lateness, ${fmtCount(SLEEP_SMALL)} sleeping tasks`;
 const SLEEP_MEMORY_SMALL_ROW = `ours server memory, ${fmtCount(SLEEP_SMALL)} sleeping tasks`;
 /** Targets of the keyed and retry-backoff creation rows: at least this × the same creation without keys or waits. */
@@ -552,15 +568,36 @@ const SCENARIOS = [
     verify: verifyTaskCreated,
     settle: drainWorker,
   },
-  // The creation row with a fresh idempotency key in every request (the server looks the key up, then creates with
-  // it); on the same server, right after it in every round.
+  // The control of the keyed rows (REBUILT): the creation row's request rebuilt for each request, no key.
+  {
+    name: REBUILT,
+    server: 'ours-tasks',
+    baseline: RAW_INSERT,
+    also: [CREATION, PEER_CALL],
+    request: () => createKeyedTask('bench_task', {}, newIdempotencyKey, PAD_KEY),
+    verify: verifyTaskCreated,
+    settle: drainWorker,
+  },
+  // A fresh idempotency key in every request, made as the client library makes them (the creation checks it and
+  // keeps it in a unique index); on the same server, right after its control in every round.
   {
     name: 'ours task creation with an idempotency key',
     server: 'ours-tasks',
     baseline: RAW_INSERT,
-    also: [CREATION, PEER_CALL],
-    targets: [{ vs: CREATION, min: CREATION_MIN_RATIO }],
+    also: [REBUILT, CREATION, PEER_CALL],
+    targets: [{ vs: REBUILT, min: CREATION_MIN_RATIO }],
     request: () => createKeyedTask('bench_task'),
+    verify: verifyKeyedTask,
+    settle: drainWorker,
+  },
+  // The same with keys in no order (UUIDv4), as a caller that makes its own might send: each lands on another page
+  // of the key index. For information (no target).
+  {
+    name: 'ours task creation with a random idempotency key',
+    server: 'ours-tasks',
+    baseline: RAW_INSERT,
+    also: [REBUILT, PEER_CALL],
+    request: () => createKeyedTask('bench_task', {}, randomUUID),
     verify: verifyKeyedTask,
     settle: drainWorker,
   },
@@ -714,11 +751,20 @@ const SCENARIOS = [
     verify: verifyTaskCreated,
   },
   {
-    name: 'ours pg task creation with an idempotency key, 1 replica',
+    name: PG_REBUILT,
     server: 'ours-pg1',
     baseline: RAW_PG_INSERT,
     also: [PG_CREATION, PEER_CALL],
-    targets: [{ vs: PG_CREATION, min: CREATION_MIN_RATIO }],
+    needs: 'pg',
+    request: () => createKeyedTask('bench_task', {}, newIdempotencyKey, PAD_KEY),
+    verify: verifyTaskCreated,
+  },
+  {
+    name: 'ours pg task creation with an idempotency key, 1 replica',
+    server: 'ours-pg1',
+    baseline: RAW_PG_INSERT,
+    also: [PG_REBUILT, PG_CREATION, PEER_CALL],
+    targets: [{ vs: PG_REBUILT, min: CREATION_MIN_RATIO }],
     needs: 'pg',
     request: () => createKeyedTask('bench_task'),
     verify: verifyKeyedTask,

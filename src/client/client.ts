@@ -2,7 +2,6 @@
 import { collectParamHeaders, type ParamHeader } from '../wire/param-headers.js';
 import { encodeHeaderValue } from '../wire/headers.js';
 import { isJsonObject, type JsonObject, type RequestId } from '../wire/jsonrpc.js';
-import { randomUUID } from 'node:crypto';
 import {
   LATEST_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
@@ -16,6 +15,7 @@ import { VERSION } from '../version.js';
 import { InputRequiredError, InvalidResponseError, McpRpcError } from './errors.js';
 import { createHttpTransport } from './http-transport.js';
 import type { Journal, PendingCall } from './journal.js';
+import { newIdempotencyKey } from './idempotency-key.js';
 import { TaskHandle, type InputHandler } from './task-handle.js';
 import type { ClientTransport } from './transport.js';
 
@@ -175,7 +175,7 @@ export function createClient(options: CreateClientOptions): McpClient {
     const declared = isJsonObject(caps.extensions) && caps.extensions[TASKS_EXTENSION] !== undefined;
     // A call that may create a task carries a key, journaled before it is sent: a lost answer or a crash of this
     // process then leads back to that task instead of a second one.
-    const key = opts.idempotencyKey ?? (declared ? `k_${randomUUID()}` : undefined);
+    const key = opts.idempotencyKey ?? (declared ? newIdempotencyKey() : undefined);
     const meta: JsonObject =
       key === undefined ? { ...opts.meta } : { ...opts.meta, [META_IDEMPOTENCY_KEY]: key };
     const callOpts: RequestOptions = { ...opts, meta };

@@ -2,6 +2,7 @@
 export { createClient } from './client.js';
 export type { CreateClientOptions, McpClient, CallResult, RequestOptions } from './client.js';
 export { TaskHandle } from './task-handle.js';
+export { newIdempotencyKey } from './idempotency-key.js';
 export type { TaskOutcome, InputHandler, FollowOptions } from './task-handle.js';
 export { createHttpTransport } from './http-transport.js';
 export { createStdioTransport } from './stdio-transport.js';

@@ -160,7 +160,7 @@ describe('client', () => {
     if (call.kind !== 'task') throw new Error('expected a task');
     expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(1);
-    expect(keys[0]).toMatch(/^k_/);
+    expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await activeTasks()).toBe(before + 1);
     await call.task.cancel();
     // Every call gets a key of its own.

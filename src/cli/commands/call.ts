@@ -4,8 +4,8 @@ import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
-import { randomUUID } from 'node:crypto';
 import { InputRequiredError, McpRpcError } from '../../client/errors.js';
+import { newIdempotencyKey } from '../../client/idempotency-key.js';
 
 export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
   --arg key=value  an argument (value parsed as JSON when it is valid JSON, else a string); repeatable
@@ -64,7 +64,7 @@ export async function call(argv: string[]): Promise<number> {
   const input = terminalInput();
   const interactive = process.stdin.isTTY === true;
   const { client, json } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
-  const key = (values['idempotency-key'] as string | undefined) ?? `k_${randomUUID()}`;
+  const key = (values['idempotency-key'] as string | undefined) ?? newIdempotencyKey();
   if (key.length === 0 || key.length > 255)
     throw new UsageError('--idempotency-key must have 1 to 255 characters');
   try {

@@ -126,7 +126,7 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       CREATE INDEX tasks_wake ON ${s}.tasks (wake_at) WHERE wake_at IS NOT NULL;
       CREATE INDEX tasks_live_expiry ON ${s}.tasks (expires_at)
         WHERE expires_at IS NOT NULL AND status IN ('working','input_required');
-      CREATE UNIQUE INDEX tasks_idempotency ON ${s}.tasks (tenant, principal, tool, idempotency_key)
+      CREATE UNIQUE INDEX tasks_idempotency ON ${s}.tasks (idempotency_key, tenant, principal, tool)
         WHERE idempotency_key IS NOT NULL;
       CREATE TABLE ${s}.task_step_attempts (
         task_id text NOT NULL REFERENCES ${s}.tasks (id) ON DELETE CASCADE,

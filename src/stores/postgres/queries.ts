@@ -26,6 +26,9 @@ const SNAPSHOT_COLUMNS = `id, status, status_message, created_at, updated_at, tt
  */
 const OWNED_BY = (alias: string): string => `(${alias}tenant = $2 AND ${alias}principal = $3) IS TRUE`;
 
+/** The unique index of idempotency keys (migration 7): a violation of it means "this key is taken". */
+export const KEY_INDEX = 'tasks_idempotency';
+
 export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string) {
   // Channel and origin are fixed per store instance (a validated name and random hex): inlined as literals.
   const notify = (id: string, runnable: string, cancel: string): string =>
@@ -35,8 +38,9 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
   return {
     /** Parameters are parallel arrays (one element per task), then parallel arrays of creation-time answers. */
     /**
-     * A task whose idempotency key another task of its owner and tool holds is not inserted (nor are its answers):
-     * its row is missing from the result, and the caller resolves it with `keyed`.
+     * A task whose idempotency key another task of its owner and tool holds fails the statement with a unique
+     * violation of tasks_idempotency (KEY_INDEX); the caller then inserts the batch's tasks one by one and resolves
+     * that one with `keyed`. (No ON CONFLICT clause: its speculative insertion would cost every creation.)
      */
     insertTasks: `
       WITH input AS (
@@ -50,13 +54,11 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
         SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
           poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key
         FROM input
-        ON CONFLICT (tenant, principal, tool, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING *
       ), answers AS (
         INSERT INTO ${s}.task_inputs (task_id, key, request, answer, asked_at, answered_at)
         SELECT task_id, key, NULL, answer, at, at
         FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[]) AS a(task_id, key, answer, at)
-        WHERE a.task_id IN (SELECT id FROM inserted)
       )
       SELECT inserted.*, ${notify('inserted.id', 'true', 'false')} FROM inserted`,
 

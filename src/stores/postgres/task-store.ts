@@ -22,11 +22,15 @@ import { createBatcher } from './create-batch.js';
 import { createDb } from './db.js';
 import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
 import { finishRun } from './finish.js';
-import { translate } from './errors.js';
+import { sqlState, translate } from './errors.js';
+
+/** A unique violation of the idempotency key index. */
+const isKeyTaken = (err: unknown): boolean =>
+  sqlState(err) === '23505' && (err as { constraint?: unknown }).constraint === KEY_INDEX;
 import { migrate } from './migrations.js';
 import { POOL_APPLICATION_NAME, schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
-import { buildQueries } from './queries.js';
+import { buildQueries, KEY_INDEX } from './queries.js';
 import {
   toClaimedTask,
   toInspection,
@@ -127,7 +131,14 @@ export function createPostgresTaskStore(
   });
   const ctx: StoreContext = { db, q, codec, feed };
   const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
-    const rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
+    let rows: TaskRow[];
+    try {
+      rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
+    } catch (err) {
+      // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.
+      if (tasks.length === 1 && isKeyTaken(err)) return [];
+      throw err;
+    }
     feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: true, cancelRequested: false })));
     return rows.map((row) => {
       codec.remember(row.id, row.sealed);

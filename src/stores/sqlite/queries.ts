@@ -34,7 +34,8 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
       poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
-      @expiresAt, @replay, @caps, 1, @sealed, @key)`);
+      @expiresAt, @replay, @caps, 1, @sealed, @key)
+    ON CONFLICT (idempotency_key, tenant, principal, tool) WHERE idempotency_key IS NOT NULL DO NOTHING`);
   const keyed = db.prepare(
     `SELECT id, args, expires_at FROM tasks WHERE tenant = ? AND principal = ? AND tool = ? AND idempotency_key = ?`,
   );
@@ -167,8 +168,9 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const stepNames = db.prepare(`SELECT name FROM task_steps WHERE task_id = ?`).pluck();
 
   return {
-    insertTask(task: NewTask, sealed: boolean): void {
-      insert.run({
+    /** False when the task's idempotency key is held by another task (then nothing is inserted). */
+    insertTask(task: NewTask, sealed: boolean): boolean {
+      const { changes } = insert.run({
         sealed: sealed ? 1 : 0,
         id: task.id,
         tenant: task.owner.tenant,
@@ -184,6 +186,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
         caps: JSON.stringify(task.clientCapabilities),
         key: task.idempotencyKey ?? null,
       });
+      if (changes === 0) return false;
       for (const [key, value] of Object.entries(task.answers)) {
         insertAnswer.run(
           task.id,
@@ -193,6 +196,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
           task.createdAt,
         );
       }
+      return true;
     },
     keyed: (owner: TaskOwner, tool: string, key: string) =>
       keyed.get(owner.tenant, owner.principal, tool, key) as

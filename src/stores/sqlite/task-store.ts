@@ -105,22 +105,25 @@ export function createSqliteTaskStore(
   type Created =
     { kind: 'inserted' } | { kind: 'joined'; snapshot: TaskSnapshot } | { kind: 'conflict'; id: string };
 
-  /** Inside a write transaction: inserts the task, unless its idempotency key names a live task of the owner. */
+  /**
+   * Inside a write transaction: inserts the task, unless its idempotency key names a live task of the owner. The
+   * insert itself finds a key in use (its unique index): a new key costs no read.
+   */
   const insertOrJoin = (task: NewTask): Created => {
-    if (task.idempotencyKey !== undefined) {
-      const existing = q.keyed(task.owner, task.tool, task.idempotencyKey);
-      if (existing !== undefined) {
-        if (existing.expires_at === null || existing.expires_at > task.createdAt) {
-          const args = JSON.parse(codec.open(existing.args)) as JsonMap;
-          if (!sameJson(args, task.args)) return { kind: 'conflict', id: existing.id };
-          const row = q.getOwned(existing.id, task.owner) as TaskRow;
-          return { kind: 'joined', snapshot: snapshotOf(row) };
-        }
-        // The key's task has expired: the key is free for a new one.
-        q.releaseKey(existing.id);
+    if (!q.insertTask(task, sealedFor(task))) {
+      const key = task.idempotencyKey as string;
+      const existing = q.keyed(task.owner, task.tool, key);
+      if (existing === undefined) throw new Error(`task ${task.id} was not inserted`);
+      if (existing.expires_at === null || existing.expires_at > task.createdAt) {
+        const args = JSON.parse(codec.open(existing.args)) as JsonMap;
+        if (!sameJson(args, task.args)) return { kind: 'conflict', id: existing.id };
+        const row = q.getOwned(existing.id, task.owner) as TaskRow;
+        return { kind: 'joined', snapshot: snapshotOf(row) };
       }
+      // The key's task has expired: the key is free for a new one.
+      q.releaseKey(existing.id);
+      q.insertTask(task, sealedFor(task));
     }
-    q.insertTask(task, sealedFor(task));
     changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
     return { kind: 'inserted' };
   };

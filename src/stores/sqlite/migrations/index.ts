@@ -134,7 +134,7 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX tasks_wake ON tasks (wake_at) WHERE wake_at IS NOT NULL;
       CREATE INDEX tasks_live_expiry ON tasks (expires_at)
         WHERE expires_at IS NOT NULL AND status IN ('working','input_required');
-      CREATE UNIQUE INDEX tasks_idempotency ON tasks (tenant, principal, tool, idempotency_key)
+      CREATE UNIQUE INDEX tasks_idempotency ON tasks (idempotency_key, tenant, principal, tool)
         WHERE idempotency_key IS NOT NULL;
       CREATE TABLE task_step_attempts (
         task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
