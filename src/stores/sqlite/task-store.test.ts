@@ -266,7 +266,8 @@ describe('SQLite task store on a shared file', () => {
     expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
   });
 
-  it('reads waiting tasks through the wake-up index, however many tasks are working', async () => {
+  /** A store on a connection that records the SQL of every statement it prepares (to check their plans). */
+  const recordingStore = () => {
     const path = freshPath();
     const db = openSqlite({ path });
     ownDbs.push(db);
@@ -278,6 +279,11 @@ describe('SQLite task store on a shared file', () => {
     }) as typeof db.prepare;
     const store = createSqliteTaskStore({ path, db });
     opened.push(store);
+    return { db, statements, store };
+  };
+
+  it('reads waiting tasks through the wake-up index, however many tasks are working', async () => {
+    const { db, statements, store } = recordingStore();
     const sleeper = await store.create(newTask({ createdAt: T0 }));
     const run = await store.claim('w', 1_000, T0);
     expect(run?.id).toBe(sleeper.id);
@@ -303,15 +309,7 @@ describe('SQLite task store on a shared file', () => {
   });
 
   it('sweeps expired tasks and counts an owner’s unfinished ones through partial indexes, not every task', () => {
-    const db = openSqlite({ path: freshPath() });
-    ownDbs.push(db);
-    const statements: string[] = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      statements.push(sql);
-      return prepare(sql);
-    }) as typeof db.prepare;
-    opened.push(createSqliteTaskStore({ path: ':unused:', db }));
+    const { db, statements } = recordingStore();
     const planOf = (pattern: RegExp, params: unknown[]): string => {
       const sql = statements.find((s) => pattern.test(s));
       if (sql === undefined) throw new Error(`no statement matches ${String(pattern)}`);
