@@ -1,6 +1,6 @@
 // Errors a tool's handler throws: a tool execution error (an isError result) unless it is a protocol error.
 import { randomBytes } from 'node:crypto';
-import { isControlFlow, stepErrorOrigin } from '../tasks/execution.js';
+import { errorParts, isControlFlow, stepErrorOrigin } from '../tasks/execution.js';
 import type { TaskFailure } from '../tasks/task.js';
 import { META_ERROR_REF } from '../wire/meta-keys.js';
 import { isWireMappable, ProtocolError } from '../wire/protocol-error.js';
@@ -17,14 +17,7 @@ export const newErrorRef = (): string => `err_${randomBytes(9).toString('base64u
 
 /** What is kept of a thrown error: name, message, stack, and the step and attempt it came from. */
 export function describeFailure(err: unknown, at: number, ref = newErrorRef()): TaskFailure {
-  const e = err instanceof Error ? err : undefined;
-  const failure: TaskFailure = {
-    ref,
-    name: e?.name ?? typeof err,
-    message: e?.message ?? String(err),
-    at,
-  };
-  if (e?.stack !== undefined) failure.stack = e.stack;
+  const failure: TaskFailure = { ref, ...errorParts(err), at };
   const origin = stepErrorOrigin(err);
   if (origin !== undefined) {
     failure.step = origin.step;

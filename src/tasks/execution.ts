@@ -111,6 +111,17 @@ export class StepFailedError extends Error {
   }
 }
 
+/** The name, message and stack of anything thrown (a non-Error becomes its string form). */
+export function errorParts(err: unknown): { name: string; message: string; stack?: string } {
+  const e = err instanceof Error ? err : undefined;
+  const parts: { name: string; message: string; stack?: string } = {
+    name: e?.name ?? typeof err,
+    message: e?.message ?? String(err),
+  };
+  if (e?.stack !== undefined) parts.stack = e.stack;
+  return parts;
+}
+
 const origins = new WeakMap<object, { step: string; attempt: number }>();
 
 /** Marks an error as the final failure of a step, so the task's kept error says where it came from. */

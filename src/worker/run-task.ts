@@ -168,8 +168,9 @@ async function run(
     try {
       outcome = await deps.runner(task, exec);
     } catch (err) {
-      // A runner may let a step's wait through: the run ends waiting (settle), which is no error.
-      if (wait !== undefined && err instanceof WaitPending) outcome = { kind: 'released' };
+      // A runner may let a step's wait through: the run ends waiting, which is no error.
+      if (err instanceof WaitPending)
+        outcome = { kind: 'waiting', until: err.until, statusMessage: err.statusMessage };
       else {
         storeLost(err);
         deps.onError?.(err, task.id);

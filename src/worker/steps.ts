@@ -2,6 +2,7 @@
 import type { Clock } from '../tasks/clock.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import {
+  errorParts,
   isControlFlow,
   LeaseLostError,
   markStepError,
@@ -43,10 +44,7 @@ const iso = (t: number): string => new Date(t).toISOString();
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 function toFailure(err: unknown, attempt: number, at: number, final: boolean): StepFailure {
-  const e = asError(err);
-  const failure: StepFailure = { attempt, name: e.name, message: e.message, at, final };
-  if (e.stack !== undefined) failure.stack = e.stack;
-  return failure;
+  return { attempt, ...errorParts(err), at, final };
 }
 
 /** The value a sleep keeps under its name: when it ends. */
