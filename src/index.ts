@@ -23,7 +23,7 @@ export { IdempotencyConflictError } from './tasks/errors.js';
 export { systemClock } from './tasks/clock.js';
 export type { Clock } from './tasks/clock.js';
 export type { ToolErrorReport, TaskObserver } from './tasks/observer.js';
-export { META_IDEMPOTENCY_KEY, META_ERROR_REF } from './wire/meta-keys.js';
+export { META_IDEMPOTENCY_KEY, META_ERROR_REF, META_BACKGROUND_TASK } from './wire/meta-keys.js';
 export type { HandlerContext, AuthInfo } from './protocol/context.js';
 export { text, textResult } from './protocol/types.js';
 export type * from './protocol/types.js';
@@ -54,6 +54,7 @@ export type {
   StepFailure,
   TaskInspection,
 } from './tasks/task.js';
-export { createTasksExtension } from './protocol/tasks/extension.js';
+export { createTasksExtension, type TasksExtensionOptions } from './protocol/tasks/extension.js';
+export { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from './protocol/tasks/fallback.js';
 export { createTaskRunner } from './protocol/tasks/runner.js';
 export { VERSION } from './version.js';

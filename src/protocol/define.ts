@@ -27,6 +27,13 @@ export interface TaskPolicy {
    * gathered with MRTR rounds, and the answers are handed to the task's handler.
    */
   prepare?: (args: JsonObject, ctx: HandlerContext) => void | Promise<void>;
+  /**
+   * How clients that do not declare the tasks extension call this tool (see docs/any-client.md): the call waits
+   * up to a budget for the task, then hands back its id and the facade tools that follow it. `false` turns it
+   * off. Unset: on for `optional` tools when the server's fallback is on; off for `required` ones, which answer
+   * -32021 to such clients as the extension demands, unless `true` (or an object) opts in.
+   */
+  fallback?: boolean | { budgetMs?: number };
 }
 
 export interface ToolAnnotations {

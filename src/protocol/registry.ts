@@ -57,6 +57,11 @@ export class Registry {
     if (this.tools.has(def.name)) throw new Error(`tool "${def.name}" is registered twice`);
     const problem = def.steps === undefined ? undefined : stepOptionsProblem(def.steps);
     if (problem !== undefined) throw new Error(`tool "${def.name}": steps.${problem}`);
+    const fallback = def.task?.fallback;
+    const budget = typeof fallback === 'object' ? fallback.budgetMs : undefined;
+    if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0)) {
+      throw new Error(`tool "${def.name}": task.fallback.budgetMs must be a whole number of ms >= 0`);
+    }
     const inputSchema = def.inputSchema ?? { type: 'object' };
     const listing: JsonObject = { name: def.name };
     if (def.title !== undefined) listing.title = def.title;

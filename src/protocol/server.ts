@@ -19,11 +19,11 @@ import type { ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
 import type { AuthInfo } from './context.js';
-import type { StepDefaults, ToolSet } from './define.js';
+import type { StepDefaults, ToolDefinition, ToolSet } from './define.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { Registry } from './registry.js';
+import { Registry, type RegisteredTool } from './registry.js';
 import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { RoundDeps } from './run-round.js';
@@ -51,7 +51,17 @@ export interface ServerExtension {
     deps: RoundDeps,
   ) => Promise<JsonObject | undefined>;
   subscriptions?: SubscriptionExtension[];
+  /** Tools the extension adds to the server's (the tasks extension's facade). */
+  tools?: ToolDefinition<never>[];
+  /** The tools/list a request sees, when the extension shapes it (the first extension with a view wins). */
+  toolsView?: (scope: RequestScope) => ToolsView | undefined;
   close?: () => Promise<void>;
+}
+
+/** One way of listing the tools: its cache key, and the listings it shows of the registered tools, in order. */
+export interface ToolsView {
+  key: string;
+  list(tools: RegisteredTool[]): JsonObject[];
 }
 
 export interface ServerOptions {
@@ -142,7 +152,11 @@ const REMOVED = new Set([
 export function createMcpServer(options: ServerOptions): McpServer {
   const problem = options.steps === undefined ? undefined : stepOptionsProblem(options.steps);
   if (problem !== undefined) throw new Error(`step defaults: ${problem}`);
-  const registry = new Registry(options.toolSets ?? []);
+  const extensions = options.extensions ?? [];
+  const registry = new Registry([
+    ...(options.toolSets ?? []),
+    ...extensions.flatMap((e) => (e.tools === undefined ? [] : [{ tools: e.tools }])),
+  ]);
   const now = options.now ?? Date.now;
   const deps: RoundDeps = {
     sealer: createStateSealer(options.stateSecret ?? randomBytes(32)),
@@ -153,11 +167,18 @@ export function createMcpServer(options: ServerOptions): McpServer {
   };
   const pageSize = options.pageSize ?? 100;
   const hints: CacheHints = { ttlMs: options.listTtlMs ?? 60_000, cacheScope: 'public' };
-  const extensions = options.extensions ?? [];
   const shutdown = new AbortController();
   const serverMeta = { [META_SERVER_INFO]: options.info };
   const subscriptionExts = extensions.flatMap((e) => e.subscriptions ?? []);
   const interceptors = extensions.flatMap((e) => (e.interceptToolCall ? [e.interceptToolCall] : []));
+  const views = extensions.flatMap((e) => (e.toolsView ? [e.toolsView] : []));
+  const viewOf = (scope: RequestScope): ToolsView | undefined => {
+    for (const view of views) {
+      const found = view(scope);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
 
   const capabilities = (): JsonObject => {
     const caps: JsonObject = { tools: { listChanged: true } };
@@ -203,7 +224,12 @@ export function createMcpServer(options: ServerOptions): McpServer {
       if (options.instructions !== undefined) result.instructions = options.instructions;
       return result;
     },
-    'tools/list': (params) => cachedList('tools', params, () => listTools(registry, params, pageSize, hints)),
+    'tools/list': (params, scope) => {
+      const view = viewOf(scope);
+      return cachedList(view === undefined ? 'tools' : `tools:${view.key}`, params, () =>
+        listTools(registry, params, pageSize, hints, view),
+      );
+    },
     'tools/call': async (params, scope) => {
       const call = resolveToolCall(registry, params, scope);
       for (const intercept of interceptors) {

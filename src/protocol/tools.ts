@@ -91,14 +91,18 @@ export async function callToolSync(
   return toolResult(call.tool, outcome.value as CallToolResult);
 }
 
+/** One page of tools/list: every registered tool, or what `view` shows of them. */
 export function listTools(
   registry: Registry,
   params: JsonObject,
   pageSize: number,
   hints: CacheHints,
+  view?: { list(tools: RegisteredTool[]): JsonObject[] },
 ): JsonObject {
-  const { page, nextCursor } = paginate([...registry.tools.values()], params.cursor, pageSize);
-  const result: JsonObject = { resultType: 'complete', tools: page.map((t) => t.listing), ...hints };
+  const tools = [...registry.tools.values()];
+  const listings = view === undefined ? tools.map((t) => t.listing) : view.list(tools);
+  const { page, nextCursor } = paginate(listings, params.cursor, pageSize);
+  const result: JsonObject = { resultType: 'complete', tools: page, ...hints };
   if (nextCursor !== undefined) result.nextCursor = nextCursor;
   return result;
 }

@@ -19,6 +19,8 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const META_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
 /** On a tool error result: the reference under which the error is kept and logged. */
 export const META_ERROR_REF = 'dev.durable-mcp/errorRef';
+/** On a result handed back to a client without the tasks extension: the task that goes on ({taskId, status}). */
+export const META_BACKGROUND_TASK = 'dev.durable-mcp/backgroundTask';
 
 export const LOG_LEVELS = [
   'debug',

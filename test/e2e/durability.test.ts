@@ -106,6 +106,34 @@ describe('durable tasks across processes', () => {
     expect(pids.size).toBe(2);
   });
 
+  it('a task handed back to a client without the extension survives a SIGKILL between its polls', async () => {
+    const e = env();
+    const a = await e.start(['--fallback-budget-ms', '200']);
+    const plain = createHttpClient({ url: a.proc.url, capabilities: {} });
+    const handed = await plain.call('tools/call', {
+      name: 'background_job',
+      arguments: { id: 'h1', ms: 1500 },
+    });
+    const handle = handed.structuredContent as { taskId: string; status: string };
+    expect(handle.status).toBe('working');
+    await waitFor(() => (e.lines().some((l) => l.startsWith('step-b-start h1')) ? true : undefined));
+    a.proc.child.kill('SIGKILL');
+    await a.proc.exited;
+    const b = await e.start(['--fallback-budget-ms', '2000']);
+    const again = createHttpClient({ url: b.proc.url, capabilities: {} });
+    const done = await waitFor(async () => {
+      const status = await again.call('tools/call', {
+        name: 'task_status',
+        arguments: { taskId: handle.taskId },
+      });
+      return (status.structuredContent as { status: string }).status === 'completed' ? status : undefined;
+    });
+    expect(JSON.stringify(done.content)).toContain('answer 42');
+    const lines = e.lines();
+    expect(count(lines, 'step-a h1')).toBe(1); // memoized before the crash: never re-run
+    expect(count(lines, 'step-b-end h1')).toBe(1);
+  });
+
   it('a sleeping task survives a SIGKILL of its process and is woken by another, not before its time', async () => {
     const e = env();
     const a = await e.start();

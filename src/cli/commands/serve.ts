@@ -17,6 +17,7 @@ import { serveStdio } from '../../transport/stdio/stdio.js';
 import { createDurableMcp } from '../../runtime.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { loadToolSets } from '../tool-sets.js';
+import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 
 export const serveUsage = `durable-mcp serve [flags]
   --host HOST            bind address (default 127.0.0.1)
@@ -35,6 +36,12 @@ export const serveUsage = `durable-mcp serve [flags]
                          own steps settings and each step's options come first
   --step-timeout-ms N    default time bound of each step attempt (default none)
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
+Clients without the tasks extension (docs/any-client.md):
+  --fallback-budget-ms N how long their calls of task tools wait before handing the task back (default 20000;
+                         0 hands back at once); the facade tools wait as long for news
+  --fallback-required    hand back required tools too, instead of -32021 (a deliberate departure from the extension)
+  --fallback-tool-prefix P  names of the facade tools: Pstatus, Prespond, Pcancel (default task_)
+  --no-fallback          no hand-back and no facade: optional tools run synchronously, required ones answer -32021
 Authentication (default: anonymous development mode):
   --auth FILE            static bearer tokens {"tokens":[{"token","tenant","principal"}]}; re-read on SIGHUP
   --jwt-issuer URL --jwks FILE|https-URL [--jwt-audience URI] [--jwt-tenant-claims tenant,tid]
@@ -77,6 +84,19 @@ function stepDefaultsFromFlags(
   return Object.keys(steps).length === 0 ? undefined : steps;
 }
 
+function fallbackFromFlags(values: Record<string, string | boolean | undefined>): FallbackOptions | false {
+  if (values['no-fallback'] === true) return false;
+  const prefix = values['fallback-tool-prefix'] as string | undefined;
+  if (prefix !== undefined && !/^[A-Za-z0-9_.-]{0,100}$/.test(prefix)) {
+    throw new UsageError('--fallback-tool-prefix may hold only letters, digits, _ . and - (at most 100)');
+  }
+  return {
+    budgetMs: intFlag(values['fallback-budget-ms'], 'fallback-budget-ms', DEFAULT_FALLBACK_BUDGET_MS),
+    required: values['fallback-required'] === true,
+    toolPrefix: prefix,
+  };
+}
+
 export async function serve(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, {
     host: { type: 'string' },
@@ -90,6 +110,10 @@ export async function serve(argv: string[]): Promise<void> {
     'lease-ms': { type: 'string' },
     'step-max-attempts': { type: 'string' },
     'step-timeout-ms': { type: 'string' },
+    'fallback-budget-ms': { type: 'string' },
+    'fallback-required': { type: 'boolean' },
+    'fallback-tool-prefix': { type: 'string' },
+    'no-fallback': { type: 'boolean' },
     auth: { type: 'string' },
     'jwt-issuer': { type: 'string' },
     'jwt-audience': { type: 'string' },
@@ -180,6 +204,7 @@ export async function serve(argv: string[]): Promise<void> {
       audit,
       tasksGetRate: rate === 0 ? false : { perSecond: rate, burst: rate * 2 },
       maxActiveTasksPerPrincipal: intFlag(values['max-active-tasks'], 'max-active-tasks', 1_000),
+      fallback: fallbackFromFlags(values),
     },
     worker:
       concurrency === 0

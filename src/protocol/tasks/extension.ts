@@ -2,7 +2,13 @@
 import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { isTaskIdShape, newTaskId } from '../../tasks/ids.js';
 import type { TaskStore } from '../../tasks/store.js';
-import type { JsonMap, LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
+import {
+  isTerminal,
+  type JsonMap,
+  type LookupMiss,
+  type TaskOwner,
+  type TaskSnapshot,
+} from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { isJsonObject, memoizeSerialization } from '../../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY, TASKS_EXTENSION } from '../../wire/meta-keys.js';
@@ -18,6 +24,15 @@ import { ProtocolError } from '../../wire/protocol-error.js';
 import type { JsonObject } from '../types.js';
 import { toCreateTaskResult, toDetailedTask } from './task-wire.js';
 import { createTaskSubscriptions } from './subscription.js';
+import type { AuthInfo } from '../context.js';
+import type { RegisteredTool } from '../registry.js';
+import { MRTR_STATE_TTL_MS, missingCapabilityFor } from '../mrtr.js';
+import { requestBinding } from '../request-state.js';
+import { principalKey } from '../run-round.js';
+import type { InputRequest } from '../types.js';
+import { facadeTools } from './facade-tools.js';
+import { describeTask, resolveFallback, toolBudget, withHandle, type FallbackOptions } from './fallback.js';
+import { watchDelay, watchTask } from './task-watch.js';
 
 export interface TasksExtensionOptions {
   store: TaskStore;
@@ -32,12 +47,19 @@ export interface TasksExtensionOptions {
   tasksGetRate?: { perSecond: number; burst: number } | false;
   /** Cap on non-terminal tasks per principal (default 1000); 0 disables it. */
   maxActiveTasksPerPrincipal?: number;
+  /**
+   * Tasks for clients that do not declare the extension: their calls wait up to a budget, then hand back the task
+   * with facade tools to follow it (on by default for `optional` tools); false turns it off.
+   */
+  fallback?: FallbackOptions | false;
 }
 
 /** JSON-RPC code for "slow down" answers (outside the reserved range); HTTP 429. */
 export const TOO_MANY_REQUESTS = 429;
 
 const ACK = { resultType: 'complete' };
+/** What the facade tools can answer: a task handed back may ask any of it. */
+const FACADE_ANSWERS = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 const REQUIRED = { extensions: { [TASKS_EXTENSION]: {} } };
 
 function requireExtension(scope: RequestScope): void {
@@ -98,66 +120,150 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     }
     return result;
   };
-  const who = (scope: RequestScope) => ({ tenant: scope.auth.tenant, principal: scope.auth.principal });
+  const who = (auth: AuthInfo) => ({ tenant: auth.tenant, principal: auth.principal });
+  const fallback = resolveFallback(options.fallback);
 
   /** Answers a lookup miss the same way whoever asked, and records it. */
-  const deny = (scope: RequestScope, taskId: string, miss: LookupMiss): ProtocolError => {
-    audit({ event: 'task.denied', ...who(scope), method: scope.method, taskId, outcome: miss });
+  const denyTo = (auth: AuthInfo, method: string, taskId: string, miss: LookupMiss): ProtocolError => {
+    audit({ event: 'task.denied', ...who(auth), method, taskId, outcome: miss });
     return missError(miss);
   };
+  const deny = (scope: RequestScope, taskId: string, miss: LookupMiss): ProtocolError =>
+    denyTo(scope.auth, scope.method, taskId, miss);
   const readId = (params: JsonObject, scope: RequestScope): string => {
     try {
       return readTaskId(params);
     } catch (err) {
-      audit({ event: 'task.denied', ...who(scope), method: scope.method, outcome: 'invalid_id' });
+      audit({ event: 'task.denied', ...who(scope.auth), method: scope.method, outcome: 'invalid_id' });
       throw err;
     }
   };
+  /** ms before this principal may poll again (0: now), recorded when it must wait. */
+  const pollWait = (auth: AuthInfo, method: string, taskId: string): number => {
+    const wait = getLimiter?.take(`${auth.tenant}\u0000${auth.principal}`, now()) ?? 0;
+    if (wait > 0) audit({ event: 'task.limited', ...who(auth), method, taskId, outcome: 'rate_limited' });
+    return wait;
+  };
 
-  async function interceptToolCall(call: ToolCall, params: JsonObject, scope: RequestScope, deps: RoundDeps) {
-    const policy = call.tool.def.task;
-    if (policy === undefined || policy.support === 'never') return undefined;
-    if (!hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)) {
-      if (policy.support === 'optional') return undefined;
-      throw missingCapability(
-        `Tool ${call.tool.def.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
-        REQUIRED,
-      );
+  /** Writes the answers to the task's outstanding keys; returns the keys it ignored (not outstanding). */
+  async function answer(
+    auth: AuthInfo,
+    method: string,
+    taskId: string,
+    task: TaskSnapshot,
+    responses: JsonObject,
+  ): Promise<string[]> {
+    const outstanding: Record<string, JsonMap> = {};
+    const ignored: string[] = [];
+    for (const [key, value] of Object.entries(responses)) {
+      if (task.inputRequests[key] === undefined) {
+        ignored.push(key);
+        continue;
+      }
+      if (!InputResponsesV2Schema.safeParse({ [key]: value }).success) {
+        throw invalidParams(`Invalid params: malformed answer for input key "${key}"`);
+      }
+      outstanding[key] = value as JsonMap;
     }
+    if (Object.keys(outstanding).length > 0) {
+      const answered = await store.answer(taskId, who(auth), outstanding, now());
+      if (!answered.ok) throw denyTo(auth, method, taskId, answered.miss);
+      const outcome = answered.resumed ? 'resumed' : 'partial';
+      audit({ event: 'task.answered', ...who(auth), taskId, outcome });
+    }
+    return ignored;
+  }
+
+  async function cancel(auth: AuthInfo, taskId: string, method: string): Promise<void> {
+    const cancelled = await store.requestCancel(taskId, who(auth), now());
+    if (!cancelled.ok) throw denyTo(auth, method, taskId, cancelled.miss);
+    const outcome = cancelled.cancelledNow
+      ? 'cancelled'
+      : cancelled.running
+        ? 'cancel_requested'
+        : 'already_ended';
+    audit({ event: 'task.cancel', ...who(auth), taskId, outcome });
+  }
+
+  /**
+   * Watches the task until it ends or waits for input, or until the deadline (or the request's end): the latest
+   * snapshot. `onChange` hears every snapshot read on the way.
+   */
+  async function settle(
+    taskId: string,
+    owner: TaskOwner,
+    deadline: number,
+    signal: AbortSignal,
+    onChange?: (task: TaskSnapshot) => void,
+  ): Promise<TaskSnapshot | LookupMiss> {
+    const watch = watchTask(store, taskId, signal);
+    try {
+      for (;;) {
+        const task = await store.get(taskId, owner, now());
+        if (typeof task === 'string' || isTerminal(task.status) || task.status === 'input_required')
+          return task;
+        onChange?.(task);
+        const left = deadline - now();
+        if (left <= 0 || signal.aborted) return task;
+        await watch.next(Math.min(left, watchDelay(store, task.pollIntervalMs)));
+      }
+    } finally {
+      watch.stop();
+    }
+  }
+
+  /**
+   * A task for this call (or the one an earlier call with the same idempotency key created), or the answer to give
+   * instead: the MRTR round of the tool's `prepare`.
+   */
+  async function start(
+    call: ToolCall,
+    params: JsonObject,
+    scope: RequestScope,
+    deps: RoundDeps,
+    capabilities?: JsonObject,
+  ): Promise<{ task: TaskSnapshot } | { answer: JsonObject }> {
+    const policy = call.tool.def.task ?? { support: 'optional' };
     const key = readIdempotencyKey(params);
     /**
      * The task an earlier call with this key created, if it lives: looked up only where it changes what happens
      * before the creation (MRTR rounds, the quota); otherwise the creation itself finds it (one write, no read).
      */
-    const earlier = async (): Promise<JsonObject | undefined> => {
+    const earlier = async (): Promise<TaskSnapshot | undefined> => {
       if (key === undefined) return undefined;
       const existing = await store.findByIdempotencyKey(ownerOf(scope), call.tool.def.name, key, now());
       if (existing === undefined) return undefined;
       if (!sameJson(existing.args, call.args)) throw reusedKey();
       const taskId = existing.snapshot.id;
-      audit({ event: 'task.joined', ...who(scope), taskId, tool: call.tool.def.name, outcome: 'joined' });
-      return toCreateTaskResult(existing.snapshot);
+      audit({
+        event: 'task.joined',
+        ...who(scope.auth),
+        taskId,
+        tool: call.tool.def.name,
+        outcome: 'joined',
+      });
+      return existing.snapshot;
     };
     let answers: Record<string, JsonMap> = {};
     if (policy.prepare !== undefined) {
       // A retried call gets its task before any new MRTR round.
       const found = await earlier();
-      if (found !== undefined) return found;
+      if (found !== undefined) return { task: found };
       const prepare = policy.prepare;
       const round = await runRound(deps, params, scope, call.tool.def.name, call.args, async (ctx, r) => {
         await prepare(call.args, ctx);
         return r.answers;
       });
-      if (round.kind === 'input_required') return round.result;
+      if (round.kind === 'input_required') return { answer: round.result };
       answers = round.value;
     }
     if (maxActive > 0 && (await store.countActive(ownerOf(scope))) >= maxActive) {
       // A retried call is no new task: the quota does not refuse it.
       const found = await earlier();
-      if (found !== undefined) return found;
+      if (found !== undefined) return { task: found };
       audit({
         event: 'task.limited',
-        ...who(scope),
+        ...who(scope.auth),
         tool: call.tool.def.name,
         outcome: 'too_many_active_tasks',
       });
@@ -185,7 +291,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       pollIntervalMs: policy.pollIntervalMs ?? options.defaultPollIntervalMs ?? 1_000,
       statusMessage: 'The task is now in progress.',
       replayAfterCrash: policy.replayAfterCrash ?? true,
-      clientCapabilities: scope.envelope.clientCapabilities,
+      clientCapabilities: capabilities ?? scope.envelope.clientCapabilities,
       answers,
       sensitive: policy.sensitive === true,
       idempotencyKey: key,
@@ -194,32 +300,192 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     const joined = snapshot.id !== id;
     audit({
       event: joined ? 'task.joined' : 'task.created',
-      ...who(scope),
+      ...who(scope.auth),
       taskId: snapshot.id,
       tool: call.tool.def.name,
       outcome: joined ? 'joined' : 'created',
     });
-    return toCreateTaskResult(snapshot);
+    return { task: snapshot };
   }
+
+  /** The binding of a handed-back task's requestState: this caller, this tool, these arguments. */
+  const bindingOf = (call: ToolCall, scope: RequestScope): string =>
+    requestBinding(principalKey(scope), scope.method, call.tool.def.name, call.args);
+
+  /**
+   * The task an MRTR retry of a call without the extension continues (its requestState names it), with the retry's
+   * answers written; undefined when the call is no such retry.
+   */
+  async function resumed(call: ToolCall, params: JsonObject, scope: RequestScope, deps: RoundDeps) {
+    if (typeof params.requestState !== 'string') return undefined;
+    const opened = deps.sealer.unseal(params.requestState, bindingOf(call, scope), now());
+    const taskId =
+      opened.ok && isJsonObject(opened.value) && typeof opened.value.t === 'string'
+        ? opened.value.t
+        : undefined;
+    if (taskId === undefined) {
+      // Another round's state (the tool's prepare) is read, and judged, by that round.
+      if (call.tool.def.task?.prepare !== undefined) return undefined;
+      const reason = opened.ok ? 'issued for another request' : opened.reason;
+      throw invalidParams(`Invalid params: requestState rejected (${reason})`);
+    }
+    const task = await store.get(taskId, ownerOf(scope), now());
+    if (typeof task === 'string') throw deny(scope, taskId, task);
+    const responses = params.inputResponses;
+    if (responses !== undefined) {
+      if (!isJsonObject(responses)) throw invalidParams('Invalid params: inputResponses must be an object');
+      await answer(scope.auth, scope.method, taskId, task, responses);
+    }
+    return task;
+  }
+
+  /** Whether this client can answer every request itself, as MRTR rounds of its call. */
+  const answerable = (task: TaskSnapshot, scope: RequestScope): boolean =>
+    Object.values(task.inputRequests).every(
+      (r) =>
+        missingCapabilityFor(r as unknown as InputRequest, scope.envelope.clientCapabilities) === undefined,
+    );
+
+  /**
+   * A call from a client without the extension: the task runs while the call waits up to the budget. It answers
+   * like a synchronous call when the task ends in time (or asks its input as MRTR rounds the client can answer);
+   * otherwise it hands the task back as an ordinary result, with the facade tools to follow it.
+   */
+  async function background(
+    call: ToolCall,
+    params: JsonObject,
+    scope: RequestScope,
+    deps: RoundDeps,
+    budgetMs: number,
+  ): Promise<JsonObject> {
+    const deadline = now() + budgetMs;
+    let task = await resumed(call, params, scope, deps);
+    if (task === undefined) {
+      // The facade answers any input the task asks (a model asks its user, or answers itself).
+      const caps = { ...scope.envelope.clientCapabilities, ...FACADE_ANSWERS };
+      const started = await start(call, params, scope, deps, caps);
+      if ('answer' in started) return started.answer;
+      task = started.task;
+    }
+    const token = scope.envelope.progressToken;
+    let told = 0;
+    let lastMessage = task.statusMessage;
+    const onChange =
+      token === undefined
+        ? undefined
+        : (t: TaskSnapshot): void => {
+            // Each new status message is progress for hosts that keep a call alive while it reports some.
+            if (t.statusMessage === lastMessage || scope.signal.aborted) return;
+            lastMessage = t.statusMessage;
+            const progress: JsonObject = { progressToken: token, progress: ++told };
+            if (t.statusMessage !== undefined) progress.message = t.statusMessage;
+            scope.emit('notifications/progress', progress);
+          };
+    const settled = await settle(task.id, ownerOf(scope), deadline, scope.signal, onChange);
+    if (typeof settled === 'string') throw deny(scope, task.id, settled);
+    const name = call.tool.def.name;
+    switch (settled.status) {
+      case 'completed':
+        return { ...(settled.result as JsonObject), resultType: 'complete' };
+      case 'failed': {
+        const error = settled.error ?? { code: -32603, message: 'Task failed' };
+        throw new ProtocolError(error.code, error.message, error.data);
+      }
+      case 'input_required':
+        if (answerable(settled, scope)) {
+          const state = deps.sealer.seal(
+            { t: settled.id },
+            bindingOf(call, scope),
+            now() + MRTR_STATE_TTL_MS,
+          );
+          return { resultType: 'input_required', inputRequests: settled.inputRequests, requestState: state };
+        }
+        break;
+      default:
+        break;
+    }
+    const late =
+      budgetMs > 0 && settled.status === 'working' ? ` (it did not finish within ${budgetMs / 1000} s)` : '';
+    const opening =
+      `${name} goes on in the background as task ${settled.id}${late}. ` +
+      `Do not call ${name} again for this request: that would start the work over.`;
+    return { resultType: 'complete', ...describeTask(settled, fallback.names, fallback.budgetMs, opening) };
+  }
+
+  async function interceptToolCall(call: ToolCall, params: JsonObject, scope: RequestScope, deps: RoundDeps) {
+    const policy = call.tool.def.task;
+    if (policy === undefined || policy.support === 'never') return undefined;
+    if (!hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)) {
+      const budget = toolBudget(policy, fallback);
+      if (budget !== undefined) return background(call, params, scope, deps, budget);
+      if (policy.support === 'optional') return undefined;
+      throw missingCapability(
+        `Tool ${call.tool.def.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+        REQUIRED,
+      );
+    }
+    const started = await start(call, params, scope, deps);
+    return 'answer' in started ? started.answer : toCreateTaskResult(started.task);
+  }
+
+  const facade = fallback.enabled
+    ? facadeTools({
+        store,
+        fallback,
+        now,
+        deny: denyTo,
+        pollWait,
+        answer: (auth, taskId, task, responses) =>
+          answer(auth, fallback.names.respond, taskId, task, responses),
+        cancel: (auth, taskId) => cancel(auth, taskId, fallback.names.cancel),
+        settle,
+      })
+    : [];
+  const facadeNames = new Set(facade.map((t) => t.name));
+  // The listing a tool shows clients without the extension: its outputSchema also admits a hand-back.
+  const widened = new WeakMap<RegisteredTool, JsonObject>();
+  const fallbackListing = (tool: RegisteredTool): JsonObject => {
+    const schema = tool.def.outputSchema;
+    if (schema === undefined || toolBudget(tool.def.task, fallback) === undefined) return tool.listing;
+    let listing = widened.get(tool);
+    if (listing === undefined) {
+      listing = { ...tool.listing, outputSchema: withHandle(schema) };
+      widened.set(tool, listing);
+    }
+    return listing;
+  };
 
   return {
     id: TASKS_EXTENSION,
     capability: {},
     interceptToolCall,
+    tools: facade,
+    toolsView(scope) {
+      if (hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)) {
+        return facade.length === 0
+          ? undefined
+          : {
+              key: 'tasks',
+              list: (tools) => tools.flatMap((t) => (facadeNames.has(t.def.name) ? [] : [t.listing])),
+            };
+      }
+      if (facade.length === 0) return undefined;
+      return {
+        key: 'fallback',
+        list(tools) {
+          // The facade is listed while some tool hands tasks back.
+          const handing = tools.some((t) => toolBudget(t.def.task, fallback) !== undefined);
+          return tools.flatMap((t) => (!handing && facadeNames.has(t.def.name) ? [] : [fallbackListing(t)]));
+        },
+      };
+    },
     subscriptions: [createTaskSubscriptions(store, now)],
     methods: {
       'tasks/get': async (params, scope) => {
         requireExtension(scope);
         const id = readId(params, scope);
-        const wait = getLimiter?.take(`${scope.auth.tenant}\u0000${scope.auth.principal}`, now()) ?? 0;
+        const wait = pollWait(scope.auth, scope.method, id);
         if (wait > 0) {
-          audit({
-            event: 'task.limited',
-            ...who(scope),
-            method: scope.method,
-            taskId: id,
-            outcome: 'rate_limited',
-          });
           throw new ProtocolError(
             TOO_MANY_REQUESTS,
             `Polling too fast: retry after ${Math.ceil(wait / 1000)} s`,
@@ -240,33 +506,12 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         const snapshot = await store.get(id, ownerOf(scope), now());
         if (typeof snapshot === 'string') throw deny(scope, id, snapshot);
         // Only outstanding keys count; unknown, answered and superseded keys are ignored.
-        const outstanding: Record<string, JsonMap> = {};
-        for (const [key, value] of Object.entries(responses)) {
-          if (snapshot.inputRequests[key] === undefined) continue;
-          if (!InputResponsesV2Schema.safeParse({ [key]: value }).success) {
-            throw invalidParams(`Invalid params: malformed answer for input key "${key}"`);
-          }
-          outstanding[key] = value as JsonMap;
-        }
-        if (Object.keys(outstanding).length > 0) {
-          const answered = await store.answer(id, ownerOf(scope), outstanding, now());
-          if (!answered.ok) throw deny(scope, id, answered.miss);
-          const outcome = answered.resumed ? 'resumed' : 'partial';
-          audit({ event: 'task.answered', ...who(scope), taskId: id, outcome });
-        }
+        await answer(scope.auth, scope.method, id, snapshot, responses);
         return { ...ACK };
       },
       'tasks/cancel': async (params, scope) => {
         requireExtension(scope);
-        const id = readId(params, scope);
-        const cancelled = await store.requestCancel(id, ownerOf(scope), now());
-        if (!cancelled.ok) throw deny(scope, id, cancelled.miss);
-        const outcome = cancelled.cancelledNow
-          ? 'cancelled'
-          : cancelled.running
-            ? 'cancel_requested'
-            : 'already_ended';
-        audit({ event: 'task.cancel', ...who(scope), taskId: id, outcome });
+        await cancel(scope.auth, readId(params, scope), scope.method);
         return { ...ACK };
       },
     },

@@ -1,0 +1,159 @@
+// The facade tools a model uses to follow a task handed back to a client without the tasks extension: status,
+// respond and cancel, owner-scoped exactly like tasks/get, tasks/update and tasks/cancel.
+import type { AuthInfo, HandlerContext } from '../context.js';
+import { defineTool, type ToolDefinition } from '../define.js';
+import type { TaskStore } from '../../tasks/store.js';
+import type { LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
+import { isTaskIdShape } from '../../tasks/ids.js';
+import type { JsonObject } from '../../wire/jsonrpc.js';
+import { ProtocolError } from '../../wire/protocol-error.js';
+import { ErrorCode } from '../../wire/codes.js';
+import type { CallToolResult } from '../types.js';
+import { describeTask, type Fallback } from './fallback.js';
+
+/** What the facade shares with the extension's own methods. */
+export interface FacadeDeps {
+  store: TaskStore;
+  fallback: Fallback;
+  now: () => number;
+  /** Records a lookup miss (audit) and returns the error tasks/get would answer. */
+  deny(auth: AuthInfo, method: string, taskId: string, miss: LookupMiss): ProtocolError;
+  /** tasks/get's poll limit: ms to wait before polling again (0: go ahead). */
+  pollWait(auth: AuthInfo, method: string, taskId: string): number;
+  /** tasks/update's answer: writes the outstanding keys' answers; malformed ones throw -32602. */
+  answer(auth: AuthInfo, taskId: string, task: TaskSnapshot, responses: JsonObject): Promise<string[]>;
+  /** tasks/cancel: requests cancellation. */
+  cancel(auth: AuthInfo, taskId: string): Promise<void>;
+  /** Waits (up to the deadline) until the task is finished or waits for input. */
+  settle(
+    taskId: string,
+    owner: TaskOwner,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<TaskSnapshot | LookupMiss>;
+}
+
+const TASK_ID = {
+  type: 'string',
+  description: 'The task id, from the result of the tool that started the task.',
+};
+
+const ownerOf = (auth: AuthInfo): TaskOwner => ({ tenant: auth.tenant, principal: auth.principal });
+
+const problem = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
+  const { names, budgetMs } = deps.fallback;
+  const waits = budgetMs > 0 ? ` Waits up to ${Math.ceil(budgetMs / 1000)} s for news before answering.` : '';
+
+  /** The tool's answer to a failed lookup or a bad request: a tool error the model can act on. */
+  const failure = (taskId: string, err: unknown): CallToolResult => {
+    if (!(err instanceof ProtocolError) || err.code !== ErrorCode.InvalidParams) throw err;
+    return problem(
+      err.message === 'Task not found' || err.message === 'Task has expired'
+        ? `${err.message}: ${taskId}. Use the taskId from the result of the tool that started the task; ` +
+            'tasks are kept for a limited time after they end.'
+        : err.message,
+    );
+  };
+
+  const readId = (args: { taskId: string }, auth: AuthInfo, method: string): string => {
+    if (!isTaskIdShape(args.taskId)) throw deps.deny(auth, method, args.taskId, 'not_found');
+    return args.taskId;
+  };
+
+  const lookup = async (auth: AuthInfo, method: string, taskId: string): Promise<TaskSnapshot> => {
+    const task = await deps.store.get(taskId, ownerOf(auth), deps.now());
+    if (typeof task === 'string') throw deps.deny(auth, method, taskId, task);
+    return task;
+  };
+
+  /** Waits for news (up to the budget), then describes the task for the model. */
+  const report = async (ctx: HandlerContext, method: string, taskId: string): Promise<CallToolResult> => {
+    const task = await deps.settle(taskId, ownerOf(ctx.auth), deps.now() + budgetMs, ctx.signal);
+    if (typeof task === 'string') throw deps.deny(ctx.auth, method, taskId, task);
+    return describeTask(task, names, budgetMs) as unknown as CallToolResult;
+  };
+
+  const status = defineTool<{ taskId: string }>({
+    name: names.status,
+    title: 'Background task status',
+    description:
+      'Reports on a background task that another tool of this server started (its taskId is in that tool’s ' +
+      'result): what it is doing, the questions it waits on, or its result once it is done.' +
+      waits,
+    inputSchema: { type: 'object', properties: { taskId: TASK_ID }, required: ['taskId'] },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    handler: async (args, ctx) => {
+      try {
+        const id = readId(args, ctx.auth, names.status);
+        const wait = deps.pollWait(ctx.auth, names.status, id);
+        if (wait > 0) {
+          return problem(
+            `Polling too fast: wait ${Math.ceil(wait / 1000)} s, then call ${names.status} again.`,
+          );
+        }
+        return await report(ctx, names.status, id);
+      } catch (err) {
+        return failure(args.taskId, err);
+      }
+    },
+  });
+
+  const respond = defineTool<{ taskId: string; inputResponses: JsonObject }>({
+    name: names.respond,
+    title: 'Answer a background task',
+    description:
+      `Answers the questions a background task waits on, as ${names.status} lists them (one or more at once, ` +
+      `keyed like its inputRequests), then reports on the task like ${names.status}.` +
+      waits,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        taskId: TASK_ID,
+        inputResponses: {
+          type: 'object',
+          description:
+            'Answers keyed by question: for a question (elicitation) {"action":"accept","content":{…}} or ' +
+            '{"action":"decline"}.',
+          additionalProperties: { type: 'object' },
+        },
+      },
+      required: ['taskId', 'inputResponses'],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handler: async (args, ctx) => {
+      try {
+        const id = readId(args, ctx.auth, names.respond);
+        const task = await lookup(ctx.auth, names.respond, id);
+        const ignored = await deps.answer(ctx.auth, id, task, args.inputResponses);
+        const result = await report(ctx, names.respond, id);
+        if (ignored.length === 0) return result;
+        const note = `Not waiting for ${ignored.map((k) => `"${k}"`).join(', ')}: ignored.`;
+        return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
+      } catch (err) {
+        return failure(args.taskId, err);
+      }
+    },
+  });
+
+  const cancel = defineTool<{ taskId: string }>({
+    name: names.cancel,
+    title: 'Stop a background task',
+    description:
+      'Stops a background task that another tool of this server started, and reports how it ended.',
+    inputSchema: { type: 'object', properties: { taskId: TASK_ID }, required: ['taskId'] },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    handler: async (args, ctx) => {
+      try {
+        const id = readId(args, ctx.auth, names.cancel);
+        await deps.cancel(ctx.auth, id);
+        return await report(ctx, names.cancel, id);
+      } catch (err) {
+        return failure(args.taskId, err);
+      }
+    },
+  });
+
+  return [status, respond, cancel];
+}

@@ -1,0 +1,237 @@
+// Durable tools for clients without the tasks extension: a tools/call waits up to a budget for its task, then hands
+// back an ordinary CallToolResult naming the task and the facade tools (status, respond, cancel) a model follows.
+import type { TaskPolicy } from '../define.js';
+import type { TaskSnapshot } from '../../tasks/task.js';
+import { isJsonObject, type JsonObject } from '../../wire/jsonrpc.js';
+import { META_BACKGROUND_TASK } from '../../wire/meta-keys.js';
+
+export interface FallbackOptions {
+  /** The server-wide switch (default true). Off: such clients get what the extension alone gives them. */
+  enabled?: boolean;
+  /** How long (ms) a call, and each facade call, waits for news of its task (default 20 000; 0: answer at once). */
+  budgetMs?: number;
+  /**
+   * Hands back `required` tools too, instead of the -32021 the extension prescribes for clients that did not declare
+   * it: a deliberate departure from the extension, for hosts that cannot declare it (default false).
+   */
+  required?: boolean;
+  /** Prefix of the facade tools' names (default `task_`: task_status, task_respond, task_cancel). */
+  toolPrefix?: string;
+}
+
+export interface FacadeNames {
+  status: string;
+  respond: string;
+  cancel: string;
+}
+
+export interface Fallback {
+  enabled: boolean;
+  budgetMs: number;
+  required: boolean;
+  names: FacadeNames;
+}
+
+export const DEFAULT_FALLBACK_BUDGET_MS = 20_000;
+
+export function resolveFallback(options: FallbackOptions | false | undefined): Fallback {
+  const o = options === false ? { enabled: false } : (options ?? {});
+  const budgetMs = o.budgetMs ?? DEFAULT_FALLBACK_BUDGET_MS;
+  if (!Number.isSafeInteger(budgetMs) || budgetMs < 0) {
+    throw new Error(`fallback budget must be a whole number of ms >= 0 (got ${String(budgetMs)})`);
+  }
+  const prefix = o.toolPrefix ?? 'task_';
+  return {
+    enabled: o.enabled ?? true,
+    budgetMs,
+    required: o.required ?? false,
+    names: { status: `${prefix}status`, respond: `${prefix}respond`, cancel: `${prefix}cancel` },
+  };
+}
+
+/** The budget of a tool's calls from clients without the extension; undefined when the fallback is off for it. */
+export function toolBudget(policy: TaskPolicy | undefined, fallback: Fallback): number | undefined {
+  if (!fallback.enabled || policy === undefined || policy.support === 'never') return undefined;
+  const own = policy.fallback;
+  if (own === false) return undefined;
+  if (own === undefined && policy.support === 'required' && !fallback.required) return undefined;
+  // A tool's own budget was checked when it was registered.
+  return (typeof own === 'object' ? own.budgetMs : undefined) ?? fallback.budgetMs;
+}
+
+/** The structuredContent of a hand-back: what a tool with an outputSchema also admits for such clients. */
+export const HANDLE_SCHEMA: JsonObject = {
+  type: 'object',
+  properties: {
+    taskId: { type: 'string' },
+    status: { type: 'string', enum: ['working', 'input_required', 'completed', 'failed', 'cancelled'] },
+    statusMessage: { type: 'string' },
+    inputRequests: { type: 'object' },
+    next: { type: 'object' },
+    instructions: { type: 'string' },
+  },
+  required: ['taskId', 'status', 'instructions'],
+};
+
+/** Keywords that must stay at a schema's root (references resolve from there). */
+const ROOT_KEYWORDS = new Set(['$schema', '$id', '$defs', 'definitions', '$anchor', '$dynamicAnchor']);
+
+/** A tool's outputSchema widened to admit a hand-back, for the listing shown to clients without the extension. */
+export function withHandle(schema: JsonObject): JsonObject {
+  const root: JsonObject = {};
+  const own: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) (ROOT_KEYWORDS.has(key) ? root : own)[key] = value;
+  return { ...root, type: 'object', anyOf: [own, HANDLE_SCHEMA] };
+}
+
+const json = (value: unknown): string => JSON.stringify(value);
+
+/** A value of the field's type a model can copy and replace. */
+function exampleValue(field: unknown): unknown {
+  if (!isJsonObject(field)) return '…';
+  if (Array.isArray(field.enum) && field.enum.length > 0) return field.enum[0];
+  if (field.default !== undefined) return field.default;
+  switch (field.type) {
+    case 'boolean':
+      return true;
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return '…';
+  }
+}
+
+function describeField(name: string, field: unknown, required: boolean): string {
+  const f = isJsonObject(field) ? field : {};
+  const parts = [typeof f.type === 'string' ? f.type : 'value'];
+  if (Array.isArray(f.enum)) parts.push(`one of ${f.enum.map((v) => json(v)).join(', ')}`);
+  if (required) parts.push('required');
+  const label =
+    typeof f.title === 'string' ? f.title : typeof f.description === 'string' ? f.description : '';
+  return `${name} (${parts.join(', ')})${label === '' ? '' : `: ${label}`}`;
+}
+
+/** One input request in words, and an answer of the right shape for task_respond. */
+function describeRequest(request: JsonObject): { text: string; example: JsonObject } {
+  const params = isJsonObject(request.params) ? request.params : {};
+  const message = typeof params.message === 'string' ? params.message : '';
+  switch (request.method) {
+    case 'elicitation/create': {
+      if (params.mode === 'url') {
+        const url = typeof params.url === 'string' ? params.url : '';
+        return {
+          text: `${message} The user must open ${url} and finish there.`,
+          example: { action: 'accept' },
+        };
+      }
+      const schema = isJsonObject(params.requestedSchema) ? params.requestedSchema : {};
+      const properties = isJsonObject(schema.properties) ? schema.properties : {};
+      const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+      const names = Object.keys(properties);
+      const fields = names.map((n) => describeField(n, properties[n], required.has(n)));
+      const content = Object.fromEntries(names.map((n) => [n, exampleValue(properties[n])]));
+      return {
+        text: `${message}${fields.length > 0 ? ` Fields: ${fields.join('; ')}.` : ''}`,
+        example: { action: 'accept', content },
+      };
+    }
+    case 'sampling/createMessage':
+      return {
+        text: `A language model completion is requested: ${json(params.messages ?? [])}.`,
+        example: { role: 'assistant', content: { type: 'text', text: '…' }, model: '…' },
+      };
+    case 'roots/list':
+      return { text: 'The task asks for the root directories it may use.', example: { roots: [] } };
+    default:
+      return { text: `A ${String(request.method)} request: ${json(params)}.`, example: {} };
+  }
+}
+
+export interface Described {
+  /** The text a model reads first. */
+  lead: string;
+  /** What the model can do next. */
+  next: { tool: string; arguments: JsonObject } | undefined;
+}
+
+/**
+ * The task as a CallToolResult for a model: what it is doing, the questions it waits on (each with an answer of the
+ * right shape), and which facade tool to call next; the tool's own result once it completed.
+ */
+export function describeTask(
+  task: TaskSnapshot,
+  names: FacadeNames,
+  budgetMs: number,
+  opening = '',
+): JsonObject {
+  const id = task.id;
+  const ref = json({ taskId: id });
+  const lines: string[] = opening === '' ? [] : [opening];
+  const structured: JsonObject = { taskId: id, status: task.status };
+  if (task.statusMessage !== undefined) structured.statusMessage = task.statusMessage;
+  let next: JsonObject | undefined;
+  let content: JsonObject[] = [];
+  let isError = false;
+  const waits = budgetMs > 0 ? ` (it waits up to ${Math.ceil(budgetMs / 1000)} s for news)` : '';
+  switch (task.status) {
+    case 'working': {
+      const doing = task.statusMessage === undefined ? '' : ` Status: ${task.statusMessage}`;
+      lines.push(`Task ${id} is still running on the server; nothing is lost while you wait.${doing}`);
+      lines.push(`To get its result, call ${names.status} with ${ref}${waits}.`);
+      lines.push(`To stop it, call ${names.cancel} with ${ref}.`);
+      next = { tool: names.status, arguments: { taskId: id } };
+      break;
+    }
+    case 'input_required': {
+      lines.push(`Task ${id} is waiting for answers before it can go on.`);
+      const answers: JsonObject = {};
+      for (const [key, request] of Object.entries(task.inputRequests)) {
+        const { text, example } = describeRequest(request);
+        lines.push(`- "${key}": ${text}`);
+        answers[key] = example;
+      }
+      const args = { taskId: id, inputResponses: answers };
+      lines.push(
+        `Ask the user, then call ${names.respond} with ${json(args)}, filled in with their answers ` +
+          `(for a question the user declines, answer {"action":"decline"}).`,
+      );
+      lines.push(`To stop the task instead, call ${names.cancel} with ${ref}.`);
+      structured.inputRequests = task.inputRequests;
+      next = { tool: names.respond, arguments: args };
+      break;
+    }
+    case 'completed': {
+      const result = task.result ?? {};
+      isError = result.isError === true;
+      lines.push(isError ? `Task ${id} ended with an error:` : `Task ${id} completed. Its result:`);
+      content = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
+      structured.result = result;
+      break;
+    }
+    case 'failed': {
+      const error = task.error;
+      isError = true;
+      lines.push(`Task ${id} failed: ${error?.message ?? 'unknown error'}.`);
+      if (error !== undefined) structured.error = error as unknown as JsonObject;
+      break;
+    }
+    case 'cancelled':
+      lines.push(`Task ${id} was cancelled; it will not finish.`);
+      break;
+  }
+  const instructions = lines.join('\n');
+  structured.instructions = instructions;
+  if (next !== undefined) structured.next = next;
+  const out: JsonObject = {
+    content: [{ type: 'text', text: instructions }, ...content],
+    structuredContent: structured,
+    _meta: { [META_BACKGROUND_TASK]: { taskId: id, status: task.status } },
+  };
+  if (isError) out.isError = true;
+  return out;
+}
