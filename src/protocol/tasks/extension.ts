@@ -31,7 +31,14 @@ import { requestBinding } from '../request-state.js';
 import { principalKey } from '../run-round.js';
 import type { InputRequest } from '../types.js';
 import { facadeTools } from './facade-tools.js';
-import { describeTask, resolveFallback, toolBudget, withHandle, type FallbackOptions } from './fallback.js';
+import {
+  describeTask,
+  duration,
+  resolveFallback,
+  toolBudget,
+  withHandle,
+  type FallbackOptions,
+} from './fallback.js';
 import { watchDelay, watchTask } from './task-watch.js';
 
 export interface TasksExtensionOptions {
@@ -405,7 +412,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         break;
     }
     const late =
-      budgetMs > 0 && settled.status === 'working' ? ` (it did not finish within ${budgetMs / 1000} s)` : '';
+      budgetMs > 0 && settled.status === 'working' ? ` (it did not finish within ${duration(budgetMs)})` : '';
     const opening =
       `${name} goes on in the background as task ${settled.id}${late}. ` +
       `Do not call ${name} again for this request: that would start the work over.`;

@@ -9,7 +9,7 @@ import type { JsonObject } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { ErrorCode } from '../../wire/codes.js';
 import type { CallToolResult } from '../types.js';
-import { describeTask, type Fallback } from './fallback.js';
+import { describeTask, duration, type Fallback } from './fallback.js';
 
 /** What the facade shares with the extension's own methods. */
 export interface FacadeDeps {
@@ -44,7 +44,7 @@ const problem = (text: string): CallToolResult => ({ content: [{ type: 'text', t
 
 export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
   const { names, budgetMs } = deps.fallback;
-  const waits = budgetMs > 0 ? ` Waits up to ${Math.ceil(budgetMs / 1000)} s for news before answering.` : '';
+  const waits = budgetMs > 0 ? ` Waits up to ${duration(budgetMs)} for news before answering.` : '';
 
   /** The tool's answer to a failed lookup or a bad request: a tool error the model can act on. */
   const failure = (taskId: string, err: unknown): CallToolResult => {

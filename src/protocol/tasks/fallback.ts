@@ -3,7 +3,7 @@
 import type { TaskPolicy } from '../define.js';
 import type { TaskSnapshot } from '../../tasks/task.js';
 import { isJsonObject, type JsonObject } from '../../wire/jsonrpc.js';
-import { META_BACKGROUND_TASK } from '../../wire/meta-keys.js';
+import { META_BACKGROUND_TASK, META_SERVER_INFO } from '../../wire/meta-keys.js';
 
 export interface FallbackOptions {
   /** The server-wide switch (default true). Off: such clients get what the extension alone gives them. */
@@ -86,6 +86,9 @@ export function withHandle(schema: JsonObject): JsonObject {
 
 const json = (value: unknown): string => JSON.stringify(value);
 
+/** A budget in words: "500 ms", "20 s", "1.5 s". */
+export const duration = (ms: number): string => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
+
 /** A value of the field's type a model can copy and replace. */
 function exampleValue(field: unknown): unknown {
   if (!isJsonObject(field)) return '…';
@@ -116,6 +119,9 @@ function describeField(name: string, field: unknown, required: boolean): string 
   return `${name} (${parts.join(', ')})${label === '' ? '' : `: ${label}`}`;
 }
 
+/** Text that ends like a sentence. */
+const sentence = (text: string): string => (text === '' || /[.?!:]$/.test(text) ? text : `${text}.`);
+
 /** One input request in words, and an answer of the right shape for task_respond. */
 function describeRequest(request: JsonObject): { text: string; example: JsonObject } {
   const params = isJsonObject(request.params) ? request.params : {};
@@ -125,7 +131,7 @@ function describeRequest(request: JsonObject): { text: string; example: JsonObje
       if (params.mode === 'url') {
         const url = typeof params.url === 'string' ? params.url : '';
         return {
-          text: `${message} The user must open ${url} and finish there.`,
+          text: `${sentence(message)} The user must open ${url} and finish there.`,
           example: { action: 'accept' },
         };
       }
@@ -136,7 +142,7 @@ function describeRequest(request: JsonObject): { text: string; example: JsonObje
       const fields = names.map((n) => describeField(n, properties[n], required.has(n)));
       const content = Object.fromEntries(names.map((n) => [n, exampleValue(properties[n])]));
       return {
-        text: `${message}${fields.length > 0 ? ` Fields: ${fields.join('; ')}.` : ''}`,
+        text: `${sentence(message)}${fields.length > 0 ? ` Fields: ${fields.join('; ')}.` : ''}`,
         example: { action: 'accept', content },
       };
     }
@@ -152,11 +158,14 @@ function describeRequest(request: JsonObject): { text: string; example: JsonObje
   }
 }
 
-export interface Described {
-  /** The text a model reads first. */
-  lead: string;
-  /** What the model can do next. */
-  next: { tool: string; arguments: JsonObject } | undefined;
+/** The tool's result without what this server adds to every answer (its resultType and serverInfo). */
+function ownResult(result: JsonObject): JsonObject {
+  const { resultType: _kind, _meta: meta, ...own } = result;
+  if (isJsonObject(meta)) {
+    const { [META_SERVER_INFO]: _info, ...rest } = meta;
+    if (Object.keys(rest).length > 0) own._meta = rest;
+  }
+  return own;
 }
 
 /**
@@ -177,7 +186,7 @@ export function describeTask(
   let next: JsonObject | undefined;
   let content: JsonObject[] = [];
   let isError = false;
-  const waits = budgetMs > 0 ? ` (it waits up to ${Math.ceil(budgetMs / 1000)} s for news)` : '';
+  const waits = budgetMs > 0 ? ` (it waits up to ${duration(budgetMs)} for news)` : '';
   switch (task.status) {
     case 'working': {
       const doing = task.statusMessage === undefined ? '' : ` Status: ${task.statusMessage}`;
@@ -210,7 +219,7 @@ export function describeTask(
       isError = result.isError === true;
       lines.push(isError ? `Task ${id} ended with an error:` : `Task ${id} completed. Its result:`);
       content = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
-      structured.result = result;
+      structured.result = ownResult(result);
       break;
     }
     case 'failed': {
