@@ -351,6 +351,18 @@ describe('a 2025-11-25 session without params.task', () => {
     expect(task.status).toBe('completed');
   });
 
+  it('cancels a handed-back task with task_cancel, and keeps it from other principals', async () => {
+    const handed = await legacy.result('tools/call', { name: 'slow', arguments: { ms: 10_000 } });
+    const taskId = String(structured(handed).taskId);
+    const bobLegacy = await legacyConnect(server.url, { authorization: 'Bearer bob-token' }, {});
+    const denied = await bobLegacy.result('tools/call', { name: 'task_cancel', arguments: { taskId } });
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toContain('Task not found');
+    const cancelled = await legacy.result('tools/call', { name: 'task_cancel', arguments: { taskId } });
+    expect(structured(cancelled).status).toBe('cancelled');
+    expect((await legacy.result('tasks/get', { taskId })).status).toBe('cancelled');
+  });
+
   it('answers input through task_respond, or through the session when the client declared elicitation', async () => {
     const handed = await legacy.result('tools/call', { name: 'asks', arguments: {} });
     const next = structured(handed).next as { tool: string; arguments: Json };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TaskPolicy } from '../define.js';
 import type { TaskSnapshot } from '../../tasks/task.js';
 import type { JsonObject } from '../../wire/jsonrpc.js';
-import { META_BACKGROUND_TASK } from '../../wire/meta-keys.js';
+import { META_BACKGROUND_TASK, META_ERROR_REF, META_SERVER_INFO } from '../../wire/meta-keys.js';
 import { compileSchema } from '../schema-validation.js';
 import {
   DEFAULT_FALLBACK_BUDGET_MS,
@@ -167,7 +167,7 @@ describe('withHandle', () => {
     };
     const widenedSchema = withHandle(schema);
     expect(widenedSchema.$schema).toBe(schema.$schema);
-    expect(widenedSchema.$defs).toBe(schema.$defs);
+    expect(widenedSchema.$defs).toEqual(schema.$defs);
     expect((widenedSchema.anyOf as JsonObject[])[0]).not.toHaveProperty('$defs');
     expect((widenedSchema.anyOf as JsonObject[])[0]).not.toHaveProperty('$schema');
 
@@ -182,6 +182,29 @@ describe('withHandle', () => {
     expect(widened({ items: [{ sku: 1 }] }).ok).toBe(false);
     expect(widened({ items: [{ sku: 'a', colour: 'red' }] }).ok).toBe(false);
   });
+  it('rebases references into the schema itself, so they mean what they meant', () => {
+    const pointer: JsonObject = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { $ref: '#/properties/a' } },
+    };
+    const widenedPointer = compileSchema(withHandle(pointer));
+    expect(widenedPointer({ a: 'x', b: 'y' }).ok).toBe(true);
+    expect(widenedPointer({ a: 'x', b: 3 }).ok).toBe(false);
+    const tree: JsonObject = {
+      type: 'object',
+      properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } },
+      required: ['name'],
+      additionalProperties: false,
+    };
+    const widenedTree = compileSchema(withHandle(tree));
+    expect(widenedTree({ name: 'r', children: [{ name: 'c', children: [] }] }).ok).toBe(true);
+    // A child is a node of the original shape, never a hand-back.
+    expect(
+      widenedTree({ name: 'r', children: [{ taskId: 't', status: 'working', instructions: 'x' }] }).ok,
+    ).toBe(false);
+    expect(widenedTree(handBack).ok).toBe(true);
+  });
+
   it('keeps draft-07 definitions resolvable too', () => {
     const schema: JsonObject = {
       $schema: 'http://json-schema.org/draft-07/schema#',
@@ -304,6 +327,38 @@ describe('describeTask', () => {
     expect(out._meta).toEqual({ [META_BACKGROUND_TASK]: { taskId: ID, status: 'input_required' } });
     expect(out).not.toHaveProperty('isError');
   });
+  it('gives valid examples for defaults, listed choices and bounds, and no stray space without a message', () => {
+    const request = elicitForm(
+      {
+        type: 'object',
+        properties: {
+          level: { type: 'string', enum: ['low', 'high'], default: 'high' },
+          colour: {
+            type: 'string',
+            oneOf: [
+              { const: 'r', title: 'Red' },
+              { const: 'g', title: 'Green' },
+            ],
+          },
+          picks: { type: 'array', items: { enum: ['a', 'b'] }, minItems: 1 },
+          amount: { type: 'number', minimum: 5 },
+        },
+      },
+      '',
+    );
+    const out = describe_(snapshot({ status: 'input_required', inputRequests: { q: request } }));
+    const next = out.structuredContent.next as { arguments: { inputResponses: JsonObject } };
+    expect(next.arguments.inputResponses.q).toEqual({
+      action: 'accept',
+      content: { level: 'high', colour: 'r', picks: ['a'], amount: 5 },
+    });
+    const text = out.structuredContent.instructions;
+    expect(text).toContain(
+      '- "q": Fields: level (string, one of "low", "high"); colour (string, one of "r", "g")',
+    );
+    expect(text).toContain('picks (array, any of "a", "b")');
+  });
+
   it('gives each kind of input request an answer of its shape', () => {
     const inputRequests: Record<string, JsonObject> = {
       login: {
@@ -366,6 +421,22 @@ describe('describeTask', () => {
     expect(out.isError).toBe(true);
     expect(out.content).toEqual([{ type: 'text', text: lead }, ...result.content]);
     expect(out.structuredContent.result).toEqual(result);
+  });
+  it("drops the server's own _meta from the result and keeps the tool's", () => {
+    const server = { [META_SERVER_INFO]: { name: 'durable-mcp', version: '1' } };
+    const kept = describe_(
+      snapshot({
+        status: 'completed',
+        result: { content: [], isError: true, _meta: { ...server, [META_ERROR_REF]: 'ref-1' } },
+      }),
+    );
+    expect(kept.structuredContent.result).toEqual({
+      content: [],
+      isError: true,
+      _meta: { [META_ERROR_REF]: 'ref-1' },
+    });
+    const dropped = describe_(snapshot({ status: 'completed', result: { content: [], _meta: server } }));
+    expect(dropped.structuredContent.result).toEqual({ content: [] });
   });
   it('reports a completed task without a stored result as an empty success', () => {
     const out = describe_(snapshot({ status: 'completed', result: undefined }));

@@ -73,14 +73,45 @@ export const HANDLE_SCHEMA: JsonObject = {
   required: ['taskId', 'status', 'instructions'],
 };
 
-/** Keywords that must stay at a schema's root (references resolve from there). */
-const ROOT_KEYWORDS = new Set(['$schema', '$id', '$defs', 'definitions', '$anchor', '$dynamicAnchor']);
+/** Keywords that stay at the widened schema's root: the dialect, the resource, its definitions, its labels. */
+const ROOT_KEYWORDS = new Set([
+  '$schema',
+  '$id',
+  '$defs',
+  'definitions',
+  '$anchor',
+  '$dynamicAnchor',
+  'title',
+  'description',
+]);
 
-/** A tool's outputSchema widened to admit a hand-back, for the listing shown to clients without the extension. */
+/** A reference into the original's own keywords, which now live under `anyOf/0`. */
+function rebaseRef(ref: string): string {
+  if (ref === '#') return '#/anyOf/0';
+  if (!ref.startsWith('#/') || ref.startsWith('#/$defs/') || ref.startsWith('#/definitions/')) return ref;
+  return `#/anyOf/0${ref.slice(1)}`;
+}
+
+/** The original's subschemas with their root-relative references rebased (embedded resources keep theirs). */
+function rebase(node: unknown, top: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => rebase(n, false));
+  if (!isJsonObject(node) || (!top && typeof node.$id === 'string')) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] = key === '$ref' && typeof value === 'string' ? rebaseRef(value) : rebase(value, false);
+  }
+  return out;
+}
+
+/**
+ * A tool's outputSchema widened to admit a hand-back, for the listing shown to clients without the extension: its
+ * own keywords move under `anyOf/0` (references to them follow), the rest stays at the root.
+ */
 export function withHandle(schema: JsonObject): JsonObject {
+  const rebased = rebase(schema, true) as JsonObject;
   const root: JsonObject = {};
   const own: JsonObject = {};
-  for (const [key, value] of Object.entries(schema)) (ROOT_KEYWORDS.has(key) ? root : own)[key] = value;
+  for (const [key, value] of Object.entries(rebased)) (ROOT_KEYWORDS.has(key) ? root : own)[key] = value;
   return { ...root, type: 'object', anyOf: [own, HANDLE_SCHEMA] };
 }
 
@@ -89,19 +120,36 @@ const json = (value: unknown): string => JSON.stringify(value);
 /** A budget in words: "500 ms", "20 s", "1.5 s". */
 export const duration = (ms: number): string => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
 
-/** A value of the field's type a model can copy and replace. */
+/** The values a field admits, when it lists them: `enum`, `oneOf`/`anyOf` of `const`s, or the same for items. */
+function choices(field: JsonObject): unknown[] | undefined {
+  if (Array.isArray(field.enum)) return field.enum;
+  const options = Array.isArray(field.oneOf)
+    ? field.oneOf
+    : Array.isArray(field.anyOf)
+      ? field.anyOf
+      : undefined;
+  const consts = options?.filter((o) => isJsonObject(o) && o.const !== undefined) as JsonObject[] | undefined;
+  if (consts !== undefined && consts.length > 0) return consts.map((o) => o.const);
+  return undefined;
+}
+
+/** A valid value of the field a model can copy and replace. */
 function exampleValue(field: unknown): unknown {
   if (!isJsonObject(field)) return '…';
-  if (Array.isArray(field.enum) && field.enum.length > 0) return field.enum[0];
   if (field.default !== undefined) return field.default;
+  const listed = choices(field);
+  if (listed !== undefined && listed.length > 0) return listed[0];
   switch (field.type) {
     case 'boolean':
       return true;
     case 'number':
     case 'integer':
-      return 0;
-    case 'array':
-      return [];
+      return typeof field.minimum === 'number' ? field.minimum : 0;
+    case 'array': {
+      const items = isJsonObject(field.items) ? choices(field.items) : undefined;
+      const first = items?.[0];
+      return first === undefined ? [] : [first];
+    }
     case 'object':
       return {};
     default:
@@ -112,7 +160,9 @@ function exampleValue(field: unknown): unknown {
 function describeField(name: string, field: unknown, required: boolean): string {
   const f = isJsonObject(field) ? field : {};
   const parts = [typeof f.type === 'string' ? f.type : 'value'];
-  if (Array.isArray(f.enum)) parts.push(`one of ${f.enum.map((v) => json(v)).join(', ')}`);
+  const listed = choices(f) ?? (isJsonObject(f.items) ? choices(f.items) : undefined);
+  if (listed !== undefined)
+    parts.push(`${f.type === 'array' ? 'any of' : 'one of'} ${listed.map(json).join(', ')}`);
   if (required) parts.push('required');
   const label =
     typeof f.title === 'string' ? f.title : typeof f.description === 'string' ? f.description : '';
@@ -142,7 +192,9 @@ function describeRequest(request: JsonObject): { text: string; example: JsonObje
       const fields = names.map((n) => describeField(n, properties[n], required.has(n)));
       const content = Object.fromEntries(names.map((n) => [n, exampleValue(properties[n])]));
       return {
-        text: `${sentence(message)}${fields.length > 0 ? ` Fields: ${fields.join('; ')}.` : ''}`,
+        text: [sentence(message), fields.length > 0 ? `Fields: ${fields.join('; ')}.` : '']
+          .filter((t) => t !== '')
+          .join(' '),
         example: { action: 'accept', content },
       };
     }
