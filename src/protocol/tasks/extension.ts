@@ -16,7 +16,7 @@ import { sameJson } from '../../tasks/json-equal.js';
 import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
 import { runRound, type RoundDeps } from '../run-round.js';
 import type { RequestScope } from '../scope.js';
-import type { ServerExtension } from '../server.js';
+import type { ServerExtension, ToolsView } from '../server.js';
 import type { ToolCall } from '../tools.js';
 import type { AuditLog } from '../audit.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -462,30 +462,31 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     return listing;
   };
 
+  /** Clients that declare the extension see the tools as registered, without the facade. */
+  const awareView: ToolsView = {
+    key: 'tasks',
+    list: (tools) => tools.flatMap((t) => (facadeNames.has(t.def.name) ? [] : [t.listing])),
+  };
+  /** The others see the facade (while some tool hands tasks back) and widened output schemas. */
+  const fallbackView: ToolsView = {
+    key: 'fallback',
+    list(tools) {
+      const handing = tools.some((t) => toolBudget(t.def.task, fallback) !== undefined);
+      return tools.flatMap((t) => (!handing && facadeNames.has(t.def.name) ? [] : [fallbackListing(t)]));
+    },
+  };
+
   return {
     id: TASKS_EXTENSION,
     capability: {},
     interceptToolCall,
     tools: facade,
-    toolsView(scope) {
-      if (hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)) {
-        return facade.length === 0
-          ? undefined
-          : {
-              key: 'tasks',
-              list: (tools) => tools.flatMap((t) => (facadeNames.has(t.def.name) ? [] : [t.listing])),
-            };
-      }
-      if (facade.length === 0) return undefined;
-      return {
-        key: 'fallback',
-        list(tools) {
-          // The facade is listed while some tool hands tasks back.
-          const handing = tools.some((t) => toolBudget(t.def.task, fallback) !== undefined);
-          return tools.flatMap((t) => (!handing && facadeNames.has(t.def.name) ? [] : [fallbackListing(t)]));
-        },
-      };
-    },
+    toolsView: (scope) =>
+      facade.length === 0
+        ? undefined
+        : hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)
+          ? awareView
+          : fallbackView,
     subscriptions: [createTaskSubscriptions(store, now)],
     methods: {
       'tasks/get': async (params, scope) => {
