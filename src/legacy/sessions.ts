@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuthInfo } from '../protocol/context.js';
 import type { SessionRecord, SessionStore } from '../tasks/sessions.js';
+import { ownerOf } from '../tasks/task.js';
 import type { ClientCapabilities, Implementation } from '../wire/envelope.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
@@ -34,8 +35,6 @@ export const MAX_SUBSCRIPTIONS = 1_000;
 /** How long ended sessions stay known, so that their clients get 404 and start over. */
 const ENDED_MEMORY_MS = 24 * 3_600_000;
 const PURGE_EVERY_MS = 60_000;
-
-const ownerOf = (auth: AuthInfo) => ({ tenant: auth.tenant, principal: auth.principal });
 
 function toState(s: LegacySession): Record<string, unknown> {
   const state: Record<string, unknown> = {

@@ -41,6 +41,3 @@ function legacyStatus(modern: JsonObject): unknown {
   const result = modern.result as JsonObject | undefined;
   return modern.status === 'completed' && result?.isError === true ? 'failed' : modern.status;
 }
-
-export const isTerminal = (status: unknown): boolean =>
-  status === 'completed' || status === 'failed' || status === 'cancelled';

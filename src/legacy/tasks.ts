@@ -1,12 +1,12 @@
 // Legacy (2025-11-25) tasks over the shared task service: tasks/get, tasks/result, tasks/list, tasks/cancel.
 import { toDetailedTask } from '../protocol/tasks/task-wire.js';
-import type { TaskSnapshot } from '../tasks/task.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
 import type { LegacyCall } from './call.js';
 import { callModern } from './modern.js';
-import { isTerminal, toLegacyResult, toLegacyTask } from './shapes.js';
+import { isTerminal, ownerOf, type TaskSnapshot } from '../tasks/task.js';
+import { toLegacyResult, toLegacyTask } from './shapes.js';
 import { askForInput, RELATED_TASK } from './task-input.js';
 import { pollDelay, waitForTask } from './task-wait.js';
 
@@ -95,7 +95,7 @@ async function taskList(call: LegacyCall): Promise<JsonObject> {
   const { store, pageSize, now } = call.ctx;
   const after = decodeCursor(call.params.cursor);
   if (store?.listOwned === undefined) return { tasks: [] };
-  const owner = { tenant: call.auth.tenant, principal: call.auth.principal };
+  const owner = ownerOf(call.auth);
   const page = after === undefined ? { limit: pageSize + 1 } : { after, limit: pageSize + 1 };
   const found = await store.listOwned(owner, page, now());
   const shown = found.slice(0, pageSize);

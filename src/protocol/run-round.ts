@@ -7,6 +7,7 @@ import type { ToolErrorReport } from '../tasks/observer.js';
 import { InputPending, inputRequiredResult, readRound, type MrtrRound } from './mrtr.js';
 import { requestBinding, type StateSealer } from './request-state.js';
 import type { RequestScope } from './scope.js';
+import { ownerKey } from '../tasks/task.js';
 
 export interface RoundDeps {
   sealer: StateSealer;
@@ -20,8 +21,7 @@ export interface RoundDeps {
 
 export type RoundOutcome<T> = { kind: 'done'; value: T } | { kind: 'input_required'; result: JsonObject };
 
-export const principalKey = (scope: RequestScope): string =>
-  `${scope.auth.tenant}\u0000${scope.auth.principal}`;
+export const principalKey = (scope: RequestScope): string => ownerKey(scope.auth);
 
 export async function runRound<T>(
   deps: RoundDeps,

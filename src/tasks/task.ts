@@ -1,8 +1,11 @@
 // The task domain model: statuses, the stored record, and what a run produces.
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
-export const isTerminal = (status: TaskStatus): boolean => TERMINAL_STATUSES.includes(status);
+export type TerminalStatus = 'completed' | 'failed' | 'cancelled';
+export const TERMINAL_STATUSES: readonly TerminalStatus[] = ['completed', 'failed', 'cancelled'];
+/** Whether a status is final: a task in it never changes again (whatever the value's source, wire or row). */
+export const isTerminal = (status: unknown): status is TerminalStatus =>
+  status === 'completed' || status === 'failed' || status === 'cancelled';
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonMap = Record<string, unknown>;
@@ -11,6 +14,12 @@ export interface TaskOwner {
   tenant: string;
   principal: string;
 }
+
+/** The owner part of a caller (an AuthInfo, a row): exactly its tenant and principal. */
+export const ownerOf = (who: TaskOwner): TaskOwner => ({ tenant: who.tenant, principal: who.principal });
+
+/** One string per owner, for maps and limiters keyed by owner (NUL cannot occur in either part on the wire). */
+export const ownerKey = (owner: TaskOwner): string => `${owner.tenant}\u0000${owner.principal}`;
 
 export interface TaskError {
   code: number;

@@ -4,6 +4,8 @@ import { isTaskIdShape, newTaskId } from '../../tasks/ids.js';
 import type { TaskStore } from '../../tasks/store.js';
 import {
   isTerminal,
+  ownerKey,
+  ownerOf,
   type JsonMap,
   type LookupMiss,
   type TaskOwner,
@@ -103,11 +105,6 @@ const reusedKey = (): ProtocolError =>
 const missError = (miss: LookupMiss): ProtocolError =>
   miss === 'expired' ? invalidParams('Task has expired') : invalidParams('Task not found');
 
-const ownerOf = (scope: RequestScope): TaskOwner => ({
-  tenant: scope.auth.tenant,
-  principal: scope.auth.principal,
-});
-
 export function createTasksExtension(options: TasksExtensionOptions): ServerExtension {
   const { store } = options;
   const now = options.now ?? Date.now;
@@ -122,17 +119,16 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     const cached = finished.get(snapshot);
     if (cached !== undefined) return cached;
     const result: JsonObject = { resultType: 'complete', ...toDetailedTask(snapshot) };
-    if (snapshot.status === 'completed' || snapshot.status === 'failed' || snapshot.status === 'cancelled') {
+    if (isTerminal(snapshot.status)) {
       finished.set(snapshot, memoizeSerialization(result));
     }
     return result;
   };
-  const who = (auth: AuthInfo) => ({ tenant: auth.tenant, principal: auth.principal });
   const fallback = resolveFallback(options.fallback);
 
   /** Answers a lookup miss the same way whoever asked, and records it. */
   const denyTo = (auth: AuthInfo, method: string, taskId: string, miss: LookupMiss): ProtocolError => {
-    audit({ event: 'task.denied', ...who(auth), method, taskId, outcome: miss });
+    audit({ event: 'task.denied', ...ownerOf(auth), method, taskId, outcome: miss });
     return missError(miss);
   };
   const deny = (scope: RequestScope, taskId: string, miss: LookupMiss): ProtocolError =>
@@ -141,14 +137,14 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     try {
       return readTaskId(params);
     } catch (err) {
-      audit({ event: 'task.denied', ...who(scope.auth), method: scope.method, outcome: 'invalid_id' });
+      audit({ event: 'task.denied', ...ownerOf(scope.auth), method: scope.method, outcome: 'invalid_id' });
       throw err;
     }
   };
   /** ms before this principal may poll again (0: now), recorded when it must wait. */
   const pollWait = (auth: AuthInfo, method: string, taskId: string): number => {
-    const wait = getLimiter?.take(`${auth.tenant}\u0000${auth.principal}`, now()) ?? 0;
-    if (wait > 0) audit({ event: 'task.limited', ...who(auth), method, taskId, outcome: 'rate_limited' });
+    const wait = getLimiter?.take(ownerKey(auth), now()) ?? 0;
+    if (wait > 0) audit({ event: 'task.limited', ...ownerOf(auth), method, taskId, outcome: 'rate_limited' });
     return wait;
   };
 
@@ -173,23 +169,23 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       outstanding[key] = value as JsonMap;
     }
     if (Object.keys(outstanding).length > 0) {
-      const answered = await store.answer(taskId, who(auth), outstanding, now());
+      const answered = await store.answer(taskId, ownerOf(auth), outstanding, now());
       if (!answered.ok) throw denyTo(auth, method, taskId, answered.miss);
       const outcome = answered.resumed ? 'resumed' : 'partial';
-      audit({ event: 'task.answered', ...who(auth), taskId, outcome });
+      audit({ event: 'task.answered', ...ownerOf(auth), taskId, outcome });
     }
     return ignored;
   }
 
   async function cancel(auth: AuthInfo, taskId: string, method: string): Promise<void> {
-    const cancelled = await store.requestCancel(taskId, who(auth), now());
+    const cancelled = await store.requestCancel(taskId, ownerOf(auth), now());
     if (!cancelled.ok) throw denyTo(auth, method, taskId, cancelled.miss);
     const outcome = cancelled.cancelledNow
       ? 'cancelled'
       : cancelled.running
         ? 'cancel_requested'
         : 'already_ended';
-    audit({ event: 'task.cancel', ...who(auth), taskId, outcome });
+    audit({ event: 'task.cancel', ...ownerOf(auth), taskId, outcome });
   }
 
   /**
@@ -242,13 +238,13 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
      */
     const earlier = async (): Promise<TaskSnapshot | undefined> => {
       if (key === undefined) return undefined;
-      const existing = await store.findByIdempotencyKey(ownerOf(scope), call.tool.def.name, key, now());
+      const existing = await store.findByIdempotencyKey(ownerOf(scope.auth), call.tool.def.name, key, now());
       if (existing === undefined) return undefined;
       if (!sameJson(existing.args, call.args)) throw reusedKey();
       const taskId = existing.snapshot.id;
       audit({
         event: 'task.joined',
-        ...who(scope.auth),
+        ...ownerOf(scope.auth),
         taskId,
         tool: call.tool.def.name,
         outcome: 'joined',
@@ -268,13 +264,13 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       if (round.kind === 'input_required') return { answer: round.result };
       answers = round.value;
     }
-    if (maxActive > 0 && (await store.countActive(ownerOf(scope))) >= maxActive) {
+    if (maxActive > 0 && (await store.countActive(ownerOf(scope.auth))) >= maxActive) {
       // A retried call is no new task: the quota does not refuse it.
       const found = await earlier();
       if (found !== undefined) return { task: found };
       audit({
         event: 'task.limited',
-        ...who(scope.auth),
+        ...ownerOf(scope.auth),
         tool: call.tool.def.name,
         outcome: 'too_many_active_tasks',
       });
@@ -289,7 +285,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     const id = newTaskId();
     const snapshot = await store.create({
       id,
-      owner: ownerOf(scope),
+      owner: ownerOf(scope.auth),
       tool: call.tool.def.name,
       args: call.args,
       createdAt: now(),
@@ -311,7 +307,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     const joined = snapshot.id !== id;
     audit({
       event: joined ? 'task.joined' : 'task.created',
-      ...who(scope.auth),
+      ...ownerOf(scope.auth),
       taskId: snapshot.id,
       tool: call.tool.def.name,
       outcome: joined ? 'joined' : 'created',
@@ -340,7 +336,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
       const reason = opened.ok ? 'issued for another request' : opened.reason;
       throw invalidParams(`Invalid params: requestState rejected (${reason})`);
     }
-    const task = await store.get(taskId, ownerOf(scope), now());
+    const task = await store.get(taskId, ownerOf(scope.auth), now());
     if (typeof task === 'string') throw deny(scope, taskId, task);
     const responses = params.inputResponses;
     if (responses !== undefined) {
@@ -392,7 +388,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
             if (t.statusMessage !== undefined) progress.message = t.statusMessage;
             scope.emit('notifications/progress', progress);
           };
-    const settled = await settle(task.id, ownerOf(scope), deadline, scope.signal, onChange);
+    const settled = await settle(task.id, ownerOf(scope.auth), deadline, scope.signal, onChange);
     if (typeof settled === 'string') throw deny(scope, task.id, settled);
     const name = call.tool.def.name;
     switch (settled.status) {
@@ -506,7 +502,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
             },
           );
         }
-        const snapshot = await store.get(id, ownerOf(scope), now());
+        const snapshot = await store.get(id, ownerOf(scope.auth), now());
         if (typeof snapshot === 'string') throw deny(scope, id, snapshot);
         return getResult(snapshot);
       },
@@ -515,7 +511,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         const id = readId(params, scope);
         const responses = params.inputResponses;
         if (!isJsonObject(responses)) throw invalidParams('Invalid params: inputResponses must be an object');
-        const snapshot = await store.get(id, ownerOf(scope), now());
+        const snapshot = await store.get(id, ownerOf(scope.auth), now());
         if (typeof snapshot === 'string') throw deny(scope, id, snapshot);
         // Only outstanding keys count; unknown, answered and superseded keys are ignored.
         await answer(scope.auth, scope.method, id, snapshot, responses);

@@ -3,7 +3,7 @@
 import type { AuthInfo, HandlerContext } from '../context.js';
 import { defineTool, type ToolDefinition } from '../define.js';
 import type { TaskStore } from '../../tasks/store.js';
-import type { LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
+import { ownerOf, type LookupMiss, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
 import { isTaskIdShape } from '../../tasks/ids.js';
 import type { JsonObject } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
@@ -37,8 +37,6 @@ const TASK_ID = {
   type: 'string',
   description: 'The task id, from the result of the tool that started the task.',
 };
-
-const ownerOf = (auth: AuthInfo): TaskOwner => ({ tenant: auth.tenant, principal: auth.principal });
 
 const problem = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 

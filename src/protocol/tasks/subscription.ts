@@ -1,7 +1,7 @@
 // `taskIds` on subscriptions/listen: a snapshot of each owned task at once, then one per committed change.
 import { isTaskIdShape } from '../../tasks/ids.js';
 import type { CommittedTask, TaskStore } from '../../tasks/store.js';
-import type { LookupMiss, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
+import { ownerKey, ownerOf, type LookupMiss, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
@@ -47,8 +47,7 @@ const isBefore = (a: number | undefined, b: number | undefined): boolean =>
 export function createTaskSubscriptions(store: TaskStore, now: () => number): SubscriptionExtension {
   // Subscribers of one task (all its owner's) share one read per change instead of one read each.
   const reads = new Map<string, Promise<TaskSnapshot | LookupMiss>>();
-  const keyOf = (id: string, owner: TaskOwner): string =>
-    `${id}\u0000${owner.tenant}\u0000${owner.principal}`;
+  const keyOf = (id: string, owner: TaskOwner): string => `${id}\u0000${ownerKey(owner)}`;
   const readTask = (id: string, owner: TaskOwner): Promise<TaskSnapshot | LookupMiss> => {
     const key = keyOf(id, owner);
     let pending = reads.get(key);
@@ -77,7 +76,7 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
       if (requested.length > MAX_TASK_IDS) {
         throw invalidParams(`Invalid params: at most ${MAX_TASK_IDS} taskIds per subscription`);
       }
-      const owner = { tenant: scope.auth.tenant, principal: scope.auth.principal };
+      const owner = ownerOf(scope.auth);
       const accepted: string[] = [];
       // Only the caller's own live tasks are acknowledged; others are left out without a word.
       for (const id of new Set(requested as string[])) {

@@ -22,6 +22,7 @@ import type {
   TaskOwner,
   TaskSnapshot,
 } from '../../tasks/task.js';
+import { isTerminal, ownerKey } from '../../tasks/task.js';
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { prepareQueries, type PayloadCodec, type Queries } from './queries.js';
 import { newSnapshot, toInspection, toSnapshot, type TaskRow } from './rows.js';
@@ -167,7 +168,7 @@ export function createSqliteTaskStore(
   const remember = (owner: TaskOwner, snapshot: TaskSnapshot): void => {
     if (terminal.size >= 10_000) terminal.delete(terminal.keys().next().value as string);
     const expiresAt = snapshot.ttlMs === null ? null : snapshot.createdAt + snapshot.ttlMs;
-    terminal.set(snapshot.id, { owner: `${owner.tenant}\u0000${owner.principal}`, snapshot, expiresAt });
+    terminal.set(snapshot.id, { owner: ownerKey(owner), snapshot, expiresAt });
   };
 
   // Lease writes (claim, renew) may skip the fsync: a lease lost in a power cut is simply claimed again,
@@ -339,15 +340,14 @@ export function createSqliteTaskStore(
 
     async get(id, owner, now) {
       const hit = terminal.get(id);
-      if (hit !== undefined && hit.owner === `${owner.tenant}\u0000${owner.principal}`) {
+      if (hit !== undefined && hit.owner === ownerKey(owner)) {
         if (hit.expiresAt === null || hit.expiresAt > now) return hit.snapshot;
         terminal.delete(id);
       }
       const row = lookup(id, owner, now);
       if (typeof row === 'string') return row;
       const snapshot = snapshotOf(row);
-      if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled')
-        remember(owner, snapshot);
+      if (isTerminal(row.status)) remember(owner, snapshot);
       return snapshot;
     },
 
@@ -445,7 +445,7 @@ export function createSqliteTaskStore(
       return tx((): CancelResult => {
         const row = lookup(id, owner, now);
         if (typeof row === 'string') return { ok: false, miss: row };
-        if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled') {
+        if (isTerminal(row.status)) {
           return { ok: true, cancelledNow: false, running: false };
         }
         const running = row.lease_owner !== null && (row.lease_until ?? 0) > now;
