@@ -27,6 +27,9 @@ export interface TaskError {
   data?: unknown;
 }
 
+/** The error of a task that outlived its TTL unfinished (the TTL sweep of every store writes it). */
+export const TASK_EXPIRED_ERROR: TaskError = { code: -32603, message: 'task expired' };
+
 /** A task as its owner sees it (what tasks/get and notifications/tasks are built from). */
 export interface TaskSnapshot {
   id: string;
@@ -180,3 +183,9 @@ export function inspectionSteps(
 
 /** Why a lookup found nothing usable. Foreign, purged and never-existing ids are all `not_found`. */
 export type LookupMiss = 'not_found' | 'expired';
+
+/** What the owner is told of a miss: the same words whoever asked and whatever the id. */
+export const LOOKUP_MISS_MESSAGES: Readonly<Record<LookupMiss, string>> = {
+  not_found: 'Task not found',
+  expired: 'Task has expired',
+};

@@ -4,6 +4,7 @@ import { isTaskIdShape, newTaskId } from '../../tasks/ids.js';
 import type { TaskStore } from '../../tasks/store.js';
 import {
   isTerminal,
+  LOOKUP_MISS_MESSAGES,
   ownerKey,
   ownerOf,
   type JsonMap,
@@ -102,8 +103,7 @@ function readIdempotencyKey(params: JsonObject): string | undefined {
 const reusedKey = (): ProtocolError =>
   invalidParams('Invalid params: this idempotency key was already used with different arguments');
 
-const missError = (miss: LookupMiss): ProtocolError =>
-  miss === 'expired' ? invalidParams('Task has expired') : invalidParams('Task not found');
+const missError = (miss: LookupMiss): ProtocolError => invalidParams(LOOKUP_MISS_MESSAGES[miss]);
 
 export function createTasksExtension(options: TasksExtensionOptions): ServerExtension {
   const { store } = options;

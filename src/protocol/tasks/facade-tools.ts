@@ -3,7 +3,13 @@
 import type { AuthInfo, HandlerContext } from '../context.js';
 import { defineTool, type ToolDefinition } from '../define.js';
 import type { TaskStore } from '../../tasks/store.js';
-import { ownerOf, type LookupMiss, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
+import {
+  LOOKUP_MISS_MESSAGES,
+  ownerOf,
+  type LookupMiss,
+  type TaskOwner,
+  type TaskSnapshot,
+} from '../../tasks/task.js';
 import { isTaskIdShape } from '../../tasks/ids.js';
 import type { JsonObject } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
@@ -48,7 +54,7 @@ export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
   const failure = (taskId: string, err: unknown): CallToolResult => {
     if (!(err instanceof ProtocolError) || err.code !== ErrorCode.InvalidParams) throw err;
     return problem(
-      err.message === 'Task not found' || err.message === 'Task has expired'
+      Object.values(LOOKUP_MISS_MESSAGES).includes(err.message)
         ? `${err.message}: ${taskId}. Use the taskId from the result of the tool that started the task; ` +
             'tasks are kept for a limited time after they end.'
         : err.message,

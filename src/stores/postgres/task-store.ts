@@ -15,6 +15,7 @@ import type {
   TaskSnapshot,
   TaskStatus,
 } from '../../tasks/task.js';
+import { TASK_EXPIRED_ERROR } from '../../tasks/task.js';
 import { createChangeFeed } from './change-feed.js';
 import { createPayloadCodec } from './codec.js';
 import { missOf, writeAndNotify, type StoreContext } from './context.js';
@@ -78,7 +79,7 @@ export interface PostgresTaskStoreOptions {
   preparedStatements?: boolean;
 }
 
-const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
+const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 
 function openPool(options: PostgresTaskStoreOptions): pg.Pool {
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;

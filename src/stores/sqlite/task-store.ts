@@ -22,7 +22,7 @@ import type {
   TaskOwner,
   TaskSnapshot,
 } from '../../tasks/task.js';
-import { isTerminal, ownerKey } from '../../tasks/task.js';
+import { isTerminal, ownerKey, TASK_EXPIRED_ERROR } from '../../tasks/task.js';
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { prepareQueries, type PayloadCodec, type Queries } from './queries.js';
 import { newSnapshot, toInspection, toSnapshot, type TaskRow } from './rows.js';
@@ -41,7 +41,7 @@ export interface SqliteTaskStoreOptions extends OpenSqliteOptions {
   crossProcessPollMs?: number;
 }
 
-const EXPIRED_ERROR = JSON.stringify({ code: -32603, message: 'task expired' });
+const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 
 export function createSqliteTaskStore(
   options: SqliteTaskStoreOptions,
