@@ -64,7 +64,12 @@ export interface TaskPage {
 }
 
 export interface ChangeFeed {
-  subscribe(listener: (change: TaskChange) => void): () => void;
+  /**
+   * `onResync`, if given, is told whenever the feed starts or resumes hearing other processes' changes (a listening
+   * connection opened or reopened): changes committed before may have gone unheard, so what the subscriber watches
+   * must be read again.
+   */
+  subscribe(listener: (change: TaskChange) => void, onResync?: () => void): () => void;
 }
 
 export interface TaskStore {

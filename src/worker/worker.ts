@@ -165,10 +165,14 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (!stopped) return;
       stopped = false;
-      unsubscribe = store.changes?.subscribe((c) => {
-        // Wake after the current turn: the commit's other listeners (pushes, the request's answer) go first.
-        if (c.runnable) setImmediate(() => void fill());
-      });
+      unsubscribe = store.changes?.subscribe(
+        (c) => {
+          // Wake after the current turn: the commit's other listeners (pushes, the request's answer) go first.
+          if (c.runnable) setImmediate(() => void fill());
+        },
+        // Tasks made runnable while the feed was not listening (a reconnection) are claimed now, not on the poll.
+        () => setImmediate(() => void fill()),
+      );
       timers.push(setInterval(() => void fill().then(lookAhead), pollMs));
       timers.push(setInterval(() => void sweep(), options.sweepMs ?? 5_000));
       for (const t of timers) t.unref();

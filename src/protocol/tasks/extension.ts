@@ -200,9 +200,6 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     onChange?: (task: TaskSnapshot) => void,
   ): Promise<TaskSnapshot | LookupMiss> {
     const watch = watchTask(store, taskId, signal);
-    // Looks again soon at first: a change committed before this process heard the feed (a LISTEN connection
-    // opening with its first subscriber) wakes nobody.
-    let pause = 200;
     try {
       for (;;) {
         const task = await store.get(taskId, owner, now());
@@ -211,8 +208,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
         onChange?.(task);
         const left = deadline - now();
         if (left <= 0 || signal.aborted) return task;
-        await watch.next(Math.min(left, pause, watchDelay(store, task.pollIntervalMs)));
-        pause *= 2;
+        await watch.next(Math.min(left, watchDelay(store, task.pollIntervalMs)));
       }
     } finally {
       watch.stop();

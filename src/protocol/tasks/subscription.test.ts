@@ -29,6 +29,7 @@ const snapshot = (
 /** A store whose reads the test answers one by one, and whose change feed the test drives. */
 function fakeStore() {
   const listeners = new Set<(change: TaskChange) => void>();
+  const resyncs = new Set<() => void>();
   const reads: { resolve: (s: TaskSnapshot | LookupMiss) => void; reject: (err: Error) => void }[] = [];
   let current: TaskSnapshot | LookupMiss = snapshot(1);
   const store = {
@@ -37,9 +38,13 @@ function fakeStore() {
         reads.push({ resolve, reject });
       }),
     changes: {
-      subscribe(fn: (change: TaskChange) => void) {
+      subscribe(fn: (change: TaskChange) => void, onResync?: () => void) {
         listeners.add(fn);
-        return () => listeners.delete(fn);
+        if (onResync !== undefined) resyncs.add(onResync);
+        return () => {
+          listeners.delete(fn);
+          if (onResync !== undefined) resyncs.delete(onResync);
+        };
       },
     },
   } as unknown as TaskStore;
@@ -57,6 +62,10 @@ function fakeStore() {
     },
     failRead() {
       reads.shift()?.reject(new Error('store unavailable'));
+    },
+    /** The feed began hearing other processes again: changes before may have gone unheard. */
+    resync() {
+      for (const fn of resyncs) fn();
     },
     emit(change: Partial<TaskChange> = {}) {
       for (const fn of listeners) fn({ taskId: ID, runnable: false, cancelRequested: false, ...change });
@@ -108,6 +117,18 @@ describe('taskIds subscription', () => {
     fake.emit({ committed: carry(snapshot(2), NOW + 60_000) });
     await settle();
     expect(fake.reads).toHaveLength(0);
+    expect(sent).toEqual(['revision 1', 'revision 2']);
+  });
+
+  it('reads every watched task again on a resync, so a change the feed did not hear still goes out', async () => {
+    const fake = fakeStore();
+    const { sent } = await subscribed(fake);
+    fake.current = snapshot(2); // committed while the feed was not listening: no change arrives
+    fake.resync();
+    await settle();
+    expect(fake.reads).toHaveLength(1);
+    fake.answerRead();
+    await settle();
     expect(sent).toEqual(['revision 1', 'revision 2']);
   });
 

@@ -156,19 +156,29 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
         agreed: accepted,
         start() {
           if (accepted.length === 0) return;
-          unsubscribe = store.changes?.subscribe((change) => {
-            if (!watched.has(change.taskId)) return;
-            // A read started before this change must not be shared with pushes caused by it.
-            reads.delete(keyOf(change.taskId, owner));
-            const s = stateOf(state, change.taskId);
-            const committed = change.committed;
-            // A change that carries the task as committed spares a read; one that does not needs one.
-            if (committed === undefined) s.needsRead = true;
-            else if (s.carried === undefined || !isBefore(committed.revision, s.carried.revision)) {
-              s.carried = committed;
-            }
-            void push(change.taskId);
-          });
+          unsubscribe = store.changes?.subscribe(
+            (change) => {
+              if (!watched.has(change.taskId)) return;
+              // A read started before this change must not be shared with pushes caused by it.
+              reads.delete(keyOf(change.taskId, owner));
+              const s = stateOf(state, change.taskId);
+              const committed = change.committed;
+              // A change that carries the task as committed spares a read; one that does not needs one.
+              if (committed === undefined) s.needsRead = true;
+              else if (s.carried === undefined || !isBefore(committed.revision, s.carried.revision)) {
+                s.carried = committed;
+              }
+              void push(change.taskId);
+            },
+            () => {
+              // Changes committed before the feed heard them may be missing: every watched task is read again.
+              for (const id of watched) {
+                reads.delete(keyOf(id, owner));
+                stateOf(state, id).needsRead = true;
+                void push(id);
+              }
+            },
+          );
           for (const id of accepted) void push(id);
         },
         stop() {

@@ -11,11 +11,14 @@ export interface TaskWatch {
 export function watchTask(store: TaskStore | undefined, taskId: string, signal: AbortSignal): TaskWatch {
   let wake: (() => void) | undefined;
   let changed = false;
-  const unsubscribe = store?.changes?.subscribe((change) => {
-    if (change.taskId !== taskId) return;
+  const changedNow = (): void => {
     changed = true;
     wake?.();
-  });
+  };
+  // A resync (the feed began hearing other processes) may hide a change of this task: it counts as one.
+  const unsubscribe = store?.changes?.subscribe((change) => {
+    if (change.taskId === taskId) changedNow();
+  }, changedNow);
   return {
     next(ms) {
       if (changed || signal.aborted) {

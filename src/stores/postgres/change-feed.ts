@@ -35,6 +35,7 @@ export function parseNotification(payload: string, origin: string): TaskChange |
 
 export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
   const listeners = new Set<(change: TaskChange) => void>();
+  const resyncs = new Set<() => void>();
   let listener: ChangeListener | undefined;
   let closed = false;
 
@@ -50,8 +51,9 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
 
   return {
     changes: {
-      subscribe(fn) {
+      subscribe(fn, onResync) {
         listeners.add(fn);
+        if (onResync !== undefined) resyncs.add(onResync);
         // The LISTEN connection opens with the first subscriber and stays until close.
         if (options.listen && !closed && listener === undefined) {
           listener = startChangeListener({
@@ -62,10 +64,21 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
               const change = parseNotification(payload, options.origin);
               if (change !== undefined) emit(change);
             },
+            // Whatever was committed before LISTEN took effect went unheard: subscribers read again.
+            onListening: () => {
+              for (const resync of [...resyncs]) {
+                try {
+                  resync();
+                } catch {
+                  // as for changes: a subscriber's bug stays its own
+                }
+              }
+            },
           });
         }
         return () => {
           listeners.delete(fn);
+          if (onResync !== undefined) resyncs.delete(onResync);
         };
       },
     },
@@ -75,6 +88,7 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
     async close() {
       closed = true;
       listeners.clear();
+      resyncs.clear();
       await listener?.close();
     },
   };

@@ -9,6 +9,8 @@ export interface ChangeListenerOptions {
   onPayload: (payload: string) => void;
   /** How often to check that the connection still answers (a half-open TCP connection never errors). */
   probeMs: number;
+  /** Called each time LISTEN is in effect (first connection and every reconnection). */
+  onListening?: () => void;
 }
 
 export interface ChangeListener {
@@ -21,13 +23,15 @@ const MAX_RETRY_MS = 5_000;
 /**
  * LISTENs on `channel` until closed. When the connection drops (server restart, pg_terminate_backend, network),
  * it reconnects after 100 ms, doubling up to 5 s, with jitter so replicas do not stampede. Notifications sent while
- * disconnected are lost: the feed is a wake-up hint, and the worker's poll is the backstop.
+ * disconnected are lost: `onListening` tells the feed each time LISTEN is in effect again, and its subscribers
+ * read what they watch.
  */
 export function startChangeListener({
   config,
   channel,
   onPayload,
   probeMs,
+  onListening,
 }: ChangeListenerOptions): ChangeListener {
   let closed = false;
   let current: pg.Client | undefined;
@@ -85,6 +89,7 @@ export function startChangeListener({
       client.query('SELECT 1').catch(() => drop(client));
     }, probeMs);
     probe.unref();
+    onListening?.();
   };
 
   void connect();

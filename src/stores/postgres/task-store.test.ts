@@ -401,6 +401,31 @@ function defineSuites(): void {
       expect(seenB.every((c) => c.committed === undefined)).toBe(true);
     });
 
+    it('tells subscribers to read again when LISTEN takes effect, first and after every reconnection', async () => {
+      const schema = freshSchema();
+      const a = open({ schema });
+      const b = open({ schema });
+      await a.countRunnable(T0);
+      let resyncs = 0;
+      const seen: TaskChange[] = [];
+      b.changes?.subscribe(
+        (c) => seen.push(c),
+        () => void resyncs++,
+      );
+      // Committed while B's LISTEN connection is still opening: unheard, so only the resync can reveal it.
+      const early = await a.create(newTask());
+      const [pid] = await waitFor(async () => {
+        const pids = await listenPids(schema);
+        return pids.length === 1 && resyncs === 1 ? pids : undefined;
+      });
+      expect(await b.get(early.id, ALICE, T0)).toMatchObject({ id: early.id });
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await waitFor(() => (resyncs === 2 ? true : undefined), 10_000);
+      const later = await a.create(newTask());
+      await waitFor(delivered(seen, later.id), 1_000);
+      expect(resyncs).toBe(2);
+    });
+
     it('reconnects its LISTEN connection after the backend is killed, and delivers again', async () => {
       const schema = freshSchema();
       const a = open({ schema });
