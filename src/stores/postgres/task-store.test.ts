@@ -6,7 +6,12 @@ import { StoreUnavailableError } from '../../tasks/errors.js';
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import type { TaskChange, TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, TaskOwner } from '../../tasks/task.js';
-import { newTask, runTaskStoreContract } from '../task-store.contract.js';
+import {
+  expectUpgradedTasksResume,
+  newTask,
+  runTaskStoreContract,
+  seedUpgradeTasks,
+} from '../task-store.contract.js';
 import { migrate, postgresMigrations } from './migrations.js';
 import { LISTEN_APPLICATION_NAME, schemaNames } from './names.js';
 import { buildQueries } from './queries.js';
@@ -192,13 +197,7 @@ function defineSuites(): void {
       const schema = freshSchema();
       const s = pg.escapeIdentifier(schema);
       const before = open({ schema });
-      const running = await before.create(newTask({ createdAt: T0 }));
-      const asking = await before.create(newTask({ createdAt: T0 + 1 }));
-      expect((await before.claim('w', 1_000, T0))?.id).toBe(running.id);
-      await before.saveStep(running.id, 1, 'fetched', { rows: 3 }, T0);
-      const second = await before.claim('w', 1_000, T0);
-      const requests = { confirm: { method: 'elicitation/create' } };
-      await before.finish(asking.id, second?.token ?? 0, { kind: 'input_required', requests }, T0);
+      const seeded = await seedUpgradeTasks(before, T0);
       // Take the schema back to that release (before migration 7).
       await admin.query(`DROP TABLE ${s}.task_step_attempts`);
       await admin.query(`DROP INDEX ${s}.tasks_live_expiry`);
@@ -209,27 +208,7 @@ function defineSuites(): void {
 
       expect(await migrate(admin, schema)).toEqual([7]);
       const after = open({ schema });
-      const resumed = await after.claim('w2', 1_000, T0 + 2_000);
-      expect(resumed).toMatchObject({
-        id: running.id,
-        token: 2,
-        takenOver: true,
-        steps: { fetched: { rows: 3 } },
-      });
-      expect(resumed?.stepAttempts).toEqual({});
-      expect(await after.answer(asking.id, ALICE, { confirm: { action: 'accept' } }, T0 + 2_001)).toEqual({
-        ok: true,
-        resumed: true,
-      });
-      const answered = await after.claim('w2', 1_000, T0 + 2_002);
-      expect(answered).toMatchObject({ id: asking.id, answers: { confirm: { action: 'accept' } } });
-      expect(await after.finish(running.id, 2, { kind: 'completed', result: { ok: 1 } }, T0 + 2_003)).toBe(
-        true,
-      );
-      expect(await after.get(running.id, ALICE, T0 + 2_004)).toMatchObject({
-        status: 'completed',
-        result: { ok: 1 },
-      });
+      await expectUpgradedTasksResume(after, seeded, T0);
     });
 
     it('adds the status index to a schema holding tasks, and counts by status with it', async () => {

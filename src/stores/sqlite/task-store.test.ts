@@ -6,7 +6,12 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
-import { newTask, runTaskStoreContract } from '../task-store.contract.js';
+import {
+  expectUpgradedTasksResume,
+  newTask,
+  runTaskStoreContract,
+  seedUpgradeTasks,
+} from '../task-store.contract.js';
 import { openSqlite, type SqliteDatabase } from './database.js';
 import { createSqliteTaskStore } from './task-store.js';
 
@@ -228,14 +233,7 @@ describe('SQLite task store on a shared file', () => {
   it('opens a file of the release before waits and idempotency keys, and its tasks resume as before', async () => {
     const path = freshPath();
     const before = open(path);
-    const running = await before.create(newTask({ createdAt: T0 }));
-    const asking = await before.create(newTask({ createdAt: T0 + 1 }));
-    const first = await before.claim('w', 1_000, T0);
-    expect(first?.id).toBe(running.id);
-    await before.saveStep(running.id, 1, 'fetched', { rows: 3 }, T0);
-    const second = await before.claim('w', 1_000, T0);
-    const requests = { confirm: { method: 'elicitation/create' } };
-    await before.finish(asking.id, second?.token ?? 0, { kind: 'input_required', requests }, T0);
+    const seeded = await seedUpgradeTasks(before, T0);
     await before.close();
     // Take the file back to the schema of that release (before migration 8); the lease of `running` lapses.
     const raw = new Database(path);
@@ -246,23 +244,7 @@ describe('SQLite task store on a shared file', () => {
     raw.close();
 
     const after = open(path);
-    const resumed = await after.claim('w2', 1_000, T0 + 2_000);
-    expect(resumed).toMatchObject({
-      id: running.id,
-      token: 2,
-      takenOver: true,
-      steps: { fetched: { rows: 3 } },
-    });
-    expect(resumed?.stepAttempts).toEqual({});
-    expect(await after.answer(asking.id, ALICE, { confirm: { action: 'accept' } }, T0 + 2_001)).toEqual({
-      ok: true,
-      resumed: true,
-    });
-    const answered = await after.claim('w2', 1_000, T0 + 2_002);
-    expect(answered).toMatchObject({ id: asking.id, answers: { confirm: { action: 'accept' } } });
-    const result = { content: [], isError: false };
-    expect(await after.finish(running.id, 2, { kind: 'completed', result }, T0 + 2_003)).toBe(true);
-    expect(await snapshot(after, running.id, T0 + 2_004)).toMatchObject({ status: 'completed', result });
+    await expectUpgradedTasksResume(after, seeded, T0);
     expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
   });
 
