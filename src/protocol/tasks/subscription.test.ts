@@ -5,6 +5,7 @@ import type { CommittedTask, TaskChange, TaskStore } from '../../tasks/store.js'
 import type { LookupMiss, TaskSnapshot } from '../../tasks/task.js';
 import type { RequestScope } from '../scope.js';
 import { createTaskSubscriptions } from './subscription.js';
+import { drivenChangeFeed } from '../../../test/support/change-feed.js';
 
 const NOW = 1_700_000_000_000;
 const ID = newTaskId();
@@ -28,8 +29,7 @@ const snapshot = (
 
 /** A store whose reads the test answers one by one, and whose change feed the test drives. */
 function fakeStore() {
-  const listeners = new Set<(change: TaskChange) => void>();
-  const resyncs = new Set<() => void>();
+  const feed = drivenChangeFeed();
   const reads: { resolve: (s: TaskSnapshot | LookupMiss) => void; reject: (err: Error) => void }[] = [];
   let current: TaskSnapshot | LookupMiss = snapshot(1);
   const store = {
@@ -37,16 +37,7 @@ function fakeStore() {
       new Promise<TaskSnapshot | LookupMiss>((resolve, reject) => {
         reads.push({ resolve, reject });
       }),
-    changes: {
-      subscribe(fn: (change: TaskChange) => void, onResync?: () => void) {
-        listeners.add(fn);
-        if (onResync !== undefined) resyncs.add(onResync);
-        return () => {
-          listeners.delete(fn);
-          if (onResync !== undefined) resyncs.delete(onResync);
-        };
-      },
-    },
+    changes: feed.changes,
   } as unknown as TaskStore;
   return {
     store,
@@ -64,11 +55,9 @@ function fakeStore() {
       reads.shift()?.reject(new Error('store unavailable'));
     },
     /** The feed began hearing other processes again: changes before may have gone unheard. */
-    resync() {
-      for (const fn of resyncs) fn();
-    },
+    resync: feed.resync,
     emit(change: Partial<TaskChange> = {}) {
-      for (const fn of listeners) fn({ taskId: ID, runnable: false, cancelRequested: false, ...change });
+      feed.emit({ taskId: ID, runnable: false, cancelRequested: false, ...change });
     },
   };
 }

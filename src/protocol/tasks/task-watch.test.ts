@@ -1,31 +1,15 @@
 // watchTask: woken by a change of its task or by a resync of the feed, not by other tasks' changes.
 import { describe, expect, it } from 'vitest';
-import type { TaskChange, TaskStore } from '../../tasks/store.js';
+import type { TaskStore } from '../../tasks/store.js';
+import { drivenChangeFeed } from '../../../test/support/change-feed.js';
 import { watchTask } from './task-watch.js';
 
 /** A store whose change feed the test drives. */
 function feed() {
-  const listeners = new Set<(c: TaskChange) => void>();
-  const resyncs = new Set<() => void>();
-  const store = {
-    changes: {
-      subscribe(fn: (c: TaskChange) => void, onResync?: () => void) {
-        listeners.add(fn);
-        if (onResync !== undefined) resyncs.add(onResync);
-        return () => {
-          listeners.delete(fn);
-          if (onResync !== undefined) resyncs.delete(onResync);
-        };
-      },
-    },
-  } as unknown as TaskStore;
-  const change = (taskId: string): void => {
-    for (const fn of listeners) fn({ taskId, runnable: false, cancelRequested: false });
-  };
-  const resync = (): void => {
-    for (const fn of resyncs) fn();
-  };
-  return { store, change, resync, size: () => listeners.size + resyncs.size };
+  const driven = drivenChangeFeed();
+  const store = { changes: driven.changes } as unknown as TaskStore;
+  const change = (taskId: string): void => driven.emit({ taskId, runnable: false, cancelRequested: false });
+  return { store, change, resync: driven.resync, size: driven.size };
 }
 
 /** Whether the watch's next wait ends within `ms` of an action (long waits are 10 s). */
