@@ -2,8 +2,9 @@
 import pg from 'pg';
 import { describe, it } from 'vitest';
 
-export const TEST_POSTGRES_URL =
-  process.env.DURABLE_MCP_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+import { TEST_POSTGRES_URL } from './postgres-url.js';
+
+export { TEST_POSTGRES_URL };
 
 /** Why PostgreSQL cannot be used, or undefined when it can. */
 export async function postgresUnreachable(url = TEST_POSTGRES_URL): Promise<string | undefined> {
