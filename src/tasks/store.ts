@@ -1,8 +1,8 @@
 // The TaskStore port: what the task service and the workers need from durable storage.
 import type {
   ClaimedTask,
-  Json,
-  JsonMap,
+  JsonValue,
+  JsonObject,
   KeyedTask,
   LookupMiss,
   NewTask,
@@ -95,7 +95,7 @@ export interface TaskStore {
   claimBatch?(workerId: string, leaseMs: number, now: number, max: number): Promise<ClaimedTask[]>;
   renew(id: string, token: number, leaseMs: number, now: number): Promise<RenewResult>;
   /** Memoizes a step result; false when the lease is no longer held. */
-  saveStep(id: string, token: number, name: string, value: Json, now: number): Promise<boolean>;
+  saveStep(id: string, token: number, name: string, value: JsonValue, now: number): Promise<boolean>;
   /** Records a failed attempt of a step (the count becomes `failure.attempt`); false when the lease is no longer held. */
   saveStepFailure(
     id: string,
@@ -111,7 +111,7 @@ export interface TaskStore {
   answer(
     id: string,
     owner: TaskOwner,
-    responses: Record<string, JsonMap>,
+    responses: Record<string, JsonObject>,
     now: number,
   ): Promise<AnswerResult>;
   requestCancel(id: string, owner: TaskOwner, now: number): Promise<CancelResult>;
@@ -121,8 +121,6 @@ export interface TaskStore {
   purge(now: number, graceMs: number): Promise<number>;
   /** Non-terminal tasks of one owner (for the per-principal cap). */
   countActive(owner: TaskOwner): Promise<number>;
-  /** Runnable tasks waiting for a worker, waits that are due included (for metrics and tests). */
-  countRunnable(now: number): Promise<number>;
   /** The earliest wake-up after `now` of a waiting task (optional; workers without it find due tasks by polling). */
   nextWakeAt?(now: number): Promise<number | undefined>;
   /** Everything kept about a task, whoever owns it (optional; operators' tools). */
@@ -135,9 +133,7 @@ export interface TaskStore {
    * `tasks/list`).
    */
   listOwned?(owner: TaskOwner, page: TaskPage, now: number): Promise<TaskSnapshot[]>;
-  /** Durable sessions of the 2025-11-25 wire (optional; without it sessions live in one process). */
-  readonly sessions?: SessionStore;
   close(): Promise<void>;
 }
 
-export type { JsonMap, SessionStore };
+export type { JsonObject, SessionStore };

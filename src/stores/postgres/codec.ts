@@ -1,56 +1,41 @@
-// How payload columns are sealed at rest: per task, decided at creation and remembered in its `sealed` column.
-import type { PayloadCipher } from '../../tasks/payload-cipher.js';
-import type { NewTask } from '../../tasks/task.js';
+// How the PostgreSQL store seals payload columns: the shared sealing, plus a cache of the tasks' flags so that a
+// write to an existing task rarely has to read its flag first.
+import type { PayloadSealing } from '../payload-sealing.js';
 
-export interface PayloadCodec {
-  /** Whether a new task's payloads are sealed. */
-  sealsNew(task: NewTask): boolean;
-  /** Seals `json` for a task whose sealed flag is known. */
-  sealFor(sealed: boolean, json: string): string;
+export interface PayloadCodec extends PayloadSealing {
   /** The sealer of an existing task, looking its flag up (once) when only some tasks are sealed. */
   sealerOf(taskId: string): Promise<(json: string) => string>;
-  open(stored: string): string;
   /** Records a task's flag seen in a row (creation, claim), sparing a lookup later. */
   remember(taskId: string, sealed: boolean): void;
 }
 
 const CACHE_LIMIT = 10_000;
+const unsealed = (json: string): string => json;
 
 /** `isSealed` reads a task's flag; the flag never changes, so answers are cached (bounded). */
 export function createPayloadCodec(
-  cipher: PayloadCipher | undefined,
-  encrypt: 'all' | 'sensitive',
+  sealing: PayloadSealing,
   isSealed: (taskId: string) => Promise<boolean | undefined>,
 ): PayloadCodec {
-  if (cipher === undefined) {
-    return {
-      sealsNew: () => false,
-      sealFor: (_sealed, json) => json,
-      sealerOf: async () => (json) => json,
-      open: (stored) => stored,
-      remember: () => undefined,
-    };
-  }
+  if (!sealing.enabled) return { ...sealing, sealerOf: async () => unsealed, remember: () => undefined };
   const known = new Map<string, boolean>();
-  const sealFor = (sealed: boolean, json: string): string => (sealed ? cipher.seal(json) : json);
+  const seal = (json: string): string => sealing.sealFor(true, json);
   const remember = (taskId: string, sealed: boolean): void => {
-    if (encrypt === 'all') return;
+    if (sealing.sealsAll) return;
     if (known.size >= CACHE_LIMIT) known.clear();
     known.set(taskId, sealed);
   };
   return {
-    sealsNew: (task) => encrypt === 'all' || task.sensitive === true,
-    sealFor,
+    ...sealing,
     async sealerOf(taskId) {
-      let sealed = encrypt === 'all' ? true : known.get(taskId);
+      let sealed = sealing.sealsAll ? true : known.get(taskId);
       if (sealed === undefined) {
         const found = await isSealed(taskId);
         if (found !== undefined) remember(taskId, found);
         sealed = found ?? true; // an unknown task refuses the write anyway; sealing is the safe default
       }
-      return sealed ? (json) => cipher.seal(json) : (json) => json;
+      return sealed ? seal : unsealed;
     },
-    open: (stored) => cipher.open(stored),
     remember,
   };
 }

@@ -1,4 +1,4 @@
-// What the store's operations share: the database, the SQL, the payload codec and the change feed.
+// What the store's operations share: the database, the SQL, the payload codec, the change feed and the schema.
 import type { TaskChange } from '../../tasks/store.js';
 import type { LookupMiss, TaskSnapshot } from '../../tasks/task.js';
 import type { StoreChangeFeed } from './change-feed.js';
@@ -12,6 +12,8 @@ export interface StoreContext {
   q: Queries;
   codec: PayloadCodec;
   feed: StoreChangeFeed;
+  /** The store's schema, quoted for SQL text. */
+  quotedSchema: string;
 }
 
 /**

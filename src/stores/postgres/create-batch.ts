@@ -16,6 +16,33 @@ export interface CreateBatcher {
   drain(): Promise<void>;
 }
 
+/** Settles a creation the insert left out through `resolveMissing`. */
+async function settleBy<E>(
+  resolveMissing: (task: NewTask, encoded: E) => Promise<TaskSnapshot>,
+  item: Pending<E>,
+  encoded: E,
+): Promise<void> {
+  try {
+    item.resolve(await resolveMissing(item.task, encoded));
+  } catch (err) {
+    // A conflict of idempotency keys is an answer about the task, not a failure of the database.
+    item.reject(err instanceof IdempotencyConflictError ? err : translate(err));
+  }
+}
+
+/** The creations whose tasks encode; each one that cannot is rejected on its own. */
+function encodeEach<E>(batch: Pending<E>[], encode: (task: NewTask) => E): (Pending<E> & { encoded: E })[] {
+  const ready: (Pending<E> & { encoded: E })[] = [];
+  for (const item of batch) {
+    try {
+      ready.push({ ...item, encoded: encode(item.task) });
+    } catch (err) {
+      item.reject(err);
+    }
+  }
+  return ready;
+}
+
 /**
  * `encode` turns a task into statement parameters (and may throw for that task alone); `insert` writes many in
  * one statement, throwing the driver's own error, and returns the snapshots of the tasks it inserted. A task it
@@ -31,14 +58,8 @@ export function createBatcher<E>(
   let queue: Pending<E>[] = [];
   const inFlight = new Set<Promise<void>>();
 
-  const settleMissing = async (item: Pending<E>, encoded: E): Promise<void> => {
-    try {
-      item.resolve(await resolveMissing(item.task, encoded));
-    } catch (err) {
-      // A conflict of idempotency keys is an answer about the task, not a failure of the database.
-      item.reject(err instanceof IdempotencyConflictError ? err : translate(err));
-    }
-  };
+  const settleMissing = (item: Pending<E>, encoded: E): Promise<void> =>
+    settleBy(resolveMissing, item, encoded);
 
   const insertAlone = async (item: Pending<E>, encoded: E): Promise<void> => {
     let snapshot: TaskSnapshot | undefined;
@@ -53,14 +74,7 @@ export function createBatcher<E>(
   };
 
   const flush = async (batch: Pending<E>[]): Promise<void> => {
-    const ready: (Pending<E> & { encoded: E })[] = [];
-    for (const item of batch) {
-      try {
-        ready.push({ ...item, encoded: encode(item.task) });
-      } catch (err) {
-        item.reject(err);
-      }
-    }
+    const ready = encodeEach(batch, encode);
     if (ready.length === 0) return;
     let snapshots: TaskSnapshot[];
     try {

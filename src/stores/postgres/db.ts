@@ -1,16 +1,12 @@
 // The store's access to PostgreSQL: pooled statements and READ COMMITTED transactions, errors translated.
-// Statements with parameters run as named prepared statements: each connection parses and plans one once, then
-// only binds and executes it.
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../tasks/errors.js';
-import { sqlState, translate } from './errors.js';
+import { translate } from './errors.js';
+import { createPreparedStatements, type Params } from './prepared-statements.js';
+import { inTransaction, type Row, type Run } from './transaction.js';
 
-export type Params = readonly unknown[];
-export type Row = Record<string, unknown>;
-
-/** Runs one statement on the connection it was obtained from. */
-export type Run = <R extends Row = Row>(sql: string, params?: Params) => Promise<R[]>;
+export type { Params } from './prepared-statements.js';
+export type { Row, Run } from './transaction.js';
 
 export interface Db {
   /** One statement in its own (implicit) transaction; driver errors are translated. */
@@ -31,35 +27,8 @@ export interface DbOptions {
   preparedStatements?: boolean;
 }
 
-/**
- * SQLSTATEs of a prepared statement that can no longer run as prepared: its result changed shape (another
- * process migrated the schema: "cached plan must not change result type"), or the server no longer has it (a
- * pooler between us and the server dropped it).
- */
-const STALE_STATEMENT = new Set(['0A000', '26000']);
-
 export function createDb({ pool, ownsPool, prepare, preparedStatements = true }: DbOptions): Db {
-  // Statement text → its name; texts that failed as prepared statements run unnamed from then on.
-  const names = new Map<string, string>();
-  const unnamed = new Set<string>();
-  const statement = (sql: string, params: Params): pg.QueryConfig => {
-    const values = params as unknown[];
-    if (!preparedStatements || params.length === 0 || unnamed.has(sql)) return { text: sql, values };
-    let name = names.get(sql);
-    if (name === undefined) {
-      name = `dmcp_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-      names.set(sql, name);
-    }
-    return { name, text: sql, values };
-  };
-  /** Whether `err` says that the named statement of `sql` went stale (and stops naming it). */
-  const stale = (err: unknown, sql: string): boolean => {
-    const code = sqlState(err);
-    if (code === undefined || !STALE_STATEMENT.has(code) || !names.has(sql) || unnamed.has(sql)) return false;
-    if (code === '0A000' && !/cached plan/i.test((err as Error).message)) return false;
-    unnamed.add(sql);
-    return true;
-  };
+  const statements = createPreparedStatements(preparedStatements);
   let closed = false;
   let ready: Promise<void> | undefined;
   const ensureReady = async (): Promise<void> => {
@@ -74,11 +43,11 @@ export function createDb({ pool, ownsPool, prepare, preparedStatements = true }:
   const queryRaw: Run = async <R extends Row>(sql: string, params: Params = []) => {
     await ensureReady();
     try {
-      return (await pool.query<R>(statement(sql, params))).rows;
+      return (await pool.query<R>(statements.statement(sql, params))).rows;
     } catch (err) {
       // Outside a transaction the statement can simply run again, unnamed.
-      if (!stale(err, sql)) throw err;
-      return (await pool.query<R>(statement(sql, params))).rows;
+      if (!statements.stale(err, sql)) throw err;
+      return (await pool.query<R>(statements.statement(sql, params))).rows;
     }
   };
 
@@ -93,44 +62,7 @@ export function createDb({ pool, ownsPool, prepare, preparedStatements = true }:
     },
     async tx(fn) {
       await ensureReady();
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw translate(err);
-      }
-      // A statement that failed without a server error (timeout, dropped connection) leaves the connection in an
-      // unknown state: it is destroyed at once instead of waiting for a ROLLBACK that may never be answered.
-      let lost: Error | undefined;
-      const run: Run = async <R extends Row>(sql: string, params: Params = []) => {
-        try {
-          return (await client.query<R>(statement(sql, params))).rows;
-        } catch (err) {
-          if (sqlState(err) === undefined) lost ??= err instanceof Error ? err : new Error(String(err));
-          // Inside a transaction the failure stands (the transaction is aborted); the next attempt runs unnamed.
-          stale(err, sql);
-          throw translate(err);
-        }
-      };
-      try {
-        await run('BEGIN ISOLATION LEVEL READ COMMITTED');
-        const value = await fn(run);
-        await run('COMMIT');
-        client.release();
-        return value;
-      } catch (err) {
-        if (lost !== undefined) {
-          client.release(lost);
-          throw err;
-        }
-        // A connection that cannot even roll back is broken: destroy it instead of returning it to the pool.
-        const broken = await client.query('ROLLBACK').then(
-          () => undefined,
-          (e: unknown) => (e instanceof Error ? e : new Error('rollback failed')),
-        );
-        client.release(broken);
-        throw err;
-      }
+      return inTransaction(pool, statements, fn);
     },
     async close() {
       if (closed) return;

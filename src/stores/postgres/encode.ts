@@ -1,47 +1,7 @@
 // Turns new tasks into the parallel arrays that the multi-row insert unnests.
-import type { NewTask } from '../../tasks/task.js';
-import type { PayloadCodec } from './codec.js';
+import type { EncodedTask } from '../encode-task.js';
 
-export interface EncodedTask {
-  id: string;
-  tenant: string;
-  principal: string;
-  tool: string;
-  args: string;
-  statusMessage: string | null;
-  createdAt: number;
-  ttlMs: number | null;
-  pollIntervalMs: number | null;
-  replay: boolean;
-  caps: string;
-  sealed: boolean;
-  answers: [key: string, answer: string][];
-  idempotencyKey: string | null;
-}
-
-/** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
-export function encodeTask(task: NewTask, codec: PayloadCodec): EncodedTask {
-  const sealed = codec.sealsNew(task);
-  return {
-    id: task.id,
-    tenant: task.owner.tenant,
-    principal: task.owner.principal,
-    tool: task.tool,
-    args: codec.sealFor(sealed, JSON.stringify(task.args)),
-    statusMessage: task.statusMessage ?? null,
-    createdAt: task.createdAt,
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs ?? null,
-    replay: task.replayAfterCrash,
-    caps: JSON.stringify(task.clientCapabilities),
-    sealed,
-    answers: Object.entries(task.answers).map(([key, value]) => [
-      key,
-      codec.sealFor(sealed, JSON.stringify(value)),
-    ]),
-    idempotencyKey: task.idempotencyKey ?? null,
-  };
-}
+export { encodeTask, type EncodedTask } from '../encode-task.js';
 
 /** Parameters of `insertTasks`, in its order. */
 export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {

@@ -8,8 +8,9 @@ export async function getOrCreateMeta(
   schema: string | undefined,
   key: string,
   create: () => string,
+  migrateFirst = true,
 ): Promise<string> {
-  await migrate(pool, schema);
+  if (migrateFirst) await migrate(pool, schema);
   const { quoted } = schemaNames(schema);
   await pool.query(
     `INSERT INTO ${quoted}.server_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,

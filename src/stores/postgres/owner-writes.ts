@@ -1,7 +1,7 @@
 // The owner's writes (answer, cancel): one READ COMMITTED transaction each, holding the task's row lock from the
 // first read to the commit, so a concurrent completion, cancel or answer waits and then re-checks its condition.
 import type { AnswerResult, CancelResult } from '../../tasks/store.js';
-import type { JsonMap, TaskOwner } from '../../tasks/task.js';
+import type { JsonObject, TaskOwner } from '../../tasks/task.js';
 import { missOf, withCommitted, type StoreContext } from './context.js';
 import { toNumber, type SnapshotColumns } from './rows.js';
 
@@ -18,7 +18,7 @@ export async function answerInputs(
   { db, q, codec, feed }: StoreContext,
   id: string,
   owner: TaskOwner,
-  responses: Record<string, JsonMap>,
+  responses: Record<string, JsonObject>,
   now: number,
 ): Promise<AnswerResult> {
   const keys = Object.keys(responses);

@@ -1,8 +1,8 @@
 // Row types of the PostgreSQL task tables and their mapping to domain types.
 import type {
   ClaimedTask,
-  Json,
-  JsonMap,
+  JsonValue,
+  JsonObject,
   StepAttempts,
   StepFailure,
   TaskFailure,
@@ -31,7 +31,7 @@ export interface TaskRow {
   result: string | null;
   error: string | null;
   replay_after_crash: boolean;
-  client_caps: JsonMap;
+  client_caps: JsonObject;
   runnable: boolean;
   cancel_requested: boolean;
   attempt: number;
@@ -102,11 +102,11 @@ export function toSnapshot(
   row: SnapshotColumns & { outstanding?: OutstandingList },
   open: (s: string) => string,
 ): TaskSnapshot {
-  const inputRequests: Record<string, JsonMap> = {};
+  const inputRequests: Record<string, JsonObject> = {};
   const outstanding = row.outstanding ?? [];
   if (row.status === 'input_required') {
     for (const [key, request] of outstanding) {
-      if (request !== null) inputRequests[key] = JSON.parse(open(request)) as JsonMap;
+      if (request !== null) inputRequests[key] = JSON.parse(open(request)) as JsonObject;
     }
   }
   return {
@@ -118,24 +118,24 @@ export function toSnapshot(
     ttlMs: toNumberOrNull(row.ttl_ms),
     pollIntervalMs: row.poll_interval_ms === null ? undefined : toNumber(row.poll_interval_ms),
     inputRequests,
-    result: row.result === null ? undefined : (JSON.parse(open(row.result)) as JsonMap),
+    result: row.result === null ? undefined : (JSON.parse(open(row.result)) as JsonObject),
     error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
     revision: toNumber(row.revision),
   };
 }
 
 export function toClaimedTask(row: ClaimRow, open: (s: string) => string): ClaimedTask {
-  const steps: Record<string, Json> = {};
-  for (const [name, value] of row.steps) steps[name] = JSON.parse(open(value)) as Json;
-  const answers: Record<string, JsonMap> = {};
+  const steps: Record<string, JsonValue> = {};
+  for (const [name, value] of row.steps) steps[name] = JSON.parse(open(value)) as JsonValue;
+  const answers: Record<string, JsonObject> = {};
   for (const [key, answer] of row.inputs) {
-    if (answer !== null) answers[key] = JSON.parse(open(answer)) as JsonMap;
+    if (answer !== null) answers[key] = JSON.parse(open(answer)) as JsonObject;
   }
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
-    args: JSON.parse(open(row.args)) as JsonMap,
+    args: JSON.parse(open(row.args)) as JsonObject,
     token: row.attempt,
     takenOver: row.previous_owner !== null,
     replayAfterCrash: row.replay_after_crash,

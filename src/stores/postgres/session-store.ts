@@ -1,6 +1,6 @@
 // Sessions of the 2025-11-25 wire in PostgreSQL, shared by every replica on the schema.
 import type { PendingRequestStore, SessionRecord, SessionStore } from '../../tasks/sessions.js';
-import type { JsonMap } from '../../tasks/task.js';
+import type { JsonObject } from '../../tasks/task.js';
 import type { Db } from './db.js';
 import { toNumber } from './rows.js';
 
@@ -8,7 +8,7 @@ interface SessionRow {
   id: string;
   tenant: string;
   principal: string;
-  state: JsonMap;
+  state: JsonObject;
   created_at: string | number;
   expires_at: string | number;
   [column: string]: unknown;
@@ -87,7 +87,7 @@ function createPostgresRequestStore(db: Db, s: string): PendingRequestStore {
       return rows.length === 1;
     },
     async answersFor(origin) {
-      const rows = await db.query<{ session_id: string; request_id: string; answer: JsonMap }>(
+      const rows = await db.query<{ session_id: string; request_id: string; answer: JsonObject }>(
         `SELECT session_id, request_id, answer FROM ${s}.session_requests WHERE origin = $1 AND answer IS NOT NULL`,
         [origin],
       );

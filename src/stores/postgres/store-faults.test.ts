@@ -1,12 +1,14 @@
-// The PostgreSQL store when the server goes silent (a black-holed network): bounded waits and clean errors.
+// The PostgreSQL store when the database is away: a wrong port, a statement timeout, killed connections, and a
+// server gone silent (a black-holed network). Bounded waits, clean errors, and recovery.
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../tasks/errors.js';
+import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner } from '../../tasks/task.js';
 import { newTask } from '../task-store.contract.js';
-import { createPostgresTaskStore } from './task-store.js';
+import { createPostgresTaskStore, type PostgresTaskStoreOptions } from './task-store.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../../../test/support/postgres.js';
 
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
@@ -71,8 +73,20 @@ async function startProxy(): Promise<{ url: string; freeze(): void; thaw(): void
 }
 
 await withPostgres('the PostgreSQL store under network faults', () => {
-  const admin = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 2 });
+  const admin = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 3 });
+  const opened: TaskStore[] = [];
+  const open = (options: PostgresTaskStoreOptions = {}) => {
+    const store = createPostgresTaskStore({
+      connectionString: TEST_POSTGRES_URL,
+      schema: SCHEMA,
+      poolSize: 4,
+      ...options,
+    });
+    opened.push(store);
+    return store;
+  };
   afterAll(async () => {
+    for (const store of opened.splice(0)) await store.close();
     await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(SCHEMA)} CASCADE`);
     await admin.end();
   });
@@ -128,5 +142,95 @@ await withPostgres('the PostgreSQL store under network faults', () => {
         await proxy.close();
       }
     }, 20_000);
+  });
+
+  describe('PostgreSQL store when the database is away', () => {
+    it('answers StoreUnavailableError for a wrong port, and does not crash', async () => {
+      const store = open({ connectionString: 'postgres://postgres@127.0.0.1:1/test' });
+      store.changes?.subscribe(() => undefined); // its LISTEN client keeps retrying in the background
+      // All in flight at once: several operations start while the first (lazy) migration is still failing.
+      const errors = await Promise.all(
+        [
+          store.create(newTask()),
+          store.get('task_x', ALICE, T0),
+          store.claim('w', 1_000, T0),
+          store.answer('task_x', ALICE, {}, T0),
+          store.countRunnable(T0),
+        ].map((call: Promise<unknown>) =>
+          call.then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+        ),
+      );
+      for (const err of errors) {
+        expect(err).toBeInstanceOf(StoreUnavailableError);
+        expect((err as Error).message).toMatch(/connection refused/);
+        expect(err).not.toBeInstanceOf(pg.DatabaseError);
+      }
+      // A later call tries again (and fails the same way) rather than replaying a stale failure forever.
+      await expect(store.renew('task_x', 1, 1_000, T0)).rejects.toThrow(/connection refused/);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await store.close();
+      await expect(store.countRunnable(T0)).rejects.toThrow(/store is closed/);
+    });
+
+    it('sets the statement timeout on its connections, and reports one as StoreUnavailableError', async () => {
+      const store = open({ statementTimeoutMs: 150 });
+      const shown = await store.pool.query<{ statement_timeout: string }>('SHOW statement_timeout');
+      expect(shown.rows[0]?.statement_timeout).toBe('150ms');
+      const isolation = await store.pool.query<{ default_transaction_isolation: string }>(
+        'SHOW default_transaction_isolation',
+      );
+      expect(isolation.rows[0]?.default_transaction_isolation).toBe('read committed');
+      // Hold the row lock of a task so that the store's write must wait past its timeout.
+      const task = await store.create(newTask());
+      const blocker = await admin.connect();
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query(`SELECT 1 FROM ${pg.escapeIdentifier(SCHEMA)}.tasks WHERE id = $1 FOR UPDATE`, [
+          task.id,
+        ]);
+        const err = await store.requestCancel(task.id, ALICE, T0).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(StoreUnavailableError);
+        expect((err as Error).message).toMatch(/statement timeout/);
+      } finally {
+        await blocker.query('ROLLBACK');
+        blocker.release();
+      }
+      expect(await store.requestCancel(task.id, ALICE, T0)).toMatchObject({ ok: true, cancelledNow: true });
+    });
+
+    it('recovers by itself when its connections are killed', async () => {
+      const store = open();
+      const pids = await Promise.all(
+        [1, 2, 3].map(async () => {
+          const client = await store.pool.connect();
+          try {
+            return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      expect(await store.countRunnable(T0)).toBeGreaterThanOrEqual(0);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid', [pids]);
+      const outcomes: unknown[] = [];
+      const count = await (async () => {
+        for (let i = 0; i < 5; i++) {
+          try {
+            return await store.countRunnable(T0);
+          } catch (err) {
+            outcomes.push(err);
+          }
+        }
+        throw new Error('never recovered');
+      })();
+      expect(count).toBeGreaterThanOrEqual(0);
+      expect(outcomes.every((e) => e instanceof StoreUnavailableError)).toBe(true);
+    });
   });
 });

@@ -1,10 +1,11 @@
-// The PostgreSQL store: the shared contract on a throwaway schema, plus what only several connections can show.
+// The PostgreSQL store: the shared contract on a throwaway schema, plus what only several connections can show
+// (the change feed across instances and the database going away have files of their own).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
-import type { TaskChange, TaskStore } from '../../tasks/store.js';
+import type { TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, TaskOwner } from '../../tasks/task.js';
 import {
   expectUpgradedTasksResume,
@@ -13,7 +14,7 @@ import {
   seedUpgradeTasks,
 } from '../task-store.contract.js';
 import { migrate, postgresMigrations } from './migrations.js';
-import { LISTEN_APPLICATION_NAME, schemaNames } from './names.js';
+import { schemaNames } from './names.js';
 import { buildQueries } from './queries.js';
 import { createPostgresTaskStore, type PostgresTaskStoreOptions } from './task-store.js';
 import { withPostgres } from '../../../test/support/postgres.js';
@@ -297,226 +298,6 @@ function defineSuites(): void {
       expect(await all.get(secret.id, ALICE, T0 + 20)).toMatchObject({
         result: { echo: { secret: 'swordfish' } },
       });
-    });
-  });
-
-  describe('PostgreSQL change feed across instances', () => {
-    const listenPids = async (schema: string): Promise<number[]> => {
-      const r = await admin.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = $2`,
-        [LISTEN_APPLICATION_NAME, `LISTEN ${pg.escapeIdentifier(`${schema}_task_changes`)}`],
-      );
-      return r.rows.map((row) => row.pid);
-    };
-    const waitFor = async <T>(
-      probe: () => Promise<T | undefined> | T | undefined,
-      ms = 5_000,
-    ): Promise<T> => {
-      const until = Date.now() + ms;
-      for (;;) {
-        const value = await probe();
-        if (value !== undefined) return value;
-        if (Date.now() > until) throw new Error('timed out waiting');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    };
-    const delivered = (seen: TaskChange[], taskId: string) => () =>
-      seen.some((c) => c.taskId === taskId) ? true : undefined;
-    /** Two stores on a fresh schema, each with a subscriber recording its changes, both listening. */
-    const twoListening = async () => {
-      const schema = freshSchema();
-      const a = open({ schema });
-      const b = open({ schema });
-      await a.countRunnable(T0); // migrated
-      const seenA: TaskChange[] = [];
-      const seenB: TaskChange[] = [];
-      a.changes?.subscribe((c) => seenA.push(c));
-      b.changes?.subscribe((c) => seenB.push(c));
-      await waitFor(async () => ((await listenPids(schema)).length === 2 ? true : undefined));
-      return { a, b, seenA, seenB };
-    };
-
-    it('delivers a change made through store A to a subscriber of store B within a second, once', async () => {
-      const { a, b, seenA, seenB } = await twoListening();
-
-      const started = Date.now();
-      const task = await a.create(newTask());
-      await waitFor(delivered(seenB, task.id), 1_000);
-      expect(Date.now() - started).toBeLessThan(1_000);
-      expect(seenB).toEqual([{ taskId: task.id, runnable: true, cancelRequested: false }]);
-
-      const run = await b.claim('w', 1_000, T0);
-      await a.requestCancel(task.id, ALICE, T0 + 1);
-      await waitFor(() => (seenB.some((c) => c.cancelRequested) ? true : undefined), 1_000);
-      await b.finish(task.id, run?.token ?? 0, { kind: 'cancelled' }, T0 + 2);
-      await waitFor(() => (seenA.length === 3 ? true : undefined), 1_000);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      // A saw its own two changes once each (emitted locally, its own notices ignored) and B's one.
-      expect(seenA).toEqual([
-        { taskId: task.id, runnable: true, cancelRequested: false },
-        { taskId: task.id, runnable: false, cancelRequested: true },
-        { taskId: task.id, runnable: false, cancelRequested: false },
-      ]);
-      expect(seenB).toHaveLength(3);
-    });
-
-    it("carries the committed task in the changes of its own writes, never in those heard from another's", async () => {
-      const { a, seenA, seenB } = await twoListening();
-
-      const task = await a.create(newTask({ createdAt: T0, ttlMs: 60_000 }));
-      const run = await a.claim('w', 1_000, T0);
-      await a.setStatusMessage(task.id, run?.token ?? 0, 'Halfway.', T0 + 1);
-      await a.finish(task.id, run?.token ?? 0, { kind: 'completed', result: { n: 7 } }, T0 + 2);
-      const done = await a.get(task.id, ALICE, T0 + 3);
-      const carried = seenA.filter((c) => c.committed !== undefined).map((c) => c.committed);
-      expect(carried).toHaveLength(2);
-      expect(carried[0]?.snapshot()).toMatchObject({ status: 'working', statusMessage: 'Halfway.' });
-      expect(carried[1]?.snapshot()).toEqual(done);
-      expect(carried[1]?.expiresAt).toBe(T0 + 60_000);
-      expect(carried[1]?.revision).toBeGreaterThan(carried[0]?.revision ?? Infinity);
-
-      // B hears the same changes through NOTIFY, without snapshots: its subscribers read.
-      await waitFor(() => (seenB.length === 3 ? true : undefined), 1_000);
-      expect(seenB.every((c) => c.committed === undefined)).toBe(true);
-    });
-
-    it('tells subscribers to read again when LISTEN takes effect, first and after every reconnection', async () => {
-      const schema = freshSchema();
-      const a = open({ schema });
-      const b = open({ schema });
-      await a.countRunnable(T0);
-      let resyncs = 0;
-      const seen: TaskChange[] = [];
-      b.changes?.subscribe(
-        (c) => seen.push(c),
-        () => void resyncs++,
-      );
-      // Committed while B's LISTEN connection is still opening: unheard, so only the resync can reveal it.
-      const early = await a.create(newTask());
-      const [pid] = await waitFor(async () => {
-        const pids = await listenPids(schema);
-        return pids.length === 1 && resyncs === 1 ? pids : undefined;
-      });
-      expect(await b.get(early.id, ALICE, T0)).toMatchObject({ id: early.id });
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      await waitFor(() => (resyncs === 2 ? true : undefined), 10_000);
-      const later = await a.create(newTask());
-      await waitFor(delivered(seen, later.id), 1_000);
-      expect(resyncs).toBe(2);
-    });
-
-    it('reconnects its LISTEN connection after the backend is killed, and delivers again', async () => {
-      const schema = freshSchema();
-      const a = open({ schema });
-      const b = open({ schema });
-      await a.countRunnable(T0);
-      const seen: TaskChange[] = [];
-      b.changes?.subscribe((c) => seen.push(c));
-      const [pid] = await waitFor(async () => {
-        const pids = await listenPids(schema);
-        return pids.length === 1 ? pids : undefined;
-      });
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      const [next] = await waitFor(async () => {
-        const pids = await listenPids(schema);
-        return pids.length === 1 && pids[0] !== pid ? pids : undefined;
-      });
-      expect(next).not.toBe(pid);
-
-      const started = Date.now();
-      const task = await a.create(newTask());
-      await waitFor(delivered(seen, task.id), 1_000);
-      expect(Date.now() - started).toBeLessThan(1_000);
-    });
-  });
-
-  describe('PostgreSQL store when the database is away', () => {
-    it('answers StoreUnavailableError for a wrong port, and does not crash', async () => {
-      const store = open({ connectionString: 'postgres://postgres@127.0.0.1:1/test' });
-      store.changes?.subscribe(() => undefined); // its LISTEN client keeps retrying in the background
-      // All in flight at once: several operations start while the first (lazy) migration is still failing.
-      const errors = await Promise.all(
-        [
-          store.create(newTask()),
-          store.get('task_x', ALICE, T0),
-          store.claim('w', 1_000, T0),
-          store.answer('task_x', ALICE, {}, T0),
-          store.countRunnable(T0),
-        ].map((call: Promise<unknown>) =>
-          call.then(
-            () => undefined,
-            (e: unknown) => e,
-          ),
-        ),
-      );
-      for (const err of errors) {
-        expect(err).toBeInstanceOf(StoreUnavailableError);
-        expect((err as Error).message).toMatch(/connection refused/);
-        expect(err).not.toBeInstanceOf(pg.DatabaseError);
-      }
-      // A later call tries again (and fails the same way) rather than replaying a stale failure forever.
-      await expect(store.renew('task_x', 1, 1_000, T0)).rejects.toThrow(/connection refused/);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await store.close();
-      await expect(store.countRunnable(T0)).rejects.toThrow(/store is closed/);
-    });
-
-    it('sets the statement timeout on its connections, and reports one as StoreUnavailableError', async () => {
-      const store = open({ statementTimeoutMs: 150 });
-      const shown = await store.pool.query<{ statement_timeout: string }>('SHOW statement_timeout');
-      expect(shown.rows[0]?.statement_timeout).toBe('150ms');
-      const isolation = await store.pool.query<{ default_transaction_isolation: string }>(
-        'SHOW default_transaction_isolation',
-      );
-      expect(isolation.rows[0]?.default_transaction_isolation).toBe('read committed');
-      // Hold the row lock of a task so that the store's write must wait past its timeout.
-      const task = await store.create(newTask());
-      const blocker = await admin.connect();
-      try {
-        await blocker.query('BEGIN');
-        await blocker.query(`SELECT 1 FROM ${pg.escapeIdentifier(SCHEMA)}.tasks WHERE id = $1 FOR UPDATE`, [
-          task.id,
-        ]);
-        const err = await store.requestCancel(task.id, ALICE, T0).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        expect(err).toBeInstanceOf(StoreUnavailableError);
-        expect((err as Error).message).toMatch(/statement timeout/);
-      } finally {
-        await blocker.query('ROLLBACK');
-        blocker.release();
-      }
-      expect(await store.requestCancel(task.id, ALICE, T0)).toMatchObject({ ok: true, cancelledNow: true });
-    });
-
-    it('recovers by itself when its connections are killed', async () => {
-      const store = open();
-      const pids = await Promise.all(
-        [1, 2, 3].map(async () => {
-          const client = await store.pool.connect();
-          try {
-            return (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
-          } finally {
-            client.release();
-          }
-        }),
-      );
-      expect(await store.countRunnable(T0)).toBeGreaterThanOrEqual(0);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) pid', [pids]);
-      const outcomes: unknown[] = [];
-      const count = await (async () => {
-        for (let i = 0; i < 5; i++) {
-          try {
-            return await store.countRunnable(T0);
-          } catch (err) {
-            outcomes.push(err);
-          }
-        }
-        throw new Error('never recovered');
-      })();
-      expect(count).toBeGreaterThanOrEqual(0);
-      expect(outcomes.every((e) => e instanceof StoreUnavailableError)).toBe(true);
     });
   });
 }

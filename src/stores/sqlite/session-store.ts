@@ -1,6 +1,6 @@
 // Sessions of the 2025-11-25 wire in the SQLite file, shared by every process on it.
 import type { PendingRequestStore, SessionRecord, SessionStore } from '../../tasks/sessions.js';
-import type { JsonMap } from '../../tasks/task.js';
+import type { JsonObject } from '../../tasks/task.js';
 import type { SqliteDatabase } from './database.js';
 import { guarded } from './guarded.js';
 
@@ -16,7 +16,7 @@ interface SessionRow {
 const toRecord = (row: SessionRow): SessionRecord => ({
   id: row.id,
   owner: { tenant: row.tenant, principal: row.principal },
-  state: JSON.parse(row.state) as JsonMap,
+  state: JSON.parse(row.state) as JsonObject,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
@@ -94,7 +94,7 @@ function createSqliteRequestStore(db: SqliteDatabase): PendingRequestStore {
       return rows.map((r) => ({
         sessionId: r.session_id,
         requestId: r.request_id,
-        message: JSON.parse(r.answer) as JsonMap,
+        message: JSON.parse(r.answer) as JsonObject,
       }));
     },
     async closeRequest(sessionId, requestId) {

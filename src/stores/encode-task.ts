@@ -1,0 +1,47 @@
+// A new task as both stores write it: its columns serialised, and its payloads sealed or not as decided at creation.
+import type { NewTask } from '../tasks/task.js';
+import type { PayloadSealing } from './payload-sealing.js';
+
+export interface EncodedTask {
+  id: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  args: string;
+  statusMessage: string | null;
+  createdAt: number;
+  ttlMs: number | null;
+  pollIntervalMs: number | null;
+  replay: boolean;
+  caps: string;
+  sealed: boolean;
+  answers: [key: string, answer: string][];
+  idempotencyKey: string | null;
+}
+
+/** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
+export function encodeTask(
+  task: NewTask,
+  sealing: PayloadSealing,
+  sealed = sealing.sealsNew(task),
+): EncodedTask {
+  return {
+    id: task.id,
+    tenant: task.owner.tenant,
+    principal: task.owner.principal,
+    tool: task.tool,
+    args: sealing.sealFor(sealed, JSON.stringify(task.args)),
+    statusMessage: task.statusMessage ?? null,
+    createdAt: task.createdAt,
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs ?? null,
+    replay: task.replayAfterCrash,
+    caps: JSON.stringify(task.clientCapabilities),
+    sealed,
+    answers: Object.entries(task.answers).map(([key, value]) => [
+      key,
+      sealing.sealFor(sealed, JSON.stringify(value)),
+    ]),
+    idempotencyKey: task.idempotencyKey ?? null,
+  };
+}

@@ -1,0 +1,68 @@
+// create(): creations of one turn of the event loop go in as one multi-row insert; a task whose idempotency key is
+// held joins the key's task (same arguments), conflicts with it, or takes the key over once that task expired.
+import { IdempotencyConflictError, StoreUnavailableError } from '../../tasks/errors.js';
+import { sameJson } from '../../tasks/json-equal.js';
+import type { JsonObject, NewTask, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
+import type { StoreContext } from './context.js';
+import { createBatcher, type CreateBatcher } from './create-batch.js';
+import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
+import { sqlState, translate } from './errors.js';
+import { KEY_INDEX } from './queries.js';
+import { toNumber, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
+
+/** A unique violation of the idempotency key index. */
+const isKeyTaken = (err: unknown): boolean =>
+  sqlState(err) === '23505' && (err as { constraint?: unknown }).constraint === KEY_INDEX;
+
+/** The live task holding an idempotency key, as getOwned reads it, with its arguments (sealed). */
+export type KeyedLookup = (owner: TaskOwner, tool: string, key: string) => Promise<SnapshotRow | undefined>;
+
+export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
+  return async (owner, tool, key) => {
+    const [row] = await db.query<SnapshotRow>(q.keyed, [owner.tenant, owner.principal, tool, key]);
+    return row;
+  };
+}
+
+export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): CreateBatcher {
+  const { db, q, codec, feed } = ctx;
+  const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
+    let rows: TaskRow[];
+    try {
+      rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
+    } catch (err) {
+      // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.
+      if (tasks.length === 1 && isKeyTaken(err)) return [];
+      throw err;
+    }
+    feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: true, cancelRequested: false })));
+    return rows.map((row) => {
+      codec.remember(row.id, row.sealed);
+      return toSnapshot(row, codec.open);
+    });
+  };
+  /**
+   * A task the insert left out because its idempotency key is held: the holder (same arguments), a conflict, or,
+   * when the holder has expired, the key freed and the task inserted after all. Each turn of the loop either ends
+   * or saw another writer move the key; a few turns settle any race.
+   */
+  const joinByKey = async (task: NewTask, encoded: EncodedTask): Promise<TaskSnapshot> => {
+    const key = task.idempotencyKey;
+    if (key === undefined) throw new Error(`task ${task.id} was not inserted`);
+    for (let turn = 0; turn < 5; turn++) {
+      const row = await keyed(task.owner, task.tool, key);
+      if (row !== undefined && (row.expires_at === null || toNumber(row.expires_at) > task.createdAt)) {
+        if (!sameJson(JSON.parse(codec.open(row.args)) as JsonObject, task.args))
+          throw new IdempotencyConflictError(row.id);
+        return toSnapshot(row, codec.open);
+      }
+      if (row !== undefined) await db.query(q.releaseKey, [row.id, task.createdAt]);
+      const [inserted] = await insert([encoded]).catch((err: unknown) => {
+        throw translate(err);
+      });
+      if (inserted !== undefined) return inserted;
+    }
+    throw new StoreUnavailableError(`idempotency key of task ${task.id} kept changing hands`);
+  };
+  return createBatcher<EncodedTask>((task: NewTask) => encodeTask(task, codec), insert, joinByKey);
+}

@@ -1,0 +1,62 @@
+// Reads: a task for its owner or by its idempotency key, everything about it for operators, the next wake-up, and
+// the counts (quota, metrics, backlog).
+import type { TaskStats } from '../../tasks/store.js';
+import type { BuiltInTaskStore } from '../built-in.js';
+import type { JsonObject, KeyedTask, TaskStatus } from '../../tasks/task.js';
+import { missOf, type StoreContext } from './context.js';
+import type { KeyedLookup } from './creations.js';
+import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
+
+type Reads = Pick<
+  BuiltInTaskStore,
+  'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
+>;
+
+export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads {
+  const count = async (sql: string, params: unknown[]): Promise<number> => {
+    const [row] = await db.query<{ n: number }>(sql, params);
+    return row?.n ?? 0;
+  };
+  return {
+    async get(id, owner, now) {
+      const [row] = await db.query<SnapshotRow>(q.getOwned, [id, owner.tenant, owner.principal]);
+      const miss = missOf(row, now);
+      return miss !== undefined || row === undefined ? (miss ?? 'not_found') : toSnapshot(row, codec.open);
+    },
+
+    async findByIdempotencyKey(owner, tool, key, now): Promise<KeyedTask | undefined> {
+      const row = await keyed(owner, tool, key);
+      if (row === undefined || missOf(row, now) !== undefined) return undefined;
+      return { snapshot: toSnapshot(row, codec.open), args: JSON.parse(codec.open(row.args)) as JsonObject };
+    },
+
+    async nextWakeAt(now) {
+      const [row] = await db.query<{ wake_at: string | number }>(q.nextWake, [now]);
+      return row === undefined ? undefined : toNumber(row.wake_at);
+    },
+
+    async inspect(id) {
+      const [row] = await db.query<InspectRow>(q.inspect, [id]);
+      return row === undefined ? undefined : toInspection(row, codec.open);
+    },
+
+    countActive: (owner) => count(q.countActive, [owner.tenant, owner.principal]),
+
+    async stats(now): Promise<TaskStats> {
+      const [row] = await db.query<Record<TaskStatus | 'runnable', number>>(q.stats, [now]);
+      const n = (key: TaskStatus | 'runnable'): number => row?.[key] ?? 0;
+      return {
+        byStatus: {
+          working: n('working'),
+          input_required: n('input_required'),
+          completed: n('completed'),
+          failed: n('failed'),
+          cancelled: n('cancelled'),
+        },
+        runnable: n('runnable'),
+      };
+    },
+
+    countRunnable: (now) => count(q.countRunnable, [now]),
+  };
+}

@@ -1,0 +1,55 @@
+// What a worker's run does to its task: claim it, renew its lease, save steps and status messages, end it.
+import type { RenewResult, TaskStore } from '../../tasks/store.js';
+import type { ClaimedTask } from '../../tasks/task.js';
+import { writeAndNotify, type StoreContext } from './context.js';
+import { finishRun } from './finish.js';
+import { toClaimedTask, type ClaimRow } from './rows.js';
+
+type RunWrites = Pick<
+  TaskStore,
+  'claim' | 'claimBatch' | 'renew' | 'saveStep' | 'saveStepFailure' | 'setStatusMessage' | 'finish'
+>;
+
+export function runWrites(ctx: StoreContext): RunWrites {
+  const { db, q, codec } = ctx;
+  const claimed = (row: ClaimRow): ClaimedTask => {
+    codec.remember(row.id, row.sealed);
+    return toClaimedTask(row, codec.open);
+  };
+  return {
+    async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
+      const [row] = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, 1]);
+      return row === undefined ? undefined : claimed(row);
+    },
+
+    async claimBatch(workerId, leaseMs, now, max): Promise<ClaimedTask[]> {
+      const rows = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, max]);
+      return rows.sort((a, b) => Number(a.created_at) - Number(b.created_at)).map(claimed);
+    },
+
+    async renew(id, token, leaseMs, now): Promise<RenewResult> {
+      const [row] = await db.query<{ cancel_requested: boolean }>(q.renew, [id, token, now + leaseMs]);
+      return row === undefined
+        ? { held: false, cancelRequested: false }
+        : { held: true, cancelRequested: row.cancel_requested };
+    },
+
+    async saveStep(id, token, name, value, _now) {
+      const seal = await codec.sealerOf(id);
+      return (await db.query(q.saveStep, [id, token, name, seal(JSON.stringify(value))])).length === 1;
+    },
+
+    async saveStepFailure(id, token, name, failure, now) {
+      const seal = await codec.sealerOf(id);
+      const params = [id, token, name, failure.attempt, seal(JSON.stringify(failure)), now];
+      return (await db.query(q.saveStepFailure, params)).length === 1;
+    },
+
+    setStatusMessage(id, token, message, now) {
+      const change = { taskId: id, runnable: false, cancelRequested: false };
+      return writeAndNotify(ctx, q.setStatusMessage, [id, token, message, now], change);
+    },
+
+    finish: (id, token, outcome, now) => finishRun(ctx, id, token, outcome, now),
+  };
+}

@@ -1,0 +1,49 @@
+// SQL of the PostgreSQL task store. Creation: the multi-row insert, and the idempotency keys it may find taken.
+import type { Notify } from './fragments.js';
+
+/** `s`: the quoted schema name. */
+export function creationSql(s: string, notify: Notify) {
+  return {
+    /** Parameters are parallel arrays (one element per task), then parallel arrays of creation-time answers. */
+    /**
+     * A task whose idempotency key another task of its owner and tool holds fails the statement with a unique
+     * violation of tasks_idempotency (KEY_INDEX); the caller then inserts the batch's tasks one by one and resolves
+     * that one with `keyed`. (No ON CONFLICT clause: its speculative insertion would cost every creation.)
+     */
+    insertTasks: `
+      WITH input AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+          $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::boolean[], $17::text[])
+          AS x(id, tenant, principal, tool, args, status_message, created_at, ttl_ms, poll_interval_ms,
+            replay_after_crash, client_caps, sealed, idempotency_key)
+      ), inserted AS (
+        INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
+          ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key)
+        SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
+          poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key
+        FROM input
+        RETURNING *
+      ), answers AS (
+        INSERT INTO ${s}.task_inputs (task_id, key, request, answer, asked_at, answered_at)
+        SELECT task_id, key, NULL, answer, at, at
+        FROM unnest($13::text[], $14::text[], $15::text[], $16::bigint[]) AS a(task_id, key, answer, at)
+      )
+      SELECT inserted.*, ${notify('inserted.id', 'true', 'false')} FROM inserted`,
+
+    /** $1 tenant, $2 principal, $3 tool, $4 key: the task holding the key, as getOwned reads it, with its arguments. */
+    keyed: `
+      SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
+          SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
+          FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
+        ) END AS outstanding
+      FROM ${s}.tasks t
+      WHERE t.tenant = $1 AND t.principal = $2 AND t.tool = $3 AND t.idempotency_key = $4`,
+
+    /** Frees the key of a task past its TTL ($2 now) for a new task. */
+    releaseKey: `
+      UPDATE ${s}.tasks SET idempotency_key = NULL, revision = revision + 1
+      WHERE id = $1 AND expires_at IS NOT NULL AND expires_at <= $2 RETURNING id`,
+
+    isSealed: `SELECT sealed FROM ${s}.tasks WHERE id = $1`,
+  };
+}

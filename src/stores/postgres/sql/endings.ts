@@ -1,0 +1,57 @@
+// SQL of the PostgreSQL task store. How a run ends: terminal, waiting, released or suspended for input (fenced by its token).
+import { FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+
+/** `s`: the quoted schema name. */
+export function endingSql(s: string, notify: Notify) {
+  return {
+    /** $3 status, $4 result, $5 error, $6 status message (null keeps it), $7 now, $8 failure. */
+    terminal: `
+      WITH u AS (
+        UPDATE ${s}.tasks SET status = $3, result = $4, error = $5, status_message = COALESCE($6, status_message),
+          updated_at = $7, failure = $8, runnable = false, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
+          revision = revision + 1
+        WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
+
+    /**
+     * Waits without a lease until $3 ($4 status message, $5 now); a cancel requested during the run ends the task
+     * cancelled instead.
+     */
+    wait: `
+      WITH u AS (
+        UPDATE ${s}.tasks SET
+          status = CASE WHEN cancel_requested THEN 'cancelled' ELSE status END,
+          status_message = CASE WHEN cancel_requested THEN 'Task was cancelled.' ELSE $4 END,
+          wake_at = CASE WHEN cancel_requested THEN NULL ELSE $3::bigint END,
+          updated_at = $5, runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
+        WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
+
+    release: `
+      WITH u AS (
+        UPDATE ${s}.tasks SET lease_owner = NULL, lease_until = NULL, revision = revision + 1 WHERE ${FENCED}
+        RETURNING id
+      ) SELECT ${notify('u.id', 'true', 'false')} FROM u`,
+
+    /**
+     * Suspends for input in one statement: $3 status message, $4 now, $5 keys, $6 requests. A key asked again
+     * while unanswered is reopened; earlier unanswered keys this suspension no longer asks are superseded. A
+     * cancel requested meanwhile ends the task cancelled instead.
+     */
+    suspend: `
+      WITH u AS (
+        UPDATE ${s}.tasks SET
+          status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'input_required' END,
+          status_message = COALESCE($3, status_message), updated_at = $4,
+          runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
+        WHERE ${FENCED} RETURNING id
+      ), asked AS (
+        INSERT INTO ${s}.task_inputs AS i (task_id, key, request, asked_at)
+        SELECT u.id, r.key, r.request, $4 FROM u, unnest($5::text[], $6::text[]) AS r(key, request)
+        ON CONFLICT (task_id, key) DO UPDATE SET superseded = false WHERE i.answer IS NULL
+      ), superseded AS (
+        UPDATE ${s}.task_inputs i SET superseded = true FROM u
+        WHERE i.task_id = u.id AND i.answer IS NULL AND NOT i.superseded AND i.key <> ALL ($5::text[])
+      ) SELECT ${notify('u.id', 'false', 'false')} FROM u`,
+  };
+}

@@ -1,0 +1,51 @@
+// SQL of the PostgreSQL task store. Reads: a task for its owner or an operator, the next wake-up, and the counts.
+import { DUE, NON_TERMINAL, OWNED_BY } from './fragments.js';
+
+/** `s`: the quoted schema name. */
+export function readSql(s: string) {
+  return {
+    /** One statement, one snapshot: the task and, while it waits for input, its outstanding requests. */
+    getOwned: `
+      SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
+          SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
+          FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
+        ) END AS outstanding
+      FROM ${s}.tasks t WHERE t.id = $1 AND ${OWNED_BY('t.')}`,
+
+    /** $1 now: the earliest wake-up still to come. */
+    nextWake: `
+      SELECT wake_at FROM ${s}.tasks WHERE wake_at IS NOT NULL AND wake_at > $1 AND status = 'working'
+      ORDER BY wake_at LIMIT 1`,
+
+    /** Everything about one task, whoever owns it (operators). */
+    inspect: `
+      SELECT t.*,
+        (SELECT coalesce(json_agg(st.name), '[]'::json) FROM ${s}.task_steps st WHERE st.task_id = t.id) AS step_names,
+        (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
+          FROM ${s}.task_step_attempts a WHERE a.task_id = t.id) AS attempts
+      FROM ${s}.tasks t WHERE t.id = $1`,
+
+    countActive: `
+      SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND principal = $2 AND ${NON_TERMINAL}`,
+
+    /**
+     * One statement, one snapshot: counts by status (index-only scans of tasks_status, not a scan of the table) and
+     * the runnable backlog at $1 (tasks_runnable).
+     */
+    stats: `
+      SELECT
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'working')::int AS working,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'input_required')::int AS input_required,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'completed')::int AS completed,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'failed')::int AS failed,
+        (SELECT count(*) FROM ${s}.tasks WHERE status = 'cancelled')::int AS cancelled,
+        ((SELECT count(*) FROM ${s}.tasks WHERE runnable AND (lease_owner IS NULL OR lease_until < $1)
+          AND (expires_at IS NULL OR expires_at > $1)) + (SELECT count(*) FROM ${s}.tasks WHERE ${DUE('$1')}))::int
+          AS runnable`,
+
+    countRunnable: `
+      SELECT ((SELECT count(*) FROM ${s}.tasks
+        WHERE runnable AND (lease_owner IS NULL OR lease_until < $1) AND (expires_at IS NULL OR expires_at > $1))
+        + (SELECT count(*) FROM ${s}.tasks WHERE ${DUE('$1')}))::int AS n`,
+  };
+}

@@ -1,0 +1,66 @@
+// SQL of the PostgreSQL task store. A run: its claim, its lease and the steps and status messages it writes (fenced by its token).
+import { DUE, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+
+/** `s`: the quoted schema name. */
+export function runSql(s: string, notify: Notify) {
+  return {
+    /**
+     * $1 worker, $2 lease end, $3 now, $4 how many: the oldest (by creation) of the runnable tasks and of the waiting
+     * ones whose time has come. SKIP LOCKED: concurrent claimers each take different rows.
+     */
+    claim: `
+      WITH ready AS (
+        SELECT id, lease_owner, created_at FROM ${s}.tasks
+        WHERE runnable AND (lease_owner IS NULL OR lease_until < $3) AND (expires_at IS NULL OR expires_at > $3)
+        ORDER BY created_at
+        LIMIT $4
+        FOR UPDATE SKIP LOCKED
+      ), due AS (
+        SELECT id, lease_owner, created_at FROM ${s}.tasks
+        WHERE ${DUE('$3')}
+        ORDER BY wake_at
+        LIMIT $4
+        FOR UPDATE SKIP LOCKED
+      ), candidate AS (
+        SELECT * FROM (SELECT * FROM ready UNION ALL SELECT * FROM due) x ORDER BY created_at LIMIT $4
+      ), claimed AS (
+        UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1,
+          runnable = true, wake_at = NULL, revision = t.revision + 1
+        FROM candidate c WHERE t.id = c.id
+        RETURNING t.*, c.lease_owner AS previous_owner
+      )
+      SELECT c.*,
+        (SELECT coalesce(json_agg(json_build_array(st.name, st.value)), '[]'::json)
+          FROM ${s}.task_steps st WHERE st.task_id = c.id) AS steps,
+        (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
+          FROM ${s}.task_step_attempts a WHERE a.task_id = c.id) AS attempts,
+        (SELECT coalesce(json_agg(json_build_array(i.key, i.answer) ORDER BY i.key COLLATE "C"), '[]'::json)
+          FROM ${s}.task_inputs i WHERE i.task_id = c.id) AS inputs
+      FROM claimed c`,
+
+    renew: `
+      UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1 WHERE ${FENCED} RETURNING cancel_requested`,
+
+    /** FOR SHARE holds off a takeover until the step is written; a stale token finds no row. */
+    saveStep: `
+      WITH held AS (SELECT id FROM ${s}.tasks WHERE ${FENCED} FOR SHARE)
+      INSERT INTO ${s}.task_steps (task_id, name, value) SELECT id, $3, $4 FROM held
+      ON CONFLICT (task_id, name) DO UPDATE SET value = EXCLUDED.value
+      RETURNING 1 AS saved`,
+
+    /** $3 name, $4 failed attempts so far, $5 the last failure, $6 now. Fenced like saveStep. */
+    saveStepFailure: `
+      WITH held AS (SELECT id FROM ${s}.tasks WHERE ${FENCED} FOR SHARE)
+      INSERT INTO ${s}.task_step_attempts (task_id, name, failed, last_failure, updated_at)
+      SELECT id, $3, $4, $5, $6 FROM held
+      ON CONFLICT (task_id, name) DO UPDATE SET failed = EXCLUDED.failed, last_failure = EXCLUDED.last_failure,
+        updated_at = EXCLUDED.updated_at
+      RETURNING 1 AS saved`,
+
+    setStatusMessage: `
+      WITH u AS (
+        UPDATE ${s}.tasks SET status_message = $3, updated_at = $4, revision = revision + 1 WHERE ${FENCED}
+        RETURNING ${SNAPSHOT_COLUMNS}
+      ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
+  };
+}

@@ -1,0 +1,56 @@
+// create(): creations are group-committed. A task whose idempotency key names a live task of the owner joins it
+// (same arguments) or conflicts with it; the key of an expired task goes to the new one.
+import { IdempotencyConflictError } from '../../tasks/errors.js';
+import { sameJson } from '../../tasks/json-equal.js';
+import type { JsonObject, NewTask, TaskSnapshot } from '../../tasks/task.js';
+import { snapshotOf, type StoreContext } from './context.js';
+import type { Lane, Settled } from './group-commit.js';
+import { newSnapshot, type TaskRow } from './rows.js';
+
+/** How one creation went inside its transaction: inserted, or the live task its idempotency key names. */
+type Created =
+  { kind: 'inserted' } | { kind: 'joined'; snapshot: TaskSnapshot } | { kind: 'conflict'; id: string };
+
+/**
+ * Inside a write transaction: inserts the task, unless its idempotency key names a live task of the owner. The
+ * insert itself finds a key in use (its unique index): a new key costs no read.
+ */
+function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
+  const { q, codec } = ctx;
+  if (!q.insertTask(task, codec.sealsNew(task))) {
+    const key = task.idempotencyKey as string;
+    const existing = q.keyed(task.owner, task.tool, key);
+    if (existing === undefined) throw new Error(`task ${task.id} was not inserted`);
+    if (existing.expires_at === null || existing.expires_at > task.createdAt) {
+      const args = JSON.parse(codec.open(existing.args)) as JsonObject;
+      if (!sameJson(args, task.args)) return { kind: 'conflict', id: existing.id };
+      const row = q.getOwned(existing.id, task.owner) as TaskRow;
+      return { kind: 'joined', snapshot: snapshotOf(ctx, row) };
+    }
+    // The key's task has expired: the key is free for a new one.
+    q.releaseKey(existing.id);
+    q.insertTask(task, codec.sealsNew(task));
+  }
+  ctx.log.changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
+  return { kind: 'inserted' };
+}
+
+function settledOf(task: NewTask, created: Created): Settled<TaskSnapshot> {
+  if (created.kind === 'inserted') return { value: newSnapshot(task) };
+  if (created.kind === 'joined') return { value: created.snapshot };
+  return { error: new IdempotencyConflictError(created.id) };
+}
+
+/** Creations, committed together; a row that cannot be stored is retried alone so it does not sink the others. */
+export function creationLane(ctx: StoreContext): Lane<NewTask, TaskSnapshot> {
+  return {
+    rowByRow: true,
+    write(tasks) {
+      const created = tasks.map((task) => insertOrJoin(ctx, task));
+      // Other processes only need to know that work arrived.
+      if (created.some((c) => c.kind === 'inserted'))
+        ctx.log.changed({ taskId: '*', runnable: true, cancelRequested: false }, 'log');
+      return created.map((c, i) => settledOf(tasks[i] as NewTask, c));
+    },
+  };
+}

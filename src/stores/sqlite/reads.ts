@@ -1,0 +1,58 @@
+// Reads: a task for its owner (finished ones from memory) or by its idempotency key, everything about it for
+// operators, the next wake-up, and the counts (quota, metrics, backlog).
+import type { BuiltInTaskStore } from '../built-in.js';
+import { isTerminal, type JsonObject, type KeyedTask } from '../../tasks/task.js';
+import { lookup, snapshotOf, type StoreContext } from './context.js';
+import { toInspection } from './rows.js';
+import type { TerminalCache } from './terminal-cache.js';
+
+type Reads = Pick<
+  BuiltInTaskStore,
+  'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
+>;
+
+export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
+  const { q, codec } = ctx;
+  return {
+    async get(id, owner, now) {
+      const remembered = terminal.get(id, owner, now);
+      if (remembered !== undefined) return remembered;
+      const row = lookup(ctx, id, owner, now);
+      if (typeof row === 'string') return row;
+      const snapshot = snapshotOf(ctx, row);
+      if (isTerminal(row.status)) terminal.remember(owner, snapshot);
+      return snapshot;
+    },
+
+    async findByIdempotencyKey(owner, tool, key, now): Promise<KeyedTask | undefined> {
+      const keyed = q.keyed(owner, tool, key);
+      if (keyed === undefined || (keyed.expires_at !== null && keyed.expires_at <= now)) return undefined;
+      const row = q.getOwned(keyed.id, owner);
+      if (row === undefined) return undefined;
+      return { snapshot: snapshotOf(ctx, row), args: JSON.parse(codec.open(keyed.args)) as JsonObject };
+    },
+
+    async nextWakeAt(now) {
+      return q.nextWake(now);
+    },
+
+    async inspect(id) {
+      const row = q.inspect(id);
+      if (row === undefined) return undefined;
+      return toInspection(row, q.stepNames(id), q.stepAttempts(id), codec.open);
+    },
+
+    async countActive(owner) {
+      return q.countActive(owner);
+    },
+
+    async stats(now) {
+      const { runnable, ...byStatus } = q.stats(now);
+      return { byStatus, runnable };
+    },
+
+    async countRunnable(now) {
+      return q.countRunnable(now);
+    },
+  };
+}

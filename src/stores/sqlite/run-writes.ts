@@ -1,0 +1,108 @@
+// What a worker's run does to its task: claim it, renew its lease, save steps and status messages, end it. Every
+// write after the claim is conditional on the run's token; run endings are group-committed.
+import type { RenewResult, TaskStore } from '../../tasks/store.js';
+import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
+import type { StoreContext } from './context.js';
+import type { Lane } from './group-commit.js';
+
+export interface Ending {
+  id: string;
+  token: number;
+  outcome: RunOutcome;
+  now: number;
+}
+
+/** Run endings, committed together; they fail together too (an ending's rows are the task's own). */
+export function endingLane({ q, log }: StoreContext): Lane<Ending, boolean> {
+  return {
+    rowByRow: false,
+    write: (endings) =>
+      endings.map(({ id, token, outcome, now }) => {
+        const ok = q.finish(id, token, outcome, now);
+        if (ok) log.changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+        return { value: ok };
+      }),
+  };
+}
+
+/** Leases the next runnable task (inside a lease transaction). */
+function claimOne({ q, codec }: StoreContext, workerId: string, leaseMs: number, now: number) {
+  const candidate = q.nextClaimable(now);
+  if (candidate === undefined) return undefined;
+  const row = q.takeLease(candidate.id, workerId, now + leaseMs);
+  return {
+    id: row.id,
+    owner: { tenant: row.tenant, principal: row.principal },
+    tool: row.tool,
+    args: JSON.parse(codec.open(row.args)) as Record<string, unknown>,
+    token: row.attempt,
+    takenOver: candidate.lease_owner !== null,
+    replayAfterCrash: row.replay_after_crash === 1,
+    cancelRequested: row.cancel_requested === 1,
+    clientCapabilities: JSON.parse(row.client_caps) as Record<string, unknown>,
+    steps: q.steps(row.id),
+    stepAttempts: q.stepAttempts(row.id),
+    answers: q.answers(row.id),
+    askedKeys: q.askedKeys(row.id),
+  };
+}
+
+type RunWrites = Pick<
+  TaskStore,
+  'claim' | 'claimBatch' | 'renew' | 'saveStep' | 'saveStepFailure' | 'setStatusMessage' | 'finish'
+>;
+
+/** `end` queues a run ending for the group commit. */
+export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<boolean>): RunWrites {
+  const { q, log, writes } = ctx;
+  return {
+    async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
+      return writes.leaseTx(() => claimOne(ctx, workerId, leaseMs, now));
+    },
+
+    async claimBatch(workerId, leaseMs, now, max): Promise<ClaimedTask[]> {
+      return writes.leaseTx(() => {
+        const claimed: ClaimedTask[] = [];
+        while (claimed.length < max) {
+          const task = claimOne(ctx, workerId, leaseMs, now);
+          if (task === undefined) break;
+          claimed.push(task);
+        }
+        return claimed;
+      });
+    },
+
+    async renew(id, token, leaseMs, now): Promise<RenewResult> {
+      const row = await writes.leaseTx(() => q.renew(id, token, now + leaseMs));
+      return row === undefined
+        ? { held: false, cancelRequested: false }
+        : { held: true, cancelRequested: row.cancel_requested === 1 };
+    },
+
+    async saveStep(id, token, name, value, _now) {
+      return writes.immediate(() => {
+        if (!q.holds(id, token)) return false;
+        q.putStep(id, name, JSON.stringify(value));
+        return true;
+      });
+    },
+
+    async saveStepFailure(id, token, name, failure, now) {
+      return writes.immediate(() => {
+        if (!q.holds(id, token)) return false;
+        q.putStepFailure(id, name, failure, now);
+        return true;
+      });
+    },
+
+    async setStatusMessage(id, token, message, now) {
+      return writes.tx(() => {
+        const ok = q.setStatusMessage(id, token, message, now);
+        if (ok) log.changed({ taskId: id, runnable: false, cancelRequested: false });
+        return ok;
+      });
+    },
+
+    finish: (id, token, outcome, now) => end({ id, token, outcome, now }),
+  };
+}

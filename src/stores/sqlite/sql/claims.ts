@@ -1,0 +1,60 @@
+// Prepared SQL of the SQLite task store. Claims: the next claimable task, its lease, and what its run starts from.
+import type { JsonValue, JsonObject, StepAttempts, StepFailure } from '../../../tasks/task.js';
+import type { PayloadCodec } from '../codec.js';
+import type { SqliteDatabase } from '../database.js';
+import type { TaskRow } from '../rows.js';
+import { DUE } from './conditions.js';
+
+export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
+  const nextRunnable = db.prepare(`
+    SELECT id, lease_owner, created_at FROM tasks
+    WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
+    ORDER BY created_at LIMIT 1`);
+  const nextDue = db.prepare(
+    `SELECT id, lease_owner, created_at FROM tasks WHERE ${DUE} ORDER BY wake_at LIMIT 1`,
+  );
+  const takeLease = db.prepare(`
+    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL
+    WHERE id = ? RETURNING *`);
+  const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ?`);
+  const answers = db.prepare(`SELECT key, answer FROM task_inputs WHERE task_id = ? AND answer IS NOT NULL`);
+  const askedKeys = db.prepare(`SELECT key FROM task_inputs WHERE task_id = ?`);
+  const stepAttempts = db.prepare(
+    `SELECT name, failed, last_failure FROM task_step_attempts WHERE task_id = ?`,
+  );
+  const renew = db.prepare(`
+    UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL
+    RETURNING cancel_requested`);
+  return {
+    /** The oldest task (by creation) that is runnable, or whose wait is over. */
+    nextClaimable(now: number): { id: string; lease_owner: string | null } | undefined {
+      type Candidate = { id: string; lease_owner: string | null; created_at: number } | undefined;
+      const ready = nextRunnable.get({ now }) as Candidate;
+      const due = nextDue.get({ now }) as Candidate;
+      if (ready === undefined || due === undefined) return ready ?? due;
+      return due.created_at < ready.created_at ? due : ready;
+    },
+    takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
+    steps(id: string): Record<string, JsonValue> {
+      const out: Record<string, JsonValue> = {};
+      for (const r of steps.all(id) as { name: string; value: string }[])
+        out[r.name] = JSON.parse(codec.open(r.value)) as JsonValue;
+      return out;
+    },
+    answers(id: string): Record<string, JsonObject> {
+      const out: Record<string, JsonObject> = {};
+      for (const r of answers.all(id) as { key: string; answer: string }[])
+        out[r.key] = JSON.parse(codec.open(r.answer)) as JsonObject;
+      return out;
+    },
+    askedKeys: (id: string) => (askedKeys.all(id) as { key: string }[]).map((r) => r.key),
+    stepAttempts(id: string): Record<string, StepAttempts> {
+      const out: Record<string, StepAttempts> = {};
+      for (const r of stepAttempts.all(id) as { name: string; failed: number; last_failure: string }[])
+        out[r.name] = { failed: r.failed, last: JSON.parse(codec.open(r.last_failure)) as StepFailure };
+      return out;
+    },
+    renew: (id: string, token: number, until: number) =>
+      renew.get(until, id, token) as { cancel_requested: number } | undefined,
+  };
+}

@@ -1,0 +1,44 @@
+// Prepared SQL of the SQLite task store. Creation: the insert (its idempotency key may be taken), the key's holder, and a task's sealed flag.
+import type { NewTask, TaskOwner } from '../../../tasks/task.js';
+import { encodeTask } from '../../encode-task.js';
+import type { PayloadCodec } from '../codec.js';
+import type { SqliteDatabase } from '../database.js';
+
+export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) {
+  const insert = db.prepare(`
+    INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
+      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key)
+    VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
+      @expiresAt, @replay, @caps, 1, @sealed, @key)
+    ON CONFLICT (idempotency_key, tenant, principal, tool) WHERE idempotency_key IS NOT NULL DO NOTHING`);
+  const keyed = db.prepare(
+    `SELECT id, args, expires_at FROM tasks WHERE tenant = ? AND principal = ? AND tool = ? AND idempotency_key = ?`,
+  );
+  const releaseKey = db.prepare(`UPDATE tasks SET idempotency_key = NULL WHERE id = ?`);
+  const insertAnswer = db.prepare(
+    `INSERT INTO task_inputs (task_id, key, request, answer, asked_at, answered_at) VALUES (?, ?, NULL, ?, ?, ?)`,
+  );
+  const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
+  return {
+    /** False when the task's idempotency key is held by another task (then nothing is inserted). */
+    insertTask(task: NewTask, sealed: boolean): boolean {
+      const { answers, createdAt, idempotencyKey, ...row } = encodeTask(task, codec, sealed);
+      const { changes } = insert.run({
+        ...row,
+        sealed: sealed ? 1 : 0,
+        now: createdAt,
+        expiresAt: row.ttlMs === null ? null : createdAt + row.ttlMs,
+        replay: row.replay ? 1 : 0,
+        key: idempotencyKey,
+      });
+      if (changes === 0) return false;
+      for (const [key, answer] of answers) insertAnswer.run(task.id, key, answer, createdAt, createdAt);
+      return true;
+    },
+    keyed: (owner: TaskOwner, tool: string, key: string) =>
+      keyed.get(owner.tenant, owner.principal, tool, key) as
+        { id: string; args: string; expires_at: number | null } | undefined,
+    releaseKey: (id: string) => releaseKey.run(id),
+    isSealed: (id: string) => isSealed.get(id) === 1,
+  };
+}

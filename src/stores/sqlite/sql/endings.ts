@@ -1,0 +1,105 @@
+// Prepared SQL of the SQLite task store. How a run ends: terminal, waiting, released or suspended for input, each
+// conditional on the run's token (the first ending wins).
+import type { RunOutcome } from '../../../tasks/task.js';
+import type { PayloadCodec } from '../codec.js';
+import type { SqliteDatabase } from '../database.js';
+
+function prepareEndingStatements(db: SqliteDatabase) {
+  const terminal = db.prepare(`
+    UPDATE tasks SET status = @status, result = @result, error = @error, failure = @failure,
+      status_message = COALESCE(@message, status_message), updated_at = @now,
+      runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
+  // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead.
+  const wait = db.prepare(`
+    UPDATE tasks SET
+      status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE status END,
+      status_message = CASE WHEN cancel_requested = 1 THEN 'Task was cancelled.' ELSE @message END,
+      wake_at = CASE WHEN cancel_requested = 1 THEN NULL ELSE @until END,
+      updated_at = @now, runnable = 0, lease_owner = NULL, lease_until = NULL
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
+  const suspend = db.prepare(`
+    UPDATE tasks SET
+      status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE 'input_required' END,
+      status_message = COALESCE(@message, status_message), updated_at = @now,
+      runnable = 0, lease_owner = NULL, lease_until = NULL
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
+    RETURNING status`);
+  const ask = db.prepare(
+    `INSERT INTO task_inputs (task_id, key, request, asked_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (task_id, key) DO UPDATE SET superseded = 0 WHERE answer IS NULL`,
+  );
+  const supersede = db.prepare(
+    `UPDATE task_inputs SET superseded = 1 WHERE task_id = ? AND answer IS NULL AND superseded = 0 AND key NOT IN (SELECT value FROM json_each(?))`,
+  );
+  const release = db.prepare(`
+    UPDATE tasks SET lease_owner = NULL, lease_until = NULL
+    WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
+  return { terminal, wait, suspend, ask, supersede, release };
+}
+
+type EndingStatements = ReturnType<typeof prepareEndingStatements>;
+
+/** Ends the run holding `token` (inside the caller's transaction); false when the run no longer holds the task. */
+function finishRun(
+  s: EndingStatements,
+  codec: PayloadCodec,
+  id: string,
+  token: number,
+  outcome: RunOutcome,
+  now: number,
+): boolean {
+  const base = { id, token, now, result: null, error: null, message: null, failure: null } as Record<
+    string,
+    unknown
+  >;
+  const failureOf = (o: { failure?: unknown }): string | null =>
+    o.failure === undefined ? null : codec.seal(id, JSON.stringify(o.failure));
+  switch (outcome.kind) {
+    case 'completed':
+      return (
+        s.terminal.run({
+          ...base,
+          status: 'completed',
+          result: codec.seal(id, JSON.stringify(outcome.result)),
+          message: outcome.statusMessage ?? null,
+          failure: failureOf(outcome),
+        }).changes === 1
+      );
+    case 'failed':
+      return (
+        s.terminal.run({
+          ...base,
+          status: 'failed',
+          error: codec.seal(id, JSON.stringify(outcome.error)),
+          message: outcome.statusMessage,
+          failure: failureOf(outcome),
+        }).changes === 1
+      );
+    case 'waiting':
+      return (
+        s.wait.run({ id, token, now, until: outcome.until, message: outcome.statusMessage }).changes === 1
+      );
+    case 'cancelled':
+      return s.terminal.run({ ...base, status: 'cancelled', message: 'Task was cancelled.' }).changes === 1;
+    case 'released':
+      return s.release.run(id, token).changes === 1;
+    case 'input_required': {
+      const row = s.suspend.get({ ...base, message: outcome.statusMessage ?? null }) as
+        { status: string } | undefined;
+      if (row === undefined) return false;
+      for (const [key, request] of Object.entries(outcome.requests))
+        s.ask.run(id, key, codec.seal(id, JSON.stringify(request)), now);
+      s.supersede.run(id, JSON.stringify(Object.keys(outcome.requests)));
+      return true;
+    }
+  }
+}
+
+export function prepareEndingQueries(db: SqliteDatabase, codec: PayloadCodec) {
+  const statements = prepareEndingStatements(db);
+  return {
+    finish: (id: string, token: number, outcome: RunOutcome, now: number): boolean =>
+      finishRun(statements, codec, id, token, outcome, now),
+  };
+}

@@ -1,0 +1,55 @@
+// Prepared SQL of the SQLite task store. Reads: a task for its owner or an operator, the next wake-up, and the counts.
+import type { TaskOwner, TaskStatus } from '../../../tasks/task.js';
+import type { SqliteDatabase } from '../database.js';
+import type { InputRow, TaskRow } from '../rows.js';
+import { DUE, WORKING } from './conditions.js';
+
+export function prepareReadQueries(db: SqliteDatabase) {
+  // Only what snapshots and owner writes need (arguments and capabilities stay on disk).
+  const getOwned = db.prepare(
+    `SELECT id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at, result, error,
+       lease_owner, lease_until FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`,
+  );
+  const outstanding = db.prepare(
+    `SELECT key, request, answer FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
+  );
+  const nextWake = db
+    .prepare(
+      `SELECT wake_at FROM tasks WHERE wake_at IS NOT NULL AND wake_at > ? AND ${WORKING} ORDER BY wake_at LIMIT 1`,
+    )
+    .pluck();
+  // One statement, one snapshot. Each count reads a range of tasks_status (or of tasks_runnable), never the table.
+  const stats = db.prepare(`
+    SELECT
+      (SELECT count(*) FROM tasks WHERE status = 'working') AS working,
+      (SELECT count(*) FROM tasks WHERE status = 'input_required') AS input_required,
+      (SELECT count(*) FROM tasks WHERE status = 'completed') AS completed,
+      (SELECT count(*) FROM tasks WHERE status = 'failed') AS failed,
+      (SELECT count(*) FROM tasks WHERE status = 'cancelled') AS cancelled,
+      (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
+        AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS runnable`);
+  // Per creation (the quota): only the owner's unfinished tasks, never the owner's whole history (tasks_owner_created).
+  const countActive = db
+    .prepare(
+      `SELECT count(*) FROM tasks INDEXED BY tasks_owner_active
+       WHERE tenant = ? AND principal = ? AND status IN ('working','input_required')`,
+    )
+    .pluck();
+  const countRunnable = db.prepare(
+    `SELECT (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
+       AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS n`,
+  );
+  const inspectTask = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
+  const stepNames = db.prepare(`SELECT name FROM task_steps WHERE task_id = ?`).pluck();
+  return {
+    getOwned: (id: string, owner: TaskOwner) =>
+      getOwned.get(id, owner.tenant, owner.principal) as TaskRow | undefined,
+    outstandingInputs: (id: string) => outstanding.all(id) as InputRow[],
+    nextWake: (now: number) => nextWake.get(now) as number | undefined,
+    inspect: (id: string) => inspectTask.get(id) as TaskRow | undefined,
+    stepNames: (id: string) => stepNames.all(id) as string[],
+    stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
+    countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
+    countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,
+  };
+}

@@ -1,0 +1,26 @@
+// Prepared SQL of the SQLite task store. What a run writes under its token: steps, failed step attempts and status messages.
+import type { StepFailure } from '../../../tasks/task.js';
+import type { PayloadCodec } from '../codec.js';
+import type { SqliteDatabase } from '../database.js';
+
+export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) {
+  const holds = db.prepare(
+    `SELECT 1 FROM tasks WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`,
+  );
+  const putStep = db.prepare(`INSERT OR REPLACE INTO task_steps (task_id, name, value) VALUES (?, ?, ?)`);
+  const putStepFailure = db.prepare(`
+    INSERT INTO task_step_attempts (task_id, name, failed, last_failure, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (task_id, name) DO UPDATE SET failed = excluded.failed, last_failure = excluded.last_failure,
+      updated_at = excluded.updated_at`);
+  const setMessage = db.prepare(`
+    UPDATE tasks SET status_message = ?, updated_at = ?
+    WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
+  return {
+    holds: (id: string, token: number) => holds.get(id, token) !== undefined,
+    putStep: (id: string, name: string, value: string) => putStep.run(id, name, codec.seal(id, value)),
+    putStepFailure: (id: string, name: string, failure: StepFailure, now: number) =>
+      putStepFailure.run(id, name, failure.attempt, codec.seal(id, JSON.stringify(failure)), now),
+    setStatusMessage: (id: string, token: number, message: string, now: number) =>
+      setMessage.run(message, now, id, token).changes === 1,
+  };
+}

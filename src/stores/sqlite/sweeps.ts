@@ -1,0 +1,29 @@
+// The sweeps: tasks past their TTL fail (subscribers hear it), and expired tasks are deleted after a grace period.
+import type { TaskStore } from '../../tasks/store.js';
+import { TASK_EXPIRED_ERROR } from '../../tasks/errors.js';
+import type { StoreContext } from './context.js';
+import type { TerminalCache } from './terminal-cache.js';
+
+const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
+
+export function sweeps(
+  { q, log, writes }: StoreContext,
+  terminal: TerminalCache,
+): Pick<TaskStore, 'expire' | 'purge'> {
+  return {
+    async expire(now) {
+      return writes.tx(() => {
+        const ids = q.expire(now, EXPIRED_ERROR);
+        for (const taskId of ids) log.changed({ taskId, runnable: false, cancelRequested: true });
+        return ids.length;
+      });
+    },
+
+    async purge(now, graceMs) {
+      // Purging removes only tasks that expired; the cache never answers those (get checks the expiry), so it
+      // keeps every snapshot still live and only lets go of the expired ones.
+      terminal.forgetExpired(now);
+      return writes.immediate(() => q.purge(now - graceMs));
+    },
+  };
+}

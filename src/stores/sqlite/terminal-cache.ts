@@ -1,0 +1,35 @@
+// Terminal snapshots never change again: polls of finished tasks are answered from memory until expiry.
+import { ownerKey, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
+
+const LIMIT = 10_000;
+
+export interface TerminalCache {
+  /** The owner's finished task as remembered, unless it has expired by `now`. */
+  get(id: string, owner: TaskOwner, now: number): TaskSnapshot | undefined;
+  remember(owner: TaskOwner, snapshot: TaskSnapshot): void;
+  /** Lets go of the tasks expired by `now` (the ones a purge may remove). */
+  forgetExpired(now: number): void;
+}
+
+export function createTerminalCache(): TerminalCache {
+  const terminal = new Map<string, { owner: string; snapshot: TaskSnapshot; expiresAt: number | null }>();
+  return {
+    get(id, owner, now) {
+      const hit = terminal.get(id);
+      if (hit === undefined || hit.owner !== ownerKey(owner)) return undefined;
+      if (hit.expiresAt === null || hit.expiresAt > now) return hit.snapshot;
+      terminal.delete(id);
+      return undefined;
+    },
+    remember(owner, snapshot) {
+      if (terminal.size >= LIMIT) terminal.delete(terminal.keys().next().value as string);
+      const expiresAt = snapshot.ttlMs === null ? null : snapshot.createdAt + snapshot.ttlMs;
+      terminal.set(snapshot.id, { owner: ownerKey(owner), snapshot, expiresAt });
+    },
+    forgetExpired(now) {
+      for (const [id, entry] of terminal) {
+        if (entry.expiresAt !== null && entry.expiresAt <= now) terminal.delete(id);
+      }
+    },
+  };
+}
