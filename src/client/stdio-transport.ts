@@ -13,6 +13,34 @@ interface Pending {
   progressToken: unknown;
 }
 
+/** Routes one line from the server: a response to its request, a notification to the requests it concerns. */
+function deliver(pending: Map<RequestId, Pending>, line: string): void {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (!isJsonObject(msg)) return;
+  if ('id' in msg && ('result' in msg || 'error' in msg)) {
+    const p = pending.get(msg.id as RequestId);
+    pending.delete(msg.id as RequestId);
+    p?.resolve({ message: msg });
+    return;
+  }
+  const params = isJsonObject(msg.params) ? msg.params : {};
+  const sub = isJsonObject(params._meta) ? params._meta[META_SUBSCRIPTION_ID] : undefined;
+  for (const [id, p] of pending) {
+    if (
+      sub !== undefined
+        ? sub === id
+        : params.progressToken === undefined || params.progressToken === p.progressToken
+    ) {
+      p.onNotification?.(msg);
+    }
+  }
+}
+
 export function createStdioTransport(
   command: string,
   args: string[] = [],
@@ -25,32 +53,7 @@ export function createStdioTransport(
     const c = spawn(command, args, { stdio: 'pipe', env: env ?? process.env });
     child = c;
     c.stderr.resume();
-    createInterface({ input: c.stdout }).on('line', (line) => {
-      let msg: unknown;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (!isJsonObject(msg)) return;
-      if ('id' in msg && ('result' in msg || 'error' in msg)) {
-        const p = pending.get(msg.id as RequestId);
-        pending.delete(msg.id as RequestId);
-        p?.resolve({ message: msg });
-        return;
-      }
-      const params = isJsonObject(msg.params) ? msg.params : {};
-      const sub = isJsonObject(params._meta) ? params._meta[META_SUBSCRIPTION_ID] : undefined;
-      for (const [id, p] of pending) {
-        if (
-          sub !== undefined
-            ? sub === id
-            : params.progressToken === undefined || params.progressToken === p.progressToken
-        ) {
-          p.onNotification?.(msg);
-        }
-      }
-    });
+    createInterface({ input: c.stdout }).on('line', (line) => deliver(pending, line));
     c.on('exit', (code) => {
       for (const p of pending.values())
         p.reject(new InvalidResponseError(`the server process exited (${code})`));

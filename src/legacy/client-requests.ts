@@ -2,6 +2,7 @@
 // client POSTs back as JSON-RPC responses on its session — to any replica. An answer that reaches the process that
 // asked is delivered at once; one that reaches another replica is kept in the session store, where the asking
 // process collects it.
+import { ErrorCode } from '../wire/codes.js';
 import { randomBytes } from 'node:crypto';
 import type { PendingRequestStore } from '../tasks/sessions.js';
 import { ProtocolError } from '../wire/protocol-error.js';
@@ -43,8 +44,41 @@ const keyOf = (sessionId: string, id: string): string => `${sessionId}\u0000${id
 function outcome(message: JsonObject): JsonObject | ProtocolError {
   if (isJsonObject(message.result)) return message.result;
   const err = isJsonObject(message.error) ? message.error : {};
-  const code = typeof err.code === 'number' ? err.code : -32603;
+  const code = typeof err.code === 'number' ? err.code : ErrorCode.InternalError;
   return new ProtocolError(code, typeof err.message === 'string' ? err.message : 'client error');
+}
+
+/**
+ * While requests of this process wait, the store is read for answers that other replicas received. Returns the
+ * function that starts or stops the reads as requests begin and end waiting.
+ */
+function answerPoller(
+  store: PendingRequestStore | undefined,
+  origin: string,
+  waiting: Map<string, (message: JsonObject) => void>,
+  pollMs: number,
+): () => void {
+  let poller: NodeJS.Timeout | undefined;
+  const collect = async (): Promise<void> => {
+    if (store === undefined) return;
+    let answers;
+    try {
+      answers = await store.answersFor(origin);
+    } catch {
+      return; // the store is unreachable: the next poll tries again
+    }
+    for (const a of answers) waiting.get(keyOf(a.sessionId, a.requestId))?.(a.message);
+  };
+  return () => {
+    if (store === undefined) return;
+    if (waiting.size > 0 && poller === undefined) {
+      poller = setInterval(() => void collect(), pollMs);
+      poller.unref();
+    } else if (waiting.size === 0 && poller !== undefined) {
+      clearInterval(poller);
+      poller = undefined;
+    }
+  };
 }
 
 export function createClientRequests(options: ClientRequestOptions = {}): ClientRequests {
@@ -56,29 +90,7 @@ export function createClientRequests(options: ClientRequestOptions = {}): Client
   const origin = randomBytes(12).toString('base64url');
   /** The requests of this process waiting for their answer (the client's response message), by session and id. */
   const waiting = new Map<string, (message: JsonObject) => void>();
-  let poller: NodeJS.Timeout | undefined;
-
-  // While requests of this process wait, the store is read for answers that other replicas received.
-  const collect = async (): Promise<void> => {
-    if (store === undefined) return;
-    let answers;
-    try {
-      answers = await store.answersFor(origin);
-    } catch {
-      return; // the store is unreachable: the next poll tries again
-    }
-    for (const a of answers) waiting.get(keyOf(a.sessionId, a.requestId))?.(a.message);
-  };
-  const updatePoller = (): void => {
-    if (store === undefined) return;
-    if (waiting.size > 0 && poller === undefined) {
-      poller = setInterval(() => void collect(), pollMs);
-      poller.unref();
-    } else if (waiting.size === 0 && poller !== undefined) {
-      clearInterval(poller);
-      poller = undefined;
-    }
-  };
+  const updatePoller = answerPoller(store, origin, waiting, pollMs);
 
   return {
     async ask(sessionId, send, method, params, signal) {

@@ -1,5 +1,6 @@
 // Prometheus metrics (prom-client): tasks by status, creations, completions, run durations, lease takeovers,
 // runnable backlog, input waits, HTTP requests by method and code, open subscriptions.
+import { SERVED_METHODS } from '../wire/methods.js';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditEvent } from '../protocol/audit.js';
@@ -28,21 +29,135 @@ export interface MetricsOptions {
 export const DEFAULT_STATS_INTERVAL_MS = 5_000;
 
 /** JSON-RPC methods get their own label; anything else is counted as "other" (bounded label values). */
-const KNOWN_METHODS = new Set([
-  'server/discover',
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'completion/complete',
-  'subscriptions/listen',
-  'tasks/get',
-  'tasks/update',
-  'tasks/cancel',
-]);
+const KNOWN_METHODS: ReadonlySet<string> = new Set(SERVED_METHODS);
+
+const P = 'durable_mcp_';
+
+/** What the task metrics count and measure. */
+function taskInstruments(registry: Registry) {
+  return {
+    created: new Counter({
+      name: `${P}task_creations_total`,
+      help: 'Tasks created',
+      labelNames: ['tool'],
+      registers: [registry],
+    }),
+    ended: new Counter({
+      name: `${P}task_runs_total`,
+      help: 'Task runs by how they ended (completed, failed, cancelled, input_required, waiting, released)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    durations: new Histogram({
+      name: `${P}task_run_duration_seconds`,
+      help: 'Duration of task runs (one run lasts until the task ends or waits for input)',
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+      registers: [registry],
+    }),
+    toolErrors: new Counter({
+      name: `${P}tool_errors_total`,
+      help: 'Errors thrown by tool handlers (kept with their task, or answered as an isError result)',
+      labelNames: ['tool'],
+      registers: [registry],
+    }),
+    takeovers: new Counter({
+      name: `${P}lease_takeovers_total`,
+      help: 'Runs that took over an expired lease',
+      registers: [registry],
+    }),
+    denied: new Counter({
+      name: `${P}access_denied_total`,
+      help: 'Refused task or credential checks',
+      labelNames: ['event'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** The gauges of the store's task counts, set from its stats on each scrape. */
+function storeGauges(registry: Registry) {
+  return {
+    tasks: new Gauge({
+      name: `${P}tasks`,
+      help: 'Stored tasks by status',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    backlog: new Gauge({
+      name: `${P}runnable_backlog`,
+      help: 'Tasks waiting for a worker',
+      registers: [registry],
+    }),
+    inputWaits: new Gauge({
+      name: `${P}input_waits`,
+      help: 'Tasks waiting for client input',
+      registers: [registry],
+    }),
+  };
+}
+
+/** HTTP requests by method and code, their durations, open subscriptions. */
+function httpInstruments(registry: Registry) {
+  return {
+    http: new Counter({
+      name: `${P}http_requests_total`,
+      help: 'HTTP requests',
+      labelNames: ['method', 'code'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: `${P}http_request_duration_seconds`,
+      help: 'HTTP request duration (time to the end of the response; long for subscriptions)',
+      labelNames: ['method'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    }),
+    subscriptions: new Gauge({
+      name: `${P}open_subscriptions`,
+      help: 'Open subscriptions/listen streams',
+      registers: [registry],
+    }),
+  };
+}
+
+/** Reads the store's task counts (at most once per interval) into the gauges; nothing when the store has none. */
+function statsCollector(
+  store: TaskStore,
+  gauges: ReturnType<typeof storeGauges>,
+  intervalMs: number,
+  now: () => number,
+): () => Promise<void> {
+  const read = store.stats?.bind(store);
+  const statsCache = read === undefined ? undefined : createStatsCache(read, Math.max(0, intervalMs), now);
+  return async () => {
+    const stats = await statsCache?.get();
+    if (stats === undefined) return;
+    for (const [status, n] of Object.entries(stats.byStatus)) gauges.tasks.set({ status }, n);
+    gauges.backlog.set(stats.runnable);
+    gauges.inputWaits.set(stats.byStatus.input_required);
+  };
+}
+
+/** Counts an HTTP response under its method (or "other") and status code. */
+function httpRecorder(instruments: ReturnType<typeof httpInstruments>): Metrics['httpResponse'] {
+  const children = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+  return (method, status, durationMs) => {
+    const label = KNOWN_METHODS.has(method) ? method : 'other';
+    const key = `${label} ${status}`;
+    let child = children.get(key);
+    if (child === undefined) {
+      // Labelled children are looked up once per (method, code): no label hashing per request.
+      child = {
+        count: instruments.http.labels(label, String(status)),
+        duration: instruments.httpDuration.labels(label),
+      };
+      children.set(key, child);
+    }
+    child.count.inc();
+    child.duration.observe(durationMs / 1000);
+  };
+}
 
 export function createMetrics(
   store: TaskStore,
@@ -50,131 +165,38 @@ export function createMetrics(
   options: MetricsOptions = {},
 ): Metrics {
   const registry = new Registry();
-  const p = 'durable_mcp_';
-  const tasks = new Gauge({
-    name: `${p}tasks`,
-    help: 'Stored tasks by status',
-    labelNames: ['status'],
-    registers: [registry],
-  });
-  const backlog = new Gauge({
-    name: `${p}runnable_backlog`,
-    help: 'Tasks waiting for a worker',
-    registers: [registry],
-  });
-  const inputWaits = new Gauge({
-    name: `${p}input_waits`,
-    help: 'Tasks waiting for client input',
-    registers: [registry],
-  });
-  const created = new Counter({
-    name: `${p}task_creations_total`,
-    help: 'Tasks created',
-    labelNames: ['tool'],
-    registers: [registry],
-  });
-  const ended = new Counter({
-    name: `${p}task_runs_total`,
-    help: 'Task runs by how they ended (completed, failed, cancelled, input_required, waiting, released)',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: `${p}task_run_duration_seconds`,
-    help: 'Duration of task runs (one run lasts until the task ends or waits for input)',
-    labelNames: ['outcome'],
-    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
-    registers: [registry],
-  });
-  const toolErrors = new Counter({
-    name: `${p}tool_errors_total`,
-    help: 'Errors thrown by tool handlers (kept with their task, or answered as an isError result)',
-    labelNames: ['tool'],
-    registers: [registry],
-  });
-  const takeovers = new Counter({
-    name: `${p}lease_takeovers_total`,
-    help: 'Runs that took over an expired lease',
-    registers: [registry],
-  });
-  const denied = new Counter({
-    name: `${p}access_denied_total`,
-    help: 'Refused task or credential checks',
-    labelNames: ['event'],
-    registers: [registry],
-  });
-  const http = new Counter({
-    name: `${p}http_requests_total`,
-    help: 'HTTP requests',
-    labelNames: ['method', 'code'],
-    registers: [registry],
-  });
-  const httpDuration = new Histogram({
-    name: `${p}http_request_duration_seconds`,
-    help: 'HTTP request duration (time to the end of the response; long for subscriptions)',
-    labelNames: ['method'],
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
-    registers: [registry],
-  });
-  const subscriptions = new Gauge({
-    name: `${p}open_subscriptions`,
-    help: 'Open subscriptions/listen streams',
-    registers: [registry],
-  });
-
-  const httpChildren = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
-
-  const read = store.stats?.bind(store);
-  const statsCache =
-    read === undefined
-      ? undefined
-      : createStatsCache(read, Math.max(0, options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS), now);
-  const collect = async (): Promise<void> => {
-    const stats = await statsCache?.get();
-    if (stats === undefined) return;
-    for (const [status, n] of Object.entries(stats.byStatus)) tasks.set({ status }, n);
-    backlog.set(stats.runnable);
-    inputWaits.set(stats.byStatus.input_required);
-  };
+  const gauges = storeGauges(registry);
+  const tasks = taskInstruments(registry);
+  const http = httpInstruments(registry);
+  const collect = statsCollector(store, gauges, options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS, now);
 
   return {
     registry,
     taskObserver: {
       runStarted(run) {
-        if (run.takenOver) takeovers.inc();
+        if (run.takenOver) tasks.takeovers.inc();
       },
       runFinished(_run, outcome, durationMs) {
-        ended.inc({ outcome });
-        durations.observe({ outcome }, durationMs / 1000);
+        tasks.ended.inc({ outcome });
+        tasks.durations.observe({ outcome }, durationMs / 1000);
       },
       toolError(report) {
-        toolErrors.inc({ tool: report.tool });
+        tasks.toolErrors.inc({ tool: report.tool });
       },
     },
     audit(event) {
-      if (event.event === 'task.created') created.inc({ tool: event.tool ?? 'unknown' });
+      if (event.event === 'task.created') tasks.created.inc({ tool: event.tool ?? 'unknown' });
       else if (
         event.event === 'task.denied' ||
         event.event === 'auth.denied' ||
         event.event === 'task.limited'
       ) {
-        denied.inc({ event: event.event });
+        tasks.denied.inc({ event: event.event });
       }
     },
-    httpResponse(method, status, durationMs) {
-      const label = KNOWN_METHODS.has(method) ? method : 'other';
-      const key = `${label} ${status}`;
-      let child = httpChildren.get(key);
-      if (child === undefined) {
-        // Labelled children are looked up once per (method, code): no label hashing per request.
-        child = { count: http.labels(label, String(status)), duration: httpDuration.labels(label) };
-        httpChildren.set(key, child);
-      }
-      child.count.inc();
-      child.duration.observe(durationMs / 1000);
-    },
+    httpResponse: httpRecorder(http),
     subscription(delta) {
-      subscriptions.inc(delta);
+      http.subscriptions.inc(delta);
     },
     route(req, res) {
       if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return false;

@@ -1,4 +1,5 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
+import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
 import { randomBytes } from 'node:crypto';
 import {
   checkVersionSupported,
@@ -20,6 +21,7 @@ import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
 import type { AuthInfo } from './context.js';
 import type { StepDefaults, ToolDefinition, ToolSet } from './define.js';
+import type { ServerControl } from './tool-types.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { getPrompt, listPrompts } from './prompts.js';
@@ -100,11 +102,19 @@ export type DispatchOutcome =
   { ok: true; result: JsonObject } | { ok: false; error: ProtocolError; origin: ErrorOrigin };
 
 export interface McpServer {
-  readonly registry: Registry;
   readonly info: ServerInfo;
+  /** Changes the server's lists at run time (tools, prompts, resources); open subscriptions are told. */
+  readonly control: ServerControl;
+  /** The definition of a registered tool. */
+  toolDefinition(name: string): ToolDefinition<never> | undefined;
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;
   /** Ends open subscriptions (they answer with their listen result) and closes extensions. */
   close(): Promise<void>;
+}
+
+/** The server core as `createMcpServer` builds it: the registry too, for the parts that assemble around it. */
+export interface CoreServer extends McpServer {
+  readonly registry: Registry;
 }
 
 /**
@@ -141,83 +151,92 @@ class Scope implements RequestScope {
   }
 }
 
-const REMOVED = new Set([
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-]);
+const REMOVED: ReadonlySet<string> = new Set(REMOVED_METHODS);
 
-export function createMcpServer(options: ServerOptions): McpServer {
-  const problem = options.steps === undefined ? undefined : stepOptionsProblem(options.steps);
-  if (problem !== undefined) throw new Error(`step defaults: ${problem}`);
-  const extensions = options.extensions ?? [];
-  const registry = new Registry([
-    ...(options.toolSets ?? []),
-    ...extensions.flatMap((e) => (e.tools === undefined ? [] : [{ tools: e.tools }])),
-  ]);
-  const now = options.now ?? Date.now;
-  const deps: RoundDeps = {
-    sealer: createStateSealer(options.stateSecret ?? randomBytes(32)),
-    now,
-    control: registry.control(),
-    steps: options.steps,
-    onToolError: options.onToolError,
+/** Whether some prompt or resource template completes its arguments. */
+const hasCompletions = (registry: Registry): boolean =>
+  [...registry.prompts.values()].some((p) => p.complete !== undefined) ||
+  [...registry.templates.values()].some((t) => t.complete !== undefined);
+
+/** The capabilities server/discover advertises: what is registered, and each extension's. */
+function capabilitiesOf(registry: Registry, extensions: readonly ServerExtension[]): JsonObject {
+  const caps: JsonObject = { tools: { listChanged: true } };
+  if (registry.prompts.size > 0) caps.prompts = { listChanged: true };
+  if (registry.resources.size > 0 || registry.templates.size > 0) {
+    caps.resources = { subscribe: true, listChanged: true };
+  }
+  if (hasCompletions(registry)) caps.completions = {};
+  if (extensions.length > 0)
+    caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
+  return caps;
+}
+
+/** Capability-gated methods answer -32601 while their capability is not advertised. */
+function isAvailable(registry: Registry, method: string): boolean {
+  if (method.startsWith('prompts/')) return registry.prompts.size > 0;
+  if (method.startsWith('resources/')) return registry.resources.size > 0 || registry.templates.size > 0;
+  if (method === 'completion/complete') return hasCompletions(registry);
+  return true;
+}
+
+type ListBuilder = (kind: string, params: JsonObject, build: () => JsonObject) => JsonObject;
+
+/** List results only change with the registry: build each page once, serialise it once. */
+function listCache(registry: Registry, serverMeta: JsonObject): ListBuilder {
+  const cache = new Map<string, JsonObject>();
+  let cacheVersion = -1;
+  return (kind, params, build) => {
+    if (cacheVersion !== registry.version) {
+      cache.clear();
+      cacheVersion = registry.version;
+    }
+    const key = `${kind}\u0000${String(params.cursor)}`;
+    let result = cache.get(key);
+    if (result === undefined) {
+      result = memoizeSerialization({ ...build(), _meta: serverMeta });
+      cache.set(key, result);
+    }
+    return result;
   };
-  const pageSize = options.pageSize ?? 100;
-  const hints: CacheHints = { ttlMs: options.listTtlMs ?? 60_000, cacheScope: 'public' };
-  const shutdown = new AbortController();
-  const serverMeta = { [META_SERVER_INFO]: options.info };
-  const subscriptionExts = extensions.flatMap((e) => e.subscriptions ?? []);
-  const interceptors = extensions.flatMap((e) => (e.interceptToolCall ? [e.interceptToolCall] : []));
+}
+
+/** The first view of tools/list an extension shapes for this request, if any. */
+function toolsViewOf(extensions: readonly ServerExtension[]): (scope: RequestScope) => ToolsView | undefined {
   const views = extensions.flatMap((e) => (e.toolsView ? [e.toolsView] : []));
-  const viewOf = (scope: RequestScope): ToolsView | undefined => {
+  return (scope) => {
     for (const view of views) {
       const found = view(scope);
       if (found !== undefined) return found;
     }
     return undefined;
   };
+}
 
-  const capabilities = (): JsonObject => {
-    const caps: JsonObject = { tools: { listChanged: true } };
-    if (registry.prompts.size > 0) caps.prompts = { listChanged: true };
-    if (registry.resources.size > 0 || registry.templates.size > 0) {
-      caps.resources = { subscribe: true, listChanged: true };
-    }
-    if (hasCompletions()) caps.completions = {};
-    if (extensions.length > 0)
-      caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
-    return caps;
-  };
-  const hasCompletions = (): boolean =>
-    [...registry.prompts.values()].some((p) => p.complete !== undefined) ||
-    [...registry.templates.values()].some((t) => t.complete !== undefined);
+/** What the method table is built from. */
+interface Core {
+  options: ServerOptions;
+  registry: Registry;
+  deps: RoundDeps;
+  extensions: readonly ServerExtension[];
+  serverMeta: JsonObject;
+  shutdown: AbortSignal;
+}
 
-  // List results only change with the registry: build each page once, serialise it once.
-  const listCache = new Map<string, JsonObject>();
-  let listCacheVersion = -1;
-  const cachedList = (kind: string, params: JsonObject, build: () => JsonObject): JsonObject => {
-    if (listCacheVersion !== registry.version) {
-      listCache.clear();
-      listCacheVersion = registry.version;
-    }
-    const key = `${kind}\u0000${String(params.cursor)}`;
-    let result = listCache.get(key);
-    if (result === undefined) {
-      result = memoizeSerialization({ ...build(), _meta: serverMeta });
-      listCache.set(key, result);
-    }
-    return result;
-  };
-
-  const methods: Record<string, MethodHandler> = {
+/** The core's methods, before the extensions add theirs. */
+function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
+  const { options, registry, deps, extensions } = core;
+  const pageSize = options.pageSize ?? 100;
+  const hints: CacheHints = { ttlMs: options.listTtlMs ?? 60_000, cacheScope: 'public' };
+  const subscriptionExts = extensions.flatMap((e) => e.subscriptions ?? []);
+  const interceptors = extensions.flatMap((e) => (e.interceptToolCall ? [e.interceptToolCall] : []));
+  const viewOf = toolsViewOf(extensions);
+  const cachedList = listCache(registry, core.serverMeta);
+  return {
     'server/discover': () => {
       const result: JsonObject = {
         resultType: 'complete',
         supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: capabilities(),
+        capabilities: capabilitiesOf(registry, extensions),
         ttlMs: options.discoverTtlMs ?? 300_000,
         cacheScope: 'public',
       };
@@ -250,64 +269,89 @@ export function createMcpServer(options: ServerOptions): McpServer {
     'subscriptions/listen': async (params, scope) => {
       options.onSubscription?.(1);
       try {
-        return await listen(registry, subscriptionExts, shutdown.signal, params, scope);
+        return await listen(registry, subscriptionExts, core.shutdown, params, scope);
       } finally {
         options.onSubscription?.(-1);
       }
     },
   };
-  for (const ext of extensions) Object.assign(methods, ext.methods ?? {});
+}
 
-  /** Capability-gated methods answer -32601 while their capability is not advertised. */
-  const available = (method: string): boolean => {
-    if (method.startsWith('prompts/')) return registry.prompts.size > 0;
-    if (method.startsWith('resources/')) return registry.resources.size > 0 || registry.templates.size > 0;
-    if (method === 'completion/complete') return hasCompletions();
-    return true;
+/** What a dispatch looks requests up in. */
+interface MethodTable {
+  registry: Registry;
+  methods: Record<string, MethodHandler>;
+  serverMeta: JsonObject;
+}
+
+async function dispatchNow(table: MethodTable, input: DispatchInput): Promise<DispatchOutcome> {
+  const { request } = input;
+  const { methods, serverMeta } = table;
+  // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
+  // method existence; capability gating and params errors come from the handlers.
+  const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
+  if (input.header !== undefined) {
+    const mismatch = checkRoutingHeaders(input.header, request.method, request.params);
+    if (mismatch !== undefined) return fail(mismatch);
+  }
+  const envelope = readEnvelope(request.params);
+  if (!envelope.ok) return fail(envelope.error);
+  const version = envelope.value.protocolVersion;
+  if (input.header !== undefined) {
+    const mismatch = checkVersionHeader(input.header, version);
+    if (mismatch !== undefined) return fail(mismatch);
+  }
+  const unsupported = checkVersionSupported(version, SUPPORTED_PROTOCOL_VERSIONS);
+  if (unsupported !== undefined) return fail(unsupported);
+  const handler = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
+  if (handler === undefined || REMOVED.has(request.method) || !isAvailable(table.registry, request.method)) {
+    return fail(methodNotFound(request.method));
+  }
+  const scope = new Scope(request, envelope.value, input);
+  try {
+    const result = await handler(request.params as JsonObject, scope);
+    const meta = result._meta as JsonObject | undefined;
+    if (meta === undefined) result._meta = serverMeta;
+    else if (meta[META_SERVER_INFO] === undefined) result._meta = { ...serverMeta, ...meta };
+    return { ok: true, result };
+  } catch (err) {
+    return { ok: false, error: toProtocolError(err), origin: 'handler' };
+  }
+}
+
+export function createMcpServer(options: ServerOptions): CoreServer {
+  const problem = options.steps === undefined ? undefined : stepOptionsProblem(options.steps);
+  if (problem !== undefined) throw new Error(`step defaults: ${problem}`);
+  const extensions = options.extensions ?? [];
+  const registry = new Registry([
+    ...(options.toolSets ?? []),
+    ...extensions.flatMap((e) => (e.tools === undefined ? [] : [{ tools: e.tools }])),
+  ]);
+  const deps: RoundDeps = {
+    sealer: createStateSealer(options.stateSecret ?? randomBytes(32)),
+    now: options.now ?? Date.now,
+    control: registry.control(),
+    steps: options.steps,
+    onToolError: options.onToolError,
   };
+  const shutdown = new AbortController();
+  const serverMeta = { [META_SERVER_INFO]: options.info };
+  const methods = coreMethods({ options, registry, deps, extensions, serverMeta, shutdown: shutdown.signal });
+  for (const ext of extensions) Object.assign(methods, ext.methods ?? {});
+  const table: MethodTable = { registry, methods, serverMeta };
 
   const wrap = options.wrapDispatch;
   async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
-    return wrap === undefined ? dispatchNow(input) : wrap(input.request.method, () => dispatchNow(input));
-  }
-
-  async function dispatchNow(input: DispatchInput): Promise<DispatchOutcome> {
-    const { request } = input;
-    // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
-    // method existence; capability gating and params errors come from the handlers.
-    const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
-    if (input.header !== undefined) {
-      const mismatch = checkRoutingHeaders(input.header, request.method, request.params);
-      if (mismatch !== undefined) return fail(mismatch);
-    }
-    const envelope = readEnvelope(request.params);
-    if (!envelope.ok) return fail(envelope.error);
-    const version = envelope.value.protocolVersion;
-    if (input.header !== undefined) {
-      const mismatch = checkVersionHeader(input.header, version);
-      if (mismatch !== undefined) return fail(mismatch);
-    }
-    const unsupported = checkVersionSupported(version, SUPPORTED_PROTOCOL_VERSIONS);
-    if (unsupported !== undefined) return fail(unsupported);
-    const handler = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
-    if (handler === undefined || REMOVED.has(request.method) || !available(request.method)) {
-      return fail(methodNotFound(request.method));
-    }
-    const scope = new Scope(request, envelope.value, input);
-    try {
-      const result = await handler(request.params as JsonObject, scope);
-      const meta = result._meta as JsonObject | undefined;
-      if (meta === undefined) result._meta = serverMeta;
-      else if (meta[META_SERVER_INFO] === undefined) result._meta = { ...serverMeta, ...meta };
-      return { ok: true, result };
-    } catch (err) {
-      return { ok: false, error: toProtocolError(err), origin: 'handler' };
-    }
+    return wrap === undefined
+      ? dispatchNow(table, input)
+      : wrap(input.request.method, () => dispatchNow(table, input));
   }
 
   return {
     registry,
     info: options.info,
+    control: registry.control(),
+    toolDefinition: (name) => registry.tools.get(name)?.def,
     dispatch,
     async close() {
       shutdown.abort();

@@ -1,4 +1,5 @@
 // Runs one claimed task: heartbeat, cancellation, memoized steps, and the single fenced write that ends the run.
+import { TASK_CRASHED_ERROR, TASK_INTERNAL_ERROR } from '../tasks/errors.js';
 import type { Clock } from '../tasks/clock.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import { WaitPending, type ExecutionContext, type TaskRunner } from '../tasks/execution.js';
@@ -33,8 +34,6 @@ export interface RunningTask {
   readonly done: Promise<void>;
 }
 
-const CRASH_ERROR = { code: -32603, message: 'server restarted while the task was running' };
-
 /** Cancel requested before the run, or a crash takeover of a tool that must not re-run: end without running. */
 async function endsBeforeRunning(deps: RunDeps, task: ClaimedTask): Promise<boolean> {
   const { store, clock } = deps;
@@ -45,7 +44,7 @@ async function endsBeforeRunning(deps: RunDeps, task: ClaimedTask): Promise<bool
   if (task.takenOver && !task.replayAfterCrash) {
     const outcome: RunOutcome = {
       kind: 'failed',
-      error: CRASH_ERROR,
+      error: TASK_CRASHED_ERROR,
       statusMessage: 'The server restarted while this task was running; it is not safe to re-run.',
     };
     await store.finish(task.id, task.token, outcome, clock.now());
@@ -115,6 +114,29 @@ function settle(
   return outcome;
 }
 
+/** How the handler ended: its outcome, a wait it let through, or an internal failure for anything else it threw. */
+async function runHandler(
+  deps: RunDeps,
+  task: ClaimedTask,
+  exec: ExecutionContext,
+  storeLost: (err: unknown) => unknown,
+): Promise<RunOutcome> {
+  try {
+    return await deps.runner(task, exec);
+  } catch (err) {
+    // A runner may let a step's wait through: the run ends waiting, which is no error.
+    if (err instanceof WaitPending)
+      return { kind: 'waiting', until: err.until, statusMessage: err.statusMessage };
+    storeLost(err);
+    deps.onError?.(err, task.id);
+    return {
+      kind: 'failed',
+      error: TASK_INTERNAL_ERROR,
+      statusMessage: 'The task failed unexpectedly.',
+    };
+  }
+}
+
 async function run(
   deps: RunDeps,
   task: ClaimedTask,
@@ -164,23 +186,7 @@ async function run(
     now: () => clock.now(),
   };
   try {
-    let outcome: RunOutcome;
-    try {
-      outcome = await deps.runner(task, exec);
-    } catch (err) {
-      // A runner may let a step's wait through: the run ends waiting, which is no error.
-      if (err instanceof WaitPending)
-        outcome = { kind: 'waiting', until: err.until, statusMessage: err.statusMessage };
-      else {
-        storeLost(err);
-        deps.onError?.(err, task.id);
-        outcome = {
-          kind: 'failed',
-          error: { code: -32603, message: 'Internal error' },
-          statusMessage: 'The task failed unexpectedly.',
-        };
-      }
-    }
+    let outcome = await runHandler(deps, task, exec, storeLost);
     const why = reason();
     if (why === 'lease-lost' || why === 'store-unavailable') {
       deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, false);

@@ -14,7 +14,7 @@ import {
 import { runAttempt } from '../tasks/attempt.js';
 import { isRetryable, resolveRetryPolicy, retryDelay } from '../tasks/retry.js';
 import type { TaskStore } from '../tasks/store.js';
-import type { ClaimedTask, Json, StepFailure } from '../tasks/task.js';
+import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 
 export interface StepDeps {
   store: TaskStore;
@@ -48,12 +48,43 @@ function toFailure(err: unknown, attempt: number, at: number, final: boolean): S
 }
 
 /** The value a sleep keeps under its name: when it ends. */
-const readWake = (name: string, memo: Json | undefined): number => {
+const readWake = (name: string, memo: JsonValue | undefined): number => {
   const wakeAt = typeof memo === 'object' && memo !== null && !Array.isArray(memo) ? memo.wakeAt : undefined;
   if (typeof wakeAt !== 'number')
     throw new Error(`"${name}" names a step, not a sleep: give the sleep its own name`);
   return wakeAt;
 };
+
+/** Throws when no new step may start: the lease is gone, the store is away, or the run must end waiting. */
+function guard(task: ClaimedTask, run: RunState): void {
+  // A run that knows it lost its lease starts no new step: another worker owns the task now.
+  if (run.leaseLost()) throw new LeaseLostError(task.id);
+  const storeError = run.storeError();
+  if (storeError !== undefined) throw storeError;
+  // The run is over once it must wait, even if the handler caught the WaitPending: nothing more starts.
+  const pending = run.pendingWait();
+  if (pending !== undefined) throw new WaitPending(pending.until, pending.statusMessage);
+}
+
+/** A fenced write of the run; a refused one means the lease is gone, a failed one may end the run. */
+async function writeOrStop(task: ClaimedTask, run: RunState, save: () => Promise<boolean>): Promise<void> {
+  let saved: boolean;
+  try {
+    saved = await save();
+  } catch (err) {
+    throw run.onWriteError(err);
+  }
+  if (!saved) {
+    run.onLeaseLost();
+    throw new LeaseLostError(task.id);
+  }
+}
+
+/** Ends the run waiting until `until` (kept even if the handler catches the WaitPending). */
+function wait(run: RunState, until: number, statusMessage: string): never {
+  run.requestWait(until, statusMessage);
+  throw new WaitPending(until, statusMessage);
+}
 
 export function createSteps(
   deps: StepDeps,
@@ -62,38 +93,12 @@ export function createSteps(
 ): Pick<ExecutionContext, 'step' | 'sleepUntil'> {
   const { store, clock } = deps;
 
-  const guard = (): void => {
-    // A run that knows it lost its lease starts no new step: another worker owns the task now.
-    if (run.leaseLost()) throw new LeaseLostError(task.id);
-    const storeError = run.storeError();
-    if (storeError !== undefined) throw storeError;
-    // The run is over once it must wait, even if the handler caught the WaitPending: nothing more starts.
-    const pending = run.pendingWait();
-    if (pending !== undefined) throw new WaitPending(pending.until, pending.statusMessage);
-  };
-
-  const write = async (save: () => Promise<boolean>): Promise<void> => {
-    let saved: boolean;
-    try {
-      saved = await save();
-    } catch (err) {
-      throw run.onWriteError(err);
-    }
-    if (!saved) {
-      run.onLeaseLost();
-      throw new LeaseLostError(task.id);
-    }
-  };
-
-  const wait = (until: number, statusMessage: string): never => {
-    run.requestWait(until, statusMessage);
-    throw new WaitPending(until, statusMessage);
-  };
+  const write = (save: () => Promise<boolean>): Promise<void> => writeOrStop(task, run, save);
 
   return {
     async step(name, fn, options: StepOptions = {}) {
       if (Object.hasOwn(task.steps, name)) return task.steps[name] as never;
-      guard();
+      guard(task, run);
       const policy = resolveRetryPolicy(options.retry);
       const prior = task.stepAttempts[name];
       const failedBefore = prior?.failed ?? 0;
@@ -104,9 +109,9 @@ export function createSteps(
         throw err;
       }
       const attempt = failedBefore + 1;
-      let value: Json;
+      let value: JsonValue;
       try {
-        value = (await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal)) as Json;
+        value = (await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal)) as JsonValue;
       } catch (err) {
         // A run that is stopping, and the runtime's own signals, are not failures of the step.
         if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
@@ -121,9 +126,9 @@ export function createSteps(
         }
         const until = clock.now() + retryDelay(policy, attempt, deps.random());
         const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
-        return wait(until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
+        return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
       }
-      guard();
+      guard(task, run);
       await write(() => store.saveStep(task.id, task.token, name, value, clock.now()));
       task.steps[name] = value;
       return value as never;
@@ -134,14 +139,14 @@ export function createSteps(
       if (Object.hasOwn(task.steps, name)) wakeAt = readWake(name, task.steps[name]);
       else {
         if (at <= clock.now()) return;
-        guard();
+        guard(task, run);
         const memo = { wakeAt: at };
         await write(() => store.saveStep(task.id, task.token, name, memo, clock.now()));
         task.steps[name] = memo;
         wakeAt = at;
       }
       if (clock.now() >= wakeAt) return;
-      wait(wakeAt, `Sleeping until ${iso(wakeAt)}.`);
+      wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`);
     },
   };
 }

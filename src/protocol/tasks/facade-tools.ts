@@ -46,71 +46,87 @@ const TASK_ID = {
 
 const problem = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
-export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
+/** The tool's answer to a failed lookup or a bad request: a tool error the model can act on. */
+function failure(taskId: string, err: unknown): CallToolResult {
+  if (!(err instanceof ProtocolError) || err.code !== ErrorCode.InvalidParams) throw err;
+  return problem(
+    Object.values(LOOKUP_MISS_MESSAGES).includes(err.message)
+      ? `${err.message}: ${taskId}. Use the taskId from the result of the tool that started the task; ` +
+          'tasks are kept for a limited time after they end.'
+      : err.message,
+  );
+}
+
+function readId(deps: FacadeDeps, args: { taskId: string }, auth: AuthInfo, method: string): string {
+  if (!isTaskIdShape(args.taskId)) throw deps.deny(auth, method, args.taskId, 'not_found');
+  return args.taskId;
+}
+
+async function lookup(
+  deps: FacadeDeps,
+  auth: AuthInfo,
+  method: string,
+  taskId: string,
+): Promise<TaskSnapshot> {
+  const task = await deps.store.get(taskId, ownerOf(auth), deps.now());
+  if (typeof task === 'string') throw deps.deny(auth, method, taskId, task);
+  return task;
+}
+
+/** Waits for news (up to the budget), then describes the task for the model. */
+async function report(
+  deps: FacadeDeps,
+  ctx: HandlerContext,
+  method: string,
+  taskId: string,
+): Promise<CallToolResult> {
   const { names, budgetMs } = deps.fallback;
-  const waits = budgetMs > 0 ? ` Waits up to ${duration(budgetMs)} for news before answering.` : '';
+  const task = await deps.settle(taskId, ownerOf(ctx.auth), deps.now() + budgetMs, ctx.signal);
+  if (typeof task === 'string') throw deps.deny(ctx.auth, method, taskId, task);
+  return describeTask(task, names, budgetMs) as unknown as CallToolResult;
+}
 
-  /** The tool's answer to a failed lookup or a bad request: a tool error the model can act on. */
-  const failure = (taskId: string, err: unknown): CallToolResult => {
-    if (!(err instanceof ProtocolError) || err.code !== ErrorCode.InvalidParams) throw err;
-    return problem(
-      Object.values(LOOKUP_MISS_MESSAGES).includes(err.message)
-        ? `${err.message}: ${taskId}. Use the taskId from the result of the tool that started the task; ` +
-            'tasks are kept for a limited time after they end.'
-        : err.message,
-    );
-  };
+/** The sentence telling how long a facade call may wait, if it waits. */
+const waitsFor = (budgetMs: number): string =>
+  budgetMs > 0 ? ` Waits up to ${duration(budgetMs)} for news before answering.` : '';
 
-  const readId = (args: { taskId: string }, auth: AuthInfo, method: string): string => {
-    if (!isTaskIdShape(args.taskId)) throw deps.deny(auth, method, args.taskId, 'not_found');
-    return args.taskId;
-  };
-
-  const lookup = async (auth: AuthInfo, method: string, taskId: string): Promise<TaskSnapshot> => {
-    const task = await deps.store.get(taskId, ownerOf(auth), deps.now());
-    if (typeof task === 'string') throw deps.deny(auth, method, taskId, task);
-    return task;
-  };
-
-  /** Waits for news (up to the budget), then describes the task for the model. */
-  const report = async (ctx: HandlerContext, method: string, taskId: string): Promise<CallToolResult> => {
-    const task = await deps.settle(taskId, ownerOf(ctx.auth), deps.now() + budgetMs, ctx.signal);
-    if (typeof task === 'string') throw deps.deny(ctx.auth, method, taskId, task);
-    return describeTask(task, names, budgetMs) as unknown as CallToolResult;
-  };
-
-  const status = defineTool<{ taskId: string }>({
+function statusTool(deps: FacadeDeps): ToolDefinition<never> {
+  const { names } = deps.fallback;
+  return defineTool<{ taskId: string }>({
     name: names.status,
     title: 'Background task status',
     description:
       'Reports on a background task that another tool of this server started (its taskId is in that tool’s ' +
       'result): what it is doing, the questions it waits on, or its result once it is done.' +
-      waits,
+      waitsFor(deps.fallback.budgetMs),
     inputSchema: { type: 'object', properties: { taskId: TASK_ID }, required: ['taskId'] },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (args, ctx) => {
       try {
-        const id = readId(args, ctx.auth, names.status);
+        const id = readId(deps, args, ctx.auth, names.status);
         const wait = deps.pollWait(ctx.auth, names.status, id);
         if (wait > 0) {
           return problem(
             `Polling too fast: wait ${Math.ceil(wait / 1000)} s, then call ${names.status} again.`,
           );
         }
-        return await report(ctx, names.status, id);
+        return await report(deps, ctx, names.status, id);
       } catch (err) {
         return failure(args.taskId, err);
       }
     },
   });
+}
 
-  const respond = defineTool<{ taskId: string; inputResponses: JsonObject }>({
+function respondTool(deps: FacadeDeps): ToolDefinition<never> {
+  const { names } = deps.fallback;
+  return defineTool<{ taskId: string; inputResponses: JsonObject }>({
     name: names.respond,
     title: 'Answer a background task',
     description:
       `Answers the questions a background task waits on, as ${names.status} lists them (one or more at once, ` +
       `keyed like its inputRequests), then reports on the task like ${names.status}.` +
-      waits,
+      waitsFor(deps.fallback.budgetMs),
     inputSchema: {
       type: 'object',
       properties: {
@@ -128,10 +144,10 @@ export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handler: async (args, ctx) => {
       try {
-        const id = readId(args, ctx.auth, names.respond);
-        const task = await lookup(ctx.auth, names.respond, id);
+        const id = readId(deps, args, ctx.auth, names.respond);
+        const task = await lookup(deps, ctx.auth, names.respond, id);
         const ignored = await deps.answer(ctx.auth, id, task, args.inputResponses);
-        const result = await report(ctx, names.respond, id);
+        const result = await report(deps, ctx, names.respond, id);
         if (ignored.length === 0) return result;
         const note = `Not waiting for ${ignored.map((k) => `"${k}"`).join(', ')}: ignored.`;
         return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
@@ -140,8 +156,11 @@ export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
       }
     },
   });
+}
 
-  const cancel = defineTool<{ taskId: string }>({
+function cancelTool(deps: FacadeDeps): ToolDefinition<never> {
+  const { names } = deps.fallback;
+  return defineTool<{ taskId: string }>({
     name: names.cancel,
     title: 'Stop a background task',
     description:
@@ -150,14 +169,16 @@ export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (args, ctx) => {
       try {
-        const id = readId(args, ctx.auth, names.cancel);
+        const id = readId(deps, args, ctx.auth, names.cancel);
         await deps.cancel(ctx.auth, id);
-        return await report(ctx, names.cancel, id);
+        return await report(deps, ctx, names.cancel, id);
       } catch (err) {
         return failure(args.taskId, err);
       }
     },
   });
+}
 
-  return [status, respond, cancel];
+export function facadeTools(deps: FacadeDeps): ToolDefinition<never>[] {
+  return [statusTool(deps), respondTool(deps), cancelTool(deps)];
 }

@@ -1,4 +1,5 @@
 // The TaskRunner the worker calls: replays a tool handler and turns its ending into a RunOutcome.
+import { ErrorCode } from '../../wire/codes.js';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { LeaseLostError, mergeStepOptions, WaitPending, type TaskRunner } from '../../tasks/execution.js';
 import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
@@ -25,15 +26,22 @@ function inputOutcome(task: ClaimedTask, err: InputPending): RunOutcome {
     Object.entries(err.requests).filter(([key]) => !Object.hasOwn(task.answers, key)),
   );
   if (Object.keys(requests).length === 0) {
-    const error = { code: -32603, message: 'The task asked only for input it had already received' };
+    const error = {
+      code: ErrorCode.InternalError,
+      message: 'The task asked only for input it had already received',
+    };
     return { kind: 'failed', error, statusMessage: error.message };
   }
   for (const request of Object.values(requests)) {
     const missing = missingCapabilityFor(request, task.clientCapabilities);
     if (missing !== undefined) {
-      const error = new ProtocolError(-32021, `The task needs the client capability for ${request.method}`, {
-        requiredCapabilities: missing,
-      });
+      const error = new ProtocolError(
+        ErrorCode.MissingRequiredClientCapability,
+        `The task needs the client capability for ${request.method}`,
+        {
+          requiredCapabilities: missing,
+        },
+      );
       return { kind: 'failed', error: error.toJSON(), statusMessage: error.message };
     }
   }
@@ -71,7 +79,7 @@ export function createTaskRunner(
   return async (task, exec): Promise<RunOutcome> => {
     const tool = registry.tools.get(task.tool);
     if (tool === undefined) {
-      const error = { code: -32602, message: `Unknown tool: ${task.tool}` };
+      const error = { code: ErrorCode.InvalidParams, message: `Unknown tool: ${task.tool}` };
       return { kind: 'failed', error, statusMessage: `The tool ${task.tool} is no longer available.` };
     }
     const steps = mergeStepOptions(options.steps, tool.def.steps);

@@ -1,0 +1,82 @@
+// tasks/get, tasks/update and tasks/cancel: owner-scoped, for requests that declare the tasks extension.
+import type { TaskMethod } from '../../wire/methods.js';
+import { isTerminal, ownerOf, type TaskSnapshot } from '../../tasks/task.js';
+import { hasExtension } from '../../wire/envelope.js';
+import { isJsonObject, memoizeSerialization } from '../../wire/jsonrpc.js';
+import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
+import { invalidParams, missingCapability, ProtocolError } from '../../wire/protocol-error.js';
+import type { MethodHandler, RequestScope } from '../scope.js';
+import type { JsonObject } from '../types.js';
+import { answerInputs, cancelTask, deny, readId, TOO_MANY_REQUESTS, type TaskAccess } from './task-access.js';
+import { toDetailedTask } from './task-wire.js';
+
+const ACK = { resultType: 'complete' };
+
+/** The capabilities a request lacking the extension is told to declare. */
+export const REQUIRED = { extensions: { [TASKS_EXTENSION]: {} } };
+
+function requireExtension(scope: RequestScope): void {
+  if (!hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)) {
+    throw missingCapability(
+      `${scope.method} needs the ${TASKS_EXTENSION} extension in this request's capabilities`,
+      REQUIRED,
+    );
+  }
+}
+
+/**
+ * A terminal snapshot never changes: its tasks/get result is built and serialised once (stores may hand back the
+ * same snapshot object for repeated polls).
+ */
+function getResults(): (snapshot: TaskSnapshot) => JsonObject {
+  const finished = new WeakMap<TaskSnapshot, JsonObject>();
+  return (snapshot) => {
+    const cached = finished.get(snapshot);
+    if (cached !== undefined) return cached;
+    const result: JsonObject = { resultType: 'complete', ...toDetailedTask(snapshot) };
+    if (isTerminal(snapshot.status)) {
+      finished.set(snapshot, memoizeSerialization(result));
+    }
+    return result;
+  };
+}
+
+export function taskMethods(access: TaskAccess): Record<TaskMethod, MethodHandler> {
+  const { store, now } = access;
+  const getResult = getResults();
+  return {
+    'tasks/get': async (params, scope) => {
+      requireExtension(scope);
+      const id = readId(access, params, scope);
+      const wait = access.pollWait(scope.auth, scope.method, id);
+      if (wait > 0) {
+        throw new ProtocolError(
+          TOO_MANY_REQUESTS,
+          `Polling too fast: retry after ${Math.ceil(wait / 1000)} s`,
+          {
+            retryAfterMs: wait,
+          },
+        );
+      }
+      const snapshot = await store.get(id, ownerOf(scope.auth), now());
+      if (typeof snapshot === 'string') throw deny(access, scope, id, snapshot);
+      return getResult(snapshot);
+    },
+    'tasks/update': async (params, scope) => {
+      requireExtension(scope);
+      const id = readId(access, params, scope);
+      const responses = params.inputResponses;
+      if (!isJsonObject(responses)) throw invalidParams('Invalid params: inputResponses must be an object');
+      const snapshot = await store.get(id, ownerOf(scope.auth), now());
+      if (typeof snapshot === 'string') throw deny(access, scope, id, snapshot);
+      // Only outstanding keys count; unknown, answered and superseded keys are ignored.
+      await answerInputs(access, scope.auth, scope.method, id, snapshot, responses);
+      return { ...ACK };
+    },
+    'tasks/cancel': async (params, scope) => {
+      requireExtension(scope);
+      await cancelTask(access, scope.auth, readId(access, params, scope), scope.method);
+      return { ...ACK };
+    },
+  };
+}

@@ -1,0 +1,155 @@
+// The pushes of one `taskIds` subscription: at most one snapshot in flight per task; changes that arrive meanwhile
+// only mark it dirty, so a slow client receives the latest state, never a growing queue.
+import type { CommittedTask, TaskChange } from '../../tasks/store.js';
+import type { LookupMiss, TaskSnapshot } from '../../tasks/task.js';
+import type { JsonObject } from '../types.js';
+import { toDetailedTask } from './task-wire.js';
+
+/** Per subscribed task: at most one snapshot in flight, and what the next one must come from. */
+interface PushState {
+  sending: boolean;
+  /** A change arrived while a snapshot was in flight: send again. */
+  dirty: boolean;
+  /** A change without its snapshot arrived: the next snapshot is read from the store. */
+  needsRead: boolean;
+  /** The newest snapshot a change carried, not sent yet. */
+  carried: CommittedTask | undefined;
+  /** The revision of the last snapshot sent, if the store numbers them. */
+  sentRevision: number | undefined;
+}
+
+const stateOf = (state: Map<string, PushState>, id: string): PushState => {
+  let s = state.get(id);
+  if (s === undefined) {
+    s = { sending: false, dirty: false, needsRead: false, carried: undefined, sentRevision: undefined };
+    state.set(id, s);
+  }
+  return s;
+};
+
+type Next = TaskSnapshot | LookupMiss;
+
+/** Whether revision `a` is an earlier state of the task than `b` (only stores that number their writes can tell). */
+const isBefore = (a: number | undefined, b: number | undefined): boolean =>
+  a !== undefined && b !== undefined && a < b;
+
+/**
+ * Never a state older than one already sent (changes and reads can arrive out of commit order), nor a carried one
+ * of the revision already sent: that state went out, or (a writer that does not bump the revision, during a rolling
+ * upgrade) a later one of the same revision did.
+ */
+const isStale = (revision: number | undefined, last: number | undefined, carried: boolean): boolean =>
+  revision !== undefined && last !== undefined && (revision < last || (carried && revision === last));
+
+/** What the pushes of one subscription need: its owner's reads of a task, the clock, the stream. */
+export interface PushDeps {
+  /** Reads the task as the subscriber's owner sees it. */
+  read(id: string): Promise<Next>;
+  /** A read of the task that set out before a change must not serve the pushes the change causes. */
+  forget(id: string): void;
+  now(): number;
+  whenWritable(): Promise<void>;
+  send(method: string, params: JsonObject): void;
+}
+
+export interface TaskPusher {
+  /** Sends the task's state now, or once the snapshot in flight went out. */
+  push(id: string): void;
+  /** A committed change of some task: pushed if the subscription watches it. */
+  changed(change: TaskChange): void;
+  /** Changes committed before the feed heard them may be missing: every watched task is read again. */
+  resync(): void;
+  stop(): void;
+}
+
+/**
+ * The next snapshot to send: the carried one when no read is needed, else a read (or a newer carried one).
+ * `carried` tells which it is.
+ */
+async function nextSnapshot(
+  s: PushState,
+  id: string,
+  deps: PushDeps,
+): Promise<{ snapshot: Next; carried: boolean }> {
+  const carried = s.carried;
+  s.carried = undefined;
+  const live = carried !== undefined && (carried.expiresAt === null || carried.expiresAt > deps.now());
+  const held = live ? carried.snapshot() : undefined;
+  if (held !== undefined && !s.needsRead) return { snapshot: held, carried: true };
+  s.needsRead = false;
+  let read: Next;
+  try {
+    read = await deps.read(id);
+  } catch (err) {
+    // The store did not answer: the carried state is still one that was committed.
+    if (held !== undefined) return { snapshot: held, carried: true };
+    throw err;
+  }
+  // A read that set out before the commit of the carried snapshot is older than it.
+  if (held !== undefined && typeof read !== 'string' && isBefore(read.revision, held.revision)) {
+    return { snapshot: held, carried: true };
+  }
+  return { snapshot: read, carried: false };
+}
+
+/** The pushes of the `watched` tasks; a task that expired or was purged leaves `watched`. */
+export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPusher {
+  const state = new Map<string, PushState>();
+  let stopped = false;
+
+  const push = async (id: string): Promise<void> => {
+    const s = stateOf(state, id);
+    if (s.sending) {
+      s.dirty = true;
+      return;
+    }
+    s.sending = true;
+    try {
+      do {
+        s.dirty = false;
+        await deps.whenWritable();
+        if (stopped) return;
+        const { snapshot, carried } = await nextSnapshot(s, id, deps);
+        if (stopped) return;
+        if (typeof snapshot === 'string') {
+          watched.delete(id); // expired or purged: nothing more will come
+          return;
+        }
+        if (isStale(snapshot.revision, s.sentRevision, carried)) continue;
+        s.sentRevision = snapshot.revision;
+        deps.send('notifications/tasks', toDetailedTask(snapshot) as JsonObject);
+      } while (s.dirty);
+    } catch {
+      // A store hiccup drops this event; the next change (or the client's own poll) catches up.
+    } finally {
+      s.sending = false;
+    }
+  };
+
+  return {
+    push: (id) => void push(id),
+    changed(change) {
+      if (!watched.has(change.taskId)) return;
+      deps.forget(change.taskId);
+      const s = stateOf(state, change.taskId);
+      const committed = change.committed;
+      // A change that carries the task as committed spares a read; one that does not needs one.
+      if (committed === undefined) s.needsRead = true;
+      else if (s.carried === undefined || !isBefore(committed.revision, s.carried.revision)) {
+        s.carried = committed;
+      }
+      void push(change.taskId);
+    },
+    resync() {
+      for (const id of watched) {
+        deps.forget(id);
+        stateOf(state, id).needsRead = true;
+        void push(id);
+      }
+    },
+    stop() {
+      stopped = true;
+      state.clear();
+    },
+  };
+}

@@ -1,0 +1,193 @@
+// Task creation for a tools/call: the caller's idempotency key, the tool's prepare round, the per-principal quota of
+// unfinished tasks, then one store write (which finds the task an earlier call with the same key created).
+import { newTaskId } from '../../tasks/ids.js';
+import { sameJson } from '../../tasks/json-equal.js';
+import { ownerOf, type TaskSnapshot } from '../../tasks/task.js';
+import { isJsonObject } from '../../wire/jsonrpc.js';
+import { META_IDEMPOTENCY_KEY } from '../../wire/meta-keys.js';
+import { invalidParams, ProtocolError } from '../../wire/protocol-error.js';
+import type { AuthInfo } from '../context.js';
+import type { TaskPolicy } from '../define.js';
+import { runRound, type RoundDeps } from '../run-round.js';
+import type { RequestScope } from '../scope.js';
+import type { ToolCall } from '../tools.js';
+import type { JsonObject } from '../types.js';
+import { TOO_MANY_REQUESTS, type TaskAccess } from './task-access.js';
+
+/** The server's defaults under each tool's own policy, and the quota. */
+export interface TaskDefaults {
+  /** TTL for tools that declare none; null for unlimited; undefined for one hour. */
+  defaultTtlMs?: number | null;
+  /** Suggested poll interval for tools that declare none (undefined: 1000 ms). */
+  defaultPollIntervalMs?: number;
+  /** Cap on non-terminal tasks per principal; 0 disables it. */
+  maxActive: number;
+}
+
+/** The task of a call, or the answer to give instead (an MRTR round of the tool's `prepare`). */
+export type Started = { task: TaskSnapshot } | { answer: JsonObject };
+
+/** Starts (or joins) the task of a call; `capabilities` replace the request's as the ones the task may ask of. */
+export type StartTask = (
+  call: ToolCall,
+  params: JsonObject,
+  scope: RequestScope,
+  deps: RoundDeps,
+  capabilities?: JsonObject,
+) => Promise<Started>;
+
+/** The caller's idempotency key of a tools/call, if it sent one (any string of 1 to 255 characters). */
+function readIdempotencyKey(params: JsonObject): string | undefined {
+  const meta = params._meta;
+  const key = isJsonObject(meta) ? meta[META_IDEMPOTENCY_KEY] : undefined;
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key.length === 0 || key.length > 255)
+    throw invalidParams(
+      `Invalid params: _meta["${META_IDEMPOTENCY_KEY}"] must be a string of 1 to 255 characters`,
+    );
+  return key;
+}
+
+const reusedKey = (): ProtocolError =>
+  invalidParams('Invalid params: this idempotency key was already used with different arguments');
+
+/**
+ * The task an earlier call with this key created, if it lives: looked up only where it changes what happens
+ * before the creation (MRTR rounds, the quota); otherwise the creation itself finds it (one write, no read).
+ */
+async function earlierTask(
+  access: TaskAccess,
+  call: ToolCall,
+  auth: AuthInfo,
+  key: string | undefined,
+): Promise<TaskSnapshot | undefined> {
+  if (key === undefined) return undefined;
+  const existing = await access.store.findByIdempotencyKey(
+    ownerOf(auth),
+    call.tool.def.name,
+    key,
+    access.now(),
+  );
+  if (existing === undefined) return undefined;
+  if (!sameJson(existing.args, call.args)) throw reusedKey();
+  const taskId = existing.snapshot.id;
+  access.audit({
+    event: 'task.joined',
+    ...ownerOf(auth),
+    taskId,
+    tool: call.tool.def.name,
+    outcome: 'joined',
+  });
+  return existing.snapshot;
+}
+
+/** The refusal of a new task over the quota, recorded. */
+function overQuota(access: TaskAccess, call: ToolCall, auth: AuthInfo, maxActive: number): ProtocolError {
+  access.audit({
+    event: 'task.limited',
+    ...ownerOf(auth),
+    tool: call.tool.def.name,
+    outcome: 'too_many_active_tasks',
+  });
+  return new ProtocolError(
+    TOO_MANY_REQUESTS,
+    `Too many unfinished tasks (limit ${maxActive}); wait for some to end`,
+    {
+      limit: maxActive,
+    },
+  );
+}
+
+/** What the creation takes besides the call: the key, the prepare round's answers, the capabilities to keep. */
+interface Creation {
+  key: string | undefined;
+  answers: Record<string, JsonObject>;
+  capabilities: JsonObject;
+}
+
+/** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
+async function createTask(
+  access: TaskAccess,
+  defaults: TaskDefaults,
+  policy: TaskPolicy,
+  call: ToolCall,
+  auth: AuthInfo,
+  creation: Creation,
+): Promise<TaskSnapshot> {
+  const id = newTaskId();
+  const snapshot = await access.store.create({
+    id,
+    owner: ownerOf(auth),
+    tool: call.tool.def.name,
+    args: call.args,
+    createdAt: access.now(),
+    ttlMs:
+      policy.ttlMs === undefined
+        ? defaults.defaultTtlMs === undefined
+          ? 3_600_000
+          : defaults.defaultTtlMs
+        : policy.ttlMs,
+    pollIntervalMs: policy.pollIntervalMs ?? defaults.defaultPollIntervalMs ?? 1_000,
+    statusMessage: 'The task is now in progress.',
+    replayAfterCrash: policy.replayAfterCrash ?? true,
+    clientCapabilities: creation.capabilities,
+    answers: creation.answers,
+    sensitive: policy.sensitive === true,
+    idempotencyKey: creation.key,
+  });
+  // An earlier call with the same key created the task (before, on another replica, in the same batch).
+  const joined = snapshot.id !== id;
+  access.audit({
+    event: joined ? 'task.joined' : 'task.created',
+    ...ownerOf(auth),
+    taskId: snapshot.id,
+    tool: call.tool.def.name,
+    outcome: joined ? 'joined' : 'created',
+  });
+  return snapshot;
+}
+
+/**
+ * A task for this call (or the one an earlier call with the same idempotency key created), or the answer to give
+ * instead: the MRTR round of the tool's `prepare`.
+ */
+export async function startTask(
+  access: TaskAccess,
+  defaults: TaskDefaults,
+  call: ToolCall,
+  params: JsonObject,
+  scope: RequestScope,
+  deps: RoundDeps,
+  capabilities?: JsonObject,
+): Promise<Started> {
+  const policy = call.tool.def.task ?? { support: 'optional' };
+  const key = readIdempotencyKey(params);
+  const earlier = (): Promise<TaskSnapshot | undefined> => earlierTask(access, call, scope.auth, key);
+  let answers: Record<string, JsonObject> = {};
+  if (policy.prepare !== undefined) {
+    // A retried call gets its task before any new MRTR round.
+    const found = await earlier();
+    if (found !== undefined) return { task: found };
+    const prepare = policy.prepare;
+    const round = await runRound(deps, params, scope, call.tool.def.name, call.args, async (ctx, r) => {
+      await prepare(call.args, ctx);
+      return r.answers;
+    });
+    if (round.kind === 'input_required') return { answer: round.result };
+    answers = round.value;
+  }
+  const { maxActive } = defaults;
+  if (maxActive > 0 && (await access.store.countActive(ownerOf(scope.auth))) >= maxActive) {
+    // A retried call is no new task: the quota does not refuse it.
+    const found = await earlier();
+    if (found !== undefined) return { task: found };
+    throw overQuota(access, call, scope.auth, maxActive);
+  }
+  const kept = capabilities ?? scope.envelope.clientCapabilities;
+  const task = await createTask(access, defaults, policy, call, scope.auth, {
+    key,
+    answers,
+    capabilities: kept,
+  });
+  return { task };
+}
