@@ -12,8 +12,8 @@
 // Bodies: random JSON values, random strings and bytes (invalid UTF-8), truncated valid requests, random and
 // near-valid messages (mutated ids, methods, params, _meta, headers incl. sentinel-looking and duplicated values),
 // and an exhaustive table of 10k-deep nesting and ~1 MB strings in every position.
-// The generators and the oracle are those of test/support/fuzz-model.ts (shared with scripts/chaos/fuzz.mjs), on
-// the conformance surface.
+// The generators and the oracle are those of test/support/fuzz-model.ts (shared with the fuzz section of the
+// reliability suite, scripts/chaos/fuzz/), on the conformance surface.
 //
 // Reproduce a failure with the seed fast-check prints: FUZZ_SEED=<seed> npx vitest run test/e2e/fuzz.test.ts
 // FUZZ_RUNS overrides the number of runs per property (default 300).
@@ -24,12 +24,19 @@ import {
   compact,
   CONFORMANCE_SURFACE,
   CORRECT_PLAN,
+  deepArray,
+  deepObject,
   fuzzArbitraries,
   headersFor,
+  hugeAscii,
+  hugeNonAscii,
   idArb,
   isObject,
+  jsonBodyArb,
   LOG_LEVELS,
   mutate,
+  OVERSIZE_HEADERS,
+  oversizeBody,
   sentOf,
   sometimes,
   uriArb,
@@ -67,7 +74,7 @@ const runs = (numRuns = RUNS): fc.Parameters<unknown> => ({
 
 const FUZZ_TIMEOUT_MS = 60_000;
 
-const { headerPlan, messageArb, validRequestArb, nearValidBaseArb, mutationArb, bytesArb } =
+const { headerPlan, messageArb, validRequestArb, nearValidBaseArb, mutationsArb, bytesArb } =
   fuzzArbitraries(CONFORMANCE_SURFACE);
 
 let server: TestServer;
@@ -113,7 +120,7 @@ describe('fuzz: the HTTP endpoint', () => {
     'random JSON values as bodies',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), headerPlan, async (value, plan) => {
+        fc.asyncProperty(jsonBodyArb, headerPlan, async (value, plan) => {
           await exchange(JSON.stringify(value) ?? 'null', headersFor(plan, value));
         }),
         runs(),
@@ -172,7 +179,7 @@ describe('fuzz: the HTTP endpoint', () => {
       await fc.assert(
         fc.asyncProperty(
           nearValidBaseArb,
-          fc.array(mutationArb, { maxLength: 3 }),
+          mutationsArb,
           fc.boolean(),
           async (base, mutations, nameAsSentinel) => {
             const { body, headers } = mutate(base, mutations, nameAsSentinel);
@@ -370,17 +377,14 @@ describe('fuzz: the HTTP endpoint', () => {
   it(
     'pathological sizes: 10k-deep nesting and ~1 MB strings in every position of every kind of request',
     async () => {
-      const DEPTH = 10_000;
-      const deepArray = `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;
-      const deepObject = `${'{"a":'.repeat(DEPTH)}1${'}'.repeat(DEPTH)}`;
       const payloads: [string, string][] = [
-        ['deep array', deepArray],
-        ['deep object', deepObject],
+        ['deep array', deepArray()],
+        ['deep object', deepObject()],
         // Just under a plausible nesting limit (64), so that the value reaches the method handlers.
-        ['deep array (50)', `${'['.repeat(50)}${']'.repeat(50)}`],
-        ['deep object (50)', `${'{"a":'.repeat(50)}"x"${'}'.repeat(50)}`],
-        ['1 MB ASCII string', JSON.stringify('x'.repeat(1_000_000))],
-        ['~1 MB non-ASCII string', JSON.stringify('ü€😀'.repeat(100_000))],
+        ['deep array (50)', deepArray(50)],
+        ['deep object (50)', deepObject(50, '"x"')],
+        ['1 MB ASCII string', JSON.stringify(hugeAscii())],
+        ['~1 MB non-ASCII string', JSON.stringify(hugeNonAscii())],
       ];
       const meta = {
         [META_PROTOCOL_VERSION]: PROTOCOL_VERSION,
@@ -485,16 +489,10 @@ describe('fuzz: the HTTP endpoint', () => {
   it(
     'an oversized body (> maxBodyBytes) is refused with 413 (or the connection is cut) and the server stays up',
     async () => {
-      const body = JSON.stringify({
-        ...{ jsonrpc: '2.0', id: 1, method: 'tools/list' },
-        params: { pad: 'y'.repeat(5_000_000) },
-      });
+      const body = oversizeBody();
       for (let i = 0; i < 3; i++) {
         try {
-          const res = await post(url, body, {
-            'mcp-method': 'tools/list',
-            'mcp-protocol-version': PROTOCOL_VERSION,
-          });
+          const res = await post(url, body, OVERSIZE_HEADERS);
           expect(res.status).toBe(413);
           for (const msg of res.messages) expect(validateMessage(msg)).toEqual([]);
         } catch (err) {

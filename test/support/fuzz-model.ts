@@ -1,6 +1,6 @@
 // The request generators and the response oracle of the HTTP fuzzing, shared by test/e2e/fuzz.test.ts (the
-// conformance tools of an in-process server) and scripts/chaos/fuzz.mjs (a `serve` process with the tasks surface,
-// which loads this file transpiled at run time).
+// conformance tools of an in-process server) and the fuzz section of the reliability suite (scripts/chaos/fuzz/, a
+// `serve` process with the tasks surface).
 //
 // Generators (fast-check): header sets (correct, omitted, sentinel-wrapped, random or duplicated values), ids,
 // _meta shapes, plausible params per method, random and near-valid messages with their mutations, valid requests
@@ -10,6 +10,7 @@
 // JSON-RPC message validates against the official schema (schema.ts), with the HTTP status the spec pins for its
 // error code, the request id echoed when it was readable, no Mcp-Session-Id, and the stream rules.
 import fc from 'fast-check';
+import { CORE_METHODS, REMOVED_METHODS, TASK_METHODS } from '../../src/wire/methods.js';
 import type { HeaderInit, PostResult } from './http.js';
 import {
   META_CLIENT_CAPABILITIES,
@@ -23,6 +24,8 @@ import {
   TASKS_EXTENSION,
 } from './protocol.js';
 import { validateMessage } from './schema.js';
+
+export { CORE_METHODS, TASK_METHODS };
 
 export type Json = Record<string, unknown>;
 
@@ -255,28 +258,9 @@ const PROMPTS = [
   'test_prompt_with_image',
   'test_input_required_result_prompt',
 ];
-/** The methods of the core protocol a server answers. */
-export const CORE_METHODS: readonly string[] = [
-  'server/discover',
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'completion/complete',
-  'subscriptions/listen',
-];
-/** The methods of the tasks extension. */
-export const TASK_METHODS: readonly string[] = ['tasks/get', 'tasks/update', 'tasks/cancel'];
 /** Removed, client-side, misspelt or otherwise unserved method names. */
 export const UNSERVED_METHODS: readonly string[] = [
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
+  ...REMOVED_METHODS,
   'tasks/result',
   'tasks/list',
   'notifications/cancelled',
@@ -475,6 +459,36 @@ const sentinelLooking = fc.oneof(
   fc.base64String({ maxLength: 24 }).map((b) => `=?base64?${b}?=`),
 );
 
+/** Random JSON values as whole bodies. */
+export const jsonBodyArb: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 4 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pathological sizes
+
+/** Nesting far beyond any plausible limit. */
+export const PATHOLOGICAL_DEPTH = 10_000;
+
+/** The text of `depth` nested arrays. */
+export const deepArray = (depth = PATHOLOGICAL_DEPTH): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+/** The text of `depth` nested objects `{"a": …}` around `leaf` (JSON text). */
+export const deepObject = (depth = PATHOLOGICAL_DEPTH, leaf = '1'): string =>
+  `${'{"a":'.repeat(depth)}${leaf}${'}'.repeat(depth)}`;
+
+/** A 1 MB ASCII string. */
+export const hugeAscii = (): string => 'x'.repeat(1_000_000);
+
+/** A ~1 MB string of multi-byte characters (two, three and four UTF-8 bytes). */
+export const hugeNonAscii = (): string => 'ü€😀'.repeat(100_000);
+
+/** A tools/list request of about 5 MB, beyond the body limit, and the headers it is sent with. */
+export const oversizeBody = (): string =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'y'.repeat(5_000_000) } });
+export const OVERSIZE_HEADERS: HeaderInit = {
+  'mcp-method': 'tools/list',
+  'mcp-protocol-version': PROTOCOL_VERSION,
+};
+
 export const idArb: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.integer() },
   { weight: 4, arbitrary: fc.string({ maxLength: 16 }) },
@@ -580,6 +594,8 @@ export interface FuzzArbitraries {
   /** A valid request for any method name (known, removed, unknown or prototype-named). */
   nearValidBaseArb: fc.Arbitrary<Json>;
   mutationArb: fc.Arbitrary<Mutation>;
+  /** Zero to three mutations of a near-valid request. */
+  mutationsArb: fc.Arbitrary<Mutation[]>;
   /** Random strings and bytes, invalid UTF-8 inside an otherwise valid request among them. */
   bytesArb: fc.Arbitrary<string | Uint8Array>;
 }
@@ -618,13 +634,15 @@ export function fuzzArbitraries(surface: Surface): FuzzArbitraries {
     { weight: 2, arbitrary: fc.string({ maxLength: 20 }) },
   );
   const validRequestArb = validRequestsOf(surface, paramsFor);
+  const mutationArb = mutationsOf(methodArb, capsArb, randomHeaderValue);
   return {
     headerPlan: headerPlanArb(randomHeaderValue),
     inputResponsesArb,
     messageArb: messagesOf(methodArb, paramsFor, randomMetaArb(capsArb)),
     validRequestArb,
     nearValidBaseArb: nearValidBaseOf(methodArb, paramsFor, validCapsArb(moreExtensions)),
-    mutationArb: mutationsOf(methodArb, capsArb, randomHeaderValue),
+    mutationArb,
+    mutationsArb: fc.array(mutationArb, { maxLength: 3 }),
     bytesArb: bytesOf(validRequestArb),
   };
 }

@@ -1,6 +1,5 @@
 // POSTing to an MCP endpoint with fetch and reading the answer as JSON-RPC messages (a JSON body or the `data:`
-// payloads of an SSE stream). No imports beyond Node's globals, so that scripts can load it transpiled
-// (scripts/chaos/fuzz.mjs).
+// payloads of an SSE stream). Shared by the tests and the reliability suite (scripts/chaos/fuzz/).
 
 export interface PostResult {
   status: number;

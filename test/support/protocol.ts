@@ -1,6 +1,6 @@
 // Names of the 2026-07-28 wire that the tests spell out: the protocol version, the reserved `_meta` keys, the tasks
-// extension, the `=?base64?…?=` header sentinel and which params field `Mcp-Name` mirrors. No imports, so that
-// scripts can load it transpiled (scripts/chaos/fuzz.mjs).
+// extension, the `=?base64?…?=` header sentinel and which params field `Mcp-Name` mirrors, written out independently
+// of src/ so that the tests check the server against the spec rather than against itself.
 
 export const PROTOCOL_VERSION = '2026-07-28';
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';

@@ -8,7 +8,7 @@ const file = process.env.DURABLE_MCP_CHAOS_CLOCK;
 if (file) {
   const realNow = Date.now.bind(Date);
   let offset = 0;
-  const load = () => {
+  const load = (): void => {
     try {
       offset = Number(readFileSync(file, 'utf8').trim()) || 0;
     } catch {

@@ -1,0 +1,122 @@
+// What each section tried, in the words of the report: [short what, short how many, the full account].
+import type { CrashStats } from './crash/context.js';
+import type { FaultStats } from './faults/fault-run.js';
+import type { FuzzStats } from './fuzz/fuzz-run.js';
+import type { LoadStats } from './load/load-run.js';
+import type { OracleStats } from './oracles/run.js';
+import { fmtInt, fmtMb, fmtMs, type Spread } from './stats.js';
+import type { ChaosParams, FaultParams, FuzzParams, LoadParams, SectionEntry } from './types.js';
+
+export type Account = [what: string, count: string, account: string];
+
+const pts = (o: Record<string, number> | undefined): string =>
+  Object.entries(o ?? {})
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${fmtInt(n)}`)
+    .join(', ');
+
+const pct = (x: number | undefined): string => `${Math.round((x ?? 0) * 100)} %`;
+const sum = (o: Record<string, number> | undefined): number =>
+  Object.values(o ?? {}).reduce((a, b) => a + b, 0);
+const storeOf = (r: SectionEntry): string =>
+  r.id.endsWith('sqlite') ? 'one SQLite file' : 'one PostgreSQL schema';
+
+/** The retries, sleeps and keyed creations a crash section mixes in (nothing when it has none). */
+function durableWorkload(p: ChaosParams): string {
+  if (!((p.retryRate ?? 0) > 0 || (p.sleepRate ?? 0) > 0 || (p.keyRate ?? 0) > 0)) return '';
+  return `Of these tasks, ${pct(p.retryRate)} have steps that fail their first 1–${p.failMax} attempts and are retried after backoffs of ${p.backoffMinMs}–${p.backoffMaxMs} ms (${pct(p.giveUpRate)} of them get too few attempts and must end with the step's last error as an isError result), and ${pct(p.sleepRate)} sleep ${p.sleepMsMin}–${p.sleepMsMax} ms between steps; ${pct(p.keyRate)} are created under an idempotency key, retried with the same key after every lost answer: ${pct(p.dropRate)} of those clients drop one or two answers on purpose (the request torn down right after its body was sent, a few ms later, or as the answer begins) and ${pct(p.hedgeRate)} send their first try to two processes at once. `;
+}
+
+/** What the retries, sleeps and keyed creations of a crash section came to. */
+function durableFigures(s: Partial<CrashStats>): string {
+  const d = s.durable;
+  const k = s.keys;
+  if (d === undefined || k === undefined) return '';
+  const dropped = sum(k.dropped);
+  return `Retries: ${fmtInt(d.failedAttempts)} failed attempts in ${fmtInt(d.retryTasks)} tasks, ${fmtInt(d.retries)} retries after a stored failure (${fmtInt(d.retriesElsewhere)} on another process than the failed attempt), ${fmtInt(d.gaveUp)} tasks gave up as planned; ${fmtInt(d.repeatedAttempts)} attempts begun again under the same number because a kill or a lost lease had interrupted them before their outcome (success or failure) was stored. Sleeps: ${fmtInt(d.sleeps)} ended in the ${fmtInt(d.sleepTasks)} tasks that sleep (${fmtInt(d.sleepsElsewhere)} on another process than the one that began them), waking p50 ${fmtMs(s.wakeLate?.p50)}, p99 ${fmtMs(s.wakeLate?.p99)} after their wake time (a due task waits for a free run slot like any other); ${fmtInt(d.statusSeen)} retry and sleep status messages seen by clients. Creations: ${fmtInt(k.keyed)} under a key; ${fmtInt(dropped)} answers dropped on purpose (${pts(k.dropped) || 'none'}) and ${fmtInt(k.lostToKills)} lost to kills, each retried with the same key (${fmtInt(k.joined)} calls were answered with the task a lost try had created, ${fmtInt(k.hedged)} first tries went to two processes at once): ${fmtInt(s.duplicates ?? 0)} duplicate tasks. `;
+}
+
+function oracles(s: Partial<OracleStats>): Account {
+  return [
+    'violations planted in synthetic histories and replies',
+    `${fmtInt(s.planted ?? 0)} planted`,
+    'The checkers themselves: consistent synthetic histories (one of them with a sleep, a retried step and a kill mid-attempt, created under an idempotency key) and a valid reply must pass; planted violations (a committed step run again, a stale commit, a run started after the stored result, a result chain differing from the stored steps, a lost answer, a task never ending, a duplicate creation, a skipped attempt number, an attempt run again after its failure was stored, a failure count differing from the plan, a sleep ending before its wake time or pushed back by a replay, a retry before its backoff, a second task or a second answer under one idempotency key, a schema-breaking, 5xx, mis-addressed or mis-statused reply) must each be reported by the invariant meant to catch it.',
+  ];
+}
+
+function crash(r: SectionEntry, s: Partial<CrashStats>, p: ChaosParams): Account {
+  const store = storeOf(r);
+  return [
+    `SIGKILL of ${p.servers} \`serve\` processes sharing ${store}, at chosen points`,
+    `${fmtInt(s.kills ?? 0)} kills, ${fmtInt((s.storedTasks ?? 0) - (s.ttlProbes ?? 0))} tasks, ${fmtInt(s.runs ?? 0)} runs`,
+    `${p.servers} \`serve\` processes on ${store} (lease ${p.leaseMs} ms, ${p.concurrency} runs each), killed with SIGKILL and restarted after 0–${p.restartMaxMs} ms, ${p.gapMinMs}–${p.gapMaxMs} ms apart. Clients keep ${p.inflight} tasks in flight through whichever processes are up (${p.stepsMin}–${p.stepsMax} memoized steps of ${p.stepMsMin}–${p.stepMsMax} ms, up to ${p.inputsMax} input requests each, ${Math.round(p.cancelRate * 100)} % cancelled at a random moment), plus TTL probes that must expire. ${durableWorkload(p)}Kills by point: ${pts(s.killsByPoint)} (mid-commit kills landed before the commit ${fmtInt(s.midCommit?.lostWithProcess ?? 0)} times, after it ${fmtInt(s.midCommit?.committedBeforeKill ?? 0)} times). ${fmtInt(s.storedTasks ?? 0)} tasks in the store (${fmtInt(s.completed ?? 0)} completed, ${fmtInt(s.cancelled ?? 0)} cancelled, ${fmtInt(s.ttlProbes ?? 0)} TTL probes; ${fmtInt(s.orphansAdopted ?? 0)} of them created by a tools/call without a key whose answer was lost), ${fmtInt(s.runs ?? 0)} runs (${fmtInt(s.crashReplays ?? 0)} replays after a crash, ${fmtInt(s.resumedRuns ?? 0)} after an answer, ${fmtInt(s.resumedAfterWait ?? 0)} after a retry backoff or a sleep; highest attempt ${fmtInt(s.maxAttempt ?? 0)}), ${fmtInt(s.stepExecutions ?? 0)} step bodies run for ${fmtInt(s.stepsCommitted ?? 0)} committed steps (the difference: ${fmtInt(s.durable?.failedAttempts ?? 0)} planned failures and ${fmtInt(s.stepReruns ?? 0)} bodies interrupted before their commit), ${fmtInt(s.answersChecked ?? 0)} answers checked. ${durableFigures(s)}Replay after a kill: p50 ${fmtMs(s.replayDelay?.p50)}, p99 ${fmtMs(s.replayDelay?.p99)}; every task had ended ${fmtMs(s.settleMs)} after the last kill. What clients saw and retried meanwhile: ${pts(s.transient) || 'nothing'}.`,
+  ];
+}
+
+function clock(r: SectionEntry, s: Partial<CrashStats>, p: ChaosParams): Account {
+  const store = storeOf(r);
+  const offsets = (p.offsets ?? []).map((o) => `${o > 0 ? '+' : ''}${o / 1000} s`).join(', ');
+  return [
+    `wall-clock jumps of ${p.servers} \`serve\` processes sharing ${store}, forward and backward`,
+    `${fmtInt(s.jumps ?? 0)} jumps, ${fmtInt((s.storedTasks ?? 0) - (s.ttlProbes ?? 0))} tasks, ${fmtInt(s.runs ?? 0)} runs`,
+    `${p.servers} \`serve\` processes on ${store} (lease ${p.leaseMs} ms, ${p.concurrency} runs each) whose wall clocks (Date.now, preloaded by the suite; timers keep the monotonic clock, as in a real jump) are set off by ${offsets} in turn, one process at a time, every ${p.gapMinMs / 1000}–${p.gapMaxMs / 1000} s, then all set right. Clients keep ${p.inflight} tasks in flight (${p.stepsMin}–${p.stepsMax} memoized steps of ${p.stepMsMin}–${p.stepMsMax} ms, up to ${p.inputsMax} input requests each), plus TTL probes created where the clock is not ahead. ${fmtInt(s.storedTasks ?? 0)} tasks in the store (${fmtInt(s.completed ?? 0)} completed, ${fmtInt(s.ttlProbes ?? 0)} TTL probes), ${fmtInt(s.runs ?? 0)} runs, of which ${fmtInt(s.fencedRuns ?? 0)} were overtaken while running (a process whose clock ran ahead saw the lease as expired and took the task over; the fencing token stopped the older run at its next write), ${fmtInt(s.stepExecutions ?? 0)} step bodies run for ${fmtInt(s.stepsCommitted ?? 0)} committed steps, ${fmtInt(s.answersChecked ?? 0)} answers checked; every task had ended ${fmtMs(s.settleMs)} after the clocks were set right.`,
+  ];
+}
+
+function faults(r: SectionEntry, s: Partial<FaultStats>, p: FaultParams): Account {
+  if (r.id === 'faults-disk-full')
+    return [
+      'the SQLite file system fills up, then space returns',
+      `${fmtInt(s.faults?.full ?? 0)} fills, ${fmtInt(s.requests ?? 0)} requests`,
+      `One \`serve\` process under steady traffic with its SQLite file on a ${p.fullFsMb} MB tmpfs of its own, which the suite fills with a ballast file (${fmtMb(s.ballastBytes)} the last time) for ${p.fullHoldMs / 1000} s and then deletes, with one creation every 250 ms meanwhile. ${fmtInt(s.requests ?? 0)} requests, ${fmtInt(s.fullErrors ?? 0)} answered -32603 SQLITE_FULL (${pts(s.storeErrors)}), ${fmtInt(s.handles ?? 0)} task handles, ${fmtInt(s.tasksCompleted ?? 0)} tasks completed and ${fmtInt(s.tasksFailed ?? 0)} failed; slowest answer while full ${fmtMs(s.waitMax)}; recovery after the space returned ≤ ${fmtMs(s.recoveryP100)}.`,
+    ];
+  if (r.id.endsWith('postgres'))
+    return [
+      'PostgreSQL connections terminated, refused, reset, black-holed',
+      `${fmtInt(sum(s.faults))} faults, ${fmtInt(s.requests ?? 0)} requests`,
+      `One \`serve\` process reaches PostgreSQL through a loopback proxy of the suite, under steady traffic (tasks with steps and an input, created, polled and answered) and tools/list probes. Faults: ${pts(s.faults)} — terminate: pg_terminate_backend of exactly the server's backends, three times in a row while transactions start; refuse / reset: new connections refused or cut for ${p.outageMs / 1000} s; blackhole: bytes stop flowing for ${p.blackholeMs / 1000} s. ${fmtInt(s.requests ?? 0)} requests, ${fmtInt(sum(s.storeErrors))} answered -32603 (${pts(s.storeErrors)}), ${fmtInt(s.handles ?? 0)} task handles, ${fmtInt(s.tasksCompleted ?? 0)} tasks completed and ${fmtInt(s.tasksFailed ?? 0)} failed; recovery after each fault ≤ ${fmtMs(s.recoveryP100)}; slowest answer while the store was away ${fmtMs(s.waitMax)}; server crashes ${fmtInt(s.crashes ?? 0)} (restarted each time so the remaining faults still ran).`,
+    ];
+  return [
+    'a foreign connection holds the SQLite write lock',
+    `${fmtInt(s.faults?.busy ?? 0)} holds, ${fmtInt(s.requests ?? 0)} requests`,
+    `One \`serve\` process under steady traffic while another connection holds the write lock (BEGIN IMMEDIATE) for ${p.busyHoldMs / 1000} s, well beyond the server's 5 s busy timeout, with a burst of 4 creations and one creation every 250 ms meanwhile. ${fmtInt(s.requests ?? 0)} requests, ${fmtInt(s.busyErrors ?? 0)} answered -32603 SQLITE_BUSY; slowest answer while locked ${fmtMs(s.waitMax)}, tools/list while locked up to ${fmtMs(s.listMaxDuringFault)}; recovery after the release ≤ ${fmtMs(s.recoveryP100)}.`,
+  ];
+}
+
+function fuzz(s: Partial<FuzzStats>, p: FuzzParams): Account {
+  return [
+    'generated requests over the whole HTTP surface, then slowloris',
+    `${fmtInt(s.requests ?? 0)} requests, ${fmtInt(s.slowSockets ?? 0)} slow sockets`,
+    `Generated requests against one \`serve\` process (conformance, tasks and chaos tools): random JSON, strings and invalid UTF-8, truncated, random and near-valid messages (ids, methods, params, \`_meta\`, duplicated and sentinel headers), the tasks surface with real and forged ids, other HTTP methods and paths, 10k-deep nesting, ~1 MB values and 5 MB bodies — ${pts(s.byKind)}. HTTP statuses: ${pts(s.statuses)}${s.freshRetries ? ` (${fmtInt(s.freshRetries)} requests whose pooled fetch connection was reset were answered on a fresh connection)` : ''}. Then ${fmtInt(s.slowSockets ?? 0)} slowloris sockets for ${p.slowMs / 1000} s (probe p99 ${fmtMs(s.slowHealthP99)}). Server RSS ${fmtMb(s.rssStartBytes)} at the start, ${fmtMb(s.rssMaxBytes)} at most (${(s.rssSamples ?? []).map((b) => fmtMb(b)).join(' → ') || '–'} over the run), limit ${p.rssLimitMb} MB, V8 old space capped at ${p.heapMb ?? '–'} MB.`,
+  ];
+}
+
+function load(s: Partial<LoadStats>, p: LoadParams): Account {
+  const L: Partial<Record<string, Spread>> = s.latency ?? {};
+  const q = (x: Spread | undefined): string =>
+    x === undefined ? '–' : `p50 ${fmtMs(x.p50)}, p99 ${fmtMs(x.p99)}, max ${fmtMs(x.max)}`;
+  return [
+    `${fmtInt(p.tasks)} tasks polled at pollIntervalMs, ${fmtInt(p.subscribers)} push subscribers, ${p.seconds} s`,
+    `${fmtInt(s.polls ?? 0)} polls, ${fmtInt(s.notifications ?? 0)} pushes`,
+    `${fmtInt(s.tasks ?? 0)} tasks (a step, an input, a step) created in ${fmtMs(s.createMs)}, each polled by its own client every ${fmtInt(s.pollIntervalMs ?? 0)} ms (the pollIntervalMs the server suggested) and answered at a random moment of the ${p.seconds} s storm; ${fmtInt(s.subscribers ?? 0)} push subscribers (subscriptions/listen with taskIds) watch them all; tools/list and /healthz are probed every ${p.probeEveryMs} ms. ${fmtInt(s.polls ?? 0)} polls (${fmtInt(s.pollsPerSecond ?? 0)}/s), ${fmtInt(s.updates ?? 0)} answers, ${fmtInt(s.notifications ?? 0)} pushes. Latency — tools/call (create): ${q(L.create)}; tasks/get: ${q(L.get)}; tasks/update: ${q(L.update)}; tools/list: ${q(L.list)}; /healthz: ${q(L.health)}; answer → pushed completion: ${q(L.push)}. Server RSS ${fmtMb(s.rssStartBytes)} → max ${fmtMb(s.rssMaxBytes)} (end ${fmtMb(s.rssEndBytes)}).`,
+  ];
+}
+
+/** [short what, short how many, the full account] of a section. */
+export function tried(r: SectionEntry): Account {
+  const s = r.stats;
+  switch (r.kind) {
+    case 'oracles':
+      return oracles(s);
+    case 'crash':
+      return crash(r, s, r.params as ChaosParams);
+    case 'clock':
+      return clock(r, s, r.params as ChaosParams);
+    case 'faults':
+      return faults(r, s, r.params as FaultParams);
+    case 'fuzz':
+      return fuzz(s, r.params as FuzzParams);
+    case 'load':
+      return load(s, r.params as LoadParams);
+  }
+}

@@ -1,0 +1,87 @@
+// The sections of the suite, in running order.
+import { CLOCK_INVARIANTS, CRASH_INVARIANTS } from './crash/invariants.js';
+import { runCrash } from './crash/run.js';
+import { FAULT_INVARIANTS, FULL_INVARIANTS } from './faults/invariants.js';
+import { runFaults } from './faults/run.js';
+import { FUZZ_INVARIANTS } from './fuzz/invariants.js';
+import { runFuzz } from './fuzz/run.js';
+import { LOAD_INVARIANTS } from './load/load-run.js';
+import { runLoad } from './load/run.js';
+import { ORACLE_INVARIANTS, runOracles } from './oracles/run.js';
+import type { Section } from './types.js';
+
+export const SECTIONS: readonly Section[] = [
+  {
+    id: 'oracles',
+    title: 'Self-check of the oracles',
+    kind: 'oracles',
+    invariants: ORACLE_INVARIANTS,
+    run: () => runOracles(),
+  },
+  {
+    id: 'crash-sqlite',
+    title: 'Crash chaos, SQLite',
+    kind: 'crash',
+    invariants: CRASH_INVARIANTS,
+    run: (ctx) => runCrash({ ...ctx, backend: 'sqlite', params: ctx.mode.crash }),
+  },
+  {
+    id: 'crash-postgres',
+    title: 'Crash chaos, PostgreSQL',
+    kind: 'crash',
+    postgres: true,
+    invariants: CRASH_INVARIANTS,
+    run: (ctx) => runCrash({ ...ctx, backend: 'postgres', params: ctx.mode.crash }),
+  },
+  {
+    id: 'faults-postgres',
+    title: 'Fault injection, PostgreSQL',
+    kind: 'faults',
+    postgres: true,
+    invariants: FAULT_INVARIANTS,
+    run: (ctx) => runFaults({ ...ctx, backend: 'postgres', params: ctx.mode.faults }),
+  },
+  {
+    id: 'faults-sqlite',
+    title: 'Fault injection, SQLite',
+    kind: 'faults',
+    invariants: FAULT_INVARIANTS,
+    run: (ctx) => runFaults({ ...ctx, backend: 'sqlite', params: ctx.mode.faults }),
+  },
+  {
+    id: 'faults-disk-full',
+    title: 'Fault injection, SQLite disk full',
+    kind: 'faults',
+    invariants: FULL_INVARIANTS,
+    run: (ctx) => runFaults({ ...ctx, backend: 'sqlite', fault: 'full', params: ctx.mode.faults }),
+  },
+  {
+    id: 'clock-sqlite',
+    title: 'Clock jumps, SQLite',
+    kind: 'clock',
+    invariants: CLOCK_INVARIANTS,
+    run: (ctx) => runCrash({ ...ctx, backend: 'sqlite', params: ctx.mode.clock }),
+  },
+  {
+    id: 'clock-postgres',
+    title: 'Clock jumps, PostgreSQL',
+    kind: 'clock',
+    postgres: true,
+    invariants: CLOCK_INVARIANTS,
+    run: (ctx) => runCrash({ ...ctx, backend: 'postgres', params: ctx.mode.clock }),
+  },
+  {
+    id: 'fuzz',
+    title: 'Bad input (fuzzing)',
+    kind: 'fuzz',
+    invariants: FUZZ_INVARIANTS,
+    run: (ctx) => runFuzz({ ...ctx, params: ctx.mode.fuzz }),
+  },
+  {
+    id: 'load',
+    title: 'Load',
+    kind: 'load',
+    invariants: LOAD_INVARIANTS,
+    run: (ctx) => runLoad({ ...ctx, params: ctx.mode.load }),
+  },
+];

@@ -1,0 +1,172 @@
+// The shapes the runner, the sections and the report share: parameters, section context, results.
+import type { InvariantRecord, InvariantTable, Invariants } from './harness/invariants.js';
+import type { Scope } from './harness/scope.js';
+
+/** Where the crash sections kill a process (weights of the draw). */
+export type KillPoint =
+  | 'mid-step'
+  | 'mid-commit'
+  | 'mid-retry'
+  | 'mid-finish'
+  | 'mid-answer'
+  | 'mid-create'
+  | 'mid-startup'
+  | 'random';
+
+/** The processes, clients and tasks of a crash or clock section. */
+export interface WorkloadParams {
+  servers: number;
+  concurrency: number;
+  leaseMs: number;
+  chaosMs: number;
+  gapMinMs: number;
+  gapMaxMs: number;
+  restartMinMs: number;
+  restartMaxMs: number;
+  inflight: number;
+  stepsMin: number;
+  stepsMax: number;
+  stepMsMin: number;
+  stepMsMax: number;
+  inputsMax: number;
+  cancelRate: number;
+  ttlProbes: number;
+  boundMs: number;
+}
+
+/** Retries, sleeps and keyed creations mixed into the crash sections' tasks. */
+export interface DurableParams {
+  retryRate: number;
+  failMax: number;
+  giveUpRate: number;
+  backoffMinMs: number;
+  backoffMaxMs: number;
+  sleepRate: number;
+  sleepMsMin: number;
+  sleepMsMax: number;
+  keyRate: number;
+  dropRate: number;
+  hedgeRate: number;
+}
+
+export interface CrashParams extends WorkloadParams, DurableParams {
+  kills: number;
+  points: Readonly<Record<KillPoint, number>>;
+}
+
+export interface ClockParams extends WorkloadParams {
+  jumps: number;
+  /** Wall-clock offsets (ms), applied to the processes in turn. */
+  offsets: number[];
+}
+
+/** What runCrash accepts: the crash parameters or the clock ones. */
+export type ChaosParams = WorkloadParams &
+  Partial<DurableParams> &
+  Partial<Pick<CrashParams, 'kills' | 'points'>> &
+  Partial<ClockParams>;
+
+export interface FaultParams {
+  pgCycles: ('terminate' | 'refuse' | 'reset' | 'blackhole')[];
+  outageMs: number;
+  blackholeMs: number;
+  busyCycles: number;
+  busyHoldMs: number;
+  fullCycles: number;
+  fullHoldMs: number;
+  fullFsMb: number;
+  waitBoundMs: number;
+  leaseMs: number;
+  recoveryBoundMs: number;
+  boundMs: number;
+}
+
+export interface FuzzParams {
+  requests: number;
+  parallel: number;
+  heapMb: number;
+  slowSockets: number;
+  slowMs: number;
+  rssLimitMb: number;
+  boundMs: number;
+}
+
+export interface LoadParams {
+  tasks: number;
+  subscribers: number;
+  seconds: number;
+  concurrency: number;
+  probeEveryMs: number;
+  responsiveP99Ms: number;
+  responsiveMaxMs: number;
+  rssLimitMb: number;
+  boundMs: number;
+}
+
+/** The parameters of one run mode (full or ci), by section kind. */
+export interface ModeParams {
+  crash: CrashParams;
+  faults: FaultParams;
+  clock: ClockParams;
+  fuzz: FuzzParams;
+  load: LoadParams;
+}
+
+export type ModeName = 'full' | 'ci';
+export type SectionKind = 'oracles' | keyof ModeParams;
+
+/** What every section gets from the runner. */
+export interface SectionContext {
+  scope: Scope;
+  seed: number;
+  pgUrl: string;
+  /** Progress on a terminal (undefined otherwise). */
+  progress: ((text: string) => void) | undefined;
+  modeName: ModeName;
+  mode: ModeParams;
+}
+
+/** Figures of a section; each section adds its own. */
+export interface SectionStats {
+  summaryLine?: string;
+  durationMs?: number;
+}
+
+export interface SectionResult {
+  inv: Invariants;
+  stats: SectionStats;
+  /** Why the section did not run. */
+  skipped?: string;
+}
+
+export interface Section {
+  id: string;
+  title: string;
+  kind: SectionKind;
+  postgres?: boolean;
+  invariants: InvariantTable;
+  run(ctx: SectionContext): Promise<SectionResult>;
+}
+
+/** One section's entry of the results (test-results/chaos-<mode>.json and the report). */
+export interface SectionEntry {
+  id: string;
+  title: string;
+  kind: SectionKind;
+  params: object;
+  durationMs: number;
+  boundMs: number;
+  skipped: string | undefined;
+  invariants: InvariantRecord[];
+  stats: SectionStats;
+}
+
+/** The run as a whole. */
+export interface RunInfo {
+  mode: ModeName;
+  seed: number;
+  startedAt: string;
+  totalMs: number;
+  machine: string;
+  pgUrl: string;
+}
