@@ -4,7 +4,8 @@
 // a file), with `atStart`: the same reading taken when the probe was loaded, after a full GC, before any of the
 // server's own modules (the sleeping-task rows measure what the server added to the process since then). Without that
 // variable or without `--expose-gc` it does nothing. A signal listener does not keep the process alive, so the server
-// shuts down as it would without the probe.
+// shuts down as it would without the probe. Plain JavaScript: it is preloaded into servers under test, which run
+// without a TypeScript loader.
 import { renameSync, writeFileSync } from 'node:fs';
 
 const out = process.env.DURABLE_MCP_BENCH_MEM_PROBE;

@@ -1,4 +1,6 @@
 // Tool module for the benchmark (`serve --tools bench/tools.mjs`): task-only tools whose runs cost (next to) nothing.
+// Plain JavaScript because `serve` imports it into the server under test, which runs without a TypeScript loader
+// (its types are in tools.d.mts).
 
 /** Runs of `bench_park` waiting to be released (by cancellation, shutdown or SIGTERM). */
 const parked = new Set();

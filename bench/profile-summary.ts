@@ -1,47 +1,59 @@
 // Summarises a .cpuprofile written by `npm run bench -- --cpu-prof DIR`: the functions that take the most CPU.
-// usage: node bench/profile-summary.mjs DIR/ours-tasks.cpuprofile [top N]
+// usage: npx tsx bench/profile-summary.ts DIR/ours-tasks.cpuprofile [top N]
 import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const [file, topArg] = process.argv.slice(2);
 if (file === undefined) {
-  console.error('usage: node bench/profile-summary.mjs FILE.cpuprofile [N]');
+  console.error('usage: npx tsx bench/profile-summary.ts FILE.cpuprofile [N]');
   process.exit(2);
 }
 const top = Number(topArg ?? 25);
-const profile = JSON.parse(readFileSync(file, 'utf8'));
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-const parents = new Map();
+const parents = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
 
 /** Time per node id, from the sample stream (each sample lasts until the next one). */
-const timeById = new Map();
+const timeById = new Map<number, number>();
 profile.samples.forEach((id, i) => timeById.set(id, (timeById.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 
-const label = (n) => {
+const label = (n: ProfileNode) => {
   const { functionName, url, lineNumber } = n.callFrame;
   const where = url.replace(/^file:\/\//, '').replace(/^.*?\/(dist|node_modules|bench|examples)\//, '$1/');
   return `${functionName || '(anonymous)'} ${where ? `${where}:${lineNumber + 1}` : ''}`.trim();
 };
 const IDLE = new Set(['(idle)', '(program)']);
 let busy = 0;
-const self = new Map();
-const inclusive = new Map();
+const self = new Map<string, number>();
+const inclusive = new Map<string, number>();
 for (const [id, t] of timeById) {
-  const node = nodes.get(id);
+  const node = nodes.get(id)!;
   if (IDLE.has(node.callFrame.functionName)) continue;
   busy += t;
   const key = label(node);
   self.set(key, (self.get(key) ?? 0) + t);
-  const seen = new Set();
-  for (let cur = id; cur !== undefined; cur = parents.get(cur)) {
-    const k = label(nodes.get(cur));
+  const seen = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parents.get(cur)) {
+    const k = label(nodes.get(cur)!);
     if (seen.has(k)) continue;
     seen.add(k);
     inclusive.set(k, (inclusive.get(k) ?? 0) + t);
   }
 }
-const pct = (t) => `${((t / busy) * 100).toFixed(1).padStart(5)} %`;
-const print = (title, map, filter = () => true) => {
+const pct = (t: number) => `${((t / busy) * 100).toFixed(1).padStart(5)} %`;
+const print = (title: string, map: Map<string, number>, filter: (key: string) => boolean = () => true) => {
   console.log(`\n${title}`);
   const rows = [...map].filter(([k]) => filter(k)).sort((a, b) => b[1] - a[1]);
   for (const [k, t] of rows.slice(0, top))

@@ -3,8 +3,9 @@
 // with a per-request `McpServer` factory (modern-only, `legacy: 'reject'`), wrapped with `toNodeHandler` on a plain
 // node:http server bound to loopback behind the SDK's Host and Origin guards. It lists the same five tools as
 // `serve --tools demo` (names, titles, descriptions, schemas, annotations); only `echo` is ever called.
-// Usage: node bench/sdk-peer.mjs   → prints `listening on http://127.0.0.1:PORT/mcp`.
+// Usage: node --import tsx bench/children/sdk-peer.ts   → prints `listening on http://127.0.0.1:PORT/mcp`.
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   localhostHostValidation,
   localhostOriginValidation,
@@ -15,29 +16,37 @@ import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotoc
 const HOST = '127.0.0.1';
 const PATH = '/mcp';
 
-const text = (value) => ({ content: [{ type: 'text', text: value }] });
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 const readOnly = { readOnlyHint: true, idempotentHint: true };
 
 // Schemas are converted once; every request's server instance registers the same objects.
 const schemas = {
-  report: fromJsonSchema({
+  report: fromJsonSchema<{ size?: string }>({
     type: 'object',
     properties: { size: { type: 'string', enum: ['small', 'medium', 'large'], default: 'small' } },
   }),
-  reportOut: fromJsonSchema({
+  reportOut: fromJsonSchema<{ size: string; approved: boolean; sections?: unknown[] }>({
     type: 'object',
     properties: { size: { type: 'string' }, approved: { type: 'boolean' }, sections: { type: 'array' } },
     required: ['size', 'approved'],
   }),
-  echo: fromJsonSchema({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }),
-  add: fromJsonSchema({
+  echo: fromJsonSchema<{ text: string }>({
+    type: 'object',
+    properties: { text: { type: 'string' } },
+    required: ['text'],
+  }),
+  add: fromJsonSchema<{ a: number; b: number }>({
     type: 'object',
     properties: { a: { type: 'number' }, b: { type: 'number' } },
     required: ['a', 'b'],
   }),
-  addOut: fromJsonSchema({ type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] }),
+  addOut: fromJsonSchema<{ sum: number }>({
+    type: 'object',
+    properties: { sum: { type: 'number' } },
+    required: ['sum'],
+  }),
   greet: fromJsonSchema({ type: 'object' }),
-  wait: fromJsonSchema({
+  wait: fromJsonSchema<{ ms: number }>({
     type: 'object',
     properties: { ms: { type: 'integer', minimum: 0, maximum: 60_000 } },
     required: ['ms'],
@@ -115,7 +124,9 @@ const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
   void serve(req, res);
 });
 
-server.listen(0, HOST, () => console.log(`listening on http://${HOST}:${server.address().port}${PATH}`));
+server.listen(0, HOST, () =>
+  console.log(`listening on http://${HOST}:${(server.address() as AddressInfo).port}${PATH}`),
+);
 
 process.on('SIGTERM', () => {
   void handler.close().finally(() => process.exit(0));

@@ -1,0 +1,157 @@
+// Measurement: the pre-flight check of a row, one measured run of it (HTTP load, or its own `run`), and the
+// interleaved warm-up and rounds over every row.
+import { fmtInt, fmtMiB, log } from '../format.js';
+import {
+  isHttpScenario,
+  type HttpScenario,
+  type Params,
+  type RowState,
+  type RunScenario,
+  type Sample,
+  type Scenario,
+  type StartedProcess,
+  type Target,
+  type ThroughputSample,
+  type Rounded,
+} from '../types.js';
+import { expectJsonRpcResult, send } from './http.js';
+import { loadRun } from './load.js';
+import { targetCpuMs, targetWrittenBytes } from './proc-stats.js';
+import { askChild } from './processes.js';
+
+/**
+ * The client of the latency rows: a process of its own (bench/children/latency-client.ts) that does nothing but
+ * the row it is asked to run, so that what it times is not held up by the harness's own work and garbage
+ * collections (its heap holds autocannon and every earlier row's results). Set by `useLatencyClient`.
+ */
+let latencyClient: StartedProcess | undefined;
+/** Settles when the latency client has answered every row sent to it so far. */
+let latencyQueue: Promise<unknown> = Promise.resolve();
+
+export function useLatencyClient(client: StartedProcess): void {
+  latencyClient = client;
+}
+
+/** A row's `run`, in the latency client for latency rows (their state comes back, as runs may advance it). */
+async function runRow(scenario: RunScenario, target: Target, state: RowState | undefined, seconds: number) {
+  if (scenario.kind !== 'latency' || latencyClient === undefined) {
+    return scenario.run(target, state, seconds);
+  }
+  const client = latencyClient;
+  const view = { key: target.key, url: target.url, urls: target.urls, store: target.store };
+  // One row at a time: the pre-flight checks of different servers run side by side.
+  const turn = latencyQueue.then(() =>
+    askChild<{ sample: Sample; state?: RowState }>(
+      client,
+      { name: scenario.name, target: view, state, seconds },
+      seconds * 1000 + 120_000,
+    ),
+  );
+  latencyQueue = turn.catch(() => undefined);
+  const answer = await turn;
+  if (state !== undefined && answer.state !== undefined) Object.assign(state, answer.state);
+  return answer.sample;
+}
+
+export async function verifyScenario(scenario: Scenario, target: Target, state: RowState | undefined) {
+  let problem: string | undefined;
+  if (!isHttpScenario(scenario)) {
+    const sample = await runRow(scenario, target, state, 0.1);
+    if (!(sample.ok > 0)) problem = `no operation completed in 0.1 s: ${JSON.stringify(sample)}`;
+  } else {
+    const res = await send(target, scenario.request(target, state));
+    problem = await (scenario.verify ?? expectJsonRpcResult)(res.status, res.text, target);
+  }
+  if (problem !== undefined) {
+    throw new Error(`scenario "${scenario.name}" failed its pre-flight check: ${problem}`);
+  }
+}
+
+/** A per-operation figure from a counter read before and after a run; null without /proc or without operations. */
+function perOp(
+  before: number | undefined,
+  after: number | undefined,
+  ok: number,
+  toUnits: (d: number) => number,
+) {
+  return before === undefined || after === undefined || ok === 0 ? null : toUnits(after - before);
+}
+
+async function measureHttp(
+  scenario: HttpScenario,
+  target: Target,
+  state: RowState | undefined,
+  params: Params,
+  duration: number,
+): Promise<ThroughputSample> {
+  // The server's CPU time (all its replicas') over the run and its settle step (the worker finishing the run's
+  // tasks).
+  const cpuBefore = targetCpuMs(target);
+  const writtenBefore = targetWrittenBytes(target);
+  const sample = await loadRun(scenario.request(target, state), target, params, duration);
+  if (scenario.settle !== undefined) Object.assign(sample, await scenario.settle(target, state));
+  const { ok } = sample;
+  sample.cpuUs = perOp(cpuBefore, targetCpuMs(target), ok, (ms) => Math.round((ms * 1000 * 10) / ok) / 10);
+  sample.writtenKb = perOp(
+    writtenBefore,
+    targetWrittenBytes(target),
+    ok,
+    (bytes) => Math.round((bytes / 1024 / ok) * 100) / 100,
+  );
+  return sample;
+}
+
+function measure(
+  scenario: Scenario,
+  target: Target,
+  state: RowState | undefined,
+  params: Params,
+  duration: number,
+): Promise<Sample> {
+  if (!isHttpScenario(scenario)) return runRow(scenario, target, state, duration);
+  return measureHttp(scenario, target, state, params, duration);
+}
+
+function fmtProgress(scenario: Scenario, sample: Sample): string {
+  if (scenario.kind === 'memory' && 'bytesPerStream' in sample) {
+    return `${fmtInt(sample.bytesPerStream).padStart(8)} bytes/stream (RSS ${fmtInt(sample.rssPerStream)})`;
+  }
+  if (scenario.kind === 'latency' && 'latencies' in sample) {
+    return `${String(sample.ok).padStart(6)} events  p50 ${sample.p50} ms  p99 ${sample.p99} ms`;
+  }
+  if (scenario.kind === 'footprint' && 'rssGrowth' in sample) {
+    return `RSS +${fmtMiB(sample.rssGrowth)} MiB, heap + external +${fmtMiB(sample.heapGrowth)} MiB since start`;
+  }
+  const s = sample as ThroughputSample;
+  const drain =
+    s.backlog === undefined ? '' : `  (worker backlog ${fmtInt(s.backlog)}, drained in ${s.drainMs} ms)`;
+  return `${fmtInt(s.rps).padStart(8)} ops/s${drain}`;
+}
+
+export type Targets = Record<string, Target>;
+export type States = Map<string, RowState | undefined>;
+
+export async function runRounds(
+  scenarios: Scenario[],
+  targets: Targets,
+  states: States,
+  params: Params,
+): Promise<Map<string, Array<Rounded<Sample>>>> {
+  const samples = new Map<string, Array<Rounded<Sample>>>(scenarios.map((s) => [s.name, []]));
+  for (let round = 1; round <= params.rounds; round++) {
+    for (const s of scenarios) {
+      const sample = await measure(s, targets[s.server]!, states.get(s.name), params, params.duration);
+      samples.get(s.name)!.push({ round, ...sample });
+      log(`round ${round}/${params.rounds}  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
+    }
+  }
+  return samples;
+}
+
+export async function warmUp(scenarios: Scenario[], targets: Targets, states: States, params: Params) {
+  if (params.warmup <= 0) return;
+  for (const s of scenarios) {
+    const sample = await measure(s, targets[s.server]!, states.get(s.name), params, params.warmup);
+    log(`warm-up ${params.warmup} s  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
+  }
+}

@@ -1,0 +1,33 @@
+// Sequential round trips: one request at a time over one keep-alive connection, each timed.
+import { Agent } from 'node:http';
+import { latencySample, nsToMs } from '../stats.js';
+import type { LatencySample, LoadRequest, TargetView } from '../types.js';
+import { post } from './http.js';
+
+/**
+ * Sends the `i`-th request of `requestAt(i)` one at a time over one keep-alive connection for `seconds`, timing
+ * each round trip; every answer must be HTTP 200.
+ */
+export async function timeSequentialGets(
+  target: TargetView,
+  seconds: number,
+  requestAt: (i: number) => LoadRequest,
+): Promise<LatencySample> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  try {
+    const started = process.hrtime.bigint();
+    const end = started + BigInt(Math.round(seconds * 1e9));
+    let now = started;
+    for (let i = 0; now < end; i++) {
+      const res = await post(agent, target.url, requestAt(i));
+      const after = process.hrtime.bigint();
+      if (res.status !== 200) throw new Error(`tasks/get: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+      latencies.push(nsToMs(after - now));
+      now = after;
+    }
+    return latencySample(latencies, nsToMs(now - started) / 1000);
+  } finally {
+    agent.destroy();
+  }
+}

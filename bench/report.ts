@@ -1,0 +1,170 @@
+// The run's report: bench/results/latest.json (machine, parameters, servers, every row with its samples) and
+// bench/results/latest.md (the tables).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { HOST, PROTOCOL_VERSION, RESULTS_DIR, ROOT, SCALE_SAMPLE } from './config.js';
+import { fmtInt } from './format.js';
+import type { PostgresReport } from './harness/postgres.js';
+import { SERVERS } from './harness/servers.js';
+import { round1 } from './stats.js';
+import { latencyTable } from './tables/latency.js';
+import { footprintTable, memoryTable } from './tables/memory.js';
+import { postgresNote, throughputSection } from './tables/throughput.js';
+import type { FootprintRow, LatencyRow, MemoryRow, Row, ThroughputRow } from './types-rows.js';
+import type { FillSummary, Params, ScaleFill, Scenario, SleepFill } from './types.js';
+
+export interface Machine {
+  cpuModel: string;
+  cores: number;
+  totalMemGiB: number;
+  platform: string;
+  release: string;
+  node: string;
+  loadavg: number[];
+  commit: string;
+  date: string;
+}
+
+export type ScaleReport =
+  | { skipped: string }
+  | { skipped?: undefined; small: FillSummary; large: FillSummary; totalMs: number; sampled: number };
+
+export interface Report {
+  machine: Machine;
+  parameters: Omit<Params, 'help' | 'cpuProf' | 'pg' | 'noPg' | 'noScale' | 'only'> & {
+    only?: string;
+    host: string;
+    protocolVersion: string;
+  };
+  loadGenerator: { name: 'autocannon'; version: string; inProcess: true };
+  peer: Record<string, string>;
+  servers: Record<string, string>;
+  postgres: PostgresReport;
+  scale?: ScaleReport;
+  sleepers?: SleepFill;
+  scenarios: Row[];
+}
+
+function gitCommit(): string {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  if (head.status !== 0) return 'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return `${head.stdout.trim()}${dirty.stdout.trim() ? ' (dirty)' : ''}`;
+}
+
+export function machineInfo(): Machine {
+  const cpu = cpus();
+  return {
+    cpuModel: cpu[0]?.model.trim() ?? 'unknown',
+    cores: cpu.length,
+    totalMemGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    platform: platform(),
+    release: release(),
+    node: process.version,
+    loadavg: loadavg().map(round1),
+    commit: gitCommit(),
+    date: new Date().toISOString(),
+  };
+}
+
+function packageVersion(name: string): string {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** What the report says about the stored-task rows: sizes and fill times, or why they did not run. */
+export function scaleReport(
+  params: Params,
+  selected: Scenario[],
+  scale: ScaleFill | undefined,
+): ScaleReport | undefined {
+  if (params.noScale) return { skipped: 'disabled with --no-scale' };
+  if (!selected.some((s) => s.needs === 'scale')) return { skipped: 'no stored-task row selected (--only)' };
+  if (scale === undefined) return undefined;
+  const strip = ({ sample: _sample, ...rest }: ScaleFill['small']): FillSummary => rest;
+  return {
+    small: strip(scale.small),
+    large: strip(scale.large),
+    totalMs: scale.totalMs,
+    sampled: SCALE_SAMPLE,
+  };
+}
+
+export function buildReport(
+  params: Params,
+  machine: Machine,
+  rows: Row[],
+  postgres: PostgresReport,
+  scale: ScaleReport | undefined,
+  sleepers: SleepFill | undefined,
+): Report {
+  const {
+    help: _help,
+    cpuProf: _cpuProf,
+    pg: _pg,
+    noPg: _noPg,
+    noScale: _noScale,
+    only,
+    ...parameters
+  } = params;
+  return {
+    machine,
+    parameters: {
+      ...parameters,
+      ...(only === undefined ? {} : { only: only.source }),
+      host: HOST,
+      protocolVersion: PROTOCOL_VERSION,
+    },
+    loadGenerator: { name: 'autocannon', version: packageVersion('autocannon'), inProcess: true },
+    peer: {
+      '@modelcontextprotocol/server': packageVersion('@modelcontextprotocol/server'),
+      '@modelcontextprotocol/node': packageVersion('@modelcontextprotocol/node'),
+    },
+    servers: Object.fromEntries(Object.entries(SERVERS).map(([k, v]) => [k, v.label])),
+    postgres,
+    ...(scale === undefined ? {} : { scale }),
+    ...(sleepers === undefined ? {} : { sleepers }),
+    scenarios: rows,
+  };
+}
+
+function scaleNote(scale: ScaleReport | undefined): string[] {
+  if (scale === undefined) return [];
+  if (scale.skipped !== undefined) return ['', `- Stored-task rows skipped: ${scale.skipped}`];
+  const { small, large, totalMs } = scale;
+  return [
+    '',
+    `- Stored-task rows: ${fmtInt(small.count)} and ${fmtInt(large.count)} completed tasks of the bench ` +
+      'principal, cloned from one task our server ran (bench/children/scale-tasks.ts); filled in ' +
+      `${small.ms} ms and ${(large.ms / 1000).toFixed(1)} s (${(large.bytes / 2 ** 20).toFixed(0)} MiB), ` +
+      `${(totalMs / 1000).toFixed(1)} s with the template run. Each tasks/get reads another task, sampled ` +
+      `from the whole store (${fmtInt(SCALE_SAMPLE)} samples, visited in turn).`,
+  ];
+}
+
+export function markdown(report: Report): string {
+  const rows = report.scenarios;
+  const throughput = rows.filter((r): r is ThroughputRow => r.kind === undefined);
+  const latency = rows.filter((r): r is LatencyRow => r.kind === 'latency');
+  const memory = rows.filter((r): r is MemoryRow => r.kind === 'memory');
+  const footprint = rows.filter((r): r is FootprintRow => r.kind === 'footprint');
+  const lines = [...throughputSection(report, throughput), '', postgresNote(report)];
+  if (latency.length > 0) lines.push('', ...latencyTable(latency));
+  lines.push(...scaleNote(report.scale));
+  if (memory.length > 0) lines.push('', ...memoryTable(memory));
+  if (footprint.length > 0) lines.push('', ...footprintTable(footprint, report.sleepers));
+  return lines.join('\n') + '\n';
+}
+
+export function writeResults(report: Report, md: string): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(RESULTS_DIR, 'latest.md'), md);
+}

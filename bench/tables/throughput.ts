@@ -1,0 +1,119 @@
+// The throughput table of latest.md and its notes.
+import { HOST, PG_CONNECTIONS, PG_REPLICAS } from '../config.js';
+import { fmtInt } from '../format.js';
+import type { ThroughputRow } from '../types-rows.js';
+import type { Report } from '../report.js';
+
+export function fmtRatio(r: { baseline: string | null; ratio?: number | null | undefined }): string {
+  if (r.baseline === null) return '1.00 (baseline)';
+  return `${Number(r.ratio).toFixed(2)} × ${r.baseline}`;
+}
+
+function fmtAlso(r: ThroughputRow): string {
+  if (r.also === undefined) return '–';
+  return r.also
+    .map((a) => (a.ratio === null ? `– × ${a.name}` : `${a.ratio.toFixed(2)} × ${a.name}`))
+    .join('; ');
+}
+
+function fmtTargets(r: ThroughputRow): string {
+  if (r.targets === undefined) return '–';
+  return r.targets
+    .map(
+      (t) => `≥ ${t.min} × ${t.vs}: ${t.met === null ? 'not measured' : `**${t.met ? 'met' : 'not met'}**`}`,
+    )
+    .join('; ');
+}
+
+function tableRow(r: ThroughputRow): string {
+  const range = `${fmtInt(r.min.rps)}–${fmtInt(r.max.rps)}`;
+  const cells = [
+    r.name,
+    fmtInt(r.median.rps),
+    range,
+    r.median.p50,
+    r.median.p99,
+    r.median.cpuUs === null ? '–' : r.median.cpuUs.toFixed(1),
+    r.non2xx,
+    r.errors,
+    fmtRatio(r),
+    fmtAlso(r),
+    fmtTargets(r),
+  ];
+  return `| ${cells.join(' | ')} |`;
+}
+
+/**
+ * For a SQLite row with a target against another row (keys, retrying tasks): the bytes its server wrote to disk per
+ * created task next to that row's, which tells disk work (what fsync-bound creation pays for) from CPU.
+ */
+function writtenNote(r: ThroughputRow, rows: ThroughputRow[]): string | undefined {
+  const vs = rows.find((x) => x.name === r.targets?.[0]?.vs);
+  const kb = r.median.writtenKb;
+  const vsKb = vs?.median.writtenKb;
+  if (kb == null || vs === undefined || vsKb == null || kb < 0.1) return undefined;
+  return (
+    `${r.name}: the server wrote ${kb.toFixed(1)} KB to disk per created task (median over ` +
+    `rounds, the worker's writes included), against ${vsKb.toFixed(1)} KB in ${vs.name}.`
+  );
+}
+
+function drainNote(r: ThroughputRow & Required<Pick<ThroughputRow, 'drain'>>): string {
+  return (
+    `${r.name}: at the end of a run at most ${fmtInt(r.drain.maxBacklog)} created tasks were still ` +
+    `unfinished; the worker finished them within ${r.drain.maxMs} ms, before the next row started.`
+  );
+}
+
+const THROUGHPUT_NOTE =
+  'ops/s: 2xx responses per second for HTTP rows (p50/p99 at 1 ms resolution), statements per second for ' +
+  'raw rows (each insert its own committed transaction; p50/p99 per statement). p50/p99 are ' +
+  "medians of the per-round percentiles. CPU µs/op: median over rounds of the server process's CPU time " +
+  "(user + system) per operation — for the creation row including the worker finishing the run's tasks; " +
+  "for raw rows the child's, without fsync waits. ratio = median ops/s ÷ median ops/s of the named " +
+  'row from the same run. The peer (official TypeScript SDK v2, bench/children/sdk-peer.ts) receives byte-for-byte ' +
+  'the same requests as ours and lists the same tools; it has no tasks, so the task rows are compared with ' +
+  'its synchronous tools/call echo.';
+
+/** The heading, machine and load lines, the throughput table and its notes. */
+export function throughputSection(report: Report, throughput: ThroughputRow[]): string[] {
+  const { machine, parameters: p } = report;
+  const lines = [
+    `## durable-mcp benchmark — ${machine.date}`,
+    '',
+    `Machine: ${machine.cpuModel} × ${machine.cores} cores, ${machine.totalMemGiB} GiB, ` +
+      `${machine.platform} ${machine.release}, Node ${machine.node}, commit ${machine.commit}, ` +
+      `load average at start ${machine.loadavg.join(' / ')}.`,
+    `Load: autocannon ${report.loadGenerator.version} in the parent process, ${p.connections} connections, ` +
+      `pipelining ${p.pipelining}; ${p.rounds} interleaved rounds × ${p.duration} s after a ${p.warmup} s ` +
+      `warm-up per scenario. Servers in separate child processes on ${HOST}; the raw better-sqlite3 rows ` +
+      `run a single-threaded loop in their own child process for the same ${p.duration} s, without load ` +
+      `generator, and the raw pg rows ${PG_CONNECTIONS} concurrent loops (one per connection) in theirs.`,
+    '',
+    '| scenario | ops/s median | ops/s min–max | p50 ms | p99 ms | CPU µs/op | non-2xx | errors | ratio vs baseline | ratio vs peer / other | target |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...throughput.map(tableRow),
+    '',
+    THROUGHPUT_NOTE,
+  ];
+  const drained = throughput.filter(
+    (r): r is ThroughputRow & Required<Pick<ThroughputRow, 'drain'>> => r.drain !== undefined,
+  );
+  if (drained.length > 0) lines.push('', ...drained.map((r) => `- ${drainNote(r)}`));
+  const written = throughput.map((r) => writtenNote(r, throughput)).filter((line) => line !== undefined);
+  if (written.length > 0) lines.push('', ...written.map((line) => `- ${line}`));
+  return lines;
+}
+
+/** The note on the PostgreSQL rows: where they ran, or why they were skipped. */
+export function postgresNote(report: Report): string {
+  const pg = report.postgres;
+  if (pg.skipped !== undefined) return `- PostgreSQL rows skipped: ${pg.skipped}`;
+  return (
+    `- PostgreSQL rows: ${pg.url}, a fresh schema per server (set), dropped at the end; our ` +
+    'servers run no worker (`--concurrency 0`), so the creation rows are the creation path and the tasks ' +
+    `stay \`working\`; ${PG_REPLICAS} replicas = ${PG_REPLICAS} processes on one schema, one autocannon ` +
+    'instance each (connections split evenly; p50/p99 the largest of the instances). CPU µs/op: our ' +
+    "processes' (all replicas), or the raw child's; PostgreSQL's own CPU is in neither."
+  );
+}

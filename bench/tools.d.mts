@@ -1,0 +1,4 @@
+// Types of bench/tools.mjs, the tool module that `serve --tools` and the push server load.
+import type { ToolSet } from '../dist/src/index.js';
+
+export declare const tools: NonNullable<ToolSet['tools']>;
