@@ -1,5 +1,5 @@
-// `npm test`: build, typecheck, lint, cycle check, unit + e2e tests, the reliability suite with CI parameters (each
-// section counts as one test), then the official conformance suite.
+// `npm test`: build, typecheck, lint, layer check (imports and cycles), unit + e2e tests, the reliability suite
+// with CI parameters (each section counts as one test), then the official conformance suite.
 // Prints one closing line "tests: N passed, N failed, N skipped" and exits non-zero if any step failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ const steps = [
   ['typecheck', npx(['tsc', '-p', 'tsconfig.json', '--noEmit'])],
   ['lint', npx(['eslint', '.'])],
   ['format', npx(['prettier', '--check', '.', '--log-level', 'warn'])],
-  ['cycles', npx(['madge', '--circular', '--extensions', 'ts', '--ts-config', 'tsconfig.json', 'src'])],
+  ['layers', npx(['depcruise', 'src', '--config', '.dependency-cruiser.mjs', '--output-type', 'err'])],
   [
     'vitest',
     npx([
@@ -22,9 +22,9 @@ const steps = [
     ]),
   ],
 ];
-// The reliability suite (scripts/chaos/run.mjs --ci, about 90 s): its PostgreSQL sections skip with a printed reason
+// The reliability suite (scripts/chaos/run.ts --ci, about 90 s): its PostgreSQL sections skip with a printed reason
 // when PostgreSQL is unreachable, except with CI=true, where they fail (as the PostgreSQL unit tests do).
-steps.push(['chaos', ['node', ['scripts/chaos/run.mjs', '--ci']], { capture: true }]);
+steps.push(['chaos', ['npx', ['tsx', 'scripts/chaos/run.ts', '--ci']], { capture: true }]);
 const skipConformance = process.env.DURABLE_MCP_SKIP_CONFORMANCE === '1' && process.env.CI !== 'true';
 if (!skipConformance) {
   steps.push(['conformance', ['node', ['scripts/conformance.mjs']]]);

@@ -1,0 +1,109 @@
+// The layers of src/ and the imports allowed between them, written once: .dependency-cruiser.mjs turns this table
+// into rules and docs/architecture.md shows it (test/layers.test.ts keeps the two equal).
+
+/**
+ * What each layer may import besides itself: layers, `<layer> (types)` for type-only imports, the restricted
+ * packages it uses (see `packages`), or `*` for every layer and package. Rows are in the order of the table in
+ * docs/architecture.md.
+ */
+export const layers = {
+  wire: [],
+  protocol: ['wire', 'tasks'],
+  tasks: [],
+  stores: ['tasks', 'better-sqlite3', 'pg'],
+  worker: ['tasks'],
+  'transport/http': ['protocol', 'auth', 'wire', 'node:http'],
+  'transport/stdio': ['protocol', 'auth', 'wire'],
+  auth: ['protocol (types)', 'wire (types)'], // wire: the HeaderLookup an authenticator reads
+  observability: ['tasks', 'wire', 'protocol (types)', 'node:http (types)'], // wire: the method names it labels
+  legacy: ['protocol', 'tasks', 'wire', 'transport/http (types)', 'node:http (types)'], // a wire of the HTTP edge
+  client: ['wire'],
+  cli: ['*'],
+  roots: ['*'],
+  version: [],
+  json: [],
+};
+
+/** Leaves every layer may import: they import nothing themselves. */
+export const leaves = ['version', 'json'];
+
+/** Packages a layer may import only if it names them, as dependency-cruiser resolves them. */
+export const packages = {
+  'better-sqlite3': '^node_modules/(@types/)?better-sqlite3/',
+  pg: '^node_modules/(@types/)?pg/',
+  'node:http': '^(node:)?http$',
+};
+
+/** Layers that are not single folders: the composition roots are every file at src/ root but the version. */
+const files = {
+  roots: { folder: 'src/*.ts', path: '^src/(?!(?:version|json)\\.ts$)[^/]+\\.ts$' },
+  version: { folder: 'src/version.ts', path: '^src/version\\.ts$' },
+  json: { folder: 'src/json.ts', path: '^src/json\\.ts$' },
+};
+
+// Tests may reach across layers to set up real collaborators (e.g. a worker test on the SQLite store).
+const tests = '\\.test\\.ts$';
+const typesSuffix = ' (types)';
+
+/** Where a layer's modules live, as shown in the docs. */
+export const folderOf = (layer) => files[layer]?.folder ?? `src/${layer}/`;
+
+/** A layer's entry in the "may import" column of docs/architecture.md. */
+export const mayImport = (layer) => {
+  const may = layers[layer];
+  if (may.includes('*')) return 'everything';
+  return may.length === 0 ? 'nothing of ours' : may.join(', ');
+};
+
+const pathOf = (name) => packages[name] ?? files[name]?.path ?? `^src/${name}/`;
+const ruleName = (layer) => `layer-${layer.replace('/', '-')}`;
+
+/** The dependency-cruiser rules for one layer: what it may not import, and what it may import only as types. */
+const layerRules = (layer) => {
+  const may = layers[layer];
+  const everything = may.includes('*');
+  const allowed = everything
+    ? [...Object.keys(layers), ...Object.keys(packages)]
+    : [...may.map((name) => name.replace(typesSuffix, '')), ...leaves];
+  const from = { path: pathOf(layer), pathNot: tests };
+  const rules = [
+    {
+      name: ruleName(layer),
+      comment: `${folderOf(layer)} may import ${mayImport(layer)} (docs/architecture.md).`,
+      severity: 'error',
+      from,
+      to: { path: ['^src/', ...Object.values(packages)], pathNot: [layer, ...allowed].map(pathOf) },
+    },
+  ];
+  const typesOnly = may
+    .filter((name) => name.endsWith(typesSuffix))
+    .map((name) => name.replace(typesSuffix, ''));
+  if (typesOnly.length > 0)
+    rules.push({
+      name: `${ruleName(layer)}-types`,
+      comment: `${folderOf(layer)} may import only types from ${typesOnly.join(', ')} (docs/architecture.md).`,
+      severity: 'error',
+      from,
+      to: { path: typesOnly.map(pathOf), dependencyTypesNot: ['type-only', 'type-import'] },
+    });
+  return rules;
+};
+
+/** Every rule: the layers, a module outside all layers, and cycles (type-only imports included). */
+export const forbidden = () => [
+  ...Object.keys(layers).flatMap(layerRules),
+  {
+    name: 'layer-unknown',
+    comment: 'Every module of src/ belongs to a layer of scripts/layers.mjs; add a new folder there first.',
+    severity: 'error',
+    from: { path: '^src/', pathNot: [...Object.keys(layers).map(pathOf), tests] },
+    to: {},
+  },
+  {
+    name: 'no-circular',
+    comment: 'Imports form no cycle, type-only imports included.',
+    severity: 'error',
+    from: {},
+    to: { circular: true },
+  },
+];

@@ -1,0 +1,162 @@
+// The types a tool, prompt or resource handler and its definition share: they refer to each other (a handler
+// receives a context whose server control adds tools), so they live in one module that imports none of its users.
+import type { TaskOwner } from '../tasks/task.js';
+import type { StepAttempt, StepOptions } from '../tasks/execution.js';
+import type { RequestEnvelope } from '../wire/envelope.js';
+import type { RequestId } from '../wire/jsonrpc.js';
+import type { LogLevel } from '../wire/meta-keys.js';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Icon,
+  InputRequest,
+  InputRequests,
+  InputResponse,
+  InputResponses,
+  JsonObject,
+  JsonValue,
+} from './types.js';
+
+/** The authenticated caller: the owner of whatever its requests create. */
+export type AuthInfo = TaskOwner;
+
+/** Changes the server's lists at run time; open subscriptions are told. */
+export interface ServerControl {
+  addTool(tool: ToolDefinition<never>): void;
+  removeTool(name: string): boolean;
+  addPrompt(prompt: PromptDefinition): void;
+  removePrompt(name: string): boolean;
+  /** Announces a change of a list without changing it (e.g. when a tool's behaviour changed). */
+  listChanged(kind: 'tools' | 'prompts' | 'resources'): void;
+  /** Tells subscribers of this resource URI that its contents changed. */
+  resourceUpdated(uri: string): void;
+}
+
+export interface HandlerContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly envelope: RequestEnvelope;
+  readonly auth: AuthInfo;
+  /** Fires when the client goes away (stream closed) or the server shuts down. */
+  readonly signal: AbortSignal;
+  /**
+   * Sends `notifications/progress` if the request carried a progressToken; otherwise does nothing. In a task (which
+   * has no progress notifications in this revision) it sets the task's statusMessage instead, e.g. "Copying (3/10)".
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends `notifications/message` if the request asked for this level via `_meta…/logLevel`. */
+  log(level: LogLevel, data: JsonValue, logger?: string): void;
+  /** Returns the client's answer for `key`, or ends this round asking for it (MRTR). */
+  input(key: string, request: InputRequest): InputResponse;
+  /** Like `input`, for several requests asked at once. */
+  inputs(requests: InputRequests): InputResponses;
+  /** The state this handler passed to `inputRequired` in the previous round, verified. */
+  readonly requestState: JsonValue | undefined;
+  /** Set when the handler runs as a durable task. */
+  readonly taskId: string | undefined;
+  /**
+   * Runs `fn` until an attempt succeeds: as a task, its JSON result is then stored and a replay (after input, a
+   * crash, on another replica) returns it without running `fn` again. `options.retry` retries failing attempts
+   * (as a task the wait between them is durable: the run ends and any process retries on time); `timeoutMs` bounds
+   * each attempt. The final error is thrown. Synchronously, attempts and waits happen within the request.
+   */
+  step<T extends JsonValue>(
+    name: string,
+    fn: (attempt: StepAttempt) => T | Promise<T>,
+    options?: StepOptions,
+  ): Promise<T>;
+  /**
+   * Waits `ms`. As a task the wait is durable: the run ends, no worker is held, the task stays `working` and any
+   * process resumes it on time (the wake-up time is kept under `name`, so a replay does not wait again).
+   */
+  sleep(name: string, ms: number): Promise<void>;
+  /** Waits until `at`, like `sleep`. */
+  sleepUntil(name: string, at: Date | number): Promise<void>;
+  /** Sets the task's statusMessage (no effect outside a task). */
+  status(message: string): Promise<void>;
+  /** The server's registry, for tools that change what the server offers. */
+  readonly server: ServerControl;
+  /** Ends this round with an InputRequiredResult carrying these requests and state. */
+  inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never;
+}
+
+/** How a tool relates to the tasks extension. */
+export interface TaskPolicy {
+  /** `never`: always synchronous. `optional`: a task when the client declares the extension. `required`: only as a task. */
+  support: 'never' | 'optional' | 'required';
+  /** Default time to live in ms from creation; null for unlimited. */
+  ttlMs?: number | null;
+  /** Suggested polling interval in ms. */
+  pollIntervalMs?: number;
+  /** When false, a task interrupted by a crash ends `failed` instead of being replayed. Default true. */
+  replayAfterCrash?: boolean;
+  /** Payloads of this tool's tasks are encrypted at rest when the store has a key (even in `sensitive` mode). */
+  sensitive?: boolean;
+  /**
+   * Runs synchronously on the tools/call itself, before the task exists: input it asks for (`ctx.input`) is
+   * gathered with MRTR rounds, and the answers are handed to the task's handler.
+   */
+  prepare?: (args: JsonObject, ctx: HandlerContext) => void | Promise<void>;
+  /**
+   * How clients that do not declare the tasks extension call this tool (see docs/any-client.md): the call waits
+   * up to a budget for the task, then hands back its id and the facade tools that follow it. `false` turns it
+   * off. Unset: on for `optional` tools when the server's fallback is on; off for `required` ones, which answer
+   * -32021 to such clients as the extension demands, unless `true` (or an object) opts in.
+   */
+  fallback?: boolean | { budgetMs?: number };
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/**
+ * Defaults for `ctx.step` calls (a server-wide layer, a tool's layer, then the step's own options; later layers win,
+ * retry policies field by field). The built-in default is one attempt and no timeout.
+ */
+export type StepDefaults = StepOptions;
+
+export interface ToolDefinition<Args = JsonObject> {
+  name: string;
+  title?: string;
+  description?: string;
+  /** JSON Schema (2020-12 by default) for `arguments`; defaults to an empty object schema. */
+  inputSchema?: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
+  task?: TaskPolicy;
+  /** Defaults for this tool's steps (retry policy, timeout of each attempt). */
+  steps?: StepDefaults;
+  /**
+   * What callers see of an error the handler throws (a tool execution error, `isError: true`): its message
+   * (`public`, the default) or a generic text with a reference (`private`). Operators see everything either way.
+   */
+  errors?: 'public' | 'private';
+  handler: (args: Args, ctx: HandlerContext) => CallToolResult | Promise<CallToolResult>;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+export type Completer = (value: string, context: Record<string, string>) => string[] | Promise<string[]>;
+
+export interface PromptDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  /** Completion providers keyed by argument name. */
+  complete?: Record<string, Completer>;
+  handler: (args: Record<string, string>, ctx: HandlerContext) => GetPromptResult | Promise<GetPromptResult>;
+}
