@@ -1,10 +1,22 @@
+// Test projects: `npx vitest run --project unit` (src/, fast, no network but 127.0.0.1), `e2e` (whole servers and
+// CLI processes), `postgres` (needs the PostgreSQL of DURABLE_MCP_TEST_POSTGRES_URL; skipped with a reason when it
+// is unreachable, failing instead with CI=true). `npm test` runs them all.
 import { defineConfig } from 'vitest/config';
+
+const POSTGRES = ['src/stores/postgres/**/*.test.ts', 'test/e2e/*replicas*.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'examples/**/*.test.ts'], exclude: POSTGRES },
+      },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: POSTGRES } },
+      { extends: true, test: { name: 'postgres', include: POSTGRES } },
+    ],
   },
 });

@@ -1,7 +1,3 @@
-// Public entry of `durable-mcp/client`: the client library plus its SQLite journal.
+// Public entry of `durable-mcp/client`: the client library. It loads no native addon; the SQLite journal is
+// `durable-mcp/journal`.
 export * from './client/index.js';
-import type { Journal } from './client/journal.js';
-import { createSqliteJournal as openJournal } from './stores/sqlite/client-journal.js';
-
-/** A durable client journal in a SQLite file: `createClient({ journal: createSqliteJournal('tasks.journal') })`. */
-export const createSqliteJournal = (path: string): Journal => openJournal(path);

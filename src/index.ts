@@ -1,4 +1,5 @@
-// Public entry of `durable-mcp`: define tools, build a server, serve it over HTTP or stdio.
+// Public entry of `durable-mcp`: define tools, open a backend, serve them over HTTP or stdio. Building blocks for
+// other assemblies (the bare server core, the worker, store internals) are in `durable-mcp/advanced`.
 export {
   defineTool,
   definePrompt,
@@ -15,46 +16,55 @@ export type {
   TaskPolicy,
   StepDefaults,
 } from './protocol/define.js';
+export type { HandlerContext, AuthInfo, ServerControl } from './protocol/context.js';
+export { text, textResult } from './protocol/types.js';
+export type * from './protocol/types.js';
+
+// Steps, retries, waits and errors inside a tool.
 export { NonRetryableError, DEFAULT_RETRY_POLICY } from './tasks/retry.js';
 export type { RetryPolicy } from './tasks/retry.js';
 export { StepTimeoutError } from './tasks/execution.js';
 export type { StepAttempt, StepOptions } from './tasks/execution.js';
 export { IdempotencyConflictError } from './tasks/errors.js';
+export { ProtocolError } from './wire/protocol-error.js';
+export { ErrorCode } from './wire/codes.js';
+export { META_IDEMPOTENCY_KEY, META_ERROR_REF, META_BACKGROUND_TASK } from './wire/meta-keys.js';
+
+// A durable server in one call: `createDurableMcp({ toolSets, backend: createSqliteBackend() }).listen()`.
+export { createDurableMcp, allowedHostsFor } from './runtime.js';
+export type { DurableMcp, DurableMcpOptions, ListenOptions } from './runtime.js';
+export { createSqliteBackend, DEFAULT_SQLITE_PATH } from './stores/sqlite/backend.js';
+export type { SqliteBackendOptions } from './stores/sqlite/backend.js';
+export type { Backend, BackendOptions } from './tasks/backend.js';
+export type { TasksExtensionOptions } from './protocol/tasks/extension.js';
+export { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from './protocol/tasks/fallback.js';
+export type { WorkerOptions, Worker } from './worker/worker.js';
+export type { McpServer, ServerOptions, ServerInfo } from './protocol/server.js';
 export { systemClock } from './tasks/clock.js';
 export type { Clock } from './tasks/clock.js';
 export type { ToolErrorReport, TaskObserver } from './tasks/observer.js';
-export { META_IDEMPOTENCY_KEY, META_ERROR_REF, META_BACKGROUND_TASK } from './wire/meta-keys.js';
-export type { HandlerContext, AuthInfo } from './protocol/context.js';
-export { text, textResult } from './protocol/types.js';
-export type * from './protocol/types.js';
-export { createMcpServer } from './protocol/server.js';
-export type { McpServer, ServerOptions, ServerExtension, ServerInfo } from './protocol/server.js';
-export { createHttpHandler } from './transport/http/handler.js';
+export type { TaskSnapshot, TaskStatus, TaskOwner, TaskFailure, StepFailure } from './tasks/task.js';
+export type { TaskStore } from './tasks/store.js';
+export type { PayloadCipher } from './tasks/payload-cipher.js';
+export type { AuditEvent, AuditLog } from './protocol/audit.js';
+
+// Serving: HTTP (with its own node:http server or inside yours) and stdio; who the caller is.
+export { createHttpHandler } from './http.js';
+export type { HttpHandlerOptions } from './http.js';
+export type { HttpHandler } from './transport/http/handler.js';
+export type { HttpWire, WireExchange, WirePost } from './transport/http/wire.js';
+export type { HttpReply, ResponseReport } from './transport/http/reply.js';
+export type { LegacyOptions } from './legacy/wire.js';
 export { listenHttp } from './transport/http/node-server.js';
+export type { RunningHttpServer, BoundAddress, HandlerFactory } from './transport/http/node-server.js';
 export { LOOPBACK_HOSTS } from './transport/http/origin-check.js';
+export type { OriginPolicy } from './transport/http/origin-check.js';
 export { serveStdio } from './transport/stdio/stdio.js';
+export type { StdioOptions } from './transport/stdio/stdio.js';
 export { createAnonymousAuthenticator } from './auth/authenticator.js';
-export type { Authenticator } from './auth/authenticator.js';
-export { ProtocolError } from './wire/protocol-error.js';
-export { ErrorCode } from './wire/codes.js';
-export { openSqlite } from './stores/sqlite/database.js';
-export { createSqliteTaskStore } from './stores/sqlite/task-store.js';
-export type { SqliteTaskStoreOptions } from './stores/sqlite/task-store.js';
-export { createDurableMcp } from './runtime.js';
-export type { DurableMcp, DurableMcpOptions } from './runtime.js';
-export { createWorker } from './worker/worker.js';
-export type { Worker, WorkerOptions } from './worker/worker.js';
-export type { TaskStore, ChangeFeed, TaskChange, CommittedTask, TaskPage } from './tasks/store.js';
-export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
-export type {
-  TaskSnapshot,
-  TaskStatus,
-  TaskOwner,
-  TaskFailure,
-  StepFailure,
-  TaskInspection,
-} from './tasks/task.js';
-export { createTasksExtension, type TasksExtensionOptions } from './protocol/tasks/extension.js';
-export { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from './protocol/tasks/fallback.js';
-export { createTaskRunner } from './protocol/tasks/runner.js';
+export type { Authenticator, AuthOutcome } from './auth/authenticator.js';
+export { createStaticTokenAuthenticator } from './auth/static-tokens.js';
+export type { StaticTokenAuthenticator } from './auth/static-tokens.js';
+export { createJwtAuthenticator, protectedResourceMetadata } from './auth/jwt.js';
+export type { JwtAuthOptions } from './auth/jwt.js';
 export { VERSION } from './version.js';

@@ -1,5 +1,9 @@
-// Public entry of `durable-mcp/postgres`: the PostgreSQL task store for several replicas, and its migrations.
-export { createPostgresTaskStore, type PostgresTaskStoreOptions } from './stores/postgres/task-store.js';
-export { migrate, postgresMigrations, type PostgresMigration } from './stores/postgres/migrations.js';
+// Public entry of `durable-mcp/postgres`: the PostgreSQL backend for several replicas, and its migrations.
+// Its types do not name the `pg` driver's, so type-checking it needs no `@types/pg`.
+export { createPostgresBackend, migratePostgres, redactUrl } from './stores/postgres/backend.js';
+export type {
+  PostgresBackendOptions,
+  PostgresPool,
+  MigratePostgresOptions,
+} from './stores/postgres/backend.js';
 export { DEFAULT_SCHEMA } from './stores/postgres/names.js';
-export { getOrCreateMeta as getOrCreatePostgresMeta } from './stores/postgres/meta.js';

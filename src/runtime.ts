@@ -1,4 +1,11 @@
-// Wires a server, the tasks extension and a worker around one TaskStore: the usual way to embed durable-mcp.
+// Wires a server, the tasks extension and a worker around one backend: the usual way to embed durable-mcp.
+import type { Authenticator } from './auth/authenticator.js';
+import { createAnonymousAuthenticator } from './auth/authenticator.js';
+import type { Backend } from './tasks/backend.js';
+import type { SessionStore } from './tasks/sessions.js';
+import { createHttpHandler, type HttpHandlerOptions } from './http.js';
+import { listenHttp, type RunningHttpServer } from './transport/http/node-server.js';
+import { LOOPBACK_HOSTS } from './transport/http/origin-check.js';
 import { createMcpServer, type McpServer, type ServerInfo, type ServerOptions } from './protocol/server.js';
 import type { StepDefaults, ToolSet } from './protocol/define.js';
 import type { Clock } from './tasks/clock.js';
@@ -12,10 +19,15 @@ import { combineObservers } from './tasks/observer.js';
 
 export interface DurableMcpOptions {
   toolSets: ToolSet[];
-  store: TaskStore;
+  /** Where tasks live: `createSqliteBackend()`, or `await createPostgresBackend()` for several replicas. */
+  backend?: Backend;
+  /** A bare task store instead of a backend. */
+  store?: TaskStore;
+  /** With a bare store: where legacy (2025-11-25) sessions live (default: in this process only). */
+  sessions?: SessionStore;
   info?: ServerInfo;
   instructions?: string;
-  /** Seals MRTR requestState; give every replica the same secret. */
+  /** Seals MRTR requestState; give every replica the same secret (default: the backend's stored one). */
   stateSecret?: string | Buffer;
   tasks?: Omit<TasksExtensionOptions, 'store' | 'now'>;
   /** Worker settings, or false for a process that serves requests but runs no tasks. */
@@ -34,22 +46,50 @@ export interface DurableMcpOptions {
   >;
 }
 
+export interface ListenOptions {
+  /** TCP port (default 3000; 0 picks a free one). */
+  port?: number;
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Who the caller is (default: everyone is the same anonymous principal, for development). */
+  authenticator?: Authenticator;
+  /**
+   * Host names accepted in `Host` and `Origin` besides loopback and the bound host (DNS-rebinding protection):
+   * the names clients and proxies use to reach this server.
+   */
+  allowedHosts?: readonly string[];
+  /** Everything else the HTTP handler takes (path, body limit, keep-alives, metrics routes, audit …). */
+  http?: Omit<HttpHandlerOptions, 'server' | 'authenticator' | 'origin'>;
+}
+
 export interface DurableMcp {
   readonly server: McpServer;
   readonly worker: Worker | undefined;
   readonly store: TaskStore;
-  /** Ends subscriptions, stops the worker (waiting up to graceMs for runs), closes the store. */
+  /** Serves the tools over Streamable HTTP at `http://host:port/mcp`; `close()` of the result stops listening. */
+  listen(options?: ListenOptions): Promise<RunningHttpServer>;
+  /** Ends subscriptions, stops the worker (waiting up to graceMs for runs), closes the backend or store. */
   close(graceMs?: number): Promise<void>;
 }
 
+/** Allowed Host names for a server bound to `host`: loopback, the bound name, and the extra ones given. */
+export function allowedHostsFor(host: string, extra: readonly string[] = []): string[] {
+  const bound = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const hosts = [...LOOPBACK_HOSTS, ...extra.map((h) => h.trim().toLowerCase()).filter(Boolean)];
+  if (!['0.0.0.0', '[::]'].includes(bound)) hosts.push(bound.toLowerCase());
+  return hosts;
+}
+
 export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
-  const { store } = options;
+  const store = options.backend?.tasks ?? options.store;
+  if (store === undefined) throw new TypeError('createDurableMcp: give a backend (or a store)');
+  const sessions = options.backend?.sessions ?? options.sessions;
   const now = options.clock === undefined ? options.now : () => (options.clock as Clock).now();
   const server = createMcpServer({
     info: options.info ?? { name: 'durable-mcp', version: VERSION },
     toolSets: options.toolSets,
     instructions: options.instructions,
-    stateSecret: options.stateSecret,
+    stateSecret: options.stateSecret ?? options.backend?.stateSecret,
     now,
     steps: options.steps,
     onToolError: options.onToolError,
@@ -73,16 +113,39 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
         });
   worker?.start();
   let closed = false;
+  const listening = new Set<RunningHttpServer>();
   return {
     server,
     worker,
     store,
+    async listen(listen = {}) {
+      const host = listen.host ?? '127.0.0.1';
+      const handler = createHttpHandler({
+        // Legacy (2025-11-25) sessions and tasks/list live in the backend, so every replica serves every session.
+        legacy: { store, sessions },
+        ...listen.http,
+        server,
+        authenticator: listen.authenticator ?? createAnonymousAuthenticator(),
+        origin: { allowedHosts: allowedHostsFor(host, listen.allowedHosts) },
+      });
+      const running = await listenHttp(handler, host, listen.port ?? 3000, listen.http?.path);
+      listening.add(running);
+      return {
+        ...running,
+        close: async (graceMs?: number) => {
+          listening.delete(running);
+          await running.close(graceMs);
+        },
+      };
+    },
     async close(graceMs = 5_000) {
       if (closed) return;
       closed = true;
+      const stopping = [...listening].map((running) => running.close(graceMs));
       await server.close();
+      await Promise.all(stopping);
       await worker?.stop(graceMs);
-      await store.close();
+      await (options.backend ?? store).close();
     },
   };
 }

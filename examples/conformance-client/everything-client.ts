@@ -3,7 +3,7 @@
 // Run: conformance client --command "node dist/examples/conformance-client/everything-client.js" --scenario NAME
 import {
   createClient,
-  McpRpcError,
+  ProtocolError,
   type CreateClientOptions,
   type InputHandler,
   type McpClient,
@@ -94,7 +94,7 @@ async function connect(url: string, extra: Partial<CreateClientOptions> = {}): P
     await client.discover();
     return client;
   } catch (err) {
-    if (!(err instanceof McpRpcError) || err.code !== -32022) throw err;
+    if (!(err instanceof ProtocolError) || err.code !== -32022) throw err;
     const supported = isObject(err.data) && Array.isArray(err.data.supported) ? err.data.supported : [];
     const version = SPOKEN_VERSIONS.find((v) => supported.includes(v));
     if (version === undefined) throw err;

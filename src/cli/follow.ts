@@ -1,5 +1,6 @@
 // Prints results and follows tasks for the client commands (status line, terminal prompts, exit codes).
-import { InputRequiredError, McpRpcError } from '../client/errors.js';
+import { InputRequiredError } from '../client/errors.js';
+import { ProtocolError } from '../wire/protocol-error.js';
 import type { TaskHandle, TaskOutcome } from '../client/task-handle.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
 import { EXIT } from './client-flags.js';
@@ -68,7 +69,7 @@ export async function followTask(task: TaskHandle, json: boolean, label: string)
 
 /** Maps errors of client commands to a message and an exit code. */
 export function reportError(err: unknown): number {
-  if (err instanceof McpRpcError) {
+  if (err instanceof ProtocolError) {
     console.error(`error ${err.code}: ${err.message}`);
     return EXIT.protocol;
   }

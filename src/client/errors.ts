@@ -1,18 +1,6 @@
-// Errors the client raises: JSON-RPC errors from the server, and conditions a caller must handle.
+// Errors the client raises besides the server's JSON-RPC errors (`ProtocolError`, from the wire): conditions a caller
+// must handle.
 import type { JsonObject } from '../wire/jsonrpc.js';
-
-/** A JSON-RPC error answered by the server (code, message, data), with the HTTP status when over HTTP. */
-export class McpRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data: unknown,
-    readonly httpStatus: number | undefined,
-  ) {
-    super(message);
-    this.name = 'McpRpcError';
-  }
-}
 
 /** The server asked for input (MRTR or a task) and no input handler was given to answer it. */
 export class InputRequiredError extends Error {

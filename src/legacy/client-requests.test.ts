@@ -2,13 +2,13 @@
 // store, from another replica; every request is opened before it is sent and closed however it ends.
 import { describe, expect, it } from 'vitest';
 import type { PendingRequestStore, RequestAnswer } from '../tasks/sessions.js';
-import type { JsonMap } from '../tasks/task.js';
+import type { JsonObject } from '../tasks/task.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import { createClientRequests } from './client-requests.js';
 
 /** A pending-request store in memory that records what was asked of it. */
 function recordingStore() {
-  const open = new Map<string, { origin: string; answer?: JsonMap }>();
+  const open = new Map<string, { origin: string; answer?: JsonObject }>();
   const calls: string[] = [];
   const key = (s: string, r: string) => `${s} ${r}`;
   const store: PendingRequestStore = {

@@ -1,7 +1,7 @@
 // The GET stream of a legacy session: list changes and updates of the resources the session subscribed to,
 // relayed from the core's subscriptions/listen.
-import type { ServerResponse } from 'node:http';
 import type { AuthInfo } from '../protocol/context.js';
+import type { HttpReply } from '../transport/http/reply.js';
 import type { McpServer } from '../protocol/server.js';
 import { isJsonObject, notificationMessage, type JsonObject } from '../wire/jsonrpc.js';
 import {
@@ -11,7 +11,6 @@ import {
   META_SUBSCRIPTION_ID,
 } from '../wire/meta-keys.js';
 import type { LegacySession } from './sessions.js';
-import { LegacyResponse } from './stream.js';
 
 interface OpenStream {
   resubscribe(uris: string[]): void;
@@ -52,17 +51,15 @@ export interface GetStreamOptions {
   server: McpServer;
   session: LegacySession;
   auth: AuthInfo;
-  res: ServerResponse;
-  keepAliveMs: number;
+  reply: HttpReply;
   streams: SessionStreams;
 }
 
 /** Keeps the stream open until the client leaves, the session ends or the server shuts down. */
 export async function serveGetStream(options: GetStreamOptions): Promise<void> {
-  const { server, session, auth, res, streams } = options;
-  const out = new LegacyResponse(res, options.keepAliveMs);
+  const { server, session, auth, reply: out, streams } = options;
   const closed = new AbortController();
-  res.on('close', () => closed.abort());
+  out.res.on('close', () => closed.abort());
   let uris = session.subscriptions;
   let restart: AbortController | undefined;
   const remove = streams.add(session.id, {

@@ -19,8 +19,8 @@ const SUPPORT: Record<string, TaskSupport> = {
 };
 
 function taskSupport(call: LegacyCall, name: unknown): TaskSupport {
-  const tool = typeof name === 'string' ? call.server.registry.tools.get(name) : undefined;
-  return SUPPORT[tool?.def.task?.support ?? 'never'] ?? 'forbidden';
+  const tool = typeof name === 'string' ? call.server.toolDefinition(name) : undefined;
+  return SUPPORT[tool?.task?.support ?? 'never'] ?? 'forbidden';
 }
 
 const passThrough =

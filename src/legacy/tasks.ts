@@ -1,4 +1,5 @@
 // Legacy (2025-11-25) tasks over the shared task service: tasks/get, tasks/result, tasks/list, tasks/cancel.
+import { ErrorCode } from '../wire/codes.js';
 import { toDetailedTask } from '../protocol/tasks/task-wire.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
@@ -29,11 +30,11 @@ function payloadOf(task: JsonObject, taskId: string): JsonObject {
   }
   if (task.status === 'failed') {
     const error = isJsonObject(task.error) ? task.error : {};
-    const code = typeof error.code === 'number' ? error.code : -32603;
+    const code = typeof error.code === 'number' ? error.code : ErrorCode.InternalError;
     const message = typeof error.message === 'string' ? error.message : 'Task failed';
     throw new ProtocolError(code, message, error.data);
   }
-  throw new ProtocolError(-32603, 'Task was cancelled', { taskId });
+  throw new ProtocolError(ErrorCode.InternalError, 'Task was cancelled', { taskId });
 }
 
 /**
@@ -53,7 +54,7 @@ async function taskResult(call: LegacyCall): Promise<JsonObject> {
       if (task.status === 'input_required' && isJsonObject(task.inputRequests)) {
         askForInput(call, taskId, task.inputRequests, asked);
       }
-      if (call.signal.aborted) throw new ProtocolError(-32603, 'Request aborted');
+      if (call.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, 'Request aborted');
       const left = deadline - now();
       if (left <= 0) break;
       await waiter.next(Math.min(left, pollDelay(call, task.pollIntervalMs)));
@@ -62,10 +63,14 @@ async function taskResult(call: LegacyCall): Promise<JsonObject> {
     waiter.stop();
   }
   // The wait is bounded so that no request (and no worker) is held for the task's whole life.
-  throw new ProtocolError(-32603, `Task ${taskId} is not finished yet: call tasks/result again`, {
-    taskId,
-    retry: true,
-  });
+  throw new ProtocolError(
+    ErrorCode.InternalError,
+    `Task ${taskId} is not finished yet: call tasks/result again`,
+    {
+      taskId,
+      retry: true,
+    },
+  );
 }
 
 /** Cursor of tasks/list: the position after the last task of the page, opaque to the client. */

@@ -1,8 +1,7 @@
 // Protocol-level shapes used by tool, prompt and resource authors (2026-07-28).
-import type { JsonObject } from '../wire/jsonrpc.js';
+import type { JsonObject, JsonValue } from '../json.js';
 
-export type { JsonObject };
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonObject, JsonValue };
 
 export interface Annotations {
   audience?: ('user' | 'assistant')[];

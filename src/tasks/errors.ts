@@ -1,8 +1,33 @@
-// Domain errors of the task layer; `wireCode` lets the protocol layer map them in one place.
+// Domain errors of the task layer, and the errors a task can end with. Both carry JSON-RPC codes (a failed task keeps
+// a JSON-RPC error): the numbers come from `TaskErrorCode`, the task layer's view of wire/codes.ts (which this layer
+// does not import; errors.test.ts pins the two equal).
+import type { TaskError } from './task.js';
+
+/** The JSON-RPC codes the task layer uses: the same numbers as `ErrorCode` in wire/codes.ts. */
+export const TaskErrorCode = {
+  InvalidParams: -32602,
+  InternalError: -32603,
+  MissingRequiredClientCapability: -32021,
+} as const;
+
+/** A task that reached its TTL before ending. */
+export const TASK_EXPIRED_ERROR: TaskError = { code: TaskErrorCode.InternalError, message: 'task expired' };
+
+/** A task whose run was cut by a crash, for a tool that must not run again after one. */
+export const TASK_CRASHED_ERROR: TaskError = {
+  code: TaskErrorCode.InternalError,
+  message: 'server restarted while the task was running',
+};
+
+/** A run that failed outside the tool's own code (the tool's own errors are tool results). */
+export const TASK_INTERNAL_ERROR: TaskError = {
+  code: TaskErrorCode.InternalError,
+  message: 'Internal error',
+};
 
 /** The store could not be reached or refused the write (busy, disk full, connection lost). */
 export class StoreUnavailableError extends Error {
-  readonly wireCode = -32603;
+  readonly wireCode = TaskErrorCode.InternalError;
   constructor(readonly reason: string) {
     super(`Task store unavailable: ${reason}`);
     this.name = 'StoreUnavailableError';
@@ -11,7 +36,7 @@ export class StoreUnavailableError extends Error {
 
 /** An idempotency key already names a live task of the same owner and tool that was created with other arguments. */
 export class IdempotencyConflictError extends Error {
-  readonly wireCode = -32602;
+  readonly wireCode = TaskErrorCode.InvalidParams;
   constructor(readonly taskId: string) {
     super('Invalid params: this idempotency key was already used with different arguments');
     this.name = 'IdempotencyConflictError';

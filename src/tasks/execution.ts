@@ -1,6 +1,6 @@
 // What a task run sees of the runtime (steps, waits, status, cancellation), and the runner the protocol layer provides.
 import { retryPolicyProblem, type RetryPolicy } from './retry.js';
-import type { ClaimedTask, Json, RunOutcome } from './task.js';
+import type { ClaimedTask, JsonValue, RunOutcome } from './task.js';
 
 /** What one attempt of a step gets. */
 export interface StepAttempt {
@@ -46,7 +46,7 @@ export interface ExecutionContext {
    * Runs `fn` until one attempt succeeds, then never again for the task's life: later runs get the stored result.
    * A failed attempt with attempts left ends the run; the task waits in the store and any process retries it.
    */
-  step<T extends Json>(
+  step<T extends JsonValue>(
     name: string,
     fn: (attempt: StepAttempt) => T | Promise<T>,
     options?: StepOptions,

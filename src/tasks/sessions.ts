@@ -1,11 +1,11 @@
 // The SessionStore port: durable sessions of the 2025-11-25 wire, so that any replica can serve any session.
-import type { JsonMap, TaskOwner } from './task.js';
+import type { JsonObject, TaskOwner } from './task.js';
 
 export interface SessionRecord {
   id: string;
   owner: TaskOwner;
   /** What the session negotiated and later changed (opaque JSON owned by the legacy adapter). */
-  state: JsonMap;
+  state: JsonObject;
   createdAt: number;
   /** The session is live before this time: idle expiry, or the time it was ended. */
   expiresAt: number;
@@ -23,7 +23,7 @@ export interface SessionStore {
   updateSession(
     id: string,
     owner: TaskOwner,
-    changes: { state?: JsonMap; expiresAt?: number },
+    changes: { state?: JsonObject; expiresAt?: number },
     now: number,
   ): Promise<boolean>;
   /** Ends the owner's live session at `now`; false when none was live. */
@@ -42,7 +42,7 @@ export interface RequestAnswer {
   sessionId: string;
   requestId: string;
   /** The JSON-RPC response the client POSTed (with `result` or `error`). */
-  message: JsonMap;
+  message: JsonObject;
 }
 
 /**
@@ -54,7 +54,7 @@ export interface PendingRequestStore {
   /** Opens request `requestId` of the session, asked by `origin`. */
   openRequest(sessionId: string, requestId: string, origin: string, now: number): Promise<void>;
   /** Keeps the answer to an open request; false when no such request is open or it already has an answer. */
-  answerRequest(sessionId: string, requestId: string, message: JsonMap): Promise<boolean>;
+  answerRequest(sessionId: string, requestId: string, message: JsonObject): Promise<boolean>;
   /** The answers kept for the open requests `origin` asked. */
   answersFor(origin: string): Promise<RequestAnswer[]>;
   /** Closes a request, answered or not. */

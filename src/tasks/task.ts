@@ -7,8 +7,9 @@ export const TERMINAL_STATUSES: readonly TerminalStatus[] = ['completed', 'faile
 export const isTerminal = (status: unknown): status is TerminalStatus =>
   status === 'completed' || status === 'failed' || status === 'cancelled';
 
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-export type JsonMap = Record<string, unknown>;
+import type { JsonObject, JsonValue } from '../json.js';
+
+export type { JsonObject, JsonValue };
 
 export interface TaskOwner {
   tenant: string;
@@ -28,7 +29,6 @@ export interface TaskError {
 }
 
 /** The error of a task that outlived its TTL unfinished (the TTL sweep of every store writes it). */
-export const TASK_EXPIRED_ERROR: TaskError = { code: -32603, message: 'task expired' };
 
 /** A task as its owner sees it (what tasks/get and notifications/tasks are built from). */
 export interface TaskSnapshot {
@@ -40,8 +40,8 @@ export interface TaskSnapshot {
   ttlMs: number | null;
   pollIntervalMs: number | undefined;
   /** Outstanding input requests, keyed by their lifetime-unique keys (only while input_required). */
-  inputRequests: Record<string, JsonMap>;
-  result: JsonMap | undefined;
+  inputRequests: Record<string, JsonObject>;
+  result: JsonObject | undefined;
   error: TaskError | undefined;
   /**
    * Store-internal, never on the wire: grows with every write of the task, so that snapshots reaching a process
@@ -55,16 +55,16 @@ export interface NewTask {
   id: string;
   owner: TaskOwner;
   tool: string;
-  args: JsonMap;
+  args: JsonObject;
   createdAt: number;
   ttlMs: number | null;
   pollIntervalMs: number | undefined;
   statusMessage: string | undefined;
   replayAfterCrash: boolean;
   /** Client capabilities of the creating request: input requests must stay within them. */
-  clientCapabilities: JsonMap;
+  clientCapabilities: JsonObject;
   /** Answers gathered before creation (MRTR rounds), usable by the run like any other answer. */
-  answers: Record<string, JsonMap>;
+  answers: Record<string, JsonObject>;
   /** The tool is marked sensitive: its payloads are encrypted at rest when the store has a key. */
   sensitive?: boolean;
   /**
@@ -111,27 +111,27 @@ export interface ClaimedTask {
   id: string;
   owner: TaskOwner;
   tool: string;
-  args: JsonMap;
+  args: JsonObject;
   /** Fencing token: every write of this run is conditional on it. */
   token: number;
   /** True when the previous holder's lease expired mid-run (a crash), not a clean hand-over. */
   takenOver: boolean;
   replayAfterCrash: boolean;
   cancelRequested: boolean;
-  clientCapabilities: JsonMap;
-  steps: Record<string, Json>;
+  clientCapabilities: JsonObject;
+  steps: Record<string, JsonValue>;
   /** Failed attempts per step, for steps that had any. */
   stepAttempts: Record<string, StepAttempts>;
-  answers: Record<string, JsonMap>;
+  answers: Record<string, JsonObject>;
   /** Keys ever asked during this task's life (answered or not). */
   askedKeys: string[];
 }
 
 /** How a run ended. `failure` keeps an error the tool threw (a completed isError result, or a failed task). */
 export type RunOutcome =
-  | { kind: 'completed'; result: JsonMap; statusMessage?: string; failure?: TaskFailure }
+  | { kind: 'completed'; result: JsonObject; statusMessage?: string; failure?: TaskFailure }
   | { kind: 'failed'; error: TaskError; statusMessage: string; failure?: TaskFailure }
-  | { kind: 'input_required'; requests: Record<string, JsonMap>; statusMessage?: string }
+  | { kind: 'input_required'; requests: Record<string, JsonObject>; statusMessage?: string }
   /** The task stays `working` without a lease or a worker until `until` (a step's retry backoff, a sleep). */
   | { kind: 'waiting'; until: number; statusMessage: string }
   | { kind: 'cancelled' }
@@ -140,7 +140,7 @@ export type RunOutcome =
 /** A live task found by its idempotency key, with the arguments it was created with. */
 export interface KeyedTask {
   snapshot: TaskSnapshot;
-  args: JsonMap;
+  args: JsonObject;
 }
 
 /** Everything kept about a task, for operators (never scoped by owner: not for callers). */

@@ -3,7 +3,9 @@ import { ErrorCode } from './codes.js';
 import { ProtocolError } from './protocol-error.js';
 
 export type RequestId = string | number;
-export type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '../json.js';
+
+export { isJsonObject, type JsonObject };
 
 export interface IncomingRequest {
   kind: 'request';
@@ -22,10 +24,6 @@ export type IncomingMessage = IncomingRequest | IncomingNotification;
 
 export type ParseOutcome =
   { ok: true; value: IncomingMessage } | { ok: false; error: ProtocolError; id: RequestId | null };
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));

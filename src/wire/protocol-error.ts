@@ -1,15 +1,19 @@
-// The only error type that is serialised onto the wire.
+// The JSON-RPC error of the wire, on both sides: the only error a server serialises onto the wire, and the error a
+// client raises for one it received.
 import { ErrorCode } from './codes.js';
 
 export class ProtocolError extends Error {
   readonly code: number;
   readonly data: unknown;
+  /** On the client side, the HTTP status the error arrived with (when over HTTP). */
+  readonly httpStatus: number | undefined;
 
-  constructor(code: number, message: string, data?: unknown) {
+  constructor(code: number, message: string, data?: unknown, httpStatus?: number) {
     super(message);
     this.name = 'ProtocolError';
     this.code = code;
     this.data = data;
+    this.httpStatus = httpStatus;
   }
 
   toJSON(): { code: number; message: string; data?: unknown } {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient, type McpHttpClient } from '../../src/client/index.js';
+import { createHttpClient, type McpHttpClient } from '../../src/advanced.js';
 import type { JsonObject } from '../../src/wire/jsonrpc.js';
 import { startServe, type ServeProcess } from '../support/cli.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';

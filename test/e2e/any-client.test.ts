@@ -2,7 +2,8 @@
 // task back as an ordinary result; the facade tools (task_status, task_respond, task_cancel) follow it, owner-scoped,
 // on the 2026-07-28 envelope and in a 2025-11-25 session, and an extension-aware client sees the same task.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpClient, McpRpcError, type McpHttpClient } from '../../src/client/index.js';
+import { ProtocolError } from '../../src/client/index.js';
+import { createHttpClient, type McpHttpClient } from '../../src/advanced.js';
 import { defineTool, textResult, type InputRequest, type ToolDefinition } from '../../src/index.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { legacyConnect, tokenAuthenticator, type LegacyClient } from '../support/legacy-client.js';
@@ -262,8 +263,8 @@ describe('calls from clients without the extension', () => {
     const replay = await bob
       .call('tools/call', { name: 'asks', arguments: {}, requestState: first.requestState })
       .catch((e: unknown) => e);
-    expect(replay).toBeInstanceOf(McpRpcError);
-    expect((replay as McpRpcError).code).toBe(-32602);
+    expect(replay).toBeInstanceOf(ProtocolError);
+    expect((replay as ProtocolError).code).toBe(-32602);
   });
 
   it('task_cancel stops a running task', async () => {
@@ -303,7 +304,7 @@ describe('calls from clients without the extension', () => {
 
   it('required tools answer -32021 unless they opt in; opted-out tools run synchronously', async () => {
     const refused = await call(alice, 'only_task').catch((e: unknown) => e);
-    expect((refused as McpRpcError).code).toBe(-32021);
+    expect((refused as ProtocolError).code).toBe(-32021);
     const handed = await call(alice, 'only_task_opted_in');
     expect(structured(handed).status).toBe('working');
     const done = await follow(alice, String(structured(handed).taskId));

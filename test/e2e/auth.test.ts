@@ -11,7 +11,6 @@ import type { AuditEvent } from '../../src/protocol/audit.js';
 import {
   createDurableMcp,
   createHttpHandler,
-  createSqliteTaskStore,
   defineTool,
   listenHttp,
   LOOPBACK_HOSTS,
@@ -19,6 +18,7 @@ import {
   type Authenticator,
   type DurableMcp,
 } from '../../src/index.js';
+import { createSqliteTaskStore } from '../../src/advanced.js';
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
 const shortLived = defineTool({

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
 
@@ -49,6 +50,64 @@ describe('durable-mcp serve', () => {
     });
     expect(existsSync(join(dir, 'tasks.db'))).toBe(true);
     expect(p.stderr()).toMatch(/anonymous development mode/);
+  });
+
+  it('in JWT mode, serves the protected resource metadata its 401 challenge points to (port 0 included)', async () => {
+    const dir = tempDir();
+    const { publicKey } = await generateKeyPair('ES256');
+    const jwks = join(dir, 'jwks.json');
+    writeFileSync(
+      jwks,
+      JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }] }),
+    );
+    const issuer = 'https://auth.example.test';
+    const p = await startServe([
+      '--port',
+      '0',
+      '--store',
+      join(dir, 'tasks.db'),
+      '--jwt-issuer',
+      issuer,
+      '--jwks',
+      jwks,
+    ]);
+    procs.push(p);
+    const refused = await callTool(p.url, 'echo', { text: 'hi' });
+    expect(refused.status).toBe(401);
+    const challenge = refused.headers.get('www-authenticate') ?? '';
+    const advertised = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    expect(advertised).toBe(`${p.origin}/.well-known/oauth-protected-resource/mcp`);
+    const metadata = await fetch(advertised as string);
+    expect(metadata.status).toBe(200);
+    expect(await metadata.json()).toMatchObject({ resource: p.url, authorization_servers: [issuer] });
+  });
+
+  it('serves 2025-11-25 clients on the same endpoint, unless --no-legacy', async () => {
+    const initialize = (url: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 't', version: '1' },
+          },
+        }),
+      });
+    const dir = tempDir();
+    const both = await startServe(['--port', '0', '--store', join(dir, 'a.db')]);
+    const modern = await startServe(['--port', '0', '--store', join(dir, 'b.db'), '--no-legacy']);
+    procs.push(both, modern);
+    const legacy = await initialize(both.url);
+    expect(legacy.status).toBe(200);
+    expect(legacy.headers.get('mcp-session-id')).toMatch(/\S/);
+    const refused = await initialize(modern.url);
+    expect(refused.headers.get('mcp-session-id')).toBeNull();
+    expect(refused.status).toBeGreaterThanOrEqual(400);
   });
 
   it('finishes in-flight requests on SIGTERM, closes the store and exits 0', async () => {

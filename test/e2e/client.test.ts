@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import demo from '../../examples/demo/index.js';
 import {
   createClient,
-  createSqliteJournal,
   createStdioTransport,
   InputRequiredError,
   type InputHandler,
 } from '../../src/client-entry.js';
+import { createSqliteJournal } from '../../src/journal.js';
 import { BIN } from '../support/cli.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 

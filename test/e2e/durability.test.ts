@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpClient, type McpHttpClient } from '../../src/client/index.js';
+import { createHttpClient, type McpHttpClient } from '../../src/advanced.js';
 import { startServe, type ServeProcess } from '../support/cli.js';
 import { openSse } from '../support/server.js';
 

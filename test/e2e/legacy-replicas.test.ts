@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import conformance from '../../examples/conformance/index.js';
-import { createSqliteTaskStore, type TaskStore } from '../../src/index.js';
-import { createPostgresTaskStore } from '../../src/postgres.js';
+import { createPostgresTaskStore, createSqliteTaskStore } from '../../src/advanced.js';
+import type { BuiltInTaskStore } from '../../src/stores/built-in.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { legacyClientFor, legacyConnect, type LegacyClient } from '../support/legacy-client.js';
 import { post, type SseReader } from '../support/server.js';
@@ -17,7 +17,11 @@ import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
 type Json = Record<string, unknown>;
 
-function defineReplicaSuite(name: string, makeStore: () => TaskStore, cleanup: () => Promise<void>): void {
+function defineReplicaSuite(
+  name: string,
+  makeStore: () => BuiltInTaskStore,
+  cleanup: () => Promise<void>,
+): void {
   describe(`legacy clients on two replicas (${name})`, () => {
     let a: DurableTestServer;
     let b: DurableTestServer;

@@ -85,7 +85,7 @@ describe('the legacy GET stream', () => {
 
     const stream = await client.listen();
     expect(stream.status).toBe(200);
-    const control = server.runtime.server.registry.control();
+    const control = server.runtime.server.control;
     // The stream listens as soon as it is open; give the relay a moment to subscribe.
     await new Promise((r) => setTimeout(r, 100));
     control.addTool(defineTool({ name: 'added_later', description: 'x', handler: () => textResult('x') }));

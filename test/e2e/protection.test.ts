@@ -9,7 +9,6 @@ import {
   createAnonymousAuthenticator,
   createDurableMcp,
   createHttpHandler,
-  createSqliteTaskStore,
   defineTool,
   listenHttp,
   LOOPBACK_HOSTS,
@@ -17,6 +16,7 @@ import {
   type Authenticator,
   type DurableMcpOptions,
 } from '../../src/index.js';
+import { createSqliteTaskStore } from '../../src/advanced.js';
 import { newTaskId } from '../../src/tasks/ids.js';
 import { createPayloadCipher, parseKeyring } from '../../src/tasks/payload-cipher.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createHttpClient, type McpHttpClient } from '../../src/client/index.js';
+import { createHttpClient, type McpHttpClient } from '../../src/advanced.js';
 import type { JsonObject } from '../../src/wire/jsonrpc.js';
 import { startServe, type ServeProcess } from '../support/cli.js';
 import { openSse } from '../support/server.js';

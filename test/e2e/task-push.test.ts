@@ -11,7 +11,6 @@ import { createStaticTokenAuthenticator } from '../../src/auth/static-tokens.js'
 import {
   createDurableMcp,
   createHttpHandler,
-  createSqliteTaskStore,
   defineTool,
   listenHttp,
   LOOPBACK_HOSTS,
@@ -19,7 +18,7 @@ import {
   type DurableMcp,
   type TaskStore,
 } from '../../src/index.js';
-import { createPostgresTaskStore } from '../../src/postgres.js';
+import { createPostgresTaskStore, createSqliteTaskStore } from '../../src/advanced.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 import { validateMessage } from '../support/schema.js';
 import { openSse, type SseReader } from '../support/server.js';

@@ -6,15 +6,15 @@ import {
   createAnonymousAuthenticator,
   createDurableMcp,
   createHttpHandler,
-  createSqliteTaskStore,
   listenHttp,
   LOOPBACK_HOSTS,
   type Authenticator,
   type DurableMcp,
   type DurableMcpOptions,
-  type TaskStore,
+  type LegacyOptions,
 } from '../../src/index.js';
-import type { HttpHandlerOptions } from '../../src/transport/http/handler.js';
+import { createSqliteTaskStore } from '../../src/advanced.js';
+import type { BuiltInTaskStore } from '../../src/stores/built-in.js';
 
 export interface DurableTestServer {
   url: string;
@@ -26,28 +26,29 @@ export interface DurableTestServer {
 export interface DurableTestServerOptions extends Partial<Omit<DurableMcpOptions, 'store'>> {
   toolSets: DurableMcpOptions['toolSets'];
   /** Builds the store from the temp dir (default: a SQLite file there). */
-  store?: (dir: string) => TaskStore;
+  store?: (dir: string) => BuiltInTaskStore;
   authenticator?: Authenticator;
   keepAliveMs?: number;
   /** Settings of the 2025-11-25 wire (the runtime's store is always given to it). */
-  legacy?: Omit<NonNullable<HttpHandlerOptions['legacy']>, 'store'>;
+  legacy?: Omit<LegacyOptions, 'store' | 'sessions'>;
 }
 
 export async function startDurableServer(options: DurableTestServerOptions): Promise<DurableTestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-test-'));
   const { store, authenticator, keepAliveMs, legacy, ...rest } = options;
+  const tasks = store?.(dir) ?? createSqliteTaskStore({ path: join(dir, 'tasks.db') });
   const runtime = createDurableMcp({
     tasks: { tasksGetRate: false, defaultPollIntervalMs: 100 },
     worker: { pollMs: 50 },
     ...rest,
-    store: store?.(dir) ?? createSqliteTaskStore({ path: join(dir, 'tasks.db') }),
+    store: tasks,
   });
   const handler = createHttpHandler({
     server: runtime.server,
     authenticator: authenticator ?? createAnonymousAuthenticator(),
     origin: { allowedHosts: LOOPBACK_HOSTS },
     ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
-    legacy: { ...legacy, store: runtime.store },
+    legacy: { ...legacy, store: tasks, sessions: tasks.sessions },
   });
   const running = await listenHttp(handler, '127.0.0.1', 0);
   return {

@@ -4,10 +4,10 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import {
   createAnonymousAuthenticator,
   createHttpHandler,
-  createMcpServer,
   listenHttp,
   LOOPBACK_HOSTS,
 } from '../../src/index.js';
+import { createMcpServer } from '../../src/advanced.js';
 import type { McpServer, ServerOptions } from '../../src/index.js';
 import conformanceToolSet from '../../examples/conformance/index.js';
 import { mergeHeaders, parseSse, post, type HeaderInit, type PostOptions, type PostResult } from './http.js';

@@ -4,7 +4,8 @@ import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
-import { InputRequiredError, McpRpcError } from '../../client/errors.js';
+import { InputRequiredError } from '../../client/errors.js';
+import { ProtocolError } from '../../wire/protocol-error.js';
 import { newIdempotencyKey } from '../../client/idempotency-key.js';
 
 export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
@@ -70,7 +71,7 @@ export async function call(argv: string[]): Promise<number> {
   try {
     const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {
       // The answer may be lost while the task exists: say how to reach it again instead of calling anew.
-      if (!(err instanceof McpRpcError) && !(err instanceof InputRequiredError))
+      if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError))
         console.error(
           `the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
         );

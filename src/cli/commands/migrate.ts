@@ -1,7 +1,7 @@
 // `durable-mcp migrate --store …`: applies pending schema migrations and exits (for deployments that migrate apart).
-import pg from 'pg';
 import { openSqlite } from '../../stores/sqlite/database.js';
-import { migrate as migratePostgres } from '../../stores/postgres/migrations.js';
+import { migratePostgres } from '../../stores/postgres/backend.js';
+import { DEFAULT_SCHEMA } from '../../stores/postgres/names.js';
 import { parseFlags, UsageError } from '../args.js';
 import { isPostgresUrl, redactUrl } from '../store-config.js';
 
@@ -13,17 +13,15 @@ export async function migrate(argv: string[]): Promise<number> {
   const target = values.store as string | undefined;
   if (target === undefined) throw new UsageError('migrate needs --store');
   if (isPostgresUrl(target)) {
-    const pool = new pg.Pool({ connectionString: target, max: 1 });
+    const schema = (values['pg-schema'] as string | undefined) ?? DEFAULT_SCHEMA;
     try {
-      const applied = await migratePostgres(pool, values['pg-schema'] as string | undefined);
+      const applied = await migratePostgres({ connectionString: target, schema });
       console.log(
-        `${redactUrl(target)}: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`,
+        `${redactUrl(target)} schema ${schema}: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`,
       );
     } catch (err) {
       console.error(`migrate: ${err instanceof Error ? err.message : String(err)}`);
       return 3;
-    } finally {
-      await pool.end();
     }
     return 0;
   }

@@ -1,7 +1,6 @@
 // `durable-mcp serve`: the HTTP (or stdio) server on the configured store and tool sets.
-import { createAnonymousAuthenticator } from '../../auth/authenticator.js';
-import { openStore } from '../store-config.js';
-import { createHttpHandler, type HttpHandlerOptions } from '../../transport/http/handler.js';
+import { openBackend } from '../store-config.js';
+import { createHttpHandler } from '../../http.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { StepDefaults } from '../../protocol/define.js';
@@ -10,11 +9,13 @@ import { createMetrics, DEFAULT_STATS_INTERVAL_MS } from '../../observability/me
 import { createTracingObserver, traced } from '../../observability/tracing.js';
 import { combineObservers } from '../../tasks/observer.js';
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
-import { buildAuth } from '../auth-config.js';
+import { buildAuth, type AuthSetup } from '../auth-config.js';
 import { listenHttp } from '../../transport/http/node-server.js';
-import { LOOPBACK_HOSTS } from '../../transport/http/origin-check.js';
 import { serveStdio } from '../../transport/stdio/stdio.js';
-import { createDurableMcp } from '../../runtime.js';
+import { allowedHostsFor, createDurableMcp, type DurableMcp } from '../../runtime.js';
+import type { Backend } from '../../tasks/backend.js';
+import type { PayloadCipher } from '../../tasks/payload-cipher.js';
+import type { Metrics } from '../../observability/metrics.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { loadToolSets } from '../tool-sets.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
@@ -30,6 +31,7 @@ export const serveUsage = `durable-mcp serve [flags]
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
+  --no-legacy            do not serve 2025-11-25 clients (sessions, initialize) on the same endpoint
   --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --step-max-attempts N  default attempts of every ctx.step, retries included (default 1: no retry); a tool's
@@ -97,104 +99,117 @@ function fallbackFromFlags(values: Record<string, string | boolean | undefined>)
   };
 }
 
-export async function serve(argv: string[]): Promise<void> {
-  const { values } = parseFlags(argv, {
-    host: { type: 'string' },
-    port: { type: 'string' },
-    store: { type: 'string' },
-    tools: { type: 'string' },
-    'allowed-hosts': { type: 'string' },
-    'keep-alive-ms': { type: 'string' },
-    stdio: { type: 'boolean' },
-    concurrency: { type: 'string' },
-    'lease-ms': { type: 'string' },
-    'step-max-attempts': { type: 'string' },
-    'step-timeout-ms': { type: 'string' },
-    'fallback-budget-ms': { type: 'string' },
-    'fallback-required': { type: 'boolean' },
-    'fallback-tool-prefix': { type: 'string' },
-    'no-fallback': { type: 'boolean' },
-    auth: { type: 'string' },
-    'jwt-issuer': { type: 'string' },
-    'jwt-audience': { type: 'string' },
-    jwks: { type: 'string' },
-    'jwt-tenant-claims': { type: 'string' },
-    'jwt-principal-claim': { type: 'string' },
-    'resource-url': { type: 'string' },
-    'encryption-key': { type: 'string' },
-    encrypt: { type: 'string' },
-    'tasks-get-rate': { type: 'string' },
-    'max-active-tasks': { type: 'string' },
-    'no-audit': { type: 'boolean' },
-    'log-level': { type: 'string' },
-    'pg-schema': { type: 'string' },
-    'pg-pool-size': { type: 'string' },
-    'pg-statement-timeout-ms': { type: 'string' },
-    'pg-no-prepared-statements': { type: 'boolean' },
-    'no-metrics': { type: 'boolean' },
-    'metrics-stats-interval-ms': { type: 'string' },
-    otel: { type: 'boolean' },
-  });
-  const str = (name: string): string | undefined => values[name] as string | undefined;
-  const host = (values.host as string | undefined) ?? '127.0.0.1';
-  const port = intFlag(values.port, 'port', 3000);
-  if (port > 65535) throw new UsageError('--port must be at most 65535');
-  const storePath = (values.store as string | undefined) ?? './data/tasks.db';
-  const toolSets = await loadToolSets((values.tools as string | undefined) ?? 'demo');
-  const concurrency = intFlag(values.concurrency, 'concurrency', 8);
-  const leaseMs = intFlag(values['lease-ms'], 'lease-ms', 30_000);
-  const keySpec = str('encryption-key') ?? process.env.DURABLE_MCP_ENCRYPTION_KEY;
-  const encrypt = str('encrypt') ?? 'all';
+const SERVE_FLAGS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  store: { type: 'string' },
+  tools: { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'keep-alive-ms': { type: 'string' },
+  'no-legacy': { type: 'boolean' },
+  stdio: { type: 'boolean' },
+  concurrency: { type: 'string' },
+  'lease-ms': { type: 'string' },
+  'step-max-attempts': { type: 'string' },
+  'step-timeout-ms': { type: 'string' },
+  'fallback-budget-ms': { type: 'string' },
+  'fallback-required': { type: 'boolean' },
+  'fallback-tool-prefix': { type: 'string' },
+  'no-fallback': { type: 'boolean' },
+  auth: { type: 'string' },
+  'jwt-issuer': { type: 'string' },
+  'jwt-audience': { type: 'string' },
+  jwks: { type: 'string' },
+  'jwt-tenant-claims': { type: 'string' },
+  'jwt-principal-claim': { type: 'string' },
+  'resource-url': { type: 'string' },
+  'encryption-key': { type: 'string' },
+  encrypt: { type: 'string' },
+  'tasks-get-rate': { type: 'string' },
+  'max-active-tasks': { type: 'string' },
+  'no-audit': { type: 'boolean' },
+  'log-level': { type: 'string' },
+  'pg-schema': { type: 'string' },
+  'pg-pool-size': { type: 'string' },
+  'pg-statement-timeout-ms': { type: 'string' },
+  'pg-no-prepared-statements': { type: 'boolean' },
+  'no-metrics': { type: 'boolean' },
+  'metrics-stats-interval-ms': { type: 'string' },
+  otel: { type: 'boolean' },
+} as const;
+
+type Flags = Record<string, string | boolean | undefined>;
+
+function cipherFromFlags(values: Flags): { cipher: PayloadCipher | undefined; encrypt: 'all' | 'sensitive' } {
+  const keySpec = (values['encryption-key'] as string | undefined) ?? process.env.DURABLE_MCP_ENCRYPTION_KEY;
+  const encrypt = (values.encrypt as string | undefined) ?? 'all';
   if (encrypt !== 'all' && encrypt !== 'sensitive')
     throw new UsageError('--encrypt must be all or sensitive');
-  let cipher;
   try {
-    cipher = keySpec === undefined ? undefined : createPayloadCipher(parseKeyring(keySpec));
+    return {
+      cipher: keySpec === undefined ? undefined : createPayloadCipher(parseKeyring(keySpec)),
+      encrypt,
+    };
   } catch (err) {
     throw new UsageError(`--encryption-key: ${err instanceof Error ? err.message : String(err)}`);
   }
-  let opened;
+}
+
+async function backendFromFlags(values: Flags, cipher: ReturnType<typeof cipherFromFlags>): Promise<Backend> {
+  const store = (values.store as string | undefined) ?? './data/tasks.db';
+  const optionalInt = (name: string, fallback: number): number | undefined =>
+    values[name] === undefined ? undefined : intFlag(values[name], name, fallback);
   try {
-    opened = await openStore({
-      store: storePath,
-      pgSchema: str('pg-schema'),
-      pgPoolSize:
-        values['pg-pool-size'] === undefined
-          ? undefined
-          : intFlag(values['pg-pool-size'], 'pg-pool-size', 10),
-      pgStatementTimeoutMs:
-        values['pg-statement-timeout-ms'] === undefined
-          ? undefined
-          : intFlag(values['pg-statement-timeout-ms'], 'pg-statement-timeout-ms', 30_000),
+    return await openBackend({
+      store,
+      pgSchema: values['pg-schema'] as string | undefined,
+      pgPoolSize: optionalInt('pg-pool-size', 10),
+      pgStatementTimeoutMs: optionalInt('pg-statement-timeout-ms', 30_000),
       pgPreparedStatements: values['pg-no-prepared-statements'] !== true,
-      cipher,
-      encrypt,
+      ...cipher,
     });
   } catch (err) {
     throw new Error(`--store: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const { store, stateSecret } = opened;
-  const logger = createLogger(str('log-level') ?? 'info');
+}
+
+interface Observability {
+  logger: Logger;
+  metrics: Metrics | undefined;
+  audit: (event: AuditEvent) => void;
+}
+
+function observabilityFromFlags(values: Flags, backend: Backend): Observability {
+  const logger = createLogger((values['log-level'] as string | undefined) ?? 'info');
   const statsIntervalMs = intFlag(
     values['metrics-stats-interval-ms'],
     'metrics-stats-interval-ms',
     DEFAULT_STATS_INTERVAL_MS,
   );
   const metrics =
-    values['no-metrics'] === true ? undefined : createMetrics(store, Date.now, { statsIntervalMs });
+    values['no-metrics'] === true ? undefined : createMetrics(backend.tasks, Date.now, { statsIntervalMs });
   const auditLines =
     values['no-audit'] === true ? undefined : (event: AuditEvent) => logger.info({ type: 'audit', ...event });
   const audit = (event: AuditEvent): void => {
     auditLines?.(event);
     metrics?.audit(event);
   };
+  return { logger, metrics, audit };
+}
+
+function runtimeFromFlags(
+  values: Flags,
+  backend: Backend,
+  toolSets: Awaited<ReturnType<typeof loadToolSets>>,
+  { logger, metrics, audit }: Observability,
+): DurableMcp {
+  const concurrency = intFlag(values.concurrency, 'concurrency', 8);
+  const leaseMs = intFlag(values['lease-ms'], 'lease-ms', 30_000);
   const rate = intFlag(values['tasks-get-rate'], 'tasks-get-rate', 100);
-  const steps = stepDefaultsFromFlags(values);
-  const runtime = createDurableMcp({
+  return createDurableMcp({
     toolSets,
-    store,
-    stateSecret,
-    steps,
+    backend,
+    steps: stepDefaultsFromFlags(values),
     onToolError: (report) => logToolError(logger, report),
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
@@ -219,58 +234,61 @@ export async function serve(argv: string[]): Promise<void> {
             ),
           },
   });
-  const { server } = runtime;
-  const shutdown = (): Promise<void> => runtime.close(5_000);
+}
 
-  if (values.stdio === true) {
-    await serveStdio({ server, input: process.stdin, output: process.stdout });
-    await shutdown();
-    return;
-  }
+const authFlags = (values: Flags) => ({
+  auth: values.auth as string | undefined,
+  jwtIssuer: values['jwt-issuer'] as string | undefined,
+  jwtAudience: values['jwt-audience'] as string | undefined,
+  jwks: values.jwks as string | undefined,
+  jwtTenantClaims: values['jwt-tenant-claims'] as string | undefined,
+  jwtPrincipalClaim: values['jwt-principal-claim'] as string | undefined,
+});
 
-  const extraHosts = ((values['allowed-hosts'] as string | undefined) ?? '')
-    .split(',')
-    .map((h) => h.trim().toLowerCase());
+/** Binds the port, then builds the handler once with everything it needs, the URL of this endpoint included. */
+async function listenFromFlags(
+  values: Flags,
+  runtime: DurableMcp,
+  backend: Backend,
+  { logger, metrics, audit }: Observability,
+): Promise<{ running: Awaited<ReturnType<typeof listenHttp>>; auth: AuthSetup; shownUrl: string }> {
+  const host = (values.host as string | undefined) ?? '127.0.0.1';
+  const port = intFlag(values.port, 'port', 3000);
   const boundHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const allowedHosts = [...LOOPBACK_HOSTS, ...extraHosts.filter(Boolean)];
-  if (!['0.0.0.0', '[::]'].includes(boundHost)) allowedHosts.push(boundHost.toLowerCase());
-  const handlerOptions: HttpHandlerOptions = {
-    server,
-    authenticator: createAnonymousAuthenticator(),
-    origin: { allowedHosts },
-    keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
-    audit,
-    // Legacy (2025-11-25) sessions and tasks/list live in the store, so every replica serves every session.
-    legacy: { store },
-    extraRoutes: metrics === undefined ? undefined : (req, res) => metrics.route(req, res),
-    onResponse: (method, status, ms) => {
-      metrics?.httpResponse(method, status, ms);
-      if (logger.isLevelEnabled('debug'))
-        logger.debug({ method, status, ms: Math.round(ms * 10) / 10 }, 'request');
-    },
-  };
-  const running = await listenHttp(createHttpHandler(handlerOptions), host, port);
-  const resourceUrl = str('resource-url') ?? `http://${boundHost}:${running.port}/mcp`;
-  let auth;
-  try {
-    auth = buildAuth(
-      {
-        auth: str('auth'),
-        jwtIssuer: str('jwt-issuer'),
-        jwtAudience: str('jwt-audience'),
-        jwks: str('jwks'),
-        jwtTenantClaims: str('jwt-tenant-claims'),
-        jwtPrincipalClaim: str('jwt-principal-claim'),
+  const extraHosts = ((values['allowed-hosts'] as string | undefined) ?? '').split(',');
+  const keepAliveMs = intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000);
+  let auth: AuthSetup | undefined;
+  const running = await listenHttp(
+    {
+      build: ({ port: boundPort }) => {
+        const resourceUrl =
+          (values['resource-url'] as string | undefined) ?? `http://${boundHost}:${boundPort}/mcp`;
+        auth = buildAuth(authFlags(values), resourceUrl);
+        return createHttpHandler({
+          server: runtime.server,
+          authenticator: auth.authenticator,
+          protectedResourceMetadata: auth.metadata,
+          origin: { allowedHosts: allowedHostsFor(host, extraHosts) },
+          keepAliveMs,
+          audit,
+          // Legacy (2025-11-25) sessions and tasks/list live in the backend, so every replica serves every session.
+          legacy: values['no-legacy'] === true ? false : { store: backend.tasks, sessions: backend.sessions },
+          extraRoutes: metrics === undefined ? undefined : (req, res) => metrics.route(req, res),
+          onResponse: (method, status, ms) => {
+            metrics?.httpResponse(method, status, ms);
+            if (logger.isLevelEnabled('debug'))
+              logger.debug({ method, status, ms: Math.round(ms * 10) / 10 }, 'request');
+          },
+        });
       },
-      resourceUrl,
-    );
-  } catch (err) {
-    await running.close(0);
-    await shutdown();
-    throw err;
-  }
-  handlerOptions.authenticator = auth.authenticator;
-  handlerOptions.protectedResourceMetadata = auth.metadata;
+    },
+    host,
+    port,
+  );
+  return { running, auth: auth as AuthSetup, shownUrl: `http://${boundHost}:${running.port}/mcp` };
+}
+
+function announce(logger: Logger, auth: AuthSetup, cipher: ReturnType<typeof cipherFromFlags>): void {
   const reload = auth.reload;
   if (reload !== undefined) {
     process.on('SIGHUP', () => {
@@ -281,7 +299,36 @@ export async function serve(argv: string[]): Promise<void> {
   }
   if (auth.authenticator.mode === 'anonymous') logger.warn(`auth: ${auth.describe}`);
   else logger.info(`auth: ${auth.describe}`);
-  if (cipher !== undefined) logger.info({ encrypt, keyId: cipher.currentKeyId }, 'encryption at rest');
+  if (cipher.cipher !== undefined)
+    logger.info({ encrypt: cipher.encrypt, keyId: cipher.cipher.currentKeyId }, 'encryption at rest');
+}
+
+export async function serve(argv: string[]): Promise<void> {
+  const { values } = parseFlags(argv, SERVE_FLAGS);
+  // Usage errors first, before anything is opened.
+  if (intFlag(values.port, 'port', 3000) > 65535) throw new UsageError('--port must be at most 65535');
+  const toolSets = await loadToolSets((values.tools as string | undefined) ?? 'demo');
+  const cipher = cipherFromFlags(values);
+  const backend = await backendFromFlags(values, cipher);
+  const observability = observabilityFromFlags(values, backend);
+  const runtime = runtimeFromFlags(values, backend, toolSets, observability);
+  const shutdown = (): Promise<void> => runtime.close(5_000);
+
+  if (values.stdio === true) {
+    await serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout });
+    await shutdown();
+    return;
+  }
+  let listening;
+  try {
+    listening = await listenFromFlags(values, runtime, backend, observability);
+  } catch (err) {
+    await shutdown();
+    throw err;
+  }
+  const { running, auth, shownUrl } = listening;
+  const { logger } = observability;
+  announce(logger, auth, cipher);
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -289,7 +336,7 @@ export async function serve(argv: string[]): Promise<void> {
     stopping = true;
     logger.info(`${signal}: shutting down`);
     const closing = running.close();
-    await server.close();
+    await runtime.server.close();
     await closing;
     await shutdown();
     logger.flush(() => process.exit(0));
@@ -297,5 +344,5 @@ export async function serve(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   // Printed last: once a caller sees it, signals are handled.
-  console.log(`listening on http://${boundHost}:${running.port}/mcp`);
+  console.log(`listening on ${shownUrl}`);
 }

@@ -1,26 +1,22 @@
-// Streamable HTTP (2026-07-28) for node:http: one JSON-RPC message per POST, JSON or SSE responses.
+// The HTTP edge of the MCP endpoint (node:http): routes, Host/Origin, method, media type and body limit; one
+// authentication per request; then each configured wire (e.g. the 2025-11-25 one) may serve the request, and the
+// 2026-07-28 core answers the rest. Every setting is fixed when the handler is built.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../../auth/authenticator.js';
-import type { DispatchInput, McpServer } from '../../protocol/server.js';
-import type { AuthInfo } from '../../protocol/context.js';
 import type { AuditLog } from '../../protocol/audit.js';
+import type { AuthInfo } from '../../protocol/context.js';
+import type { McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
-import {
-  errorResponse,
-  notificationMessage,
-  parseMessage,
-  resultResponse,
-  type IncomingRequest,
-  type JsonObject,
-} from '../../wire/jsonrpc.js';
+import { errorResponse, parseMessage, type ParseOutcome, type RequestId } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
-import { createLegacyEndpoint, type LegacyEndpoint, type LegacyOptions } from '../../legacy/endpoint.js';
+import { BodyTooLargeError, readBody } from './body.js';
+import { answerRequest, HttpExchange } from './exchange.js';
 import { checkOrigin, type OriginPolicy } from './origin-check.js';
-import { SseStream } from './sse.js';
+import { HttpReply, type ResponseReport } from './reply.js';
+import type { HttpWire } from './wire.js';
 
-export interface HttpHandlerOptions {
+export interface HttpEdgeOptions {
   server: McpServer;
   authenticator: Authenticator;
   origin: OriginPolicy;
@@ -32,311 +28,157 @@ export interface HttpHandlerOptions {
   /** OAuth Protected Resource Metadata (RFC 9728), served under /.well-known/oauth-protected-resource. */
   protectedResourceMetadata?: Record<string, unknown>;
   /** Called when a response has been sent: JSON-RPC method (or the path), HTTP status, duration. */
-  onResponse?: (method: string, status: number, durationMs: number) => void;
+  onResponse?: ResponseReport;
   /** Extra routes (e.g. /metrics); return true when handled. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
-  /** The 2025-11-25 wire: give it the task store so that sessions and tasks/list are shared by every replica. */
-  legacy?: LegacyOptions;
+  /** Other wires on the same endpoint, offered each request in order before the modern core. */
+  wires?: readonly HttpWire[];
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const PRM_PATH = '/.well-known/oauth-protected-resource';
 
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: string,
-  extra: Record<string, string> = {},
-): void {
-  if (res.headersSent) return;
-  const headers: Record<string, string | number> = {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
+/** The handler's settings with their defaults, fixed at construction. */
+interface Edge {
+  readonly options: HttpEdgeOptions;
+  readonly path: string;
+  readonly maxBody: number;
+  readonly keepAliveMs: number;
+  readonly prm: string | undefined;
+  readonly wires: readonly HttpWire[];
+}
+
+const refuse = (reply: HttpReply, status: number, message: string, headers?: Record<string, string>): void =>
+  reply.json(status, errorResponse(null, new ProtocolError(ErrorCode.InvalidRequest, message)), headers);
+
+export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
+  const edge: Edge = {
+    options,
+    path: options.path ?? '/mcp',
+    maxBody: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    prm:
+      options.protectedResourceMetadata === undefined
+        ? undefined
+        : JSON.stringify(options.protectedResourceMetadata),
+    wires: options.wires ?? [],
   };
-  for (const key in extra) headers[key] = extra[key] as string;
-  res.writeHead(status, headers);
-  res.end(body);
-  reportResponse(res, status);
-}
-
-function sendError(
-  res: ServerResponse,
-  status: number,
-  id: string | number | null,
-  code: number,
-  message: string,
-): void {
-  sendJson(res, status, errorResponse(id, new ProtocolError(code, message)));
-}
-
-export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
-  const path = options.path ?? '/mcp';
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const prm =
-    options.protectedResourceMetadata === undefined
-      ? undefined
-      : JSON.stringify(options.protectedResourceMetadata);
-  // The 2025-11-25 stateful wire on the same endpoint (src/legacy/); it reads the authenticator on each request.
-  const legacy = createLegacyEndpoint({
-    server: options.server,
-    authenticate: (h) => options.authenticator.authenticate(h),
-    keepAliveMs,
-    ...options.legacy,
-  });
-
   return (req, res) => {
-    if (options.onResponse !== undefined) {
-      const tracked = res as Tracked;
-      tracked.mcpStarted = performance.now();
-      tracked.mcpReport = options.onResponse;
-      tracked.mcpMethod = req.url ?? '/';
-    }
     const url = req.url ?? '/';
+    const reply = new HttpReply(res, edge.keepAliveMs, options.onResponse, url);
     const q = url.indexOf('?');
-    const pathname = q === -1 ? url : url.slice(0, q);
-    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      sendJson(res, 200, '{"status":"ok"}');
-      return;
-    }
-    if (
-      prm !== undefined &&
-      (pathname === PRM_PATH || pathname === `${PRM_PATH}${path}`) &&
-      req.method === 'GET'
-    ) {
-      sendJson(res, 200, prm, { 'cache-control': 'max-age=300' });
-      return;
-    }
-    if (options.extraRoutes?.(req, res) === true) return;
-    if (pathname !== path) {
-      sendJson(res, 404, '{"error":"not found"}');
-      return;
-    }
+    if (servedRoute(edge, req, reply, q === -1 ? url : url.slice(0, q))) return;
     const header: HeaderLookup = (name) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v.join(', ') : v;
     };
     const forbidden = checkOrigin(options.origin, header('host'), header('origin'));
     if (forbidden !== undefined) {
-      sendError(res, 403, null, ErrorCode.InvalidRequest, forbidden);
-      req.resume();
-      return;
-    }
-    if (legacy.claimsSessionRequest(req.method, header)) {
-      void legacy.handleSessionRequest(req, res, header);
+      refuse(reply, 403, forbidden);
       req.resume();
       return;
     }
     if (req.method !== 'POST') {
-      sendJson(
-        res,
-        405,
-        errorResponse(null, new ProtocolError(ErrorCode.InvalidRequest, 'Method not allowed: use POST')),
-        {
-          allow: 'POST',
-        },
-      );
+      serveOther(edge, req, reply, header);
       req.resume();
       return;
     }
     const contentType = header('content-type');
     if (contentType !== undefined && !/^application\/(?:[\w.+-]*\+)?json\b/i.test(contentType.trim())) {
-      sendError(res, 415, null, ErrorCode.InvalidRequest, 'Unsupported Media Type: send application/json');
+      refuse(reply, 415, 'Unsupported Media Type: send application/json');
       req.resume();
       return;
     }
-    readBody(req, maxBody).then(
-      (body) => void handleBody(options, legacy, keepAliveMs, req, res, header, body),
+    readBody(req, edge.maxBody).then(
+      (body) => void servePost(edge, req, reply, header, body),
       (err: unknown) => {
         const tooLarge = err instanceof BodyTooLargeError;
-        sendError(
-          res,
-          tooLarge ? 413 : 400,
-          null,
-          ErrorCode.InvalidRequest,
-          tooLarge ? err.message : 'Invalid request body',
-        );
+        refuse(reply, tooLarge ? 413 : 400, tooLarge ? err.message : 'Invalid request body');
         if (tooLarge) req.destroy();
       },
     );
   };
 }
 
-class BodyTooLargeError extends Error {}
-
-/** Responses carry their start time and the reporter, set once per request (no listener on the hot path). */
-type Tracked = ServerResponse & {
-  mcpStarted?: number;
-  mcpMethod?: string;
-  mcpReport?: (method: string, status: number, durationMs: number) => void;
-};
-
-function reportResponse(res: ServerResponse, status: number): void {
-  const t = res as Tracked;
-  const report = t.mcpReport;
-  if (report === undefined) return;
-  t.mcpReport = undefined;
-  report(t.mcpMethod ?? '', status, performance.now() - (t.mcpStarted ?? 0));
+/** Routes other than the endpoint: health, OAuth metadata, extra routes, 404. True when answered. */
+function servedRoute(edge: Edge, req: IncomingMessage, reply: HttpReply, pathname: string): boolean {
+  if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+    reply.json(200, '{"status":"ok"}');
+    return true;
+  }
+  if (
+    edge.prm !== undefined &&
+    (pathname === PRM_PATH || pathname === `${PRM_PATH}${edge.path}`) &&
+    req.method === 'GET'
+  ) {
+    reply.json(200, edge.prm, { 'cache-control': 'max-age=300' });
+    return true;
+  }
+  if (edge.options.extraRoutes?.(req, reply.res) === true) return true;
+  if (pathname === edge.path) return false;
+  reply.json(404, '{"error":"not found"}');
+  return true;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-function readBody(req: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        reject(new BodyTooLargeError(`Request body exceeds ${max} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      try {
-        resolve(UTF8.decode(buf));
-      } catch {
-        resolve('\u0000invalid-utf8');
-      }
-    });
-    req.on('error', reject);
-  });
+/** Authenticates the request once for whichever wire serves it; answers 401 (with the request's id) otherwise. */
+async function authenticate(
+  edge: Edge,
+  reply: HttpReply,
+  header: HeaderLookup,
+  id: RequestId | null,
+): Promise<AuthInfo | undefined> {
+  const outcome = await edge.options.authenticator.authenticate(header);
+  if (outcome.ok) return outcome.auth;
+  edge.options.audit?.({ event: 'auth.denied', method: reply.method, outcome: outcome.message });
+  reply.json(
+    outcome.status,
+    errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message)),
+    {
+      'www-authenticate': outcome.challenge,
+    },
+  );
+  return undefined;
 }
 
-/**
- * One POST's dispatch input. A class rather than an object literal: a literal with a getter (the lazy `signal`)
- * gets a hidden class of its own on every evaluation, allocated where only full collections free it, which under
- * load costs more than the request itself.
- */
-class HttpExchange implements DispatchInput {
-  /** Created only if a handler asks for the signal: most requests never do. */
-  private abort: AbortController | undefined;
-  sse: SseStream | undefined;
-
-  constructor(
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
-    readonly request: IncomingRequest,
-    readonly auth: AuthInfo,
-    readonly header: HeaderLookup,
-    private readonly keepAliveMs: number,
-  ) {}
-
-  /** The client went away before the response was finished. */
-  private gone(): boolean {
-    const res = this.res;
-    return !res.writableFinished && (res.destroyed || this.req.socket.destroyed);
+/** GET, DELETE …: a wire's (e.g. a legacy session stream), or 405. */
+function serveOther(edge: Edge, req: IncomingMessage, reply: HttpReply, header: HeaderLookup): void {
+  const wire = edge.wires.find((w) => w.claimsOther?.(req.method, header) === true);
+  if (wire?.serveOther === undefined) {
+    refuse(reply, 405, 'Method not allowed: use POST', { allow: 'POST' });
+    return;
   }
-
-  aborted(): boolean {
-    return this.abort?.signal.aborted === true || this.gone();
-  }
-
-  get signal(): AbortSignal {
-    if (this.abort === undefined) {
-      const controller = new AbortController();
-      this.abort = controller;
-      const res = this.res;
-      if (this.gone()) controller.abort();
-      else
-        res.on('close', () => {
-          if (!res.writableFinished) controller.abort();
-        });
-    }
-    return this.abort.signal;
-  }
-
-  emit(method: string, params: JsonObject): void {
-    if (this.aborted()) return;
-    if (this.sse === undefined) {
-      const res = this.res;
-      this.sse = new SseStream(res, this.keepAliveMs);
-      // A stream ends whenever the handler or the client ends it: report then.
-      res.once('close', () => reportResponse(res, 200));
-    }
-    this.sse.send(notificationMessage(method, params));
-  }
-
-  whenWritable(): Promise<void> {
-    const res = this.res;
-    return res.writableNeedDrain && !this.gone()
-      ? new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        })
-      : Promise.resolve();
-  }
+  const serve = wire.serveOther.bind(wire);
+  void authenticate(edge, reply, header, null).then((auth) =>
+    auth === undefined ? undefined : serve({ req, reply, header, auth }),
+  );
 }
 
-async function handleBody(
-  options: HttpHandlerOptions,
-  legacy: LegacyEndpoint,
-  keepAliveMs: number,
+const idOf = (parsed: ParseOutcome): RequestId | null =>
+  parsed.ok ? (parsed.value.kind === 'request' ? parsed.value.id : null) : parsed.id;
+
+async function servePost(
+  edge: Edge,
   req: IncomingMessage,
-  res: ServerResponse,
+  reply: HttpReply,
   header: HeaderLookup,
   body: string,
 ): Promise<void> {
   const parsed = parseMessage(body);
-  if (legacy.claims(parsed, header) && (await legacy.handlePost(req, res, header, body, parsed))) return;
+  if (parsed.ok) reply.method = parsed.value.method;
+  let auth: AuthInfo | undefined;
+  for (const wire of edge.wires) {
+    if (!wire.claimsPost(parsed, header)) continue;
+    auth ??= await authenticate(edge, reply, header, idOf(parsed));
+    if (auth === undefined || (await wire.servePost({ req, reply, header, auth, body, parsed }))) return;
+  }
   if (!parsed.ok) {
-    sendJson(res, httpStatusFor(parsed.error.code, 'envelope'), errorResponse(parsed.id, parsed.error));
+    reply.json(httpStatusFor(parsed.error.code, 'envelope'), errorResponse(parsed.id, parsed.error));
     return;
   }
+  auth ??= await authenticate(edge, reply, header, idOf(parsed));
+  if (auth === undefined) return;
   const message = parsed.value;
-  (res as Tracked).mcpMethod = message.method;
-  const authOutcome = await options.authenticator.authenticate(header);
-  if (!authOutcome.ok) {
-    options.audit?.({ event: 'auth.denied', method: message.method, outcome: authOutcome.message });
-    const id = message.kind === 'request' ? message.id : null;
-    sendJson(
-      res,
-      authOutcome.status,
-      errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, authOutcome.message)),
-      {
-        'www-authenticate': authOutcome.challenge,
-      },
-    );
-    return;
-  }
-  if (message.kind === 'notification') {
-    res.writeHead(202).end();
-    reportResponse(res, 202);
-    return;
-  }
-  const exchange = new HttpExchange(req, res, message, authOutcome.auth, header, keepAliveMs);
-  let outcome;
-  try {
-    outcome = await options.server.dispatch(exchange);
-  } catch {
-    outcome = {
-      ok: false as const,
-      error: new ProtocolError(ErrorCode.InternalError, 'Internal error'),
-      origin: 'handler' as const,
-    };
-  }
-  if (exchange.aborted()) {
-    exchange.sse?.stop();
-    return;
-  }
-  const sse = exchange.sse;
-  const text = outcome.ok
-    ? resultResponse(message.id, outcome.result)
-    : errorResponse(message.id, outcome.error);
-  if (sse !== undefined) {
-    sse.end(text);
-    return;
-  }
-  const status = outcome.ok ? 200 : httpStatusFor(outcome.error.code, outcome.origin);
-  const retryAfterMs = outcome.ok
-    ? undefined
-    : (outcome.error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-  const extra: Record<string, string> =
-    status === 429 && typeof retryAfterMs === 'number'
-      ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }
-      : {};
-  sendJson(res, status, text, extra);
+  if (message.kind === 'notification') reply.json(202);
+  else await answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header));
 }

@@ -11,12 +11,28 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Where the server was bound: for settings that name the server's own URL (e.g. the OAuth resource). */
+export interface BoundAddress {
+  readonly port: number;
+  readonly url: string;
+}
+
+/** Builds the handler once the port is known. */
+export interface HandlerFactory {
+  build(bound: BoundAddress): HttpHandler;
+}
+
+/**
+ * Serves `handler`, or the handler that `factory.build(bound)` makes once the port is known, so that a handler whose
+ * settings name the server's own URL (with port 0) is still built once, complete, before the first request.
+ */
 export async function listenHttp(
-  handler: HttpHandler,
+  handlerOrFactory: HttpHandler | HandlerFactory,
   host: string,
   port: number,
   path = '/mcp',
 ): Promise<RunningHttpServer> {
+  let handler = typeof handlerOrFactory === 'function' ? handlerOrFactory : undefined;
   // Requests in flight per socket: at shutdown, sockets with none (idle keep-alive ones, and connections that
   // never sent a request, which Node does not count as idle) are closed at once.
   const inFlight = new Map<Socket, number>();
@@ -24,7 +40,7 @@ export async function listenHttp(
     const socket = req.socket;
     inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
     res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
-    handler(req, res);
+    (handler as HttpHandler)(req, res);
   });
   server.on('connection', (socket: Socket) => {
     inFlight.set(socket, 0);
@@ -42,10 +58,20 @@ export async function listenHttp(
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}${path}`;
+  if (handler === undefined) {
+    // Built before this function returns: requests are handled only in later turns of the event loop.
+    try {
+      handler = (handlerOrFactory as HandlerFactory).build({ port: address.port, url });
+    } catch (err) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw err;
+    }
+  }
   return {
     server,
     port: address.port,
-    url: `http://${shownHost}:${address.port}${path}`,
+    url,
     close(graceMs = 10_000) {
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);

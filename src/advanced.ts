@@ -1,0 +1,42 @@
+// Public entry of `durable-mcp/advanced`: the building blocks `createDurableMcp` assembles, for other assemblies
+// (a server core without tasks, a worker-only process, a store of your own, raw JSON-RPC for tests). These names
+// follow the internals more closely than `durable-mcp` and may change between minor versions. The SQLite and
+// PostgreSQL store types name their drivers' types: type-checking them needs `@types/better-sqlite3` or `@types/pg`.
+export { createMcpServer } from './protocol/server.js';
+export type {
+  CoreServer,
+  McpServer,
+  ServerOptions,
+  ServerExtension,
+  ServerInfo,
+  ToolsView,
+} from './protocol/server.js';
+export type { Registry } from './protocol/registry.js';
+export { createTasksExtension } from './protocol/tasks/extension.js';
+export type { TasksExtensionOptions } from './protocol/tasks/extension.js';
+export { createTaskRunner } from './protocol/tasks/runner.js';
+export type { TaskRunnerOptions } from './protocol/tasks/runner.js';
+export { createWorker } from './worker/worker.js';
+export type { Worker, WorkerOptions } from './worker/worker.js';
+export { openSqlite } from './stores/sqlite/database.js';
+export type { OpenSqliteOptions, SqliteDatabase } from './stores/sqlite/database.js';
+export { createSqliteTaskStore } from './stores/sqlite/task-store.js';
+export { createPostgresTaskStore } from './stores/postgres/task-store.js';
+export type { PostgresTaskStoreOptions } from './stores/postgres/task-store.js';
+export { migrate as migratePostgresPool, postgresMigrations } from './stores/postgres/migrations.js';
+export type { PostgresMigration } from './stores/postgres/migrations.js';
+export type { SqliteTaskStoreOptions } from './stores/sqlite/task-store.js';
+export type { TaskStore, ChangeFeed, TaskChange, CommittedTask, TaskPage } from './tasks/store.js';
+export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
+export type {
+  TaskSnapshot,
+  TaskStatus,
+  TaskOwner,
+  TaskFailure,
+  StepFailure,
+  TaskInspection,
+} from './tasks/task.js';
+export { createPayloadCipher, parseKeyring } from './tasks/payload-cipher.js';
+export type { PayloadCipher } from './tasks/payload-cipher.js';
+export { createHttpClient } from './client/http-client.js';
+export type { ClientOptions, McpHttpClient, RpcReply } from './client/http-client.js';

@@ -1,0 +1,53 @@
+// The durable backend of a server: everything that outlives a process, opened together so that the library and the
+// CLI handle it the same way (one requestState secret per backend, not per process).
+import { randomBytes } from 'node:crypto';
+import { createPayloadCipher, parseKeyring, type PayloadCipher } from './payload-cipher.js';
+import type { SessionStore } from './sessions.js';
+import type { TaskStore } from './store.js';
+
+export interface Backend {
+  /** Tasks, their steps, inputs and leases. */
+  readonly tasks: TaskStore;
+  /** Sessions of the 2025-11-25 wire, shared by every process on the backend. */
+  readonly sessions?: SessionStore;
+  /**
+   * The secret that seals MRTR `requestState`: the one the backend stores (created on first use, so that every
+   * replica and every restart shares it), unless the backend was opened with its own.
+   */
+  readonly stateSecret: string;
+  /** Where the data lives, for logs (passwords hidden). */
+  readonly description: string;
+  /** Closes the tasks and sessions stores. */
+  close(): Promise<void>;
+}
+
+/** Options every backend takes. */
+export interface BackendOptions {
+  /** At-rest encryption already built (instead of `encryptionKey`). */
+  cipher?: PayloadCipher;
+  /**
+   * Encrypts arguments, input requests and answers, steps, results and errors at rest: a keyring spec, the same
+   * text as `durable-mcp serve --encryption-key` (`kid:base64key[,kid:base64key…]`, 32-byte keys, the first one
+   * encrypts).
+   */
+  encryptionKey?: string;
+  /** With an encryption key: seal every task (default) or only tasks of tools marked sensitive. */
+  encrypt?: 'all' | 'sensitive';
+  /** Seal `requestState` with this secret instead of the stored one (e.g. from a secret manager). */
+  stateSecret?: string;
+}
+
+const freshSecret = (): string => randomBytes(32).toString('base64');
+
+/** The cipher a backend's options ask for (a keyring spec is parsed here, with errors that name the option). */
+export function backendCipher(options: BackendOptions): PayloadCipher | undefined {
+  if (options.cipher !== undefined) return options.cipher;
+  if (options.encryptionKey === undefined) return undefined;
+  try {
+    return createPayloadCipher(parseKeyring(options.encryptionKey));
+  } catch (err) {
+    throw new Error(`encryptionKey: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export { freshSecret };

@@ -1,0 +1,108 @@
+// One POST on the modern (2026-07-28) path: its dispatch input for the core, and its answer.
+import type { IncomingMessage } from 'node:http';
+import type { AuthInfo } from '../../protocol/context.js';
+import type { DispatchInput, McpServer } from '../../protocol/server.js';
+import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
+import type { HeaderLookup } from '../../wire/headers.js';
+import {
+  errorResponse,
+  notificationMessage,
+  resultResponse,
+  type IncomingRequest,
+  type JsonObject,
+} from '../../wire/jsonrpc.js';
+import { ProtocolError } from '../../wire/protocol-error.js';
+import type { HttpReply } from './reply.js';
+
+/**
+ * One POST's dispatch input. A class rather than an object literal: a literal with a getter (the lazy `signal`)
+ * gets a hidden class of its own on every evaluation, allocated where only full collections free it, which under
+ * load costs more than the request itself.
+ */
+export class HttpExchange implements DispatchInput {
+  /** Created only if a handler asks for the signal: most requests never do. */
+  private abort: AbortController | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly reply: HttpReply,
+    readonly request: IncomingRequest,
+    readonly auth: AuthInfo,
+    readonly header: HeaderLookup,
+  ) {}
+
+  /** The client went away before the response was finished. */
+  private gone(): boolean {
+    const res = this.reply.res;
+    return !res.writableFinished && (res.destroyed || this.req.socket.destroyed);
+  }
+
+  aborted(): boolean {
+    return this.abort?.signal.aborted === true || this.gone();
+  }
+
+  get signal(): AbortSignal {
+    if (this.abort === undefined) {
+      const controller = new AbortController();
+      this.abort = controller;
+      const res = this.reply.res;
+      if (this.gone()) controller.abort();
+      else
+        res.on('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+    }
+    return this.abort.signal;
+  }
+
+  emit(method: string, params: JsonObject): void {
+    if (!this.aborted()) this.reply.send(notificationMessage(method, params));
+  }
+
+  whenWritable(): Promise<void> {
+    const res = this.reply.res;
+    return res.writableNeedDrain && !this.gone()
+      ? new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        })
+      : Promise.resolve();
+  }
+}
+
+/** Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end. */
+export async function answerRequest(server: McpServer, exchange: HttpExchange): Promise<void> {
+  const { reply, request } = exchange;
+  let outcome;
+  try {
+    outcome = await server.dispatch(exchange);
+  } catch {
+    outcome = {
+      ok: false as const,
+      error: new ProtocolError(ErrorCode.InternalError, 'Internal error'),
+      origin: 'handler' as const,
+    };
+  }
+  if (exchange.aborted()) {
+    reply.stop();
+    return;
+  }
+  const text = outcome.ok
+    ? resultResponse(request.id, outcome.result)
+    : errorResponse(request.id, outcome.error);
+  if (reply.streaming) {
+    reply.finish(text);
+    return;
+  }
+  const status = outcome.ok ? 200 : httpStatusFor(outcome.error.code, outcome.origin);
+  const retryAfterMs = outcome.ok
+    ? undefined
+    : (outcome.error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  reply.json(
+    status,
+    text,
+    status === 429 && typeof retryAfterMs === 'number'
+      ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }
+      : {},
+  );
+}

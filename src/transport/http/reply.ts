@@ -1,0 +1,115 @@
+// One HTTP response of the MCP endpoint, for every wire: a JSON body (or none), or Server-Sent Events from the moment
+// something must go out before the final message (a notification, a server→client request, a GET stream), with
+// comment keep-alives. Reported once to the handler's `onResponse` when its status is known.
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+export type ResponseReport = (method: string, status: number, durationMs: number) => void;
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+  connection: 'keep-alive',
+} as const;
+
+export class HttpReply {
+  private sse = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** What `onResponse` calls the request: the JSON-RPC method once known, the path before. */
+  method: string;
+
+  constructor(
+    readonly res: ServerResponse,
+    private readonly keepAliveMs: number,
+    private report: ResponseReport | undefined,
+    label: string,
+    private readonly started = report === undefined ? 0 : performance.now(),
+  ) {
+    this.method = label;
+  }
+
+  /** Whether the response became an event stream. */
+  get streaming(): boolean {
+    return this.sse;
+  }
+
+  /** A whole response: a JSON body, or no body. Does nothing once headers went out. */
+  json(status: number, body?: string, headers: Record<string, string> = {}): void {
+    const res = this.res;
+    if (res.headersSent) return;
+    if (body === undefined) res.writeHead(status, headers).end();
+    else {
+      const all: Record<string, string | number> = {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      };
+      for (const key in headers) all[key] = headers[key] as string;
+      res.writeHead(status, all);
+      res.end(body);
+    }
+    this.done(status);
+  }
+
+  /** Switches to SSE now, before there is anything to send (a GET stream may stay silent for long). */
+  start(): void {
+    if (!this.sse && this.open()) this.begin();
+  }
+
+  /** One JSON-RPC message as an SSE event, switching the response to SSE on first use. */
+  send(json: string): void {
+    if (!this.open()) return;
+    if (!this.sse) this.begin();
+    this.res.write(`event: message\ndata: ${json}\n\n`);
+  }
+
+  /** The final message: the last SSE event, or a JSON body with this status. */
+  finish(json: string, status = 200, headers: Record<string, string> = {}): void {
+    if (!this.sse) {
+      this.stop();
+      this.json(status, json, headers);
+      return;
+    }
+    this.send(json);
+    this.end();
+  }
+
+  /** Ends an event stream without a final message. */
+  end(): void {
+    this.stop();
+    if (this.open()) this.res.end();
+  }
+
+  /** Stops the keep-alives (the stream is left to whoever closes it). */
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private open(): boolean {
+    return !this.res.writableEnded && !this.res.destroyed;
+  }
+
+  private begin(): void {
+    this.sse = true;
+    const res = this.res;
+    res.writeHead(200, SSE_HEADERS);
+    // Headers go out now, whatever follows and whenever.
+    res.flushHeaders();
+    if (this.keepAliveMs > 0) {
+      this.timer = setInterval(() => {
+        if (this.open()) res.write(': keep-alive\n\n');
+      }, this.keepAliveMs);
+      this.timer.unref();
+    }
+    // A stream ends whenever its writer or the client ends it: reported then.
+    if (this.report !== undefined) res.once('close', () => this.done(200));
+  }
+
+  private done(status: number): void {
+    const report = this.report;
+    if (report === undefined) return;
+    this.report = undefined;
+    report(this.method, status, performance.now() - this.started);
+  }
+}
