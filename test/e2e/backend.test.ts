@@ -15,6 +15,7 @@ import {
 import { createPostgresBackend } from '../../src/postgres.js';
 import { TEST_POSTGRES_URL } from '../support/postgres-url.js';
 import { withPostgres } from '../support/postgres.js';
+import { legacyInitialize } from '../support/legacy-client.js';
 import { envelope, mcpHeaders } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-backend-'));
@@ -96,28 +97,13 @@ describe('the SQLite backend', () => {
       toolSets: [{ tools: [confirm] }],
       backend: createSqliteBackend({ path: join(dir, 'legacy.db') }),
     });
-    const initialize = (url: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 't', version: '1' },
-          },
-        }),
-      });
     const withLegacy = await mcp.listen({ port: 0 });
     const withoutLegacy = await mcp.listen({ port: 0, http: { legacy: false } });
     try {
-      const served = await initialize(withLegacy.url);
+      const served = await legacyInitialize(withLegacy.url);
       expect(served.status).toBe(200);
       expect(served.headers.get('mcp-session-id')).toMatch(/\S/);
-      const refused = await initialize(withoutLegacy.url);
+      const refused = await legacyInitialize(withoutLegacy.url);
       expect(refused.headers.get('mcp-session-id')).toBeNull();
       expect(refused.status).toBeGreaterThanOrEqual(400);
     } finally {

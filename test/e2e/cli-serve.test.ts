@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
+import { legacyInitialize } from '../support/legacy-client.js';
 import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
 
 const dirs: string[] = [];
@@ -83,29 +84,14 @@ describe('durable-mcp serve', () => {
   });
 
   it('serves 2025-11-25 clients on the same endpoint, unless --no-legacy', async () => {
-    const initialize = (url: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 't', version: '1' },
-          },
-        }),
-      });
     const dir = tempDir();
     const both = await startServe(['--port', '0', '--store', join(dir, 'a.db')]);
     const modern = await startServe(['--port', '0', '--store', join(dir, 'b.db'), '--no-legacy']);
     procs.push(both, modern);
-    const legacy = await initialize(both.url);
+    const legacy = await legacyInitialize(both.url);
     expect(legacy.status).toBe(200);
     expect(legacy.headers.get('mcp-session-id')).toMatch(/\S/);
-    const refused = await initialize(modern.url);
+    const refused = await legacyInitialize(modern.url);
     expect(refused.headers.get('mcp-session-id')).toBeNull();
     expect(refused.status).toBeGreaterThanOrEqual(400);
   });

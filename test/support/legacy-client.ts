@@ -6,6 +6,19 @@ import { openSse, parseSse, post, type HeaderInit, type SseReader } from './serv
 
 export const LEGACY_VERSION = '2025-11-25';
 
+/** A bare 2025-11-25 `initialize` POST: the raw answer, to see whether the legacy wire took it. */
+export const legacyInitialize = (url: string): Promise<Response> =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  });
+
 type Json = Record<string, unknown>;
 
 export interface LegacyExchange {
