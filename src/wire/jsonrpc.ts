@@ -120,6 +120,24 @@ export function resultResponse(id: RequestId, result: JsonObject): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${body}}`;
 }
 
+/** A result that cannot be written as JSON (a BigInt, a cycle, a throwing getter): -32603 to its caller alone. */
+export const UNSERIALIZABLE_RESULT = 'Internal error: the result could not be serialized as JSON';
+
+/**
+ * The response to a request: its result, or, when the result cannot be serialized, a -32603 error (`failed`), so
+ * that one bad result never escapes the request that produced it.
+ */
+export function responseFor(id: RequestId, result: JsonObject): { text: string; failed: boolean } {
+  try {
+    return { text: resultResponse(id, result), failed: false };
+  } catch {
+    return {
+      text: errorResponse(id, new ProtocolError(ErrorCode.InternalError, UNSERIALIZABLE_RESULT)),
+      failed: true,
+    };
+  }
+}
+
 export function errorResponse(id: RequestId | null, error: ProtocolError): string {
   const idPart = id === null ? '' : `"id":${JSON.stringify(id)},`;
   return `{"jsonrpc":"2.0",${idPart}"error":${JSON.stringify(error.toJSON())}}`;

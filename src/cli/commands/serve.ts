@@ -274,6 +274,7 @@ async function listenFromFlags(
           // Legacy (2025-11-25) sessions and tasks/list live in the backend, so every replica serves every session.
           legacy: values['no-legacy'] === true ? false : { store: backend.tasks, sessions: backend.sessions },
           extraRoutes: metrics === undefined ? undefined : (req, res) => metrics.route(req, res),
+          onError: (err) => logger.error({ err }, 'request failed'),
           onResponse: (method, status, ms) => {
             metrics?.httpResponse(method, status, ms);
             if (logger.isLevelEnabled('debug'))
@@ -328,6 +329,9 @@ export async function serve(argv: string[]): Promise<void> {
   }
   const { running, auth, shownUrl } = listening;
   const { logger } = observability;
+  // Last resort: an error no request, run or stream caught is logged, and the server goes on serving the others.
+  process.on('uncaughtException', (err) => logger.error({ err }, 'uncaught error; still serving'));
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection; still serving'));
   announce(logger, auth, cipher);
 
   let stopping = false;

@@ -1,4 +1,5 @@
 // The TaskRunner the worker calls: replays a tool handler and turns its ending into a RunOutcome.
+import { UNSERIALIZABLE_RESULT } from '../../wire/jsonrpc.js';
 import { ErrorCode } from '../../wire/codes.js';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { LeaseLostError, mergeStepOptions, WaitPending, type TaskRunner } from '../../tasks/execution.js';
@@ -65,6 +66,15 @@ function errorOutcome(tool: RegisteredTool, err: unknown, at: number, info: Serv
   return { kind: 'completed', result, statusMessage: toolErrorStatus(failure, visibility), failure };
 }
 
+const serializes = (value: unknown): boolean => {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const withServerInfo = (result: JsonObject, info: ServerInfo): JsonObject => ({
   ...result,
   _meta: { [META_SERVER_INFO]: info, ...((result._meta as JsonObject | undefined) ?? {}) },
@@ -88,7 +98,13 @@ export function createTaskRunner(
         task.args as never,
         createTaskHandlerContext(task, exec, control, steps),
       );
-      return { kind: 'completed', result: withServerInfo(toolResult(tool, value), info) };
+      const result = withServerInfo(toolResult(tool, value), info);
+      if (!serializes(result)) {
+        // Stored as it is, it would fail every write and the task would run again and again.
+        const error = { code: ErrorCode.InternalError, message: UNSERIALIZABLE_RESULT };
+        return { kind: 'failed', error, statusMessage: 'The tool returned a result that is not JSON.' };
+      }
+      return { kind: 'completed', result };
     } catch (err) {
       // Neither ends the task: the worker ends this run without a write, and the task runs again later.
       if (err instanceof LeaseLostError || err instanceof StoreUnavailableError) throw err;

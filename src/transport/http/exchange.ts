@@ -7,7 +7,7 @@ import type { HeaderLookup } from '../../wire/headers.js';
 import {
   errorResponse,
   notificationMessage,
-  resultResponse,
+  responseFor,
   type IncomingRequest,
   type JsonObject,
 } from '../../wire/jsonrpc.js';
@@ -87,14 +87,16 @@ export async function answerRequest(server: McpServer, exchange: HttpExchange): 
     reply.stop();
     return;
   }
-  const text = outcome.ok
-    ? resultResponse(request.id, outcome.result)
-    : errorResponse(request.id, outcome.error);
+  // A result that cannot be serialized is -32603 for this caller alone.
+  const response = outcome.ok ? responseFor(request.id, outcome.result) : undefined;
+  const text = response?.text ?? errorResponse(request.id, (outcome as { error: ProtocolError }).error);
   if (reply.streaming) {
     reply.finish(text);
     return;
   }
-  const status = outcome.ok ? 200 : httpStatusFor(outcome.error.code, outcome.origin);
+  let status: number;
+  if (!outcome.ok) status = httpStatusFor(outcome.error.code, outcome.origin);
+  else status = response?.failed === true ? httpStatusFor(ErrorCode.InternalError, 'handler') : 200;
   const retryAfterMs = outcome.ok
     ? undefined
     : (outcome.error.data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;

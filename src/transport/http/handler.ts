@@ -33,6 +33,8 @@ export interface HttpEdgeOptions {
   extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Other wires on the same endpoint, offered each request in order before the modern core. */
   wires?: readonly HttpWire[];
+  /** Told of an error no request handler caught (the request got a 500, or its stream was cut). */
+  onError?: (err: unknown) => void;
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -91,7 +93,7 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
       return;
     }
     readBody(req, edge.maxBody).then(
-      (body) => void servePost(edge, req, reply, header, body),
+      (body) => servePost(edge, req, reply, header, body).catch((err: unknown) => failed(edge, reply, err)),
       (err: unknown) => {
         const tooLarge = err instanceof BodyTooLargeError;
         refuse(reply, tooLarge ? 413 : 400, tooLarge ? err.message : 'Invalid request body');
@@ -149,9 +151,16 @@ function serveOther(edge: Edge, req: IncomingMessage, reply: HttpReply, header: 
     return;
   }
   const serve = wire.serveOther.bind(wire);
-  void authenticate(edge, reply, header, null).then((auth) =>
-    auth === undefined ? undefined : serve({ req, reply, header, auth }),
-  );
+  authenticate(edge, reply, header, null)
+    .then((auth) => (auth === undefined ? undefined : serve({ req, reply, header, auth })))
+    .catch((err: unknown) => failed(edge, reply, err));
+}
+
+/** Last resort for an error that escaped every handler: this request fails, the server goes on. */
+function failed(edge: Edge, reply: HttpReply, err: unknown): void {
+  edge.options.onError?.(err);
+  if (reply.res.headersSent) reply.res.destroy();
+  else reply.json(500, errorResponse(null, new ProtocolError(ErrorCode.InternalError, 'Internal error')));
 }
 
 const idOf = (parsed: ParseOutcome): RequestId | null =>

@@ -8,7 +8,7 @@ import {
   isJsonObject,
   notificationMessage,
   parseMessage,
-  resultResponse,
+  responseFor,
   type RequestId,
 } from '../../wire/jsonrpc.js';
 
@@ -56,7 +56,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
       })
       .then((outcome) => {
         inflight.delete(msg.id);
-        write(outcome.ok ? resultResponse(msg.id, outcome.result) : errorResponse(msg.id, outcome.error));
+        write(outcome.ok ? responseFor(msg.id, outcome.result).text : errorResponse(msg.id, outcome.error));
       });
     pending.add(work);
     void work.finally(() => pending.delete(work));
