@@ -56,7 +56,12 @@ export type { HttpWire, WireExchange, WirePost } from './transport/http/wire.js'
 export type { HttpReply, ResponseReport } from './transport/http/reply.js';
 export type { LegacyOptions } from './legacy/wire.js';
 export { listenHttp } from './transport/http/node-server.js';
-export type { RunningHttpServer, BoundAddress, HandlerFactory } from './transport/http/node-server.js';
+export type {
+  RunningHttpServer,
+  BoundAddress,
+  HandlerFactory,
+  ListenHttpOptions,
+} from './transport/http/node-server.js';
 export { LOOPBACK_HOSTS } from './transport/http/origin-check.js';
 export type { OriginPolicy } from './transport/http/origin-check.js';
 export { serveStdio } from './transport/stdio/stdio.js';

@@ -4,7 +4,7 @@ import { createAnonymousAuthenticator } from './auth/authenticator.js';
 import type { Backend } from './tasks/backend.js';
 import type { SessionStore } from './tasks/sessions.js';
 import { createHttpHandler, type HttpHandlerOptions } from './http.js';
-import { listenHttp, type RunningHttpServer } from './transport/http/node-server.js';
+import { listenHttp, type ListenHttpOptions, type RunningHttpServer } from './transport/http/node-server.js';
 import { LOOPBACK_HOSTS } from './transport/http/origin-check.js';
 import { createMcpServer, type McpServer, type ServerInfo, type ServerOptions } from './protocol/server.js';
 import type { StepDefaults, ToolSet } from './protocol/define.js';
@@ -60,6 +60,8 @@ export interface ListenOptions {
   allowedHosts?: readonly string[];
   /** Everything else the HTTP handler takes (path, body limit, keep-alives, metrics routes, audit …). */
   http?: Omit<HttpHandlerOptions, 'server' | 'authenticator' | 'origin'>;
+  /** Limits of the node:http server: open connections, time to receive a request. */
+  limits?: ListenHttpOptions;
 }
 
 export interface DurableMcp {
@@ -128,7 +130,7 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
         authenticator: listen.authenticator ?? createAnonymousAuthenticator(),
         origin: { allowedHosts: allowedHostsFor(host, listen.allowedHosts) },
       });
-      const running = await listenHttp(handler, host, listen.port ?? 3000, listen.http?.path);
+      const running = await listenHttp(handler, host, listen.port ?? 3000, listen.http?.path, listen.limits);
       listening.add(running);
       return {
         ...running,

@@ -32,6 +32,9 @@ export const serveUsage = `durable-mcp serve [flags]
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
   --no-legacy            do not serve 2025-11-25 clients (sessions, initialize) on the same endpoint
+  --max-connections N    open connections at most (default 1024)
+  --max-buffered-mb N    request bodies read at once hold at most N MiB together; more get 503 (default 64)
+  --request-timeout-ms N time to receive a whole request; slower uploads get 408 (default 30000)
   --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --step-max-attempts N  default attempts of every ctx.step, retries included (default 1: no retry); a tool's
@@ -107,6 +110,9 @@ const SERVE_FLAGS = {
   'allowed-hosts': { type: 'string' },
   'keep-alive-ms': { type: 'string' },
   'no-legacy': { type: 'boolean' },
+  'max-connections': { type: 'string' },
+  'max-buffered-mb': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
   stdio: { type: 'boolean' },
   concurrency: { type: 'string' },
   'lease-ms': { type: 'string' },
@@ -275,6 +281,7 @@ async function listenFromFlags(
           legacy: values['no-legacy'] === true ? false : { store: backend.tasks, sessions: backend.sessions },
           extraRoutes: metrics === undefined ? undefined : (req, res) => metrics.route(req, res),
           onError: (err) => logger.error({ err }, 'request failed'),
+          maxBufferedBytes: intFlag(values['max-buffered-mb'], 'max-buffered-mb', 64) * 1024 * 1024,
           onResponse: (method, status, ms) => {
             metrics?.httpResponse(method, status, ms);
             if (logger.isLevelEnabled('debug'))
@@ -285,6 +292,11 @@ async function listenFromFlags(
     },
     host,
     port,
+    '/mcp',
+    {
+      maxConnections: intFlag(values['max-connections'], 'max-connections', 1024),
+      requestTimeoutMs: intFlag(values['request-timeout-ms'], 'request-timeout-ms', 30_000),
+    },
   );
   return { running, auth: auth as AuthSetup, shownUrl: `http://${boundHost}:${running.port}/mcp` };
 }
@@ -308,6 +320,13 @@ export async function serve(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, SERVE_FLAGS);
   // Usage errors first, before anything is opened.
   if (intFlag(values.port, 'port', 3000) > 65535) throw new UsageError('--port must be at most 65535');
+  for (const [flag, least] of [
+    ['max-connections', 1],
+    ['max-buffered-mb', 1],
+    ['request-timeout-ms', 100],
+  ] as const)
+    if (values[flag] !== undefined && intFlag(values[flag], flag, least) < least)
+      throw new UsageError(`--${flag} must be at least ${least}`);
   const toolSets = await loadToolSets((values.tools as string | undefined) ?? 'demo');
   const cipher = cipherFromFlags(values);
   const backend = await backendFromFlags(values, cipher);

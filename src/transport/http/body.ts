@@ -1,23 +1,46 @@
-// Reads a request body up to a limit, as UTF-8 (invalid UTF-8 becomes a marker the JSON parser rejects).
+// Reads a request body up to a limit, as UTF-8 (invalid UTF-8 becomes a marker the JSON parser rejects), within a
+// budget of bytes shared by every body being read at once. (A slow upload is bounded by the server's requestTimeout.)
 import type { IncomingMessage } from 'node:http';
 
 export class BodyTooLargeError extends Error {}
+/** The shared budget is spent: the server is busy reading other bodies. */
+export class BodyBudgetError extends Error {}
+
+/** Bytes held by bodies being read; a body that would go over `max` is refused. */
+export interface BodyBudget {
+  used: number;
+  readonly max: number;
+}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-export function readBody(req: IncomingMessage, max: number): Promise<string> {
+export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      if (budget !== undefined) budget.used -= size;
+      return true;
+    };
+    const fail = (err: Error): void => {
+      if (!settle()) return;
+      chunks.length = 0;
+      reject(err);
+    };
     req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      if (size + chunk.length > max) return fail(new BodyTooLargeError(`Request body exceeds ${max} bytes`));
+      if (budget !== undefined && budget.used + chunk.length > budget.max)
+        return fail(new BodyBudgetError('Server busy: too many request bodies in flight'));
       size += chunk.length;
-      if (size > max) {
-        reject(new BodyTooLargeError(`Request body exceeds ${max} bytes`));
-        return;
-      }
+      if (budget !== undefined) budget.used += chunk.length;
       chunks.push(chunk);
     });
     req.on('end', () => {
+      if (!settle()) return;
       const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       try {
         resolve(UTF8.decode(buf));
@@ -25,6 +48,6 @@ export function readBody(req: IncomingMessage, max: number): Promise<string> {
         resolve('\u0000invalid-utf8');
       }
     });
-    req.on('error', reject);
+    req.on('error', (err) => fail(err));
   });
 }

@@ -2,7 +2,7 @@
 // authentication per request; then each configured wire (e.g. the 2025-11-25 one) may serve the request, and the
 // 2026-07-28 core answers the rest. Every setting is fixed when the handler is built.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authenticator } from '../../auth/authenticator.js';
+import type { Authenticator, AuthOutcome } from '../../auth/authenticator.js';
 import type { AuditLog } from '../../protocol/audit.js';
 import type { AuthInfo } from '../../protocol/context.js';
 import type { McpServer } from '../../protocol/server.js';
@@ -10,7 +10,7 @@ import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
 import { errorResponse, parseMessage, type ParseOutcome, type RequestId } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
-import { BodyTooLargeError, readBody } from './body.js';
+import { BodyBudgetError, BodyTooLargeError, readBody, type BodyBudget } from './body.js';
 import { answerRequest, HttpExchange } from './exchange.js';
 import { checkOrigin, type OriginPolicy } from './origin-check.js';
 import { HttpReply, type ResponseReport } from './reply.js';
@@ -35,6 +35,11 @@ export interface HttpEdgeOptions {
   wires?: readonly HttpWire[];
   /** Told of an error no request handler caught (the request got a 500, or its stream was cut). */
   onError?: (err: unknown) => void;
+  /**
+   * Bytes that the bodies being read at once may hold together (default 64 MiB); a body that would go over is
+   * refused with 503. Bodies are read only after the request's credentials were accepted.
+   */
+  maxBufferedBytes?: number;
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -49,6 +54,7 @@ interface Edge {
   readonly keepAliveMs: number;
   readonly prm: string | undefined;
   readonly wires: readonly HttpWire[];
+  readonly budget: BodyBudget;
 }
 
 const refuse = (reply: HttpReply, status: number, message: string, headers?: Record<string, string>): void =>
@@ -65,6 +71,7 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
         ? undefined
         : JSON.stringify(options.protectedResourceMetadata),
     wires: options.wires ?? [],
+    budget: { used: 0, max: options.maxBufferedBytes ?? 64 * 1024 * 1024 },
   };
   return (req, res) => {
     const url = req.url ?? '/';
@@ -92,16 +99,82 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
       req.resume();
       return;
     }
-    readBody(req, edge.maxBody).then(
-      (body) => servePost(edge, req, reply, header, body).catch((err: unknown) => failed(edge, reply, err)),
-      (err: unknown) => {
-        const tooLarge = err instanceof BodyTooLargeError;
-        refuse(reply, tooLarge ? 413 : 400, tooLarge ? err.message : 'Invalid request body');
-        if (tooLarge) req.destroy();
-      },
-    );
+    // Credentials first, from the headers alone: nobody gets a body buffered before they are known.
+    const outcome = options.authenticator.authenticate(header);
+    if (outcome instanceof Promise)
+      outcome.then(
+        (o) => afterAuth(edge, req, reply, header, o),
+        (err: unknown) => failed(edge, reply, err),
+      );
+    else afterAuth(edge, req, reply, header, outcome);
   };
 }
+
+function afterAuth(
+  edge: Edge,
+  req: IncomingMessage,
+  reply: HttpReply,
+  header: HeaderLookup,
+  outcome: AuthOutcome,
+): void {
+  if (!outcome.ok) {
+    refuseUnauthenticated(edge, req, reply, header, outcome);
+    return;
+  }
+  readBody(req, edge.maxBody, edge.budget).then(
+    (body) =>
+      servePost(edge, req, reply, header, body, outcome.auth).catch((err: unknown) =>
+        failed(edge, reply, err),
+      ),
+    (err: unknown) => {
+      if (err instanceof BodyBudgetError) refuse(reply, 503, err.message, { 'retry-after': '1' });
+      else if (err instanceof BodyTooLargeError) refuse(reply, 413, err.message);
+      else refuse(reply, 400, 'Invalid request body');
+      if (err instanceof BodyTooLargeError || err instanceof BodyBudgetError) req.destroy();
+    },
+  );
+}
+
+/** What is kept of a client-chosen name in logs and audit lines. */
+const bounded = (text: string | undefined): string =>
+  text === undefined ? '' : text.length > 100 ? `${text.slice(0, 100)}…` : text;
+
+/** Refused credentials: 401 with the request's id when a small body shows it, without buffering a large one. */
+function refuseUnauthenticated(
+  edge: Edge,
+  req: IncomingMessage,
+  reply: HttpReply,
+  header: HeaderLookup,
+  outcome: Extract<AuthOutcome, { ok: false }>,
+): void {
+  edge.options.audit?.({
+    event: 'auth.denied',
+    method: bounded(header('mcp-method') ?? reply.method),
+    outcome: bounded(outcome.message),
+  });
+  const answer = (id: RequestId | null, close: boolean): void => {
+    const headers: Record<string, string> = { 'www-authenticate': outcome.challenge };
+    if (close) headers.connection = 'close';
+    reply.json(
+      outcome.status,
+      errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message)),
+      headers,
+    );
+    if (close) reply.res.once('finish', () => req.destroy());
+  };
+  const length = Number(header('content-length') ?? NaN);
+  if (!(length <= UNAUTHENTICATED_BODY_BYTES)) {
+    answer(null, true);
+    return;
+  }
+  readBody(req, UNAUTHENTICATED_BODY_BYTES).then(
+    (body) => answer(idOf(parseMessage(body)), false),
+    () => answer(null, true),
+  );
+}
+
+/** The most of an unauthenticated body read, to echo its request id. */
+const UNAUTHENTICATED_BODY_BYTES = 8 * 1024;
 
 /** Routes other than the endpoint: health, OAuth metadata, extra routes, 404. True when answered. */
 function servedRoute(edge: Edge, req: IncomingMessage, reply: HttpReply, pathname: string): boolean {
@@ -132,7 +205,11 @@ async function authenticate(
 ): Promise<AuthInfo | undefined> {
   const outcome = await edge.options.authenticator.authenticate(header);
   if (outcome.ok) return outcome.auth;
-  edge.options.audit?.({ event: 'auth.denied', method: reply.method, outcome: outcome.message });
+  edge.options.audit?.({
+    event: 'auth.denied',
+    method: bounded(reply.method),
+    outcome: bounded(outcome.message),
+  });
   reply.json(
     outcome.status,
     errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message)),
@@ -172,21 +249,18 @@ async function servePost(
   reply: HttpReply,
   header: HeaderLookup,
   body: string,
+  auth: AuthInfo,
 ): Promise<void> {
   const parsed = parseMessage(body);
   if (parsed.ok) reply.method = parsed.value.method;
-  let auth: AuthInfo | undefined;
   for (const wire of edge.wires) {
-    if (!wire.claimsPost(parsed, header)) continue;
-    auth ??= await authenticate(edge, reply, header, idOf(parsed));
-    if (auth === undefined || (await wire.servePost({ req, reply, header, auth, body, parsed }))) return;
+    if (wire.claimsPost(parsed, header) && (await wire.servePost({ req, reply, header, auth, body, parsed })))
+      return;
   }
   if (!parsed.ok) {
     reply.json(httpStatusFor(parsed.error.code, 'envelope'), errorResponse(parsed.id, parsed.error));
     return;
   }
-  auth ??= await authenticate(edge, reply, header, idOf(parsed));
-  if (auth === undefined) return;
   const message = parsed.value;
   if (message.kind === 'notification') reply.json(202);
   else await answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header));

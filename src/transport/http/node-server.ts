@@ -17,6 +17,14 @@ export interface BoundAddress {
   readonly url: string;
 }
 
+/** Limits of the node:http server itself. */
+export interface ListenHttpOptions {
+  /** Open connections at most; more are closed as they arrive (default 1024). */
+  maxConnections?: number;
+  /** Time to receive a whole request, body included; a slower upload gets 408 (default 30 s). */
+  requestTimeoutMs?: number;
+}
+
 /** Builds the handler once the port is known. */
 export interface HandlerFactory {
   build(bound: BoundAddress): HttpHandler;
@@ -31,17 +39,28 @@ export async function listenHttp(
   host: string,
   port: number,
   path = '/mcp',
+  limits: ListenHttpOptions = {},
 ): Promise<RunningHttpServer> {
   let handler = typeof handlerOrFactory === 'function' ? handlerOrFactory : undefined;
   // Requests in flight per socket: at shutdown, sockets with none (idle keep-alive ones, and connections that
   // never sent a request, which Node does not count as idle) are closed at once.
   const inFlight = new Map<Socket, number>();
-  const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 60_000 }, (req, res) => {
-    const socket = req.socket;
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-    res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
-    (handler as HttpHandler)(req, res);
-  });
+  const requestTimeout = limits.requestTimeoutMs ?? 30_000;
+  const server = createServer(
+    {
+      keepAliveTimeout: 5_000,
+      requestTimeout,
+      // How often Node looks for requests past their time: often enough that the bound holds within a second.
+      connectionsCheckingInterval: Math.min(1_000, Math.max(100, requestTimeout)),
+    },
+    (req, res) => {
+      const socket = req.socket;
+      inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+      res.once('close', () => inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1));
+      (handler as HttpHandler)(req, res);
+    },
+  );
+  server.maxConnections = limits.maxConnections ?? 1024;
   server.on('connection', (socket: Socket) => {
     inFlight.set(socket, 0);
     socket.once('close', () => inFlight.delete(socket));

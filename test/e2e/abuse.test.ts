@@ -1,0 +1,151 @@
+// Requests that try to exhaust the server before it knows who sends them: credentials are checked from the headers
+// before a body is read, bodies read at once share a bounded budget, slow uploads and surplus connections are cut,
+// and what a refused caller sent is bounded in the audit log.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDurableMcp,
+  createSqliteBackend,
+  defineTool,
+  textResult,
+  type AuditEvent,
+  type DurableMcp,
+  type RunningHttpServer,
+} from '../../src/index.js';
+import { envelope, mcpHeaders } from '../support/cli.js';
+import { tokenAuthenticator } from '../support/legacy-client.js';
+
+const TOKEN = 'abuse-test-token-0123456789';
+const BUDGET = 1024 * 1024;
+const audit: AuditEvent[] = [];
+
+let dir: string;
+let mcp: DurableMcp;
+let running: RunningHttpServer;
+let port: number;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-abuse-'));
+  const echo = defineTool<{ text?: string }>({
+    name: 'echo',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    handler: ({ text = '' }) => textResult(text),
+  });
+  mcp = createDurableMcp({
+    toolSets: [{ tools: [echo] }],
+    backend: createSqliteBackend({ path: join(dir, 't.db') }),
+  });
+  running = await mcp.listen({
+    port: 0,
+    authenticator: tokenAuthenticator({ [TOKEN]: { tenant: 't', principal: 'p' } }),
+    http: { maxBufferedBytes: BUDGET, audit: (e) => audit.push(e) },
+    limits: { maxConnections: 6, requestTimeoutMs: 600 },
+  });
+  port = running.port;
+});
+
+afterAll(async () => {
+  await mcp.close(0);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A raw connection: whatever the server answers (first line), and when it closed the socket. */
+function open(): { socket: Socket; reply: Promise<string>; closed: Promise<void> } {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  const reply = new Promise<string>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      resolve(text);
+    });
+    socket.on('close', () => resolve(text));
+  });
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.on('error', () => undefined);
+  return { socket, reply, closed };
+}
+
+const head = (length: number, token?: string): string =>
+  [
+    'POST /mcp HTTP/1.1',
+    'Host: 127.0.0.1',
+    'Content-Type: application/json',
+    'Mcp-Method: tools/list',
+    ...(token === undefined ? [] : [`Authorization: Bearer ${token}`]),
+    `Content-Length: ${length}`,
+    '',
+    '',
+  ].join('\r\n');
+
+describe('before the caller is known', () => {
+  it('refuses an unauthenticated upload from its headers, without waiting for (or keeping) its body', async () => {
+    const c = open();
+    c.socket.write(head(3_900_000) + 'x'.repeat(1_000)); // 3.9 MB announced, 1 kB sent, the rest never comes
+    const reply = await c.reply;
+    expect(reply).toMatch(/^HTTP\/1\.1 401/);
+    expect(reply).toMatch(/www-authenticate: Bearer/i);
+    await c.closed; // the connection is not kept for the rest of the upload
+  });
+
+  it('still echoes the request id of a small unauthenticated request', async () => {
+    const res = await fetch(running.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mcp-method': 'tools/list' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 42, method: 'tools/list', params: {} }),
+    });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ id: 42, error: { message: 'Unauthorized' } });
+  });
+
+  it('keeps at most 100 characters of the method a refused caller names in the audit line', async () => {
+    await fetch(running.url, { method: 'POST', headers: { 'mcp-method': 'm'.repeat(10_000) }, body: '{}' });
+    const denied = audit.filter((e) => e.event === 'auth.denied').at(-1);
+    expect(denied?.method?.length).toBeLessThanOrEqual(101);
+  });
+});
+
+describe('once the caller is known', () => {
+  it('refuses a body that would take the shared budget over its bound (503), and serves again afterwards', async () => {
+    const first = open();
+    first.socket.write(head(900_000, TOKEN) + 'y'.repeat(800_000)); // held, incomplete
+    await new Promise((r) => setTimeout(r, 200));
+    const second = open();
+    second.socket.write(head(900_000, TOKEN) + 'z'.repeat(400_000));
+    expect(await second.reply).toMatch(/^HTTP\/1\.1 503/);
+    first.socket.destroy();
+    second.socket.destroy();
+    await first.closed;
+    const res = await fetch(running.url, {
+      method: 'POST',
+      headers: { ...mcpHeaders('tools/list'), authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope() } }),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it('cuts a slow upload at the request timeout (408)', async () => {
+    const c = open();
+    c.socket.write(head(1_000, TOKEN) + '{"jsonrpc":');
+    const started = Date.now();
+    expect(await c.reply).toMatch(/^HTTP\/1\.1 408/);
+    // Generous: the bound is 600 ms, checked at least every 600 ms.
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('connections', () => {
+  it('closes connections beyond the cap as they arrive', async () => {
+    const held = Array.from({ length: 6 }, () => open());
+    await new Promise((r) => setTimeout(r, 200));
+    const extra = open();
+    await extra.closed;
+    expect(extra.socket.destroyed).toBe(true);
+    for (const c of held) c.socket.destroy();
+    await Promise.all(held.map((c) => c.closed));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
