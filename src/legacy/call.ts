@@ -2,6 +2,7 @@
 import type { AuthInfo } from '../protocol/context.js';
 import type { McpServer } from '../protocol/server.js';
 import type { TaskStore } from '../tasks/store.js';
+import type { HeaderLookup } from '../wire/headers.js';
 import type { JsonObject, RequestId } from '../wire/jsonrpc.js';
 import type { LegacySession, SessionRegistry } from './sessions.js';
 
@@ -30,6 +31,11 @@ export interface LegacyCall {
   params: JsonObject;
   auth: AuthInfo;
   signal: AbortSignal;
+  /**
+   * The request's routing headers (Mcp-Method, Mcp-Name, Mcp-Param-*) when it sent any: the core then checks them
+   * against the body exactly as on the modern wire. Undefined for a client that sends none.
+   */
+  routing?: HeaderLookup;
   /** Sends a notification on this request's response stream (turning it into SSE). */
   emit(method: string, params: JsonObject): void;
   /** Sends a server→client request on this request's response stream and waits for the answer. */

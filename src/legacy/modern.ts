@@ -39,7 +39,8 @@ export async function callModern(
     request: { kind: 'request', id: call.id, method, params: envelope(call, params, withTasks) },
     auth: call.auth,
     signal: call.signal,
-    header: undefined,
+    // Routing headers describe the request as sent: they are checked only when it runs as the same method.
+    header: method === call.method ? call.routing : undefined,
     emit: call.emit,
   });
   if (!outcome.ok) throw outcome.error;

@@ -8,9 +8,13 @@ import type { McpServer } from '../protocol/server.js';
 import type { SessionStore } from '../tasks/sessions.js';
 import type { TaskStore } from '../tasks/store.js';
 import { ErrorCode } from '../wire/codes.js';
+import type { HeaderLookup } from '../wire/headers.js';
+import { LATEST_PROTOCOL_VERSION } from '../wire/meta-keys.js';
 import {
   errorResponse,
   isJsonObject,
+  MAX_DEPTH,
+  nestingExceeds,
   notificationMessage,
   resultResponse,
   type IncomingRequest,
@@ -54,7 +58,9 @@ const rpcError = (id: IncomingRequest['id'] | null, code: number, message: strin
 const sessionNotFound = (reply: HttpReply, id: IncomingRequest['id'] | null): void =>
   reply.json(404, rpcError(id, ErrorCode.InvalidRequest, 'Session not found'));
 
+/** A body that is no request (an answer to a server→client request), within the same depth limit as requests. */
 function parseLoosely(body: string): unknown {
+  if (nestingExceeds(body, MAX_DEPTH)) return undefined;
   try {
     return JSON.parse(body);
   } catch {
@@ -126,6 +132,18 @@ export function createLegacyWire(options: LegacyWireOptions): HttpWire {
   };
 }
 
+/**
+ * The headers of a request that sent routing headers, as the core checks them: the version header is the core's
+ * own (the session negotiated 2025-11-25; the body is re-enveloped at the core's version).
+ */
+function routingOf(req: IncomingMessage, header: HeaderLookup): HeaderLookup | undefined {
+  const routed = Object.keys(req.headers).some(
+    (name) => name === 'mcp-method' || name === 'mcp-name' || name.startsWith('mcp-param-'),
+  );
+  if (!routed) return undefined;
+  return (name) => (name === 'mcp-protocol-version' ? LATEST_PROTOCOL_VERSION : header(name));
+}
+
 async function runRequest(
   w: Legacy,
   req: IncomingMessage,
@@ -133,6 +151,7 @@ async function runRequest(
   session: LegacySession,
   request: IncomingRequest,
   auth: AuthInfo,
+  header: HeaderLookup,
 ): Promise<void> {
   const res = out.res;
   const abort = new AbortController();
@@ -149,6 +168,7 @@ async function runRequest(
     params: request.params ?? {},
     auth,
     signal: abort.signal,
+    routing: routingOf(req, header),
     emit: (method, params) => out.send(notificationMessage(method, params)),
     ask: (method, params) =>
       w.clientRequests.ask(session.id, (json) => out.send(json), method, params, abort.signal),
@@ -207,11 +227,11 @@ async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: 
     return true;
   }
   const found = await w.sessions.lookup(sessionId, auth, w.now());
-  // Not a session of this caller (never was, purged, or someone else's): the modern path answers.
-  if (found.kind === 'unknown') return false;
   const message = parsed.ok ? parsed.value : undefined;
   const id = message?.kind === 'request' ? message.id : null;
-  if (found.kind === 'ended') {
+  // Not a live session of this caller (never was, ended, purged, or someone else's, alike): 404, as the 2025-11-25
+  // transport requires, so that the client initializes again.
+  if (found.kind !== 'live') {
     sessionNotFound(reply, id);
     return true;
   }
@@ -234,7 +254,7 @@ async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: 
     return true;
   }
   if (message.kind === 'notification') reply.json(202);
-  else await runRequest(w, req, reply, found.session, message, auth);
+  else await runRequest(w, req, reply, found.session, message, auth, header);
   return true;
 }
 async function serveSessionRequest(w: Legacy, { req, reply, header, auth }: WireExchange) {
