@@ -229,6 +229,8 @@ async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: 
   const found = await w.sessions.lookup(sessionId, auth, w.now());
   const message = parsed.ok ? parsed.value : undefined;
   const id = message?.kind === 'request' ? message.id : null;
+  // A body that is no request at all, on no session of this caller: the modern path reports what is wrong with it.
+  if (found.kind === 'unknown' && !parsed.ok) return false;
   // Not a live session of this caller (never was, ended, purged, or someone else's, alike): 404, as the 2025-11-25
   // transport requires, so that the client initializes again.
   if (found.kind !== 'live') {

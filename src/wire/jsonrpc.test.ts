@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorResponse, parseMessage } from './jsonrpc.js';
+import { errorResponse, parseMessage, responseFor } from './jsonrpc.js';
 import { ProtocolError } from './protocol-error.js';
 
 describe('parseMessage', () => {
@@ -38,5 +38,39 @@ describe('errorResponse', () => {
       error: { code: -32700, message: 'Parse error' },
     });
     expect(JSON.parse(errorResponse('a', e)).id).toBe('a');
+  });
+});
+
+describe('NUL in strings', () => {
+  it('refuses a request whose params hold U+0000, in a value or a key, with its id', () => {
+    for (const params of [
+      '{"a":"x\\u0000y"}',
+      '{"_meta":{"caps":{"k\\u0000":{}}}}',
+      '{"list":["ok","\\u0000"]}',
+    ]) {
+      const r = parseMessage(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":${params}}`);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.error.code).toBe(-32602);
+      expect(!r.ok && r.id).toBe(3);
+    }
+  });
+  it('accepts the text of a backslash followed by u0000, which is no NUL', () => {
+    expect(parseMessage('{"jsonrpc":"2.0","id":3,"method":"m","params":{"a":"\\\\u0000"}}').ok).toBe(true);
+  });
+});
+
+describe('responseFor', () => {
+  it('answers -32603 for a result that cannot be serialized, and the result otherwise', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const bad of [{ n: 1n }, cyclic]) {
+      const r = responseFor(5, bad);
+      expect(r.failed).toBe(true);
+      expect(JSON.parse(r.text)).toMatchObject({ id: 5, error: { code: -32603 } });
+    }
+    expect(responseFor(5, { ok: true })).toEqual({
+      text: '{"jsonrpc":"2.0","id":5,"result":{"ok":true}}',
+      failed: false,
+    });
   });
 });

@@ -73,7 +73,28 @@ export function parseMessage(body: string, maxDepth = MAX_DEPTH): ParseOutcome {
       error: new ProtocolError(ErrorCode.ParseError, 'Parse error: invalid JSON'),
     };
   }
-  return classify(raw);
+  const outcome = classify(raw);
+  // The escape is rare in real bodies; the walk runs only when it is there.
+  if (outcome.ok && body.includes('\\u0000') && holdsNul(outcome.value.params)) {
+    const id = outcome.value.kind === 'request' ? outcome.value.id : null;
+    return {
+      ok: false,
+      id,
+      error: new ProtocolError(
+        ErrorCode.InvalidParams,
+        'Invalid params: strings may not contain U+0000 (NUL)',
+      ),
+    };
+  }
+  return outcome;
+}
+
+/** Whether a NUL character is in any string or key of the value (no store keeps it the same way). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (isJsonObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\0') || holdsNul(v));
+  return false;
 }
 
 export function classify(raw: unknown): ParseOutcome {

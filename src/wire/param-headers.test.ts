@@ -49,6 +49,20 @@ describe('checkParamHeaders', () => {
       checkParamHeaders(lookup(h), declared, { region: 'eu-west', count: 42, nested: { flag: true } }),
     ).toBeUndefined();
   });
+  it('compares integers exactly: none beyond 2^53 matches, whatever rounding would say', () => {
+    const big = 2 ** 53 + 2; // 9007199254740994: the header below rounds to it as a number
+    expect(
+      checkParamHeaders(lookup({ 'mcp-param-count': '9007199254740993' }), declared, { count: big })?.code,
+    ).toBe(-32020);
+    expect(
+      checkParamHeaders(lookup({ 'mcp-param-count': String(big) }), declared, { count: big })?.code,
+    ).toBe(-32020);
+    const safe = Number.MAX_SAFE_INTEGER;
+    expect(
+      checkParamHeaders(lookup({ 'mcp-param-count': String(safe) }), declared, { count: safe }),
+    ).toBeUndefined();
+    expect(checkParamHeaders(lookup({ 'mcp-param-count': '-007' }), declared, { count: -7 })).toBeUndefined();
+  });
   it('rejects a missing header when the argument has a value', () => {
     expect(checkParamHeaders(lookup({}), declared, { region: 'x' })?.code).toBe(-32020);
   });

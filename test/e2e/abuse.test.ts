@@ -2,6 +2,7 @@
 // before a body is read, bodies read at once share a bounded budget, slow uploads and surplus connections are cut,
 // and what a refused caller sent is bounded in the audit log.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,11 @@ beforeAll(async () => {
   running = await mcp.listen({
     port: 0,
     authenticator: tokenAuthenticator({ [TOKEN]: { tenant: 't', principal: 'p' } }),
-    http: { maxBufferedBytes: BUDGET, audit: (e) => audit.push(e) },
+    http: {
+      maxBufferedBytes: BUDGET,
+      audit: (e) => audit.push(e),
+      extraRoutes: (req, res) => (req.url === '/metrics' ? (res.end('per-tool counters'), true) : false),
+    },
     limits: { maxConnections: 6, requestTimeoutMs: 600 },
   });
   port = running.port;
@@ -147,5 +152,26 @@ describe('connections', () => {
     await Promise.all(held.map((c) => c.closed));
     await new Promise((r) => setTimeout(r, 100));
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('routes beside the endpoint', () => {
+  const get = (path: string, host: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('/metrics answers only the Host names the endpoint accepts (DNS rebinding)', async () => {
+    expect(await get('/metrics', 'evil.example')).toBe(403);
+    expect(await get('/metrics', `127.0.0.1:${port}`)).toBe(200);
+  });
+
+  it('/healthz answers any Host, for probes that send their own', async () => {
+    expect(await get('/healthz', '10.0.0.7:8080')).toBe(200);
   });
 });

@@ -108,7 +108,7 @@ let sentCount = 0;
 /** Sends one fuzz case and checks it; every 50th case also checks /healthz. */
 async function exchange(body: string | Uint8Array, headers: HeaderInit, kind = 'body'): Promise<PostResult> {
   const res = await post(url, body, headers, { timeoutMs: 15_000, sseTimeoutMs: 300 });
-  expectSound(sentOf(body, kind), res);
+  expectSound(sentOf(body, kind, headers), res);
   if (++sentCount % 50 === 0) await expectHealthy();
   return res;
 }

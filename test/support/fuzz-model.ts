@@ -52,6 +52,8 @@ const MAX_READ_DEPTH = 64;
 export interface Sent {
   /** The parsed body when it was valid JSON (UTF-8), else undefined. */
   parsed?: unknown;
+  /** Whether the request named a session (Mcp-Session-Id) without a 2026-07-28 marker: 2025-11-25 rules apply. */
+  legacySession?: boolean;
   /** What to print about the request (the start of its text). */
   label: string;
 }
@@ -64,7 +66,7 @@ export interface Verdict {
 }
 
 /** A body as the oracle sees it: decoded exactly as the server does (UTF-8, fatal, BOM stripped), and its label. */
-export function sentOf(body: string | Uint8Array, kind?: string): Sent {
+export function sentOf(body: string | Uint8Array, kind?: string, headers: HeaderInit = {}): Sent {
   let parsed: unknown;
   try {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -76,7 +78,7 @@ export function sentOf(body: string | Uint8Array, kind?: string): Sent {
     typeof body === 'string'
       ? body.slice(0, 300)
       : `${kind === undefined ? '' : `${kind}: `}${body.length} bytes, hex ${Buffer.from(body.subarray(0, 150)).toString('hex')}`;
-  return { parsed, label };
+  return { parsed, label, legacySession: namesLegacySession(parsed, headers) };
 }
 
 /** Depth of a JSON value, computed without recursion (values may be 10k levels deep). */
@@ -111,7 +113,7 @@ const broken = (why: string): never => {
 /** Returns undefined when the exchange keeps every property, else the first one it breaks. */
 export function check(sent: Sent, res: PostResult): Verdict | undefined {
   try {
-    checkExchange(sent.parsed, res);
+    checkExchange(sent.parsed, res, sent.legacySession);
     return undefined;
   } catch (err) {
     if (!(err instanceof Broken)) throw err;
@@ -123,9 +125,26 @@ export function check(sent: Sent, res: PostResult): Verdict | undefined {
   }
 }
 
-function checkExchange(body: unknown, res: PostResult): void {
+/**
+ * A request that names a session and carries no 2026-07-28 marker (version header or `_meta` version) is one of the
+ * 2025-11-25 wire's; for a session that does not exist, that wire answers 404.
+ */
+function namesLegacySession(parsed: unknown, headers: HeaderInit): boolean {
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  if (lower['mcp-session-id'] === undefined) return false;
+  const version = lower['mcp-protocol-version'];
+  if (version !== undefined && String(version).trim() === PROTOCOL_VERSION) return false;
+  const params = isObject(parsed) && isObject(parsed.params) ? parsed.params : undefined;
+  return !(isObject(params?._meta) && params._meta[META_PROTOCOL_VERSION] !== undefined);
+}
+
+function checkExchange(body: unknown, res: PostResult, legacySession = false): void {
   if (res.status >= 500) broken(`5xx answer (${res.status})`);
   if (res.headers.get('mcp-session-id') !== null) broken('Mcp-Session-Id returned');
+  if (res.status === 404 && legacySession) {
+    if (!/"Session not found"/.test(res.text)) broken('404 for a legacy session without "Session not found"');
+    return;
+  }
   const isNotification =
     isObject(body) &&
     body.jsonrpc === '2.0' &&

@@ -91,7 +91,7 @@ export class FuzzRun {
 
   /** Sends one body and judges the reply with the oracle of test/support/fuzz-model.ts. */
   async exchange(kind: string, body: string | Uint8Array, headers: HeaderInit): Promise<void> {
-    const sent = sentOf(body);
+    const sent = sentOf(body, undefined, headers);
     const res = await this.send(kind, body, headers, sent.label);
     if (res === undefined) return;
     this.noteStatus(res.status);

@@ -77,7 +77,12 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
     const url = req.url ?? '/';
     const reply = new HttpReply(res, edge.keepAliveMs, options.onResponse, url);
     const q = url.indexOf('?');
-    if (servedRoute(edge, req, reply, q === -1 ? url : url.slice(0, q))) return;
+    const pathname = q === -1 ? url : url.slice(0, q);
+    // Liveness answers whatever Host a probe sends (it tells nothing); every other route checks Host and Origin.
+    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      reply.json(200, '{"status":"ok"}');
+      return;
+    }
     const header: HeaderLookup = (name) => {
       const v = req.headers[name];
       return Array.isArray(v) ? v.join(', ') : v;
@@ -88,6 +93,7 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
       req.resume();
       return;
     }
+    if (servedRoute(edge, req, reply, pathname)) return;
     if (req.method !== 'POST') {
       serveOther(edge, req, reply, header);
       req.resume();
@@ -176,12 +182,8 @@ function refuseUnauthenticated(
 /** The most of an unauthenticated body read, to echo its request id. */
 const UNAUTHENTICATED_BODY_BYTES = 8 * 1024;
 
-/** Routes other than the endpoint: health, OAuth metadata, extra routes, 404. True when answered. */
+/** Routes other than the endpoint: OAuth metadata, extra routes (e.g. /metrics), 404. True when answered. */
 function servedRoute(edge: Edge, req: IncomingMessage, reply: HttpReply, pathname: string): boolean {
-  if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-    reply.json(200, '{"status":"ok"}');
-    return true;
-  }
   if (
     edge.prm !== undefined &&
     (pathname === PRM_PATH || pathname === `${PRM_PATH}${edge.path}`) &&
