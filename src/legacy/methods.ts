@@ -79,14 +79,22 @@ async function setLevel(call: LegacyCall): Promise<JsonObject> {
   return {};
 }
 
+/** Longest URI a session keeps (session state is rewritten on every change). */
+const MAX_URI_LENGTH = 2_048;
+
 const readUri = (call: LegacyCall): string => {
   if (typeof call.params.uri !== 'string') throw invalidParams('Invalid params: uri must be a string');
+  if (call.params.uri.length > MAX_URI_LENGTH)
+    throw invalidParams(`Invalid params: uri longer than ${MAX_URI_LENGTH} characters`);
   return call.params.uri;
 };
 
 /** resources/subscribe: the session's GET streams then relay `notifications/resources/updated` for the URI. */
 async function subscribe(call: LegacyCall): Promise<JsonObject> {
+  // A server without resources has nothing to subscribe to; a session keeps only URIs the server serves.
+  if (!call.server.servesResources()) throw unknownMethod('resources/subscribe');
   const uri = readUri(call);
+  if (!call.server.servesResource(uri)) throw invalidParams(`Invalid params: no resource ${uri}`);
   const { subscriptions } = call.session;
   if (subscriptions.includes(uri)) return {};
   if (subscriptions.length >= MAX_SUBSCRIPTIONS) {

@@ -74,3 +74,26 @@ describe('sessions and bodies', () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe('session state stays small', () => {
+  it('resources/subscribe keeps only URIs the server serves, of bounded length', async () => {
+    expect(await client.result('resources/subscribe', { uri: 'test://static-text' })).toEqual({});
+    expect(await client.error('resources/subscribe', { uri: 'test://no-such-thing' })).toMatchObject({
+      code: -32602,
+    });
+    const long = `test://${'x'.repeat(3 * 1024 * 1024)}`;
+    expect(await client.error('resources/subscribe', { uri: long })).toMatchObject({ code: -32602 });
+  });
+
+  it('resources/subscribe is an unknown method on a server without resources', async () => {
+    const bare = await startDurableServer({ toolSets: [{ tools: [] }] });
+    try {
+      const onBare = await legacyConnect(bare.url);
+      expect(await onBare.error('resources/subscribe', { uri: 'anything://x' })).toMatchObject({
+        code: -32601,
+      });
+    } finally {
+      await bare.close();
+    }
+  });
+});
