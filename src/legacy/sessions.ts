@@ -31,7 +31,7 @@ export interface SessionRegistry {
   end(id: string, owner: AuthInfo, now: number): Promise<boolean>;
 }
 
-export const MAX_SUBSCRIPTIONS = 100;
+export const MAX_SUBSCRIPTIONS = 64;
 /** How long ended sessions stay known, so that their clients get 404 and start over. */
 const ENDED_MEMORY_MS = 24 * 3_600_000;
 const PURGE_EVERY_MS = 60_000;

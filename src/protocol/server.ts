@@ -1,5 +1,4 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
-import { matchTemplate } from './resources.js';
 import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
 import { randomBytes } from 'node:crypto';
 import {
@@ -108,8 +107,6 @@ export interface McpServer {
   readonly control: ServerControl;
   /** The definition of a registered tool. */
   toolDefinition(name: string): ToolDefinition<never> | undefined;
-  /** Whether a resource or a resource template of the server answers `uri` (without reading it). */
-  servesResource(uri: string): boolean;
   /** Whether the server serves any resource or resource template. */
   servesResources(): boolean;
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;
@@ -357,9 +354,6 @@ export function createMcpServer(options: ServerOptions): CoreServer {
     info: options.info,
     control: registry.control(),
     toolDefinition: (name) => registry.tools.get(name)?.def,
-    servesResource: (uri) =>
-      registry.resources.has(uri) ||
-      [...registry.templates.values()].some((t) => matchTemplate(t, uri) !== undefined),
     servesResources: () => registry.resources.size > 0 || registry.templates.size > 0,
     dispatch,
     async close() {

@@ -76,13 +76,15 @@ describe('sessions and bodies', () => {
 });
 
 describe('session state stays small', () => {
-  it('resources/subscribe keeps only URIs the server serves, of bounded length', async () => {
-    expect(await client.result('resources/subscribe', { uri: 'test://static-text' })).toEqual({});
-    expect(await client.error('resources/subscribe', { uri: 'test://no-such-thing' })).toMatchObject({
+  it('resources/subscribe keeps at most 64 URIs per session, each of at most 1,024 characters', async () => {
+    const session = await legacyConnect(server.url);
+    const long = `test://${'x'.repeat(3 * 1024 * 1024)}`;
+    expect(await session.error('resources/subscribe', { uri: long })).toMatchObject({ code: -32602 });
+    for (let i = 0; i < 64; i++) await session.result('resources/subscribe', { uri: `test://watched/${i}` });
+    expect(await session.error('resources/subscribe', { uri: 'test://one-more' })).toMatchObject({
       code: -32602,
     });
-    const long = `test://${'x'.repeat(3 * 1024 * 1024)}`;
-    expect(await client.error('resources/subscribe', { uri: long })).toMatchObject({ code: -32602 });
+    expect(await session.result('resources/subscribe', { uri: 'test://watched/3' })).toEqual({}); // already kept
   });
 
   it('resources/subscribe is an unknown method on a server without resources', async () => {
