@@ -17,6 +17,8 @@ export interface EncodedTask {
   sealed: boolean;
   answers: [key: string, answer: string][];
   idempotencyKey: string | null;
+  /** NewTask.activeLimit, or null. */
+  activeLimit: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -43,5 +45,6 @@ export function encodeTask(
       sealing.sealFor(sealed, JSON.stringify(value)),
     ]),
     idempotencyKey: task.idempotencyKey ?? null,
+    activeLimit: task.activeLimit ?? null,
   };
 }

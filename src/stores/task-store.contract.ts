@@ -8,6 +8,7 @@ import { finishContract } from './contract/finish.contract.js';
 import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
 import { housekeepingContract } from './contract/housekeeping.contract.js';
 import { idempotencyContract } from './contract/idempotency.contract.js';
+import { quotaContract } from './contract/quota.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
@@ -25,5 +26,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     sessionsContract(h);
     waitsContract(h);
     idempotencyContract(h);
+    quotaContract(h);
   });
 }

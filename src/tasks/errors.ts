@@ -42,3 +42,11 @@ export class IdempotencyConflictError extends Error {
     this.name = 'IdempotencyConflictError';
   }
 }
+
+/** The owner already has `limit` unfinished tasks: a new one is refused (NewTask.activeLimit). */
+export class ActiveLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`Too many unfinished tasks (limit ${limit})`);
+    this.name = 'ActiveLimitError';
+  }
+}

@@ -72,6 +72,12 @@ export interface NewTask {
    * creating another returns that task instead (same arguments) or fails with IdempotencyConflictError.
    */
   idempotencyKey?: string;
+  /**
+   * Refuse the task (ActiveLimitError) when its owner already has this many unfinished tasks, counted atomically
+   * with the insert, whatever other processes create at the same moment. A call whose idempotency key names a
+   * live task of the owner still gets that task.
+   */
+  activeLimit?: number;
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */

@@ -20,6 +20,7 @@ import { envelope, mcpHeaders } from '../support/cli.js';
 import { tokenAuthenticator } from '../support/legacy-client.js';
 
 const TOKEN = 'abuse-test-token-0123456789';
+const TASKS = 'io.modelcontextprotocol/tasks';
 const BUDGET = 1024 * 1024;
 const audit: AuditEvent[] = [];
 
@@ -173,5 +174,46 @@ describe('routes beside the endpoint', () => {
 
   it('/healthz answers any Host, for probes that send their own', async () => {
     expect(await get('/healthz', '10.0.0.7:8080')).toBe(200);
+  });
+});
+
+describe('the active-task quota', () => {
+  it('holds under concurrent creations: 40 calls at once with a limit of 5 create 5 tasks', async () => {
+    const slow = defineTool({
+      name: 'slow',
+      inputSchema: { type: 'object' },
+      task: { support: 'optional' },
+      handler: async (_args, ctx) => {
+        await ctx.sleep('nap', 60_000);
+        return textResult('done');
+      },
+    });
+    const quota = createDurableMcp({
+      toolSets: [{ tools: [slow] }],
+      backend: createSqliteBackend({ path: join(dir, 'quota.db') }),
+      tasks: { maxActiveTasksPerPrincipal: 5, tasksGetRate: false },
+    });
+    const on = await quota.listen({ port: 0 });
+    try {
+      const call = () =>
+        fetch(on.url, {
+          method: 'POST',
+          headers: mcpHeaders('tools/call', 'slow'),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'slow', arguments: {}, _meta: envelope({ extensions: { [TASKS]: {} } }) },
+          }),
+        }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
+      const answers = await Promise.all(Array.from({ length: 40 }, call));
+      const created = answers.filter(
+        (a) => (a.body.result as { resultType?: string } | undefined)?.resultType === 'task',
+      );
+      expect(created).toHaveLength(5);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(35);
+    } finally {
+      await quota.close(0);
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Task creation for a tools/call: the caller's idempotency key, the tool's prepare round, the per-principal quota of
 // unfinished tasks, then one store write (which finds the task an earlier call with the same key created).
+import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import { ownerOf, type TaskSnapshot } from '../../tasks/task.js';
@@ -103,6 +104,7 @@ interface Creation {
   key: string | undefined;
   answers: Record<string, JsonObject>;
   capabilities: JsonObject;
+  activeLimit: number | undefined;
 }
 
 /** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
@@ -134,6 +136,7 @@ async function createTask(
     answers: creation.answers,
     sensitive: policy.sensitive === true,
     idempotencyKey: creation.key,
+    activeLimit: creation.activeLimit,
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
@@ -177,17 +180,21 @@ export async function startTask(
     answers = round.value;
   }
   const { maxActive } = defaults;
-  if (maxActive > 0 && (await access.store.countActive(ownerOf(scope.auth))) >= maxActive) {
+  const kept = capabilities ?? scope.envelope.clientCapabilities;
+  try {
+    // The store counts the owner's unfinished tasks with the insert, atomically across processes.
+    const task = await createTask(access, defaults, policy, call, scope.auth, {
+      key,
+      answers,
+      capabilities: kept,
+      activeLimit: maxActive > 0 ? maxActive : undefined,
+    });
+    return { task };
+  } catch (err) {
+    if (!(err instanceof ActiveLimitError)) throw err;
     // A retried call is no new task: the quota does not refuse it.
     const found = await earlier();
     if (found !== undefined) return { task: found };
     throw overQuota(access, call, scope.auth, maxActive);
   }
-  const kept = capabilities ?? scope.envelope.clientCapabilities;
-  const task = await createTask(access, defaults, policy, call, scope.auth, {
-    key,
-    answers,
-    capabilities: kept,
-  });
-  return { task };
 }

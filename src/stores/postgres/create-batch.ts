@@ -1,6 +1,6 @@
 // Group commit for create(): creations queued in one turn of the event loop are inserted by one statement.
 import type { NewTask, TaskSnapshot } from '../../tasks/task.js';
-import { IdempotencyConflictError } from '../../tasks/errors.js';
+import { ActiveLimitError, IdempotencyConflictError } from '../../tasks/errors.js';
 import { isDataError, translate } from './errors.js';
 
 interface Pending<E> {
@@ -26,7 +26,10 @@ async function settleBy<E>(
     item.resolve(await resolveMissing(item.task, encoded));
   } catch (err) {
     // A conflict of idempotency keys is an answer about the task, not a failure of the database.
-    item.reject(err instanceof IdempotencyConflictError ? err : translate(err));
+    // Answers about the task itself pass as they are; anything else is the store's.
+    item.reject(
+      err instanceof IdempotencyConflictError || err instanceof ActiveLimitError ? err : translate(err),
+    );
   }
 }
 

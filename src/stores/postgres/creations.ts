@@ -1,6 +1,6 @@
 // create(): creations of one turn of the event loop go in as one multi-row insert; a task whose idempotency key is
 // held joins the key's task (same arguments), conflicts with it, or takes the key over once that task expired.
-import { IdempotencyConflictError, StoreUnavailableError } from '../../tasks/errors.js';
+import { ActiveLimitError, IdempotencyConflictError, StoreUnavailableError } from '../../tasks/errors.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import type { JsonObject, NewTask, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
@@ -24,17 +24,66 @@ export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
   };
 }
 
+const ownerOf = (t: EncodedTask): string => JSON.stringify([t.tenant, t.principal]);
+
+/**
+ * Inside one transaction: locks the owners that have a limit (in one order, so two batches never wait on each
+ * other), counts their unfinished tasks, and inserts what fits. Left out: tasks whose key a live task holds (the
+ * batcher joins them) and tasks over their owner's limit (added to `refused`).
+ */
+async function insertCounted(
+  { db, q }: StoreContext,
+  tasks: EncodedTask[],
+  refused: WeakSet<EncodedTask>,
+): Promise<TaskRow[]> {
+  return db.tx(async (run) => {
+    const owners = [...new Set(tasks.filter((t) => t.activeLimit !== null).map(ownerOf))].sort();
+    const counts = new Map<string, number>();
+    for (const owner of owners) {
+      await run(q.lockOwner, [owner]);
+      const [tenant, principal] = JSON.parse(owner) as [string, string];
+      const [row] = await run<{ n: number }>(q.countActive, [tenant, principal]);
+      counts.set(owner, Number(row?.n ?? 0));
+    }
+    const fitting: EncodedTask[] = [];
+    for (const task of tasks) {
+      if (task.idempotencyKey !== null) {
+        const [held] = await run<SnapshotRow>(q.keyed, [
+          task.tenant,
+          task.principal,
+          task.tool,
+          task.idempotencyKey,
+        ]);
+        if (held !== undefined) continue;
+      }
+      if (task.activeLimit !== null) {
+        const n = counts.get(ownerOf(task)) ?? 0;
+        if (n >= task.activeLimit) {
+          refused.add(task);
+          continue;
+        }
+        counts.set(ownerOf(task), n + 1);
+      }
+      fitting.push(task);
+    }
+    return fitting.length === 0 ? [] : run<TaskRow>(q.insertTasks, encodeTasks(fitting));
+  });
+}
+
 export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): CreateBatcher {
   const { db, q, codec, feed } = ctx;
+  const refused = new WeakSet<EncodedTask>();
   const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
     let rows: TaskRow[];
-    try {
-      rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
-    } catch (err) {
-      // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.
-      if (tasks.length === 1 && isKeyTaken(err)) return [];
-      throw err;
-    }
+    if (tasks.some((t) => t.activeLimit !== null)) rows = await insertCounted(ctx, tasks, refused);
+    else
+      try {
+        rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
+      } catch (err) {
+        // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.
+        if (tasks.length === 1 && isKeyTaken(err)) return [];
+        throw err;
+      }
     feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: true, cancelRequested: false })));
     return rows.map((row) => {
       codec.remember(row.id, row.sealed);
@@ -47,8 +96,10 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
    * or saw another writer move the key; a few turns settle any race.
    */
   const joinByKey = async (task: NewTask, encoded: EncodedTask): Promise<TaskSnapshot> => {
+    // Over its owner's limit: it still joins the live task its key names, if any (a retried call is no new task).
+    const over = refused.delete(encoded) ? new ActiveLimitError(encoded.activeLimit as number) : undefined;
     const key = task.idempotencyKey;
-    if (key === undefined) throw new Error(`task ${task.id} was not inserted`);
+    if (key === undefined) throw over ?? new Error(`task ${task.id} was not inserted`);
     for (let turn = 0; turn < 5; turn++) {
       const row = await keyed(task.owner, task.tool, key);
       if (row !== undefined && (row.expires_at === null || toNumber(row.expires_at) > task.createdAt)) {
@@ -56,6 +107,7 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
           throw new IdempotencyConflictError(row.id);
         return toSnapshot(row, codec.open);
       }
+      if (over !== undefined) throw over;
       if (row !== undefined) await db.query(q.releaseKey, [row.id, task.createdAt]);
       const [inserted] = await insert([encoded]).catch((err: unknown) => {
         throw translate(err);

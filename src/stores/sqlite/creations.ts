@@ -1,6 +1,6 @@
 // create(): creations are group-committed. A task whose idempotency key names a live task of the owner joins it
 // (same arguments) or conflicts with it; the key of an expired task goes to the new one.
-import { IdempotencyConflictError } from '../../tasks/errors.js';
+import { ActiveLimitError, IdempotencyConflictError } from '../../tasks/errors.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import type { JsonObject, NewTask, TaskSnapshot } from '../../tasks/task.js';
 import { snapshotOf, type StoreContext } from './context.js';
@@ -9,7 +9,23 @@ import { newSnapshot, type TaskRow } from './rows.js';
 
 /** How one creation went inside its transaction: inserted, or the live task its idempotency key names. */
 type Created =
-  { kind: 'inserted' } | { kind: 'joined'; snapshot: TaskSnapshot } | { kind: 'conflict'; id: string };
+  | { kind: 'inserted' }
+  | { kind: 'joined'; snapshot: TaskSnapshot }
+  | { kind: 'conflict'; id: string }
+  | { kind: 'over'; limit: number };
+
+/** The live task of the owner that the task's idempotency key names, joined or in conflict; undefined if none. */
+function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
+  const { q, codec } = ctx;
+  if (task.idempotencyKey === undefined) return undefined;
+  const existing = q.keyed(task.owner, task.tool, task.idempotencyKey);
+  if (existing === undefined || (existing.expires_at !== null && existing.expires_at <= task.createdAt))
+    return undefined;
+  const args = JSON.parse(codec.open(existing.args)) as JsonObject;
+  if (!sameJson(args, task.args)) return { kind: 'conflict', id: existing.id };
+  const row = q.getOwned(existing.id, task.owner) as TaskRow;
+  return { kind: 'joined', snapshot: snapshotOf(ctx, row) };
+}
 
 /**
  * Inside a write transaction: inserts the task, unless its idempotency key names a live task of the owner. The
@@ -17,6 +33,9 @@ type Created =
  */
 function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
   const { q, codec } = ctx;
+  // Inside the write transaction, which no other writer shares: the count holds until the insert.
+  if (task.activeLimit !== undefined && q.countActive(task.owner) >= task.activeLimit)
+    return joinKeyed(ctx, task) ?? { kind: 'over', limit: task.activeLimit };
   if (!q.insertTask(task, codec.sealsNew(task))) {
     const key = task.idempotencyKey as string;
     const existing = q.keyed(task.owner, task.tool, key);
@@ -38,6 +57,7 @@ function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
 function settledOf(task: NewTask, created: Created): Settled<TaskSnapshot> {
   if (created.kind === 'inserted') return { value: newSnapshot(task) };
   if (created.kind === 'joined') return { value: created.snapshot };
+  if (created.kind === 'over') return { error: new ActiveLimitError(created.limit) };
   return { error: new IdempotencyConflictError(created.id) };
 }
 

@@ -31,6 +31,9 @@ export function creationSql(s: string, notify: Notify) {
       SELECT inserted.*, ${notify('inserted.id', 'true', 'false')} FROM inserted`,
 
     /** $1 tenant, $2 principal, $3 tool, $4 key: the task holding the key, as getOwned reads it, with its arguments. */
+    /** Serializes, until commit, the creations of one owner that count its unfinished tasks. */
+    lockOwner: `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+
     keyed: `
       SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
           SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")

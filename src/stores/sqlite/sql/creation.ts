@@ -22,7 +22,13 @@ export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) 
   return {
     /** False when the task's idempotency key is held by another task (then nothing is inserted). */
     insertTask(task: NewTask, sealed: boolean): boolean {
-      const { answers, createdAt, idempotencyKey, ...row } = encodeTask(task, codec, sealed);
+      const {
+        answers,
+        createdAt,
+        idempotencyKey,
+        activeLimit: _limit,
+        ...row
+      } = encodeTask(task, codec, sealed);
       const { changes } = insert.run({
         ...row,
         sealed: sealed ? 1 : 0,

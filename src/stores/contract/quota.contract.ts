@@ -1,0 +1,46 @@
+// The TaskStore contract: the limit on an owner's unfinished tasks holds under concurrent creations, here and on a
+// second instance (another process or replica), and never refuses a retried call its key already answered.
+import { describe, expect, it } from 'vitest';
+import { ActiveLimitError } from '../../tasks/errors.js';
+import type { NewTask } from '../../tasks/task.js';
+import { ALICE, BOB, newTask, type ContractStore } from './harness.contract.js';
+
+const LIMIT = 5;
+
+export function quotaContract(h: ContractStore): void {
+  describe('the active-task limit', () => {
+    const limited = (overrides: Partial<NewTask> = {}): NewTask =>
+      newTask({ activeLimit: LIMIT, createdAt: h.t, ...overrides });
+
+    it('lets exactly the limit through when many creations race, here and on a second instance', async () => {
+      const peer = h.openPeer === undefined ? h.store : await h.openPeer();
+      try {
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? h.store : peer).create(limited())),
+        );
+        const created = outcomes.filter((o) => o.status === 'fulfilled');
+        const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
+        expect(created).toHaveLength(LIMIT);
+        expect(refused).toHaveLength(24 - LIMIT);
+        for (const err of refused) expect(err).toBeInstanceOf(ActiveLimitError);
+        expect(await h.store.countActive(ALICE)).toBe(LIMIT);
+      } finally {
+        if (peer !== h.store) await peer.close();
+      }
+    });
+
+    it('counts only unfinished tasks of the same owner, and still answers a retried call at the limit', async () => {
+      const first = await h.store.create(limited({ idempotencyKey: 'k-1' }));
+      for (let i = 1; i < LIMIT; i++) await h.store.create(limited());
+      await expect(h.store.create(limited())).rejects.toBeInstanceOf(ActiveLimitError);
+      // The same call again: its task, not a refusal.
+      expect((await h.store.create(limited({ idempotencyKey: 'k-1' }))).id).toBe(first.id);
+      // Another owner has a limit of its own.
+      await expect(h.store.create(limited({ owner: BOB }))).resolves.toMatchObject({ status: 'working' });
+      // A task that ends makes room.
+      const claimed = await h.claim();
+      await h.store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, h.t);
+      await expect(h.store.create(limited())).resolves.toMatchObject({ status: 'working' });
+    });
+  });
+}
