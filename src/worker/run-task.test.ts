@@ -17,6 +17,7 @@ import {
   track,
   useWorkerHarness,
 } from '../../test/support/worker-harness.js';
+import { drivenChangeFeed } from '../../test/support/change-feed.js';
 
 useWorkerHarness();
 
@@ -24,6 +25,48 @@ describe('startRun', () => {
   const run = (deps: RunDeps, task: ClaimedTask): RunningTask => {
     return track(startRun(deps, task));
   };
+
+  it('takes a cancel notice as a hint: only the cancel request in the store stops the run', async () => {
+    const store = openStore();
+    const feed = drivenChangeFeed();
+    // The store as a run sees it, with a change feed anyone could write to (as PostgreSQL's NOTIFY).
+    const spied: TaskStore = Object.create(store) as TaskStore;
+    Object.defineProperty(spied, 'changes', { value: feed.changes });
+    const task = newTask();
+    await store.create(task);
+    const claimed = await store.claim('w1', LEASE, now());
+    if (claimed === undefined) throw new Error('nothing to claim');
+    const release = gate();
+    const started = gate();
+    let aborted = false;
+    const running = run(
+      {
+        store: spied,
+        runner: async (_task, exec) => {
+          exec.signal.addEventListener('abort', () => (aborted = true));
+          started.open();
+          await release.wait;
+          return exec.signal.aborted ? { kind: 'cancelled' } : { kind: 'completed', result: { ok: true } };
+        },
+        leaseMs: 60_000, // a quiet heartbeat: only the notice could stop the run early
+        clock: clockWithNow(now),
+      },
+      claimed,
+    );
+    await started.wait;
+    expect(feed.size()).toBeGreaterThan(0); // the run listens
+    feed.emit({ taskId: task.id, runnable: false, cancelRequested: true }); // forged: nobody asked to cancel
+    await new Promise((r) => setTimeout(r, 100));
+    expect(aborted).toBe(false);
+    // A real cancel request, then its notice: the run stops at once.
+    expect(await store.requestCancel(task.id, task.owner, now())).toMatchObject({ ok: true });
+    feed.emit({ taskId: task.id, runnable: false, cancelRequested: true });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(aborted).toBe(true);
+    release.open();
+    await running.done;
+    expect((await snapshot(store, task.id)).status).toBe('cancelled');
+  });
 
   it('rejects the late write of a run whose lease was taken over', async () => {
     const store = openStore();

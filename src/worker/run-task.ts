@@ -65,30 +65,42 @@ export function startRun(deps: RunDeps, task: ClaimedTask): RunningTask {
   return { id: task.id, abort, done };
 }
 
-/** Renews the lease every third of it; a lost lease or a cancel request aborts the run. Returns the stopper. */
+/**
+ * Renews the lease every third of it; a lost lease or a cancel request aborts the run. A change that says the task
+ * is cancelled only makes it renew at once: notifications are hints (on PostgreSQL any database session can send
+ * one), and the cancel request read back from the task's row is what stops the run. Returns the stopper.
+ */
 function keepLease(deps: RunDeps, task: ClaimedTask, abort: (why: AbortReason) => void): () => void {
   const { store, clock } = deps;
   let renewing = false;
-  const heartbeat = setInterval(
-    () => {
-      // One renewal at a time: a slow store must not pile them up.
-      if (renewing) return;
-      renewing = true;
-      store
-        .renew(task.id, task.token, deps.leaseMs, clock.now())
-        .then(
-          (r) => {
-            if (!r.held) abort('lease-lost');
-            else if (r.cancelRequested) abort('cancel');
-          },
-          () => undefined, // a failed heartbeat is retried; the lease only ends if it stays down
-        )
-        .finally(() => (renewing = false));
-    },
-    Math.max(10, Math.floor(deps.leaseMs / 3)),
-  );
+  let again = false;
+  const renew = (): void => {
+    // One renewal at a time: a slow store must not pile them up; a hint during one asks for another after it.
+    if (renewing) {
+      again = true;
+      return;
+    }
+    renewing = true;
+    store
+      .renew(task.id, task.token, deps.leaseMs, clock.now())
+      .then(
+        (r) => {
+          if (!r.held) abort('lease-lost');
+          else if (r.cancelRequested) abort('cancel');
+        },
+        () => undefined, // a failed heartbeat is retried; the lease only ends if it stays down
+      )
+      .finally(() => {
+        renewing = false;
+        if (again) {
+          again = false;
+          renew();
+        }
+      });
+  };
+  const heartbeat = setInterval(renew, Math.max(10, Math.floor(deps.leaseMs / 3)));
   const unsubscribe = store.changes?.subscribe((c) => {
-    if (c.taskId === task.id && c.cancelRequested) abort('cancel');
+    if (c.taskId === task.id && c.cancelRequested) renew();
   });
   return () => {
     clearInterval(heartbeat);
