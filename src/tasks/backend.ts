@@ -51,3 +51,14 @@ export function backendCipher(options: BackendOptions): PayloadCipher | undefine
 }
 
 export { freshSecret };
+
+/** Where a backend keeps the requestState secret: in clear without a cipher, sealed with it otherwise. */
+export const STATE_SECRET_KEY = 'request_state_secret';
+export const SEALED_STATE_SECRET_KEY = 'request_state_secret_sealed';
+
+/**
+ * The sealed secret to store on first use with a cipher: the one stored in clear before encryption was turned on (so
+ * that rounds in flight still open), or a fresh one.
+ */
+export const sealedSecretFor = (cipher: PayloadCipher, plain: string | undefined): string =>
+  cipher.seal(plain ?? freshSecret());

@@ -3,6 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -35,6 +37,7 @@ const confirm = defineTool({
 });
 
 const ELICIT = { elicitation: {} };
+const KEY = `k1:${randomBytes(32).toString('base64')}`;
 
 async function call(url: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
   const res = await fetch(url, {
@@ -92,6 +95,25 @@ describe('the SQLite backend', () => {
     expect(refused).toMatchObject({ error: { code: -32602 } });
   });
 
+  it('with an encryption key, keeps the secret sealed: the clear one of before is sealed, then dropped', async () => {
+    const path = join(dir, 'sealed.db');
+    const before = createSqliteBackend({ path });
+    const secret = before.stateSecret;
+    await before.close();
+    const sealed = createSqliteBackend({ path, encryptionKey: KEY });
+    expect(sealed.stateSecret).toBe(secret); // rounds in flight still open
+    await sealed.close();
+    const db = new Database(path, { readonly: true });
+    const rows = db.prepare('SELECT key, value FROM server_meta').all() as { key: string; value: string }[];
+    db.close();
+    expect(rows.map((r) => r.key)).not.toContain('request_state_secret');
+    expect(rows.find((r) => r.key === 'request_state_secret_sealed')?.value).toMatch(/^enc1\./);
+    expect(rows.some((r) => r.value.includes(secret))).toBe(false);
+    const again = createSqliteBackend({ path, encryptionKey: KEY });
+    expect(again.stateSecret).toBe(secret);
+    await again.close();
+  });
+
   it('listen() serves the legacy wire too, unless told not to', async () => {
     const mcp = createDurableMcp({
       toolSets: [{ tools: [confirm] }],
@@ -132,6 +154,33 @@ await withPostgres('the PostgreSQL backend', () => {
       const again = await open();
       expect(again.stateSecret).toBe(secret);
       await again.close();
+    });
+
+    it('with an encryption key, stores the secret sealed for every replica', async () => {
+      const sealedSchema = `${schema}_sealed`;
+      const open = () =>
+        createPostgresBackend({
+          connectionString: TEST_POSTGRES_URL,
+          schema: sealedSchema,
+          encryptionKey: KEY,
+        });
+      const first = await open();
+      const second = await open();
+      expect(second.stateSecret).toBe(first.stateSecret);
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      try {
+        const { rows } = await admin.query<{ key: string; value: string }>(
+          `SELECT key, value FROM ${pg.escapeIdentifier(sealedSchema)}.server_meta`,
+        );
+        expect(rows.map((r) => r.key)).not.toContain('request_state_secret');
+        expect(rows.some((r) => r.value.includes(first.stateSecret))).toBe(false);
+        await admin.query(`DROP SCHEMA ${pg.escapeIdentifier(sealedSchema)} CASCADE`);
+      } finally {
+        await admin.end();
+        await first.close();
+        await second.close();
+      }
     });
 
     it('fails when it cannot reach the database, and says so', async () => {

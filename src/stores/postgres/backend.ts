@@ -1,8 +1,17 @@
 // The PostgreSQL backend for several replicas: tasks and legacy sessions in one schema, and the requestState secret
 // stored there once for all of them.
 import pg from 'pg';
-import { backendCipher, freshSecret, type Backend, type BackendOptions } from '../../tasks/backend.js';
-import { getOrCreateMeta } from './meta.js';
+import {
+  backendCipher,
+  freshSecret,
+  SEALED_STATE_SECRET_KEY,
+  sealedSecretFor,
+  STATE_SECRET_KEY,
+  type Backend,
+  type BackendOptions,
+} from '../../tasks/backend.js';
+import type { PayloadCipher } from '../../tasks/payload-cipher.js';
+import { deleteMeta, getOrCreateMeta, readMeta } from './meta.js';
 import { migrate } from './migrations.js';
 import { DEFAULT_SCHEMA } from './names.js';
 import { createPostgresTaskStore } from './task-store.js';
@@ -38,9 +47,31 @@ export interface PostgresBackendOptions extends BackendOptions {
 /** Hides the password of a connection string for logs. */
 export const redactUrl = (s: string): string => s.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 
+/** The stored requestState secret: sealed with the cipher when there is one (a clear one is sealed, then dropped). */
+async function storedSecret(
+  pool: pg.Pool,
+  schema: string,
+  cipher: PayloadCipher | undefined,
+  migrateFirst: boolean | undefined,
+): Promise<string> {
+  if (migrateFirst !== false) await migrate(pool, schema);
+  if (cipher === undefined) return getOrCreateMeta(pool, schema, STATE_SECRET_KEY, freshSecret, false);
+  const plain = await readMeta(pool, schema, STATE_SECRET_KEY);
+  const sealed = await getOrCreateMeta(
+    pool,
+    schema,
+    SEALED_STATE_SECRET_KEY,
+    () => sealedSecretFor(cipher, plain),
+    false,
+  );
+  if (plain !== undefined) await deleteMeta(pool, schema, STATE_SECRET_KEY);
+  return cipher.open(sealed);
+}
+
 /** Opens the backend and reads (or creates) the shared secret, so a backend that cannot be reached fails here. */
 export async function createPostgresBackend(options: PostgresBackendOptions = {}): Promise<Backend> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
+  const cipher = backendCipher(options);
   const tasks = createPostgresTaskStore({
     connectionString: options.connectionString,
     pool: options.pool as pg.Pool | undefined,
@@ -50,14 +81,12 @@ export async function createPostgresBackend(options: PostgresBackendOptions = {}
     connectTimeoutMs: options.connectTimeoutMs,
     migrate: options.migrate,
     preparedStatements: options.preparedStatements,
-    cipher: backendCipher(options),
+    cipher,
     encrypt: options.encrypt,
   });
   let stateSecret: string;
   try {
-    stateSecret =
-      options.stateSecret ??
-      (await getOrCreateMeta(tasks.pool, schema, 'request_state_secret', freshSecret, options.migrate));
+    stateSecret = options.stateSecret ?? (await storedSecret(tasks.pool, schema, cipher, options.migrate));
   } catch (err) {
     await tasks.close();
     throw err;

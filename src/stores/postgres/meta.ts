@@ -24,3 +24,23 @@ export async function getOrCreateMeta(
   if (value === undefined) throw new Error(`server_meta ${key} vanished`);
   return value;
 }
+
+/** A server-wide value, if stored. */
+export async function readMeta(
+  pool: pg.Pool,
+  schema: string | undefined,
+  key: string,
+): Promise<string | undefined> {
+  const { quoted } = schemaNames(schema);
+  const { rows } = await pool.query<{ value: string }>(
+    `SELECT value FROM ${quoted}.server_meta WHERE key = $1`,
+    [key],
+  );
+  return rows[0]?.value;
+}
+
+/** Forgets a server-wide value. */
+export async function deleteMeta(pool: pg.Pool, schema: string | undefined, key: string): Promise<void> {
+  const { quoted } = schemaNames(schema);
+  await pool.query(`DELETE FROM ${quoted}.server_meta WHERE key = $1`, [key]);
+}

@@ -1,6 +1,15 @@
 // The SQLite backend: tasks and legacy sessions in one file, and the requestState secret stored beside them.
-import { backendCipher, freshSecret, type Backend, type BackendOptions } from '../../tasks/backend.js';
-import { getOrCreateMeta } from './database.js';
+import {
+  backendCipher,
+  freshSecret,
+  SEALED_STATE_SECRET_KEY,
+  sealedSecretFor,
+  STATE_SECRET_KEY,
+  type Backend,
+  type BackendOptions,
+} from '../../tasks/backend.js';
+import type { PayloadCipher } from '../../tasks/payload-cipher.js';
+import { deleteMeta, getOrCreateMeta, readMeta, type SqliteDatabase } from './database.js';
 import { createSqliteTaskStore } from './task-store.js';
 
 export interface SqliteBackendOptions extends BackendOptions {
@@ -12,17 +21,27 @@ export interface SqliteBackendOptions extends BackendOptions {
 
 export const DEFAULT_SQLITE_PATH = './data/tasks.db';
 
+/** The stored requestState secret: sealed with the cipher when there is one (a clear one is sealed, then dropped). */
+function storedSecret(db: SqliteDatabase, cipher: PayloadCipher | undefined): string {
+  if (cipher === undefined) return getOrCreateMeta(db, STATE_SECRET_KEY, freshSecret);
+  const plain = readMeta(db, STATE_SECRET_KEY);
+  const sealed = getOrCreateMeta(db, SEALED_STATE_SECRET_KEY, () => sealedSecretFor(cipher, plain));
+  if (plain !== undefined) deleteMeta(db, STATE_SECRET_KEY);
+  return cipher.open(sealed);
+}
+
 export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend {
   const path = options.path ?? DEFAULT_SQLITE_PATH;
+  const cipher = backendCipher(options);
   const tasks = createSqliteTaskStore({
     path,
     busyTimeoutMs: options.busyTimeoutMs,
-    cipher: backendCipher(options),
+    cipher,
     encrypt: options.encrypt,
   });
   let stateSecret: string;
   try {
-    stateSecret = options.stateSecret ?? getOrCreateMeta(tasks.db, 'request_state_secret', freshSecret);
+    stateSecret = options.stateSecret ?? storedSecret(tasks.db, cipher);
   } catch (err) {
     void tasks.close();
     throw err;

@@ -100,3 +100,14 @@ export function getOrCreateMeta(
   const row = db.prepare('SELECT value FROM server_meta WHERE key = ?').get(key) as { value: string };
   return row.value;
 }
+
+/** A server-wide value, if stored. */
+export function readMeta(db: SqliteDatabase, key: string): string | undefined {
+  return (db.prepare('SELECT value FROM server_meta WHERE key = ?').get(key) as { value: string } | undefined)
+    ?.value;
+}
+
+/** Forgets a server-wide value. */
+export function deleteMeta(db: SqliteDatabase, key: string, busyTimeoutMs = 5_000): void {
+  retryWhileBusy(() => db.prepare('DELETE FROM server_meta WHERE key = ?').run(key), busyTimeoutMs);
+}
