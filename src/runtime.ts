@@ -42,7 +42,7 @@ export interface DurableMcpOptions {
   /** Extra server settings (dispatch wrapper for tracing, subscription counting, paging, cache hints). */
   server?: Pick<
     ServerOptions,
-    'wrapDispatch' | 'onSubscription' | 'pageSize' | 'listTtlMs' | 'discoverTtlMs'
+    'wrapDispatch' | 'onSubscription' | 'pageSize' | 'listTtlMs' | 'discoverTtlMs' | 'maxListensPerPrincipal'
   >;
 }
 

@@ -97,6 +97,8 @@ const runtime = createDurableMcp({
   toolSets: [{ tools }],
   store,
   tasks: { tasksGetRate: false, maxActiveTasksPerPrincipal: 0 },
+  // The bench is one principal holding up to 1,000 streams: the per-principal cap is not what it measures.
+  server: { maxListensPerPrincipal: 100_000 },
 });
 const handler = createHttpHandler({
   server: runtime.server,

@@ -64,6 +64,9 @@ export function serveStore(ctx: RunContext, key: string, store: string, args: st
     '0',
     '--store',
     store,
+    // All the bench's load is one principal: per-principal stream caps are not what it measures.
+    '--max-listens',
+    '100000',
     ...args,
   ];
 }

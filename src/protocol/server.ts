@@ -1,4 +1,5 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
+import { ownerKey } from '../tasks/task.js';
 import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
 import { randomBytes } from 'node:crypto';
 import {
@@ -15,8 +16,8 @@ import {
   type RequestId,
 } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
-import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
-import type { ErrorOrigin } from '../wire/codes.js';
+import { methodNotFound, ProtocolError, toProtocolError } from '../wire/protocol-error.js';
+import { ErrorCode, type ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
 import type { AuthInfo } from './context.js';
@@ -73,6 +74,8 @@ export interface ServerOptions {
   /** Secret sealing MRTR requestState; share it between replicas. Random per process when omitted. */
   stateSecret?: string | Buffer;
   pageSize?: number;
+  /** Open subscriptions/listen streams per principal (default 100); more are refused with 429. */
+  maxListensPerPrincipal?: number;
   /** Cache freshness advertised on list, read and discover results. */
   listTtlMs?: number;
   discoverTtlMs?: number;
@@ -224,6 +227,31 @@ interface Core {
   shutdown: AbortSignal;
 }
 
+/** Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. */
+function listenLimit(max: number): { open(auth: AuthInfo): () => void } {
+  const open = new Map<string, number>();
+  return {
+    open(auth) {
+      const key = ownerKey(auth);
+      const n = open.get(key) ?? 0;
+      if (n >= max) {
+        throw new ProtocolError(ErrorCode.TooManyRequests, `Too many open subscriptions (limit ${max})`, {
+          limit: max,
+        });
+      }
+      open.set(key, n + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (open.get(key) ?? 1) - 1;
+        if (left === 0) open.delete(key);
+        else open.set(key, left);
+      };
+    },
+  };
+}
+
 /** The core's methods, before the extensions add theirs. */
 function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   const { options, registry, deps, extensions } = core;
@@ -233,6 +261,7 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   const interceptors = extensions.flatMap((e) => (e.interceptToolCall ? [e.interceptToolCall] : []));
   const viewOf = toolsViewOf(extensions);
   const cachedList = listCache(registry, core.serverMeta);
+  const listens = listenLimit(options.maxListensPerPrincipal ?? 100);
   return {
     'server/discover': () => {
       const result: JsonObject = {
@@ -269,11 +298,13 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
     'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints),
     'completion/complete': (params) => complete(registry, params),
     'subscriptions/listen': async (params, scope) => {
+      const release = listens.open(scope.auth);
       options.onSubscription?.(1);
       try {
         return await listen(registry, subscriptionExts, core.shutdown, params, scope);
       } finally {
         options.onSubscription?.(-1);
+        release();
       }
     },
   };

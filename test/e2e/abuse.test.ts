@@ -217,3 +217,50 @@ describe('the active-task quota', () => {
     }
   });
 });
+
+describe('subscriptions/listen', () => {
+  it('caps the open streams of one principal (429), not those of another', async () => {
+    const limited = createDurableMcp({
+      toolSets: [{ tools: [] }],
+      backend: createSqliteBackend({ path: join(dir, 'listens.db') }),
+      server: { maxListensPerPrincipal: 2 },
+    });
+    const on = await limited.listen({
+      port: 0,
+      authenticator: tokenAuthenticator({
+        [TOKEN]: { tenant: 't', principal: 'p' },
+        [`${TOKEN}-other`]: { tenant: 't', principal: 'q' },
+      }),
+    });
+    const streams: AbortController[] = [];
+    const listen = async (token: string): Promise<number> => {
+      const abort = new AbortController();
+      streams.push(abort);
+      const res = await fetch(on.url, {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { ...mcpHeaders('subscriptions/listen'), authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+        }),
+      });
+      return res.status;
+    };
+    try {
+      expect(await listen(TOKEN)).toBe(200);
+      expect(await listen(TOKEN)).toBe(200);
+      expect(await listen(TOKEN)).toBe(429);
+      expect(await listen(`${TOKEN}-other`)).toBe(200);
+      // A stream that ends makes room.
+      streams[0]?.abort();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await listen(TOKEN)).toBe(200);
+    } finally {
+      for (const s of streams) s.abort();
+      await limited.close(0);
+    }
+  });
+});

@@ -110,6 +110,8 @@ beforeAll(async () => {
     store,
     tasks: { tasksGetRate: false },
     worker: { concurrency: 16, pollMs: 50 },
+    // One principal opens 1,000 streams below.
+    server: { maxListensPerPrincipal: 2_000 },
   });
   const handler = createHttpHandler({
     server: runtime.server,

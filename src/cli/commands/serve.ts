@@ -33,6 +33,7 @@ export const serveUsage = `durable-mcp serve [flags]
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
   --no-legacy            do not serve 2025-11-25 clients (sessions, initialize) on the same endpoint
   --max-connections N    open connections at most (default 1024)
+  --max-listens N        open subscriptions/listen streams per principal; more get 429 (default 100)
   --max-buffered-mb N    request bodies read at once hold at most N MiB together; more get 503 (default 64)
   --request-timeout-ms N time to receive a whole request; slower uploads get 408 (default 30000)
   --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
@@ -111,6 +112,7 @@ const SERVE_FLAGS = {
   'keep-alive-ms': { type: 'string' },
   'no-legacy': { type: 'boolean' },
   'max-connections': { type: 'string' },
+  'max-listens': { type: 'string' },
   'max-buffered-mb': { type: 'string' },
   'request-timeout-ms': { type: 'string' },
   stdio: { type: 'boolean' },
@@ -220,6 +222,7 @@ function runtimeFromFlags(
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
       wrapDispatch: values.otel === true ? (method, run) => traced(method, run) : undefined,
+      maxListensPerPrincipal: intFlag(values['max-listens'], 'max-listens', 100),
     },
     tasks: {
       audit,
