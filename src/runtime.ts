@@ -74,9 +74,13 @@ export interface DurableMcp {
   close(graceMs?: number): Promise<void>;
 }
 
+/** A host as it appears in a URL and a Host header: IPv6 addresses in brackets. */
+export const urlHost = (host: string): string =>
+  host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+
 /** Allowed Host names for a server bound to `host`: loopback, the bound name, and the extra ones given. */
 export function allowedHostsFor(host: string, extra: readonly string[] = []): string[] {
-  const bound = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const bound = urlHost(host);
   const hosts = [...LOOPBACK_HOSTS, ...extra.map((h) => h.trim().toLowerCase()).filter(Boolean)];
   if (!['0.0.0.0', '[::]'].includes(bound)) hosts.push(bound.toLowerCase());
   return hosts;

@@ -12,7 +12,7 @@ import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js
 import { buildAuth, type AuthSetup } from '../auth-config.js';
 import { listenHttp } from '../../transport/http/node-server.js';
 import { serveStdio } from '../../transport/stdio/stdio.js';
-import { allowedHostsFor, createDurableMcp, type DurableMcp } from '../../runtime.js';
+import { allowedHostsFor, createDurableMcp, urlHost, type DurableMcp } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -263,7 +263,7 @@ async function listenFromFlags(
 ): Promise<{ running: Awaited<ReturnType<typeof listenHttp>>; auth: AuthSetup; shownUrl: string }> {
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const port = intFlag(values.port, 'port', 3000);
-  const boundHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const boundHost = urlHost(host);
   const extraHosts = ((values['allowed-hosts'] as string | undefined) ?? '').split(',');
   const keepAliveMs = intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000);
   let auth: AuthSetup | undefined;

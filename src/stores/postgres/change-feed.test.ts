@@ -1,38 +1,18 @@
 // The PostgreSQL change feed across instances: LISTEN/NOTIFY delivery, committed snapshots, resyncs, reconnection.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { TaskChange, TaskStore } from '../../tasks/store.js';
+import { describe, expect, it } from 'vitest';
+import type { TaskChange } from '../../tasks/store.js';
 import type { TaskOwner } from '../../tasks/task.js';
 import { newTask } from '../task-store.contract.js';
 import { LISTEN_APPLICATION_NAME } from './names.js';
-import { createPostgresTaskStore, type PostgresTaskStoreOptions } from './task-store.js';
-import { TEST_POSTGRES_URL, withPostgres } from '../../../test/support/postgres.js';
+import { withPostgres } from '../../../test/support/postgres.js';
+import { usePostgresStores } from '../../../test/support/postgres-stores.js';
 
 const T0 = 1_700_000_000_000;
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
-const SCHEMA = `dmcp_feed_${randomBytes(5).toString('hex')}`;
 
 await withPostgres('the PostgreSQL change feed tests', () => {
-  const admin = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 3 });
-  const schemas = new Set<string>();
-  const opened: TaskStore[] = [];
-  const open = (options: PostgresTaskStoreOptions) => {
-    const store = createPostgresTaskStore({ connectionString: TEST_POSTGRES_URL, poolSize: 4, ...options });
-    opened.push(store);
-    return store;
-  };
-  const freshSchema = (): string => {
-    const schema = `${SCHEMA}_${randomBytes(3).toString('hex')}`;
-    schemas.add(schema);
-    return schema;
-  };
-  afterAll(async () => {
-    for (const store of opened.splice(0)) await store.close();
-    for (const schema of schemas)
-      await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
-  });
+  const { admin, open, freshSchema } = usePostgresStores('dmcp_feed');
 
   describe('PostgreSQL change feed across instances', () => {
     const listenPids = async (schema: string): Promise<number[]> => {

@@ -2,7 +2,7 @@
 // (the change feed across instances and the database going away have files of their own).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
@@ -16,39 +16,20 @@ import {
 import { migrate, postgresMigrations } from './migrations.js';
 import { schemaNames } from './names.js';
 import { buildQueries } from './queries.js';
-import { createPostgresTaskStore, type PostgresTaskStoreOptions } from './task-store.js';
-import { withPostgres } from '../../../test/support/postgres.js';
+import { createPostgresTaskStore } from './task-store.js';
+import { TEST_POSTGRES_URL as URL, withPostgres } from '../../../test/support/postgres.js';
+import { usePostgresStores } from '../../../test/support/postgres-stores.js';
 
-const URL = process.env.DURABLE_MCP_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const T0 = 1_700_000_000_000;
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
-const SCHEMA = `dmcp_test_${randomBytes(5).toString('hex')}`;
 
 await withPostgres('the PostgreSQL store tests', defineSuites);
 
 function defineSuites(): void {
-  const admin = new pg.Pool({ connectionString: URL, max: 3 });
-  const schemas = new Set<string>([SCHEMA]);
-  const opened: TaskStore[] = [];
-  const open = (options: PostgresTaskStoreOptions = {}) => {
-    const store = createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4, ...options });
-    opened.push(store);
-    return store;
-  };
-  const freshSchema = (): string => {
-    const schema = `${SCHEMA}_${randomBytes(3).toString('hex')}`;
-    schemas.add(schema);
-    return schema;
-  };
+  const { admin, open, freshSchema, schema: SCHEMA } = usePostgresStores('dmcp_test');
 
   beforeAll(async () => {
     await migrate(admin, SCHEMA);
-  });
-  afterAll(async () => {
-    for (const store of opened.splice(0)) await store.close();
-    for (const schema of schemas)
-      await admin.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-    await admin.end();
   });
 
   // Every contract test starts from empty tables in the file's schema.
