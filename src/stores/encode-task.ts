@@ -19,6 +19,8 @@ export interface EncodedTask {
   idempotencyKey: string | null;
   /** NewTask.activeLimit, or null. */
   activeLimit: number | null;
+  /** NewTask.storedLimit, or null. */
+  storedLimit: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -46,5 +48,6 @@ export function encodeTask(
     ]),
     idempotencyKey: task.idempotencyKey ?? null,
     activeLimit: task.activeLimit ?? null,
+    storedLimit: task.storedLimit ?? null,
   };
 }

@@ -43,10 +43,20 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
-/** The owner already has `limit` unfinished tasks: a new one is refused (NewTask.activeLimit). */
+/**
+ * A new task is refused: its owner already has `limit` unfinished tasks (NewTask.activeLimit, quota `active`), or
+ * already keeps `limit` tasks of any status (NewTask.storedLimit, quota `stored`).
+ */
 export class ActiveLimitError extends Error {
-  constructor(readonly limit: number) {
-    super(`Too many unfinished tasks (limit ${limit})`);
+  constructor(
+    readonly limit: number,
+    readonly quota: 'active' | 'stored' = 'active',
+  ) {
+    super(
+      quota === 'active'
+        ? `Too many unfinished tasks (limit ${limit})`
+        : `Too many stored tasks (limit ${limit})`,
+    );
     this.name = 'ActiveLimitError';
   }
 }

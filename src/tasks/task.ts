@@ -78,6 +78,11 @@ export interface NewTask {
    * live task of the owner still gets that task.
    */
   activeLimit?: number;
+  /**
+   * Refuse the task (ActiveLimitError, quota `stored`) when its owner already keeps this many tasks of any status
+   * (finished ones count until they are swept), counted as activeLimit is.
+   */
+  storedLimit?: number;
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */

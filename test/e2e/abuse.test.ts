@@ -218,6 +218,56 @@ describe('the active-task quota', () => {
   });
 });
 
+interface Reply {
+  result?: { taskId?: string };
+  error?: { message: string; data?: unknown };
+}
+
+describe('the storage quota', () => {
+  it('counts cancelled tasks: after 3 create-and-cancel cycles with a limit of 3, the next call is 429', async () => {
+    const slow = defineTool({
+      name: 'slow',
+      inputSchema: { type: 'object' },
+      task: { support: 'optional' },
+      handler: async (_args, ctx) => {
+        await ctx.sleep('nap', 60_000);
+        return textResult('done');
+      },
+    });
+    const quota = createDurableMcp({
+      toolSets: [{ tools: [slow] }],
+      backend: createSqliteBackend({ path: join(dir, 'stored.db') }),
+      tasks: { maxStoredTasksPerPrincipal: 3, tasksGetRate: false },
+    });
+    const on = await quota.listen({ port: 0 });
+    const rpc = (method: string, name: string | undefined, params: Record<string, unknown>) =>
+      fetch(on.url, {
+        method: 'POST',
+        headers: mcpHeaders(method, name),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: { ...params, _meta: envelope({ extensions: { [TASKS]: {} } }) },
+        }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Reply }));
+    try {
+      for (let i = 0; i < 3; i++) {
+        const created = await rpc('tools/call', 'slow', { name: 'slow', arguments: { i } });
+        const taskId = String(created.body.result?.taskId);
+        const cancelled = await rpc('tasks/cancel', taskId, { taskId });
+        expect(cancelled.status).toBe(200);
+      }
+      const refused = await rpc('tools/call', 'slow', { name: 'slow', arguments: { i: 3 } });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error?.message).toMatch(/Too many stored tasks \(limit 3\)/);
+      expect(refused.body.error?.data).toMatchObject({ limit: 3, quota: 'stored' });
+    } finally {
+      await quota.close(0);
+    }
+  });
+});
+
 describe('subscriptions/listen', () => {
   it('caps the open streams of one principal (429), not those of another', async () => {
     const limited = createDurableMcp({

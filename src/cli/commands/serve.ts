@@ -58,6 +58,7 @@ Protection of stored data and limits:
   --encrypt all|sensitive  with a key: every task (default) or only tools marked sensitive
   --tasks-get-rate N     tasks/get per second per principal, burst 2N (default 100; 0 disables)
   --max-active-tasks N   unfinished tasks per principal (default 1000; 0 disables)
+  --max-stored-tasks N   tasks of any status kept per principal, finished ones until swept (default 10000; 0 disables)
   --no-audit             no audit lines (default: one JSON line per task access on stderr)
 Observability:
   --log-level LEVEL      trace|debug|info|warn|error (default info); JSON lines on stderr (pino)
@@ -135,6 +136,7 @@ const SERVE_FLAGS = {
   encrypt: { type: 'string' },
   'tasks-get-rate': { type: 'string' },
   'max-active-tasks': { type: 'string' },
+  'max-stored-tasks': { type: 'string' },
   'no-audit': { type: 'boolean' },
   'log-level': { type: 'string' },
   'pg-schema': { type: 'string' },
@@ -228,6 +230,7 @@ function runtimeFromFlags(
       audit,
       tasksGetRate: rate === 0 ? false : { perSecond: rate, burst: rate * 2 },
       maxActiveTasksPerPrincipal: intFlag(values['max-active-tasks'], 'max-active-tasks', 1_000),
+      maxStoredTasksPerPrincipal: intFlag(values['max-stored-tasks'], 'max-stored-tasks', 10_000),
       fallback: fallbackFromFlags(values),
     },
     worker:

@@ -35,6 +35,11 @@ export interface TasksExtensionOptions {
   /** Cap on non-terminal tasks per principal (default 1000); 0 disables it. */
   maxActiveTasksPerPrincipal?: number;
   /**
+   * Cap on tasks of any status kept per principal (default 10,000): finished and cancelled tasks count until they
+   * expire and are swept, so one caller cannot fill the store. 0 disables it.
+   */
+  maxStoredTasksPerPrincipal?: number;
+  /**
    * Tasks for clients that do not declare the extension: their calls wait up to a budget, then hand back the task
    * with facade tools to follow it (on by default for `optional` tools); false turns it off.
    */
@@ -85,6 +90,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     defaultTtlMs: options.defaultTtlMs,
     defaultPollIntervalMs: options.defaultPollIntervalMs,
     maxActive: options.maxActiveTasksPerPrincipal ?? 1_000,
+    maxStored: options.maxStoredTasksPerPrincipal ?? 10_000,
   };
   const start: StartTask = (call, params, scope, deps, capabilities) =>
     startTask(access, defaults, call, params, scope, deps, capabilities);

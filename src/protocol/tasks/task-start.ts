@@ -23,6 +23,8 @@ export interface TaskDefaults {
   defaultPollIntervalMs?: number;
   /** Cap on non-terminal tasks per principal; 0 disables it. */
   maxActive: number;
+  /** Cap on tasks of any status kept per principal (finished ones until swept); 0 or undefined disables it. */
+  maxStored?: number;
 }
 
 /** The task of a call, or the answer to give instead (an MRTR round of the tool's `prepare`). */
@@ -82,20 +84,21 @@ async function earlierTask(
   return existing.snapshot;
 }
 
-/** The refusal of a new task over the quota, recorded. */
-function overQuota(access: TaskAccess, call: ToolCall, auth: AuthInfo, maxActive: number): ProtocolError {
+/** The refusal of a new task over a quota, recorded. */
+function overQuota(access: TaskAccess, call: ToolCall, auth: AuthInfo, refusal: ActiveLimitError): ProtocolError {
+  const active = refusal.quota === 'active';
   access.audit({
     event: 'task.limited',
     ...ownerOf(auth),
     tool: call.tool.def.name,
-    outcome: 'too_many_active_tasks',
+    outcome: active ? 'too_many_active_tasks' : 'too_many_stored_tasks',
   });
   return new ProtocolError(
     TOO_MANY_REQUESTS,
-    `Too many unfinished tasks (limit ${maxActive}); wait for some to end`,
-    {
-      limit: maxActive,
-    },
+    active
+      ? `Too many unfinished tasks (limit ${refusal.limit}); wait for some to end`
+      : `Too many stored tasks (limit ${refusal.limit}); finished tasks count until they expire`,
+    { limit: refusal.limit, quota: refusal.quota },
   );
 }
 
@@ -105,6 +108,7 @@ interface Creation {
   answers: Record<string, JsonObject>;
   capabilities: JsonObject;
   activeLimit: number | undefined;
+  storedLimit: number | undefined;
 }
 
 /** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
@@ -137,6 +141,7 @@ async function createTask(
     sensitive: policy.sensitive === true,
     idempotencyKey: creation.key,
     activeLimit: creation.activeLimit,
+    storedLimit: creation.storedLimit,
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
@@ -179,7 +184,7 @@ export async function startTask(
     if (round.kind === 'input_required') return { answer: round.result };
     answers = round.value;
   }
-  const { maxActive } = defaults;
+  const { maxActive, maxStored = 0 } = defaults;
   const kept = capabilities ?? scope.envelope.clientCapabilities;
   try {
     // The store counts the owner's unfinished tasks with the insert, atomically across processes.
@@ -188,6 +193,7 @@ export async function startTask(
       answers,
       capabilities: kept,
       activeLimit: maxActive > 0 ? maxActive : undefined,
+      storedLimit: maxStored > 0 ? maxStored : undefined,
     });
     return { task };
   } catch (err) {
@@ -195,6 +201,6 @@ export async function startTask(
     // A retried call is no new task: the quota does not refuse it.
     const found = await earlier();
     if (found !== undefined) return { task: found };
-    throw overQuota(access, call, scope.auth, maxActive);
+    throw overQuota(access, call, scope.auth, err);
   }
 }

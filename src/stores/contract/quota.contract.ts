@@ -1,5 +1,5 @@
-// The TaskStore contract: the limit on an owner's unfinished tasks holds under concurrent creations, here and on a
-// second instance (another process or replica), and never refuses a retried call its key already answered.
+// The TaskStore contract: the limits on an owner's unfinished and kept tasks hold under concurrent creations, here
+// and on a second instance (another process or replica), and never refuse a retried call its key already answered.
 import { describe, expect, it } from 'vitest';
 import { ActiveLimitError } from '../../tasks/errors.js';
 import type { NewTask } from '../../tasks/task.js';
@@ -41,6 +41,42 @@ export function quotaContract(h: ContractStore): void {
       const claimed = await h.claim();
       await h.store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, h.t);
       await expect(h.store.create(limited())).resolves.toMatchObject({ status: 'working' });
+    });
+  });
+
+  describe('the stored-task limit', () => {
+    const kept = (overrides: Partial<NewTask> = {}): NewTask =>
+      newTask({ storedLimit: LIMIT, createdAt: h.t, ...overrides });
+
+    it('counts finished and cancelled tasks too, and refuses past the limit', async () => {
+      const first = await h.store.create(kept({ idempotencyKey: 'k-1' }));
+      const claimed = await h.claim();
+      await h.store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, h.t);
+      const second = await h.store.create(kept());
+      await h.store.requestCancel(second.id, ALICE, h.t);
+      for (let i = 2; i < LIMIT; i++) await h.store.create(kept());
+      expect(await h.store.countActive(ALICE)).toBe(LIMIT - 2);
+      const refusal = await h.store.create(kept()).catch((err: unknown) => err);
+      expect(refusal).toBeInstanceOf(ActiveLimitError);
+      expect(refusal).toMatchObject({ quota: 'stored', limit: LIMIT });
+      // A retried call still gets its task.
+      expect((await h.store.create(kept({ idempotencyKey: 'k-1' }))).id).toBe(first.id);
+      // Another owner keeps its own count.
+      await expect(h.store.create(kept({ owner: BOB }))).resolves.toMatchObject({ status: 'working' });
+    });
+
+    it('lets exactly the limit through when many creations race, here and on a second instance', async () => {
+      const peer = h.openPeer === undefined ? h.store : await h.openPeer();
+      try {
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? h.store : peer).create(kept())),
+        );
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(LIMIT);
+        for (const o of outcomes)
+          if (o.status === 'rejected') expect(o.reason).toMatchObject({ quota: 'stored' });
+      } finally {
+        if (peer !== h.store) await peer.close();
+      }
     });
   });
 }

@@ -26,43 +26,63 @@ export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
 
 const ownerOf = (t: EncodedTask): string => JSON.stringify([t.tenant, t.principal]);
 
+const limited = (t: EncodedTask): boolean => t.activeLimit !== null || t.storedLimit !== null;
+
+/** What the owner holds inside the locked transaction: unfinished tasks, and tasks of any status. */
+interface Held {
+  active: number;
+  stored: number;
+}
+
+/** The quota the task would exceed given what its owner holds, if any. */
+function exceeded(task: EncodedTask, held: Held): ActiveLimitError | undefined {
+  if (task.activeLimit !== null && held.active >= task.activeLimit)
+    return new ActiveLimitError(task.activeLimit, 'active');
+  if (task.storedLimit !== null && held.stored >= task.storedLimit)
+    return new ActiveLimitError(task.storedLimit, 'stored');
+  return undefined;
+}
+
 /**
  * Inside one transaction: locks the owners that have a limit (in one order, so two batches never wait on each
- * other), counts their unfinished tasks, and inserts what fits. Left out: tasks whose key a live task holds (the
- * batcher joins them) and tasks over their owner's limit (added to `refused`).
+ * other), counts their unfinished and kept tasks, and inserts what fits. Left out: tasks whose key a live task
+ * holds (the batcher joins them) and tasks over one of their owner's limits (kept in `refused`).
  */
 async function insertCounted(
   { db, q }: StoreContext,
   tasks: EncodedTask[],
-  refused: WeakSet<EncodedTask>,
+  refused: WeakMap<EncodedTask, ActiveLimitError>,
 ): Promise<TaskRow[]> {
   return db.tx(async (run) => {
-    const owners = [...new Set(tasks.filter((t) => t.activeLimit !== null).map(ownerOf))].sort();
-    const counts = new Map<string, number>();
+    const owners = [...new Set(tasks.filter(limited).map(ownerOf))].sort();
+    const held = new Map<string, Held>();
     for (const owner of owners) {
       await run(q.lockOwner, [owner]);
       const [tenant, principal] = JSON.parse(owner) as [string, string];
-      const [row] = await run<{ n: number }>(q.countActive, [tenant, principal]);
-      counts.set(owner, Number(row?.n ?? 0));
+      const [active] = await run<{ n: number }>(q.countActive, [tenant, principal]);
+      const [stored] = await run<{ n: number }>(q.countStored, [tenant, principal]);
+      held.set(owner, { active: Number(active?.n ?? 0), stored: Number(stored?.n ?? 0) });
     }
     const fitting: EncodedTask[] = [];
     for (const task of tasks) {
       if (task.idempotencyKey !== null) {
-        const [held] = await run<SnapshotRow>(q.keyed, [
+        const [taken] = await run<SnapshotRow>(q.keyed, [
           task.tenant,
           task.principal,
           task.tool,
           task.idempotencyKey,
         ]);
-        if (held !== undefined) continue;
+        if (taken !== undefined) continue;
       }
-      if (task.activeLimit !== null) {
-        const n = counts.get(ownerOf(task)) ?? 0;
-        if (n >= task.activeLimit) {
-          refused.add(task);
+      const counts = held.get(ownerOf(task));
+      if (counts !== undefined) {
+        const over = exceeded(task, counts);
+        if (over !== undefined) {
+          refused.set(task, over);
           continue;
         }
-        counts.set(ownerOf(task), n + 1);
+        counts.active += 1;
+        counts.stored += 1;
       }
       fitting.push(task);
     }
@@ -72,10 +92,10 @@ async function insertCounted(
 
 export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): CreateBatcher {
   const { db, q, codec, feed } = ctx;
-  const refused = new WeakSet<EncodedTask>();
+  const refused = new WeakMap<EncodedTask, ActiveLimitError>();
   const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
     let rows: TaskRow[];
-    if (tasks.some((t) => t.activeLimit !== null)) rows = await insertCounted(ctx, tasks, refused);
+    if (tasks.some(limited)) rows = await insertCounted(ctx, tasks, refused);
     else
       try {
         rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
@@ -97,7 +117,8 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
    */
   const joinByKey = async (task: NewTask, encoded: EncodedTask): Promise<TaskSnapshot> => {
     // Over its owner's limit: it still joins the live task its key names, if any (a retried call is no new task).
-    const over = refused.delete(encoded) ? new ActiveLimitError(encoded.activeLimit as number) : undefined;
+    const over = refused.get(encoded);
+    refused.delete(encoded);
     const key = task.idempotencyKey;
     if (key === undefined) throw over ?? new Error(`task ${task.id} was not inserted`);
     for (let turn = 0; turn < 5; turn++) {

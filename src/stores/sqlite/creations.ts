@@ -12,7 +12,7 @@ type Created =
   | { kind: 'inserted' }
   | { kind: 'joined'; snapshot: TaskSnapshot }
   | { kind: 'conflict'; id: string }
-  | { kind: 'over'; limit: number };
+  | { kind: 'over'; limit: number; quota: 'active' | 'stored' };
 
 /** The live task of the owner that the task's idempotency key names, joined or in conflict; undefined if none. */
 function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
@@ -33,9 +33,11 @@ function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
  */
 function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
   const { q, codec } = ctx;
-  // Inside the write transaction, which no other writer shares: the count holds until the insert.
+  // Inside the write transaction, which no other writer shares: the counts hold until the insert.
   if (task.activeLimit !== undefined && q.countActive(task.owner) >= task.activeLimit)
-    return joinKeyed(ctx, task) ?? { kind: 'over', limit: task.activeLimit };
+    return joinKeyed(ctx, task) ?? { kind: 'over', limit: task.activeLimit, quota: 'active' };
+  if (task.storedLimit !== undefined && q.countStored(task.owner) >= task.storedLimit)
+    return joinKeyed(ctx, task) ?? { kind: 'over', limit: task.storedLimit, quota: 'stored' };
   if (!q.insertTask(task, codec.sealsNew(task))) {
     const key = task.idempotencyKey as string;
     const existing = q.keyed(task.owner, task.tool, key);
@@ -57,7 +59,7 @@ function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
 function settledOf(task: NewTask, created: Created): Settled<TaskSnapshot> {
   if (created.kind === 'inserted') return { value: newSnapshot(task) };
   if (created.kind === 'joined') return { value: created.snapshot };
-  if (created.kind === 'over') return { error: new ActiveLimitError(created.limit) };
+  if (created.kind === 'over') return { error: new ActiveLimitError(created.limit, created.quota) };
   return { error: new IdempotencyConflictError(created.id) };
 }
 

@@ -28,6 +28,9 @@ export function readSql(s: string) {
     countActive: `
       SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND principal = $2 AND ${NON_TERMINAL}`,
 
+    /** Every task the owner keeps, of any status (the storage quota): an index-only scan of tasks_owner_created. */
+    countStored: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND principal = $2`,
+
     /**
      * One statement, one snapshot: counts by status (index-only scans of tasks_status, not a scan of the table) and
      * the runnable backlog at $1 (tasks_runnable).

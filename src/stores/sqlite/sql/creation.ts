@@ -26,7 +26,8 @@ export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) 
         answers,
         createdAt,
         idempotencyKey,
-        activeLimit: _limit,
+        activeLimit: _active,
+        storedLimit: _stored,
         ...row
       } = encodeTask(task, codec, sealed);
       const { changes } = insert.run({

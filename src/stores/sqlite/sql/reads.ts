@@ -35,6 +35,10 @@ export function prepareReadQueries(db: SqliteDatabase) {
        WHERE tenant = ? AND principal = ? AND status IN ('working','input_required')`,
     )
     .pluck();
+  // Per creation under a storage quota: all the owner's kept tasks, an index-only count (tasks_owner_created).
+  const countStored = db
+    .prepare(`SELECT count(*) FROM tasks INDEXED BY tasks_owner_created WHERE tenant = ? AND principal = ?`)
+    .pluck();
   const countRunnable = db.prepare(
     `SELECT (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
        AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS n`,
@@ -50,6 +54,7 @@ export function prepareReadQueries(db: SqliteDatabase) {
     stepNames: (id: string) => stepNames.all(id) as string[],
     stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
+    countStored: (owner: TaskOwner) => countStored.get(owner.tenant, owner.principal) as number,
     countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,
   };
 }
