@@ -85,7 +85,12 @@ async function earlierTask(
 }
 
 /** The refusal of a new task over a quota, recorded. */
-function overQuota(access: TaskAccess, call: ToolCall, auth: AuthInfo, refusal: ActiveLimitError): ProtocolError {
+function overQuota(
+  access: TaskAccess,
+  call: ToolCall,
+  auth: AuthInfo,
+  refusal: ActiveLimitError,
+): ProtocolError {
   const active = refusal.quota === 'active';
   access.audit({
     event: 'task.limited',
