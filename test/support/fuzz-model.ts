@@ -138,8 +138,28 @@ function namesLegacySession(parsed: unknown, headers: HeaderInit): boolean {
   return !(isObject(params?._meta) && params._meta[META_PROTOCOL_VERSION] !== undefined);
 }
 
+/**
+ * The tools of test/fixtures/tools/unserializable-tools.mjs return what cannot be written as JSON: their synchronous
+ * calls are answered -32603 with HTTP 500, the one 5xx a request may get (the server goes on).
+ */
+const UNSERIALIZABLE_TOOL = /^bad_(bigint|cycle|getter)$/;
+
+function isUnserializableAnswer(body: unknown, res: PostResult): boolean {
+  if (res.status !== 500 || !isObject(body) || body.method !== 'tools/call' || !isObject(body.params))
+    return false;
+  const name = body.params.name;
+  const last = res.messages[res.messages.length - 1];
+  return (
+    typeof name === 'string' &&
+    UNSERIALIZABLE_TOOL.test(name) &&
+    isObject(last) &&
+    isObject(last.error) &&
+    last.error.code === -32603
+  );
+}
+
 function checkExchange(body: unknown, res: PostResult, legacySession = false): void {
-  if (res.status >= 500) broken(`5xx answer (${res.status})`);
+  if (res.status >= 500 && !isUnserializableAnswer(body, res)) broken(`5xx answer (${res.status})`);
   if (res.headers.get('mcp-session-id') !== null) broken('Mcp-Session-Id returned');
   if (res.status === 404 && legacySession) {
     if (!/"Session not found"/.test(res.text)) broken('404 for a legacy session without "Session not found"');

@@ -1,15 +1,15 @@
 // Section 3, bad input: property-based fuzzing of the whole HTTP surface of a real `serve` process (conformance
-// tools, the tasks extension and the chaos tools on a SQLite store), at volume. The generators and the oracle are
-// those of test/e2e/fuzz.test.ts (test/support/fuzz-model.ts): random JSON, strings and invalid UTF-8, truncated
-// and near-valid requests, random ids, methods, params, _meta and header sets, every reply checked against the
-// official schema (test/support/schema.ts) with the status, id echo and stream rules. This section adds the tasks
-// surface (real and forged task ids), other HTTP methods and paths, pathological sizes (10k-deep nesting, ~1 MB
-// strings, bodies over the limit) and a slowloris phase. The server must never answer 5xx or die, and its memory
-// must stay bounded.
+// tools, the tasks extension, the chaos tools and tools whose results cannot be serialized, on a SQLite store), at
+// volume. The generators and the oracle are those of test/e2e/fuzz.test.ts (test/support/fuzz-model.ts): random JSON,
+// strings and invalid UTF-8, truncated and near-valid requests, random ids, methods, params, _meta and header sets,
+// every reply checked against the official schema (test/support/schema.ts) with the status, id echo and stream
+// rules. This section adds the tasks surface (real and forged task ids), other HTTP methods and paths, pathological
+// sizes (10k-deep nesting, ~1 MB strings, bodies over the limit) and a slowloris phase. The server must never answer
+// 5xx (but -32603 to a result that cannot be serialized) or die, and its memory must stay bounded.
 import { join } from 'node:path';
 import { oversizeBody } from '../../../test/support/fuzz-model.js';
 import { Invariants } from '../harness/invariants.js';
-import { CHAOS_TOOLS, COMMON_SERVE_FLAGS } from '../harness/paths.js';
+import { CHAOS_TOOLS, COMMON_SERVE_FLAGS, UNSERIALIZABLE_TOOLS } from '../harness/paths.js';
 import { rng as makeRng } from '../harness/random.js';
 import { rpc } from '../harness/rpc.js';
 import type { Scope } from '../harness/scope.js';
@@ -33,7 +33,14 @@ function startServer(scope: Scope, dir: string, params: FuzzParams): ServeProces
     scope,
     [
       ...COMMON_SERVE_FLAGS,
-      ...['--store', join(dir, 'tasks.db'), '--tools', `conformance,${CHAOS_TOOLS}`, '--keep-alive-ms', '0'],
+      ...[
+        '--store',
+        join(dir, 'tasks.db'),
+        '--tools',
+        `conformance,${CHAOS_TOOLS},${UNSERIALIZABLE_TOOLS}`,
+        '--keep-alive-ms',
+        '0',
+      ],
       ...['--concurrency', '4', '--log-level', 'fatal'],
     ],
     { nodeArgs: params.heapMb ? [`--max-old-space-size=${params.heapMb}`] : [] },

@@ -49,6 +49,13 @@ const TASK_TOOLS = [
   'test_tool_with_task',
   'chaos_job',
   'chaos_load',
+  // Results that cannot be serialized (test/fixtures/tools/unserializable-tools.mjs).
+  'bad_bigint',
+  'bad_cycle',
+  'bad_getter',
+  'bad_bigint_task',
+  'bad_cycle_task',
+  'bad_getter_task',
 ];
 
 /** Plausible arguments of the task tools. */

@@ -7,6 +7,7 @@ import { TASKS_EXTENSION } from '../../../test/support/protocol.js';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const BIN = join(ROOT, 'bin', 'durable-mcp.js');
 export const CHAOS_TOOLS = join(ROOT, 'test', 'fixtures', 'tools', 'chaos-tools.mjs');
+export const UNSERIALIZABLE_TOOLS = join(ROOT, 'test', 'fixtures', 'tools', 'unserializable-tools.mjs');
 export const TASK_CAPS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
 
 /** Flags every chaos server gets: no rate limit or cap in the way of the load, no audit lines, quiet logs. */
