@@ -28,6 +28,12 @@ export function createMemorySessionStore(max = 10_000): SessionStore {
       if (changes.expiresAt !== undefined) record.expiresAt = changes.expiresAt;
       return true;
     },
+    async countSessions(owner, now) {
+      let n = 0;
+      for (const record of sessions.values())
+        if (record.expiresAt > now && sameOwner(record.owner, owner)) n++;
+      return n;
+    },
     async endSession(id, owner, now) {
       const record = owned(id, owner);
       if (record === undefined || record.expiresAt <= now) return false;

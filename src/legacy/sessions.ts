@@ -6,7 +6,9 @@ import type { SessionRecord, SessionStore } from '../tasks/sessions.js';
 import { ownerOf } from '../tasks/task.js';
 import type { ClientCapabilities, Implementation } from '../wire/envelope.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
+import { ErrorCode } from '../wire/codes.js';
 import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
+import { ProtocolError } from '../wire/protocol-error.js';
 
 export interface LegacySession {
   id: string;
@@ -64,8 +66,35 @@ function fromRecord(r: SessionRecord): LegacySession {
   };
 }
 
-/** Sessions end after `idleMs` without a request (default one hour). */
-export function createSessionRegistry(store: SessionStore, idleMs = 3_600_000): SessionRegistry {
+/**
+ * Runs `fn` after every earlier call of the same key has settled: one principal's session creations in this process
+ * count and insert one at a time, so the cap holds here (across replicas, it may be passed by one per replica).
+ */
+function serialByKey() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const before = tails.get(key) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+export interface SessionLimits {
+  /** Sessions end after this long without a request (default one hour). */
+  idleMs?: number;
+  /** Live sessions per principal; `initialize` beyond it is 429 (default 1000; 0 disables). */
+  maxPerPrincipal?: number;
+}
+
+export function createSessionRegistry(store: SessionStore, limits: SessionLimits = {}): SessionRegistry {
+  const { idleMs = 3_600_000, maxPerPrincipal = 1_000 } = limits;
+  const serial = serialByKey();
   // Extending the expiry is a write: done at most once per `touchMs` of a session's life.
   const touchMs = Math.min(60_000, Math.floor(idleMs / 10));
   let lastPurge = 0;
@@ -78,13 +107,24 @@ export function createSessionRegistry(store: SessionStore, idleMs = 3_600_000): 
     async create(fields, owner, now) {
       purgeNow(now);
       const session: LegacySession = { ...fields, id: randomBytes(24).toString('base64url') };
-      await store.createSession({
+      const record = {
         id: session.id,
         owner: ownerOf(owner),
         state: toState(session),
         createdAt: now,
         expiresAt: now + idleMs,
-      });
+      };
+      if (maxPerPrincipal <= 0) await store.createSession(record);
+      else
+        await serial(JSON.stringify([record.owner.tenant, record.owner.principal]), async () => {
+          if ((await store.countSessions(record.owner, now)) >= maxPerPrincipal)
+            throw new ProtocolError(
+              ErrorCode.TooManyRequests,
+              `Too many open sessions (limit ${maxPerPrincipal}); end unused ones with DELETE`,
+              { limit: maxPerPrincipal, quota: 'sessions' },
+            );
+          await store.createSession(record);
+        });
       return session;
     },
     async lookup(id, owner, now) {

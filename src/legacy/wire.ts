@@ -38,6 +38,8 @@ export interface LegacyOptions {
   sessions?: SessionStore;
   /** Sessions end after this long without a request (default one hour). */
   sessionIdleMs?: number;
+  /** Live sessions per principal; `initialize` beyond it is 429 (default 1000; 0 disables). */
+  maxSessionsPerPrincipal?: number;
   /** How long one tasks/result waits for a terminal state before telling the client to call again (default 60 s). */
   resultWaitMs?: number;
   /** How long tasks/cancel waits for a running task to settle (default 5 s). */
@@ -84,10 +86,10 @@ interface Legacy {
 export function createLegacyWire(options: LegacyWireOptions): HttpWire {
   const { server } = options;
   const now = options.now ?? Date.now;
-  const sessions = createSessionRegistry(
-    options.sessions ?? createMemorySessionStore(),
-    options.sessionIdleMs,
-  );
+  const sessions = createSessionRegistry(options.sessions ?? createMemorySessionStore(), {
+    idleMs: options.sessionIdleMs,
+    maxPerPrincipal: options.maxSessionsPerPrincipal,
+  });
   const streams = createSessionStreams();
   const w: Legacy = {
     server,
@@ -215,7 +217,8 @@ async function handleInitialize(w: Legacy, reply: HttpReply, request: IncomingRe
     );
     reply.json(200, resultResponse(request.id, result), { [SESSION_HEADER]: session.id });
   } catch (err) {
-    reply.json(200, errorResponse(request.id, toProtocolError(err)));
+    const error = toProtocolError(err);
+    reply.json(error.code === ErrorCode.TooManyRequests ? 429 : 200, errorResponse(request.id, error));
   }
 }
 async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: WirePost): Promise<boolean> {

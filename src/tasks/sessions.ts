@@ -26,6 +26,8 @@ export interface SessionStore {
     changes: { state?: JsonObject; expiresAt?: number },
     now: number,
   ): Promise<boolean>;
+  /** How many live sessions (expiring after `now`) the owner has: the per-principal session cap counts them. */
+  countSessions(owner: TaskOwner, now: number): Promise<number>;
   /** Ends the owner's live session at `now`; false when none was live. */
   endSession(id: string, owner: TaskOwner, now: number): Promise<boolean>;
   /**

@@ -4,7 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import conformance from '../../examples/conformance/index.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
-import { legacyClientFor, legacyConnect, type LegacyClient } from '../support/legacy-client.js';
+import {
+  legacyClientFor,
+  legacyConnect,
+  tokenAuthenticator,
+  type LegacyClient,
+} from '../support/legacy-client.js';
 import { post } from '../support/server.js';
 
 let server: DurableTestServer;
@@ -46,6 +51,46 @@ describe('routing headers on the legacy wire', () => {
       'mcp-param-region': 'us',
     });
     expect(await honest.result('tools/call', regionCall)).toMatchObject({ content: [{ text: 'region=us' }] });
+  });
+});
+
+describe('sessions per principal', () => {
+  it('initialize beyond the cap is 429; another principal, or an ended session, makes room', async () => {
+    const capped = await startDurableServer({
+      toolSets: [conformance],
+      authenticator: tokenAuthenticator({
+        alice: { tenant: 't', principal: 'alice' },
+        bob: { tenant: 't', principal: 'bob' },
+      }),
+      legacy: { maxSessionsPerPrincipal: 2 },
+    });
+    try {
+      const as = (token: string) => ({ authorization: `Bearer ${token}` });
+      const first = await legacyConnect(capped.url, as('alice'));
+      await legacyConnect(capped.url, as('alice'));
+      await expect(legacyConnect(capped.url, as('alice'))).rejects.toThrow(/429|Too many open sessions/);
+      const refused = await post(
+        capped.url,
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'x', version: '1' },
+          },
+        },
+        as('alice'),
+      );
+      expect(refused.status).toBe(429);
+      expect(refused.messages[0]).toMatchObject({ id: 3, error: { code: 429, data: { limit: 2 } } });
+      await legacyConnect(capped.url, as('bob'));
+      expect(await first.end()).toBe(200);
+      await legacyConnect(capped.url, as('alice'));
+    } finally {
+      await capped.close();
+    }
   });
 });
 

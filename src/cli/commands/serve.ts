@@ -32,6 +32,7 @@ export const serveUsage = `durable-mcp serve [flags]
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
   --no-legacy            do not serve 2025-11-25 clients (sessions, initialize) on the same endpoint
+  --max-sessions N       live 2025-11-25 sessions per principal (default 1000; 0 disables)
   --max-connections N    open connections at most (default 1024)
   --max-listens N        open subscriptions/listen streams per principal; more get 429 (default 100)
   --max-buffered-mb N    request bodies read at once hold at most N MiB together; more get 503 (default 64)
@@ -112,6 +113,7 @@ const SERVE_FLAGS = {
   'allowed-hosts': { type: 'string' },
   'keep-alive-ms': { type: 'string' },
   'no-legacy': { type: 'boolean' },
+  'max-sessions': { type: 'string' },
   'max-connections': { type: 'string' },
   'max-listens': { type: 'string' },
   'max-buffered-mb': { type: 'string' },
@@ -284,7 +286,14 @@ async function listenFromFlags(
           keepAliveMs,
           audit,
           // Legacy (2025-11-25) sessions and tasks/list live in the backend, so every replica serves every session.
-          legacy: values['no-legacy'] === true ? false : { store: backend.tasks, sessions: backend.sessions },
+          legacy:
+            values['no-legacy'] === true
+              ? false
+              : {
+                  store: backend.tasks,
+                  sessions: backend.sessions,
+                  maxSessionsPerPrincipal: intFlag(values['max-sessions'], 'max-sessions', 1_000),
+                },
           extraRoutes: metrics === undefined ? undefined : (req, res) => metrics.route(req, res),
           onError: (err) => logger.error({ err }, 'request failed'),
           maxBufferedBytes: intFlag(values['max-buffered-mb'], 'max-buffered-mb', 64) * 1024 * 1024,

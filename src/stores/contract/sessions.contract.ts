@@ -28,6 +28,31 @@ export function sessionsContract(h: ContractStore): void {
       expect(await sessions.getSession(id, ALICE)).toMatchObject({ state, expiresAt: h.t + 1_000 });
     });
 
+    it("counts the owner's live sessions only", async (ctx) => {
+      const sessions = h.store.sessions;
+      if (sessions === undefined) return ctx.skip();
+      const open = (owner: typeof ALICE, expiresAt: number) =>
+        sessions.createSession({ id: sid(), owner, state: {}, createdAt: h.t, expiresAt });
+      const before = await sessions.countSessions(ALICE, h.t);
+      const beforeLater = await sessions.countSessions(ALICE, h.t + 1_500);
+      await open(ALICE, h.t + 1_000);
+      await open(ALICE, h.t + 2_000);
+      await open(BOB, h.t + 1_000);
+      await open(OTHER_TENANT, h.t + 1_000);
+      const ended = sid();
+      await sessions.createSession({
+        id: ended,
+        owner: ALICE,
+        state: {},
+        createdAt: h.t,
+        expiresAt: h.t + 1_000,
+      });
+      await sessions.endSession(ended, ALICE, h.t);
+      expect(await sessions.countSessions(ALICE, h.t)).toBe(before + 2);
+      // Expiry passes: no longer counted.
+      expect(await sessions.countSessions(ALICE, h.t + 1_500)).toBe(beforeLater + 1);
+    });
+
     it("updates state and expiry of the owner's live session only", async (ctx) => {
       const sessions = h.store.sessions;
       if (sessions === undefined) return ctx.skip();

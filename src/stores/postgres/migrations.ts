@@ -138,6 +138,12 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: 'sessions-by-owner',
+    // The per-principal session cap counts an owner's live sessions.
+    sql: (s) => `CREATE INDEX sessions_owner ON ${s}.sessions (tenant, principal, expires_at);`,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

@@ -51,6 +51,13 @@ export function createPostgresSessionStore(db: Db, s: string): SessionStore {
       );
       return rows.length === 1;
     },
+    async countSessions(owner, now) {
+      const [row] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${s}.sessions WHERE tenant = $1 AND principal = $2 AND expires_at > $3`,
+        [owner.tenant, owner.principal, now],
+      );
+      return Number(row?.n ?? 0);
+    },
     async endSession(id, owner, now) {
       const rows = await db.query(
         `UPDATE ${s}.sessions SET expires_at = $4 WHERE ${OWNED} AND expires_at > $4 RETURNING id`,

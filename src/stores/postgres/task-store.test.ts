@@ -160,7 +160,7 @@ function defineSuites(): void {
       const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: URL, max: 2 }));
       try {
         const applied = await Promise.all(pools.map((pool) => migrate(pool, schema)));
-        expect(applied.flat().sort()).toEqual(postgresMigrations.map((m) => m.version));
+        expect(applied.flat().sort((a, b) => a - b)).toEqual(postgresMigrations.map((m) => m.version));
         expect(await migrate(pools[0] as pg.Pool, schema)).toEqual([]);
       } finally {
         await Promise.all(pools.map((pool) => pool.end()));

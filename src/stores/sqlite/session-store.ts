@@ -33,6 +33,9 @@ export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
   const end = db.prepare(
     `UPDATE sessions SET expires_at = ? WHERE id = ? AND tenant = ? AND principal = ? AND expires_at > ?`,
   );
+  const count = db
+    .prepare(`SELECT count(*) FROM sessions WHERE tenant = ? AND principal = ? AND expires_at > ?`)
+    .pluck();
   const purge = db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`);
   const purgeRequests = db.prepare(`DELETE FROM session_requests WHERE opened_at <= ?`);
   return {
@@ -58,6 +61,9 @@ export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
       const expiresAt = changes.expiresAt ?? null;
       const info = guarded(() => setState.run(state, expiresAt, id, owner.tenant, owner.principal, now));
       return info.changes === 1;
+    },
+    async countSessions(owner, now) {
+      return guarded(() => count.get(owner.tenant, owner.principal, now) as number);
     },
     async endSession(id, owner, now) {
       return guarded(() => end.run(now, id, owner.tenant, owner.principal, now)).changes === 1;

@@ -146,4 +146,10 @@ export const migrations: readonly Migration[] = [
       ) STRICT, WITHOUT ROWID;
     `,
   },
+  {
+    version: 12,
+    name: 'sessions-by-owner',
+    // The per-principal session cap counts an owner's live sessions.
+    sql: `CREATE INDEX sessions_owner ON sessions (tenant, principal, expires_at);`,
+  },
 ];
