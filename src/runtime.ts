@@ -96,6 +96,8 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
     toolSets: options.toolSets,
     instructions: options.instructions,
     stateSecret: options.stateSecret ?? options.backend?.stateSecret,
+    // Every replica on the store refuses a one-time requestState any of them has acted on.
+    consumeOnce: (key, expiresAt) => store.consumeOnce(key, expiresAt),
     now,
     steps: options.steps,
     onToolError: options.onToolError,

@@ -3,6 +3,7 @@ import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2'
 import type { ClientCapabilities } from '../wire/envelope.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { invalidParams, missingCapability } from '../wire/protocol-error.js';
+import { newNonce } from './one-time.js';
 import type { StateSealer } from './request-state.js';
 import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
 
@@ -21,11 +22,16 @@ export interface MrtrRound {
   answers: InputResponses;
   /** The handler's own state from the previous round, if it set one. */
   state: JsonValue | undefined;
+  /** The nonce of the one-time requestState this round presents, and when that state expires. */
+  nonce?: { value: string; expiresAt: number };
 }
 
 interface SealedState {
   a: InputResponses;
   s?: JsonValue;
+  /** Nonce and expiry of a one-time state (a round of tools/call). */
+  n?: string;
+  x?: number;
 }
 
 export const MRTR_STATE_TTL_MS = 10 * 60_000;
@@ -39,6 +45,7 @@ export function readRound(
 ): MrtrRound {
   let answers: InputResponses = {};
   let state: JsonValue | undefined;
+  let nonce: MrtrRound['nonce'];
   if (params.requestState !== undefined) {
     if (typeof params.requestState !== 'string')
       throw invalidParams('Invalid params: requestState must be a string');
@@ -47,6 +54,8 @@ export function readRound(
     const sealed = opened.value as SealedState;
     answers = { ...sealed.a };
     state = sealed.s;
+    if (typeof sealed.n === 'string' && typeof sealed.x === 'number')
+      nonce = { value: sealed.n, expiresAt: sealed.x };
   }
   if (params.inputResponses !== undefined) {
     const parsed = InputResponsesV2Schema.safeParse(params.inputResponses);
@@ -56,7 +65,7 @@ export function readRound(
     }
     for (const [key, value] of Object.entries(params.inputResponses)) answers[key] = value as JsonObject;
   }
-  return { answers, state };
+  return nonce === undefined ? { answers, state } : { answers, state, nonce };
 }
 
 /** Which client capability an input request needs, as a requiredCapabilities object; undefined if declared. */
@@ -89,6 +98,7 @@ export function inputRequiredResult(
   sealer: StateSealer,
   binding: string,
   nowMs: number,
+  oneTime: boolean,
 ): JsonObject {
   for (const request of Object.values(pending.requests)) {
     const missing = missingCapabilityFor(request, caps);
@@ -96,11 +106,16 @@ export function inputRequiredResult(
       throw missingCapability(`This request needs the client capability for ${request.method}`, missing);
     }
   }
+  const expiresAt = nowMs + MRTR_STATE_TTL_MS;
   const sealed: SealedState = { a: round.answers };
   if (pending.state !== undefined) sealed.s = pending.state;
+  if (oneTime) {
+    sealed.n = newNonce();
+    sealed.x = expiresAt;
+  }
   const result: JsonObject = {
     resultType: 'input_required',
-    requestState: sealer.seal(sealed, binding, nowMs + MRTR_STATE_TTL_MS),
+    requestState: sealer.seal(sealed, binding, expiresAt),
   };
   if (Object.keys(pending.requests).length > 0) result.inputRequests = pending.requests;
   return result;

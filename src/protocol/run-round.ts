@@ -5,12 +5,16 @@ import type { HandlerContext, ServerControl } from './context.js';
 import type { StepDefaults } from './define.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { InputPending, inputRequiredResult, readRound, type MrtrRound } from './mrtr.js';
+import { isOneTimeMethod, nonceKey, type ConsumeOnce } from './one-time.js';
 import { requestBinding, type StateSealer } from './request-state.js';
+import { invalidParams } from '../wire/protocol-error.js';
 import type { RequestScope } from './scope.js';
 import { ownerKey } from '../tasks/task.js';
 
 export interface RoundDeps {
   sealer: StateSealer;
+  /** Records the nonce of a one-time requestState as used (shared by the replicas of a store). */
+  consumeOnce: ConsumeOnce;
   now: () => number;
   control: ServerControl;
   /** Server-wide defaults of `ctx.step`. */
@@ -22,6 +26,17 @@ export interface RoundDeps {
 export type RoundOutcome<T> = { kind: 'done'; value: T } | { kind: 'input_required'; result: JsonObject };
 
 export const principalKey = (scope: RequestScope): string => ownerKey(scope.auth);
+
+/**
+ * Uses up the one-time requestState a round of tools/call presents, before the round acts on it: a state seen
+ * before (on any replica) is refused like a tampered or expired one.
+ */
+async function consumeState(deps: RoundDeps, round: MrtrRound): Promise<void> {
+  const nonce = round.nonce;
+  if (nonce === undefined) throw invalidParams('Invalid params: requestState rejected (not one-time)');
+  if (!(await deps.consumeOnce(nonceKey(nonce.value), nonce.expiresAt)))
+    throw invalidParams('Invalid params: requestState rejected (already used)');
+}
 
 export async function runRound<T>(
   deps: RoundDeps,
@@ -39,6 +54,8 @@ export async function runRound<T>(
     params.requestState === undefined && params.inputResponses === undefined
       ? { answers: {}, state: undefined }
       : readRound(params, deps.sealer, bind(), deps.now());
+  const oneTime = isOneTimeMethod(scope.method);
+  if (oneTime && params.requestState !== undefined) await consumeState(deps, round);
   try {
     const value = await run(createHandlerContext(scope, round, deps.control, steps), round);
     return { kind: 'done', value };
@@ -51,6 +68,7 @@ export async function runRound<T>(
       deps.sealer,
       bind(),
       deps.now(),
+      oneTime,
     );
     return { kind: 'input_required', result };
   }

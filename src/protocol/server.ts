@@ -27,6 +27,7 @@ import type { ToolErrorReport } from '../tasks/observer.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { Registry, type RegisteredTool } from './registry.js';
+import { createLocalConsumeOnce, type ConsumeOnce } from './one-time.js';
 import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { RoundDeps } from './run-round.js';
@@ -73,6 +74,8 @@ export interface ServerOptions {
   instructions?: string;
   /** Secret sealing MRTR requestState; share it between replicas. Random per process when omitted. */
   stateSecret?: string | Buffer;
+  /** Record of used one-time requestState (rounds of tools/call); share it between replicas. Default: this process. */
+  consumeOnce?: ConsumeOnce;
   pageSize?: number;
   /** Open subscriptions/listen streams per principal (default 100); more are refused with 429. */
   maxListensPerPrincipal?: number;
@@ -167,9 +170,8 @@ const hasCompletions = (registry: Registry): boolean =>
 function capabilitiesOf(registry: Registry, extensions: readonly ServerExtension[]): JsonObject {
   const caps: JsonObject = { tools: { listChanged: true } };
   if (registry.prompts.size > 0) caps.prompts = { listChanged: true };
-  if (registry.resources.size > 0 || registry.templates.size > 0) {
+  if (registry.resources.size > 0 || registry.templates.size > 0)
     caps.resources = { subscribe: true, listChanged: true };
-  }
   if (hasCompletions(registry)) caps.completions = {};
   if (extensions.length > 0)
     caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
@@ -362,6 +364,7 @@ export function createMcpServer(options: ServerOptions): CoreServer {
   ]);
   const deps: RoundDeps = {
     sealer: createStateSealer(options.stateSecret ?? randomBytes(32)),
+    consumeOnce: options.consumeOnce ?? createLocalConsumeOnce(options.now ?? Date.now),
     now: options.now ?? Date.now,
     control: registry.control(),
     steps: options.steps,

@@ -3,6 +3,7 @@
 import { describe } from 'vitest';
 import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
+import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { finishContract } from './contract/finish.contract.js';
 import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
@@ -27,5 +28,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     waitsContract(h);
     idempotencyContract(h);
     quotaContract(h);
+    consumeOnceContract(h);
   });
 }

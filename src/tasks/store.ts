@@ -117,8 +117,14 @@ export interface TaskStore {
   requestCancel(id: string, owner: TaskOwner, now: number): Promise<CancelResult>;
   /** Marks non-terminal tasks past their TTL as failed ("task expired"); returns how many. */
   expire(now: number): Promise<number>;
-  /** Deletes tasks whose TTL ended more than `graceMs` ago; returns how many. */
+  /** Deletes tasks whose TTL ended more than `graceMs` ago (and expired one-time keys); returns how many tasks. */
   purge(now: number, graceMs: number): Promise<number>;
+  /**
+   * Records a one-time key (a used MRTR `requestState`) until `expiresAt`: true when this call recorded it, false
+   * when it was already recorded (by any process on the store). Atomic: of concurrent calls with one key, one wins.
+   * `purge` deletes the keys whose expiry has passed.
+   */
+  consumeOnce(key: string, expiresAt: number): Promise<boolean>;
   /** Non-terminal tasks of one owner (for the per-principal cap). */
   countActive(owner: TaskOwner): Promise<number>;
   /** The earliest wake-up after `now` of a waiting task (optional; workers without it find due tasks by polling). */

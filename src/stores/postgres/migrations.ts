@@ -139,7 +139,16 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     `,
   },
   {
-    version: 11,
+    version: 8,
+    name: 'consumed-keys',
+    // One-time keys: the nonce of each MRTR requestState a round acted on, until the state expires (then swept).
+    sql: (s) => `
+      CREATE TABLE ${s}.consumed_keys (key text PRIMARY KEY, expires_at bigint NOT NULL);
+      CREATE INDEX consumed_keys_expiry ON ${s}.consumed_keys (expires_at);
+    `,
+  },
+  {
+    version: 9,
     name: 'sessions-by-owner',
     // The per-principal session cap counts an owner's live sessions.
     sql: (s) => `CREATE INDEX sessions_owner ON ${s}.sessions (tenant, principal, expires_at);`,

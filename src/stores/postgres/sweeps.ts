@@ -1,11 +1,12 @@
-// The sweeps: tasks past their TTL fail (subscribers hear it), and expired tasks are deleted after a grace period.
+// The sweeps: tasks past their TTL fail (subscribers hear it), and expired tasks are deleted after a grace period;
+// one-time keys are recorded here and deleted once they expire.
 import type { TaskStore } from '../../tasks/store.js';
 import { TASK_EXPIRED_ERROR } from '../../tasks/errors.js';
 import type { StoreContext } from './context.js';
 
 const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 
-export function sweeps({ db, q, feed }: StoreContext): Pick<TaskStore, 'expire' | 'purge'> {
+export function sweeps({ db, q, feed }: StoreContext): Pick<TaskStore, 'expire' | 'purge' | 'consumeOnce'> {
   return {
     async expire(now) {
       const rows = await db.query<{ id: string }>(q.expire, [EXPIRED_ERROR, now]);
@@ -14,8 +15,14 @@ export function sweeps({ db, q, feed }: StoreContext): Pick<TaskStore, 'expire' 
     },
 
     async purge(now, graceMs) {
+      await db.query(q.purgeConsumed, [now]);
       const [row] = await db.query<{ n: number }>(q.purge, [now - graceMs]);
       return row?.n ?? 0;
+    },
+
+    async consumeOnce(key, expiresAt) {
+      const rows = await db.query(q.consume, [key, expiresAt]);
+      return rows.length === 1;
     },
   };
 }

@@ -1,4 +1,5 @@
-// The sweeps: tasks past their TTL fail (subscribers hear it), and expired tasks are deleted after a grace period.
+// The sweeps: tasks past their TTL fail (subscribers hear it), and expired tasks are deleted after a grace period;
+// one-time keys are recorded here and deleted once they expire.
 import type { TaskStore } from '../../tasks/store.js';
 import { TASK_EXPIRED_ERROR } from '../../tasks/errors.js';
 import type { StoreContext } from './context.js';
@@ -9,7 +10,7 @@ const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 export function sweeps(
   { q, log, writes }: StoreContext,
   terminal: TerminalCache,
-): Pick<TaskStore, 'expire' | 'purge'> {
+): Pick<TaskStore, 'expire' | 'purge' | 'consumeOnce'> {
   return {
     async expire(now) {
       return writes.tx(() => {
@@ -23,7 +24,14 @@ export function sweeps(
       // Purging removes only tasks that expired; the cache never answers those (get checks the expiry), so it
       // keeps every snapshot still live and only lets go of the expired ones.
       terminal.forgetExpired(now);
-      return writes.immediate(() => q.purge(now - graceMs));
+      return writes.immediate(() => {
+        q.purgeConsumed(now);
+        return q.purge(now - graceMs);
+      });
+    },
+
+    async consumeOnce(key, expiresAt) {
+      return writes.immediate(() => q.consume(key, expiresAt));
     },
   };
 }

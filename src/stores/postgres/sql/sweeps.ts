@@ -1,4 +1,5 @@
-// SQL of the PostgreSQL task store. The sweeps every replica runs: expiry, then purge.
+// SQL of the PostgreSQL task store. The sweeps every replica runs: expiry, then purge; and the one-time keys they
+// sweep too.
 import { NON_TERMINAL, type Notify } from './fragments.js';
 
 /** `s`: the quoted schema name. */
@@ -26,5 +27,14 @@ export function sweepSql(s: string, notify: Notify) {
           SELECT id FROM ${s}.tasks WHERE expires_at IS NOT NULL AND expires_at <= $1 FOR UPDATE SKIP LOCKED
         ) RETURNING 1
       ) SELECT count(*)::int AS n FROM d`,
+
+    /** $1 key, $2 expiry. A row back: this statement recorded the key (a key already there returns none). */
+    consume: `INSERT INTO ${s}.consumed_keys (key, expires_at) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING 1`,
+
+    /** $1 now. SKIP LOCKED, as above: two replicas sweeping at once never wait for each other. */
+    purgeConsumed: `
+      DELETE FROM ${s}.consumed_keys WHERE key IN (
+        SELECT key FROM ${s}.consumed_keys WHERE expires_at <= $1 FOR UPDATE SKIP LOCKED
+      )`,
   };
 }

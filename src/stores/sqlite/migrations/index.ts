@@ -147,7 +147,16 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
-    version: 12,
+    version: 9,
+    name: 'consumed-keys',
+    // One-time keys: the nonce of each MRTR requestState a round acted on, until the state expires (then swept).
+    sql: `
+      CREATE TABLE consumed_keys (key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+      CREATE INDEX consumed_keys_expiry ON consumed_keys (expires_at);
+    `,
+  },
+  {
+    version: 10,
     name: 'sessions-by-owner',
     // The per-principal session cap counts an owner's live sessions.
     sql: `CREATE INDEX sessions_owner ON sessions (tenant, principal, expires_at);`,

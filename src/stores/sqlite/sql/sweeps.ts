@@ -1,4 +1,4 @@
-// Prepared SQL of the SQLite task store. The sweeps: expiry, then purge.
+// Prepared SQL of the SQLite task store. The sweeps: expiry, then purge; and the one-time keys they sweep too.
 import type { SqliteDatabase } from '../database.js';
 import { NON_TERMINAL } from './conditions.js';
 
@@ -10,7 +10,13 @@ export function prepareSweepQueries(db: SqliteDatabase) {
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} RETURNING id`);
   const purge = db.prepare(`DELETE FROM tasks WHERE expires_at IS NOT NULL AND expires_at <= ?`);
+  const consume = db.prepare(
+    `INSERT INTO consumed_keys (key, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+  );
+  const purgeConsumed = db.prepare(`DELETE FROM consumed_keys WHERE expires_at <= ?`);
   return {
+    consume: (key: string, expiresAt: number) => consume.run(key, expiresAt).changes === 1,
+    purgeConsumed: (now: number) => purgeConsumed.run(now).changes,
     expire: (now: number, error: string) =>
       (expire.all(error, now, now) as { id: string }[]).map((r) => r.id),
     purge: (cutoff: number) => purge.run(cutoff).changes,
