@@ -35,7 +35,8 @@ export interface CreateClientOptions {
   /**
    * How many times a tools/call whose answer was lost (the connection failed, or a proxy answered instead of the
    * server) is sent again, with the same idempotency key, before the error is thrown (default 2). A task is never
-   * created twice this way; a tool that runs without a task may run again, as with any repeated request.
+   * created twice this way. A tool that runs without a task may run again when its first round is repeated; a later
+   * round (one that carries a `requestState`) is refused as already used (-32602) rather than acted on twice.
    */
   callRetries?: number;
   /** Wait before the first such retry, doubled for each next one (default 250 ms). */
