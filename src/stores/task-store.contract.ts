@@ -5,6 +5,7 @@ import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
+import { fairnessContract } from './contract/fairness.contract.js';
 import { finishContract } from './contract/finish.contract.js';
 import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
 import { housekeepingContract } from './contract/housekeeping.contract.js';
@@ -28,6 +29,7 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     waitsContract(h);
     idempotencyContract(h);
     quotaContract(h);
+    fairnessContract(h);
     consumeOnceContract(h);
   });
 }

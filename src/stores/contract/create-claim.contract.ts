@@ -97,7 +97,8 @@ export function createAndClaimContract(h: ContractStore): void {
 
   describe('claim and leases', () => {
     it('claims the oldest runnable task: token 1, no steps, the answers given at creation', async () => {
-      const younger = newTask({ createdAt: T0 + 10 });
+      // Of two owners' first tasks (both at the head of the line), the older goes first.
+      const younger = newTask({ createdAt: T0 + 10, owner: BOB });
       const older = newTask({
         createdAt: T0,
         tool: 'report',
@@ -184,7 +185,11 @@ export function createAndClaimContract(h: ContractStore): void {
       const batch = h.store.claimBatch?.bind(h.store);
       if (batch === undefined) return ctx.skip();
       const tasks: TaskSnapshot[] = [];
-      for (const i of [4, 0, 3, 1, 2]) tasks[i] = await h.store.create(newTask({ createdAt: T0 + i }));
+      // One task per owner: all at the head of the line, the oldest first.
+      for (const i of [4, 0, 3, 1, 2])
+        tasks[i] = await h.store.create(
+          newTask({ createdAt: T0 + i, owner: { tenant: 't', principal: `p${i}` } }),
+        );
       const ids = tasks.map((task) => task.id);
       const first = await batch('w1', LEASE, h.t, 3);
       expect(first.map((c) => c.id)).toEqual(ids.slice(0, 3));

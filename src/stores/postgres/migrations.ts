@@ -153,6 +153,21 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // The per-principal session cap counts an owner's live sessions.
     sql: (s) => `CREATE INDEX sessions_owner ON ${s}.sessions (tenant, principal, expires_at);`,
   },
+  {
+    version: 10,
+    name: 'fair-claiming',
+    // fair_at: a task's place in line (sql/creation.ts); unfinished tasks written before keep their order by taking
+    // their creation time (a nullable column without a default: no table rewrite), and a task an older replica
+    // creates without a place goes first (NULLS FIRST). tasks_fair replaces tasks_runnable (same rows, claimed in
+    // line order); tasks_owner_fair finds an owner's last place.
+    sql: (s) => `
+      ALTER TABLE ${s}.tasks ADD COLUMN fair_at double precision;
+      UPDATE ${s}.tasks SET fair_at = created_at WHERE status IN ('working','input_required');
+      DROP INDEX ${s}.tasks_runnable;
+      CREATE INDEX tasks_fair ON ${s}.tasks (fair_at NULLS FIRST, created_at) WHERE runnable;
+      CREATE INDEX tasks_owner_fair ON ${s}.tasks (tenant, principal, fair_at) WHERE runnable;
+    `,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

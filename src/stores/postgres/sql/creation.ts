@@ -1,10 +1,19 @@
 // SQL of the PostgreSQL task store. Creation: the multi-row insert, and the idempotency keys it may find taken.
 import type { Notify } from './fragments.js';
 
+/** The distance between two places in line of one owner (ms-scaled, so that places follow creation times). */
+const FAIR_STEP = 0.001;
+
 /** `s`: the quoted schema name. */
 export function creationSql(s: string, notify: Notify) {
   return {
     /** Parameters are parallel arrays (one element per task), then parallel arrays of creation-time answers. */
+    /**
+     * Each task takes its fair place in line: the head of the line (the lowest place among runnable tasks, or its
+     * creation time when none waits), or just behind its owner's last runnable task, and the tasks of one owner in
+     * one batch one behind the other. So one owner's backlog is spread out behind the head while another owner's
+     * first task goes to it, and claims alternate between the owners that wait.
+     */
     /**
      * A task whose idempotency key another task of its owner and tool holds fails the statement with a unique
      * violation of tasks_idempotency (KEY_INDEX); the caller then inserts the batch's tasks one by one and resolves
@@ -14,14 +23,27 @@ export function creationSql(s: string, notify: Notify) {
       WITH input AS (
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
           $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::boolean[], $17::text[])
-          AS x(id, tenant, principal, tool, args, status_message, created_at, ttl_ms, poll_interval_ms,
-            replay_after_crash, client_caps, sealed, idempotency_key)
+          WITH ORDINALITY AS x(id, tenant, principal, tool, args, status_message, created_at, ttl_ms, poll_interval_ms,
+            replay_after_crash, client_caps, sealed, idempotency_key, ord)
+      ), head AS (
+        SELECT fair_at FROM ${s}.tasks WHERE runnable AND fair_at IS NOT NULL ORDER BY fair_at NULLS FIRST LIMIT 1
+      ), placed AS (
+        SELECT input.*, greatest(
+            coalesce((SELECT fair_at FROM head), input.created_at),
+            coalesce((SELECT max(t.fair_at) FROM ${s}.tasks t
+              WHERE t.runnable AND t.tenant = input.tenant AND t.principal = input.principal) + ${FAIR_STEP}, 0)
+          ) + ${FAIR_STEP} * (row_number() OVER (PARTITION BY input.tenant, input.principal ORDER BY input.ord) - 1)
+          AS fair_at
+        FROM input
       ), inserted AS (
         INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
-          ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key)
+          ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key,
+          fair_at)
         SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
-          poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key
-        FROM input
+          poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key,
+          fair_at
+        FROM placed
+        ORDER BY ord
         RETURNING *
       ), answers AS (
         INSERT INTO ${s}.task_inputs (task_id, key, request, answer, asked_at, answered_at)

@@ -5,24 +5,24 @@ import { DUE, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 export function runSql(s: string, notify: Notify) {
   return {
     /**
-     * $1 worker, $2 lease end, $3 now, $4 how many: the oldest (by creation) of the runnable tasks and of the waiting
-     * ones whose time has come. SKIP LOCKED: concurrent claimers each take different rows.
+     * $1 worker, $2 lease end, $3 now, $4 how many: the first in line (creation.ts, fair places) of the runnable
+     * tasks and of the waiting ones whose time has come. SKIP LOCKED: concurrent claimers each take different rows.
      */
     claim: `
       WITH ready AS (
-        SELECT id, lease_owner, created_at FROM ${s}.tasks
+        SELECT id, lease_owner, fair_at, created_at FROM ${s}.tasks
         WHERE runnable AND (lease_owner IS NULL OR lease_until < $3) AND (expires_at IS NULL OR expires_at > $3)
-        ORDER BY created_at
+        ORDER BY fair_at NULLS FIRST, created_at
         LIMIT $4
         FOR UPDATE SKIP LOCKED
       ), due AS (
-        SELECT id, lease_owner, created_at FROM ${s}.tasks
+        SELECT id, lease_owner, coalesce(fair_at, created_at) AS fair_at, created_at FROM ${s}.tasks
         WHERE ${DUE('$3')}
         ORDER BY wake_at
         LIMIT $4
         FOR UPDATE SKIP LOCKED
       ), candidate AS (
-        SELECT * FROM (SELECT * FROM ready UNION ALL SELECT * FROM due) x ORDER BY created_at LIMIT $4
+        SELECT * FROM (SELECT * FROM ready UNION ALL SELECT * FROM due) x ORDER BY fair_at NULLS FIRST, created_at LIMIT $4
       ), claimed AS (
         UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1,
           runnable = true, wake_at = NULL, revision = t.revision + 1

@@ -161,4 +161,18 @@ export const migrations: readonly Migration[] = [
     // The per-principal session cap counts an owner's live sessions.
     sql: `CREATE INDEX sessions_owner ON sessions (tenant, principal, expires_at);`,
   },
+  {
+    version: 11,
+    name: 'fair-claiming',
+    // fair_at: a task's place in line (sql/conditions.ts, FAIR_PLACE); unfinished tasks written before keep their
+    // order by taking their creation time, and a task an older process creates without a place goes first. tasks_fair replaces tasks_runnable (same rows, claimed in line order);
+    // tasks_owner_fair finds an owner's last place.
+    sql: `
+      ALTER TABLE tasks ADD COLUMN fair_at REAL;
+      UPDATE tasks SET fair_at = created_at WHERE status IN ('working','input_required');
+      DROP INDEX tasks_runnable;
+      CREATE INDEX tasks_fair ON tasks (fair_at, created_at) WHERE runnable = 1;
+      CREATE INDEX tasks_owner_fair ON tasks (tenant, principal, fair_at) WHERE runnable = 1;
+    `,
+  },
 ];

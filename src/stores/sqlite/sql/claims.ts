@@ -6,12 +6,13 @@ import type { TaskRow } from '../rows.js';
 import { DUE } from './conditions.js';
 
 export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
+  // The first in line (conditions.ts, FAIR_PLACE), and the first task whose wait is over.
   const nextRunnable = db.prepare(`
-    SELECT id, lease_owner, created_at FROM tasks
+    SELECT id, lease_owner, fair_at FROM tasks INDEXED BY tasks_fair
     WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
-    ORDER BY created_at LIMIT 1`);
+    ORDER BY fair_at, created_at LIMIT 1`);
   const nextDue = db.prepare(
-    `SELECT id, lease_owner, created_at FROM tasks WHERE ${DUE} ORDER BY wake_at LIMIT 1`,
+    `SELECT id, lease_owner, coalesce(fair_at, created_at) AS fair_at FROM tasks WHERE ${DUE} ORDER BY wake_at LIMIT 1`,
   );
   const takeLease = db.prepare(`
     UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL
@@ -26,13 +27,13 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
     UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL
     RETURNING cancel_requested`);
   return {
-    /** The oldest task (by creation) that is runnable, or whose wait is over. */
+    /** The first in line of the tasks that are runnable or whose wait is over. */
     nextClaimable(now: number): { id: string; lease_owner: string | null } | undefined {
-      type Candidate = { id: string; lease_owner: string | null; created_at: number } | undefined;
+      type Candidate = { id: string; lease_owner: string | null; fair_at: number } | undefined;
       const ready = nextRunnable.get({ now }) as Candidate;
       const due = nextDue.get({ now }) as Candidate;
       if (ready === undefined || due === undefined) return ready ?? due;
-      return due.created_at < ready.created_at ? due : ready;
+      return due.fair_at < ready.fair_at ? due : ready;
     },
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
     steps(id: string): Record<string, JsonValue> {

@@ -7,4 +7,19 @@ export const NON_TERMINAL = `status IN ('working','input_required')`;
  */
 export const WORKING = `+status = 'working'`;
 /** A waiting task whose time has come: claimable like a runnable one (its lease was released when it began to wait). */
+/**
+ * Fair claiming: each task gets a place in line (`fair_at`) when it is created. A task takes the place at the head of
+ * the line (the lowest place among runnable tasks, or its creation time when none is waiting), or, if its owner already
+ * has runnable tasks, the place just behind the owner's last one. So an owner's backlog is spread out behind the head
+ * while another owner's first task goes to the head: claims alternate between the owners that wait, and no backlog
+ * delays another owner's task by more than one task per owner ahead of it. Places keep their order across waits and
+ * retries (a task resumed after input or a crash keeps its earlier place).
+ */
+export const FAIR_STEP = 0.001;
+export const FAIR_PLACE = `max(
+  coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND fair_at IS NOT NULL
+    ORDER BY fair_at LIMIT 1), @now),
+  coalesce((SELECT max(fair_at) FROM tasks INDEXED BY tasks_owner_fair
+    WHERE runnable = 1 AND tenant = @tenant AND principal = @principal) + ${FAIR_STEP}, 0))`;
+
 export const DUE = `wake_at IS NOT NULL AND wake_at <= @now AND ${WORKING} AND (expires_at IS NULL OR expires_at > @now)`;

@@ -3,13 +3,14 @@ import type { NewTask, TaskOwner } from '../../../tasks/task.js';
 import { encodeTask } from '../../encode-task.js';
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
+import { FAIR_PLACE } from './conditions.js';
 
 export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const insert = db.prepare(`
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
-      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key)
+      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key, fair_at)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
-      @expiresAt, @replay, @caps, 1, @sealed, @key)
+      @expiresAt, @replay, @caps, 1, @sealed, @key, ${FAIR_PLACE})
     ON CONFLICT (idempotency_key, tenant, principal, tool) WHERE idempotency_key IS NOT NULL DO NOTHING`);
   const keyed = db.prepare(
     `SELECT id, args, expires_at FROM tasks WHERE tenant = ? AND principal = ? AND tool = ? AND idempotency_key = ?`,
