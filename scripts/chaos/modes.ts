@@ -109,6 +109,20 @@ const FULL: ModeParams = {
     rssLimitMb: 1_024,
     boundMs: 420_000,
   },
+  abuse: {
+    concurrency: 4,
+    workMs: 200,
+    floodTasks: 1_500,
+    listens: 600,
+    uploads: 100,
+    bloatSubscribes: 30,
+    unserializable: 300,
+    storedLimit: 2_000,
+    sessionLimit: 1_000,
+    probeEveryMs: 100,
+    rssLimitMb: 768,
+    boundMs: 300_000,
+  },
 };
 
 // CI: every section, small and bounded (about 90 s on 2 cores in all).
@@ -193,6 +207,20 @@ const CI: ModeParams = {
     responsiveMaxMs: 5_000,
     rssLimitMb: 512,
     boundMs: 60_000,
+  },
+  abuse: {
+    concurrency: 4,
+    workMs: 200,
+    floodTasks: 200,
+    listens: 150,
+    uploads: 30,
+    bloatSubscribes: 10,
+    unserializable: 30,
+    storedLimit: 250,
+    sessionLimit: 50,
+    probeEveryMs: 100,
+    rssLimitMb: 512,
+    boundMs: 120_000,
   },
 };
 

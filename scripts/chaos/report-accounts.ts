@@ -1,11 +1,12 @@
 // What each section tried, in the words of the report: [short what, short how many, the full account].
+import type { AbuseStats } from './abuse/abuse-run.js';
 import type { CrashStats } from './crash/context.js';
 import type { FaultStats } from './faults/fault-run.js';
 import type { FuzzStats } from './fuzz/fuzz-run.js';
 import type { LoadStats } from './load/load-run.js';
 import type { OracleStats } from './oracles/run.js';
 import { fmtInt, fmtMb, fmtMs, type Spread } from './stats.js';
-import type { ChaosParams, FaultParams, FuzzParams, LoadParams, SectionEntry } from './types.js';
+import type { AbuseParams, ChaosParams, FaultParams, FuzzParams, LoadParams, SectionEntry } from './types.js';
 
 export type Account = [what: string, count: string, account: string];
 
@@ -102,6 +103,14 @@ function load(s: Partial<LoadStats>, p: LoadParams): Account {
   ];
 }
 
+function abuse(r: SectionEntry, s: AbuseStats, p: AbuseParams): Account {
+  return [
+    `attacks by one principal on ${storeOf(r)} with an encryption key, a victim in another tenant`,
+    `${fmtInt(p.floodTasks)} tasks, ${fmtInt(p.listens)} listens, ${fmtInt(p.uploads)} uploads`,
+    `The attacker queues ${fmtInt(p.floodTasks)} tasks that each hold one of ${p.concurrency} workers for ${p.workMs} ms (${fmtInt(s.floodCreated ?? 0)} accepted, ${fmtInt(s.floodRefused ?? 0)} refused by a quota), then at once opens ${fmtInt(p.listens)} listen streams (${fmtInt(s.listensRefused ?? 0)} refused), sends ${fmtInt(p.uploads)} unauthenticated bodies of 3.9 MiB (${fmtInt(s.uploadsRefused ?? 0)} refused before buffering), opens ${fmtInt(p.sessionLimit + 10)} legacy sessions against a cap of ${fmtInt(p.sessionLimit)} (${fmtInt(s.sessionsRefused ?? 0)} refused) with ${p.bloatSubscribes} subscriptions of 3 MiB on one and ${fmtInt(p.unserializable)} calls of tools with unserializable results, while a bystander of the attacker's tenant runs create-and-cancel cycles against a storage quota of ${fmtInt(p.storedLimit)} (${fmtInt(s.storedAccepted ?? 0)} accepted). The victim's tools/list p99 went from ${fmtMs(s.idleListP99Ms)} idle to ${fmtMs(s.attackListP99Ms)}; its task took ${fmtMs(s.aloneTaskMs)} alone and ${fmtMs(s.behindBacklogMs)} behind the backlog. Server RSS max ${fmtMb(s.rssMaxBytes)}. A canary sent in every task's arguments (and echoed in its result) was looked for in ${fmtInt(s.scannedFiles ?? 0)} store files (${fmtMb(s.storeBytes)}).`,
+  ];
+}
+
 /** [short what, short how many, the full account] of a section. */
 export function tried(r: SectionEntry): Account {
   const s = r.stats;
@@ -118,5 +127,7 @@ export function tried(r: SectionEntry): Account {
       return fuzz(s, r.params as FuzzParams);
     case 'load':
       return load(s, r.params as LoadParams);
+    case 'abuse':
+      return abuse(r, s, r.params as AbuseParams);
   }
 }

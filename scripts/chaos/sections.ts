@@ -8,6 +8,8 @@ import { runFuzz } from './fuzz/run.js';
 import { LOAD_INVARIANTS } from './load/load-run.js';
 import { runLoad } from './load/run.js';
 import { ORACLE_INVARIANTS, runOracles } from './oracles/run.js';
+import { ABUSE_INVARIANTS } from './abuse/abuse-run.js';
+import { runAbuse } from './abuse/run.js';
 import type { Section } from './types.js';
 
 export const SECTIONS: readonly Section[] = [
@@ -83,5 +85,20 @@ export const SECTIONS: readonly Section[] = [
     kind: 'load',
     invariants: LOAD_INVARIANTS,
     run: (ctx) => runLoad({ ...ctx, params: ctx.mode.load }),
+  },
+  {
+    id: 'abuse-sqlite',
+    title: 'Abuse, SQLite',
+    kind: 'abuse',
+    invariants: ABUSE_INVARIANTS,
+    run: (ctx) => runAbuse({ ...ctx, backend: 'sqlite', params: ctx.mode.abuse }),
+  },
+  {
+    id: 'abuse-postgres',
+    title: 'Abuse, PostgreSQL',
+    kind: 'abuse',
+    postgres: true,
+    invariants: ABUSE_INVARIANTS,
+    run: (ctx) => runAbuse({ ...ctx, backend: 'postgres', params: ctx.mode.abuse }),
   },
 ];

@@ -103,6 +103,28 @@ export interface LoadParams {
   boundMs: number;
 }
 
+export interface AbuseParams {
+  /** Workers of the server. */
+  concurrency: number;
+  /** How long each task holds a worker. */
+  workMs: number;
+  /** The attacker's backlog of tasks. */
+  floodTasks: number;
+  listens: number;
+  /** Unauthenticated uploads of 3.9 MiB each, at once. */
+  uploads: number;
+  /** Legacy subscriptions of 3 MiB each. */
+  bloatSubscribes: number;
+  unserializable: number;
+  /** `--max-stored-tasks` of the server. */
+  storedLimit: number;
+  /** `--max-sessions` of the server (legacy sessions per principal); the attacker opens 10 more. */
+  sessionLimit: number;
+  probeEveryMs: number;
+  rssLimitMb: number;
+  boundMs: number;
+}
+
 /** The parameters of one run mode (full or ci), by section kind. */
 export interface ModeParams {
   crash: CrashParams;
@@ -110,6 +132,7 @@ export interface ModeParams {
   clock: ClockParams;
   fuzz: FuzzParams;
   load: LoadParams;
+  abuse: AbuseParams;
 }
 
 export type ModeName = 'full' | 'ci';

@@ -58,6 +58,8 @@ export interface RpcOptions {
   drop?: { afterMs?: number } | undefined;
   /** Retries once a reset of a reused kept-alive socket (see rpc). */
   retryReused?: boolean;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
 }
 
 let nextId = 1;
@@ -98,7 +100,7 @@ export async function rpc(
   return first;
 }
 
-function requestHeaders(method: string, params: Json, body: string): OutgoingHttpHeaders {
+function requestHeaders(method: string, params: Json, body: string, token?: string): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -108,6 +110,7 @@ function requestHeaders(method: string, params: Json, body: string): OutgoingHtt
   };
   const name = nameFor(method, params);
   if (name !== undefined) headers['mcp-name'] = name;
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
   return headers;
 }
 
@@ -130,14 +133,14 @@ function readAnswer(res: IncomingMessage, done: (value: Omit<RpcResult, 'ms'>) =
 }
 
 function rpcOnce(url: string, method: string, params: Json, options: RpcOptions): Promise<RpcResult> {
-  const { caps = TASK_CAPS, timeoutMs = 15_000, agent = defaultAgent, meta, drop } = options;
+  const { caps = TASK_CAPS, timeoutMs = 15_000, agent = defaultAgent, meta, drop, token } = options;
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: nextRequestId(),
     method,
     params: { ...params, _meta: { ...envelope(caps), ...meta } },
   });
-  const headers = requestHeaders(method, params, body);
+  const headers = requestHeaders(method, params, body, token);
   const started = performance.now();
   return new Promise((resolveRpc) => {
     let settled = false;

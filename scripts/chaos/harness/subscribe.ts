@@ -8,6 +8,8 @@ export interface SubscribeOptions {
   onMessage?: (msg: Json) => void;
   timeoutMs?: number;
   id?: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
 }
 
 export interface Subscription {
@@ -48,7 +50,7 @@ export function subscribe(
   taskIds: readonly string[],
   options: SubscribeOptions = {},
 ): Subscription {
-  const { agent, onMessage, timeoutMs = 30_000, id = `sub-${nextRequestId()}` } = options;
+  const { agent, onMessage, timeoutMs = 30_000, id = `sub-${nextRequestId()}`, token } = options;
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id,
@@ -100,6 +102,7 @@ export function subscribe(
           'content-length': Buffer.byteLength(body),
           'mcp-protocol-version': PROTOCOL_VERSION,
           'mcp-method': 'subscriptions/listen',
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
         },
       },
       onStream,
