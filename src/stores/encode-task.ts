@@ -1,6 +1,6 @@
 // A new task as both stores write it: its columns serialised, and its payloads sealed or not as decided at creation.
 import type { NewTask } from '../tasks/task.js';
-import type { PayloadSealing } from './payload-sealing.js';
+import { sealCaps, sealedAt, sealStatus, type PayloadSealing } from './payload-sealing.js';
 
 export interface EncodedTask {
   id: string;
@@ -34,17 +34,18 @@ export function encodeTask(
     tenant: task.owner.tenant,
     principal: task.owner.principal,
     tool: task.tool,
-    args: sealing.sealFor(sealed, JSON.stringify(task.args)),
-    statusMessage: task.statusMessage ?? null,
+    args: sealing.sealFor(sealed, JSON.stringify(task.args), sealedAt('tasks.args', task.id)),
+    statusMessage:
+      task.statusMessage === undefined ? null : sealStatus(sealing, sealed, task.id, task.statusMessage),
     createdAt: task.createdAt,
     ttlMs: task.ttlMs,
     pollIntervalMs: task.pollIntervalMs ?? null,
     replay: task.replayAfterCrash,
-    caps: JSON.stringify(task.clientCapabilities),
+    caps: sealCaps(sealing, sealed, task.id, task.clientCapabilities),
     sealed,
     answers: Object.entries(task.answers).map(([key, value]) => [
       key,
-      sealing.sealFor(sealed, JSON.stringify(value)),
+      sealing.sealFor(sealed, JSON.stringify(value), sealedAt('task_inputs.answer', task.id, key)),
     ]),
     idempotencyKey: task.idempotencyKey ?? null,
     activeLimit: task.activeLimit ?? null,

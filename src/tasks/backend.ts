@@ -61,4 +61,7 @@ export const SEALED_STATE_SECRET_KEY = 'request_state_secret_sealed';
  * that rounds in flight still open), or a fresh one.
  */
 export const sealedSecretFor = (cipher: PayloadCipher, plain: string | undefined): string =>
-  cipher.seal(plain ?? freshSecret());
+  cipher.seal(plain ?? freshSecret(), SECRET_AT);
+
+/** Where the sealed secret is kept, bound into its ciphertext. */
+export const SECRET_AT = `server_meta.value/${SEALED_STATE_SECRET_KEY}`;

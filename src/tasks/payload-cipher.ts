@@ -2,14 +2,26 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 export interface PayloadCipher {
-  /** Encrypts with the current key. */
-  seal(plain: string): string;
-  /** Decrypts with the key named in the value; plaintext written before encryption was enabled passes through. */
-  open(stored: string): string;
+  /**
+   * Encrypts with the current key. `at` names where the value is kept (table, column, row): it is bound into the
+   * additional data, so the ciphertext opens only there, never copied into another row or column.
+   */
+  seal(plain: string, at?: string): string;
+  /**
+   * Decrypts with the key named in the value, where it is kept (`at`, as sealed); plaintext written before encryption
+   * was enabled passes through, and so does the row-unbound format of earlier releases.
+   */
+  open(stored: string, at?: string): string;
   readonly currentKeyId: string;
 }
 
-const PREFIX = 'enc1.';
+/** Sealed by earlier releases: the additional data is the key id alone. */
+const UNBOUND = 'enc1.';
+/** Bound to where the value is kept: the additional data is the key id and `at`. */
+const BOUND = 'enc2.';
+
+const aad = (prefix: string, id: string, at: string): Buffer =>
+  Buffer.from(prefix === UNBOUND ? id : `${id}\u0000${at}`);
 
 /**
  * Parses `kid:base64key[,kid:base64key…]` (each key 32 bytes). The first key encrypts; all of them decrypt,
@@ -40,24 +52,29 @@ export function createPayloadCipher(keys: { id: string; key: Buffer }[]): Payloa
   const byId = new Map(keys.map((k) => [k.id, k.key]));
   return {
     currentKeyId: current.id,
-    seal(plain) {
+    seal(plain, at = '') {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', current.key, iv);
-      cipher.setAAD(Buffer.from(current.id));
+      cipher.setAAD(aad(BOUND, current.id, at));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return `${PREFIX}${current.id}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+      return `${BOUND}${current.id}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
     },
-    open(stored) {
-      if (!stored.startsWith(PREFIX)) return stored;
-      const dot = stored.indexOf('.', PREFIX.length);
-      const id = stored.slice(PREFIX.length, dot);
+    open(stored, at = '') {
+      const prefix = stored.startsWith(BOUND) ? BOUND : stored.startsWith(UNBOUND) ? UNBOUND : undefined;
+      if (prefix === undefined) return stored;
+      const dot = stored.indexOf('.', prefix.length);
+      const id = stored.slice(prefix.length, dot);
       const key = byId.get(id);
       if (key === undefined) throw new Error(`payload sealed with unknown key id "${id}"`);
       const raw = Buffer.from(stored.slice(dot + 1), 'base64url');
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(id));
+      decipher.setAAD(aad(prefix, id, at));
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     },
   };
 }
+
+/** Whether a stored value is sealed (in either format). */
+export const isSealedValue = (stored: string): boolean =>
+  stored.startsWith(BOUND) || stored.startsWith(UNBOUND);

@@ -107,7 +107,7 @@ describe('the SQLite backend', () => {
     const rows = db.prepare('SELECT key, value FROM server_meta').all() as { key: string; value: string }[];
     db.close();
     expect(rows.map((r) => r.key)).not.toContain('request_state_secret');
-    expect(rows.find((r) => r.key === 'request_state_secret_sealed')?.value).toMatch(/^enc1\./);
+    expect(rows.find((r) => r.key === 'request_state_secret_sealed')?.value).toMatch(/^enc2\./);
     expect(rows.some((r) => r.value.includes(secret))).toBe(false);
     const again = createSqliteBackend({ path, encryptionKey: KEY });
     expect(again.stateSecret).toBe(secret);

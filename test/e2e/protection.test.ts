@@ -142,7 +142,7 @@ describe('encryption at rest', () => {
     await s1.close();
     const raw = rawFile(db);
     expect(raw).not.toContain('Zebra7731');
-    expect(raw).toContain('enc1.k1.');
+    expect(raw).toContain('enc2.k1.');
 
     const rotated = createPayloadCipher(parseKeyring(`${k2},${k1}`));
     const s2 = await start(db, { store: createSqliteTaskStore({ path: db, cipher: rotated }) });
@@ -154,7 +154,7 @@ describe('encryption at rest', () => {
     const raw2 = rawFile(db);
     expect(raw2).not.toContain('Okapi4410');
     expect(raw2).not.toContain('Zebra7731');
-    expect(raw2).toContain('enc1.k2.');
+    expect(raw2).toContain('enc2.k2.');
   });
 
   it("in 'sensitive' mode seals only the tasks of tools marked sensitive", async () => {

@@ -1,5 +1,5 @@
-// The state of the abuse section: its server, its three principals (two tenants), the canary sent in every task's
-// arguments, what the attacks saw, and the figures.
+// The state of the abuse section: its server, its three principals (two tenants), the canary every stored column is
+// given, what the attacks saw, and the figures.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -22,7 +22,7 @@ export const ABUSE_INVARIANTS: Readonly<Record<string, string>> = {
   'bounded-storage': "the attacker's stored tasks stop at the storage quota, cancelled ones included",
   'bounded-memory': 'the server resident set stays under the limit',
   'no-plaintext':
-    'with an encryption key, the canary sent in arguments (and echoed in results) appears nowhere in the store: not in the SQLite file or its WAL, not in the PostgreSQL relation files',
+    'with an encryption key, the canary sent in arguments, status texts, errors, client capabilities and legacy session state appears nowhere in the store: not in the SQLite file or its WAL, not in the PostgreSQL relation files',
 };
 
 export interface Principal {
@@ -71,8 +71,8 @@ export class AbuseRun {
   readonly listLatency: number[] = [];
   readonly rss: number[] = [];
   readonly stats: AbuseStats = {};
-  /** Client capabilities (kept with each task created). */
-  readonly caps: Json = TASK_CAPS;
+  /** Client capabilities carrying the canary (kept with each task created). */
+  readonly caps: Json;
 
   constructor(
     readonly server: ServeProcess,
@@ -80,13 +80,15 @@ export class AbuseRun {
     readonly params: AbuseParams,
     readonly inv: Invariants,
     readonly people: ReturnType<typeof principals>,
-  ) {}
+  ) {
+    this.caps = { ...TASK_CAPS, experimental: { canary: { v: this.canary } } };
+  }
 
   get url(): string {
     return this.server.url;
   }
 
-  /** A request as `who`. */
+  /** A request as `who`, with the canary in its capabilities. */
   call(who: Principal, method: string, params: Json = {}, options: RpcOptions = {}): Promise<RpcResult> {
     return rpc(this.url, method, params, {
       agent: this.agent,

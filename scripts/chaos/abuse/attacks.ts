@@ -138,7 +138,7 @@ async function legacyPost(
   return { status: res.status, session: res.headers.get('mcp-session-id'), json };
 }
 
-/** A legacy initialize as the attacker. */
+/** A legacy initialize as the attacker, carrying the canary in its capabilities and client name. */
 const initialize = (a: AbuseRun) =>
   legacyPost(a, a.people.mallory, undefined, {
     jsonrpc: '2.0',
@@ -146,8 +146,8 @@ const initialize = (a: AbuseRun) =>
     method: 'initialize',
     params: {
       protocolVersion: LEGACY_VERSION,
-      capabilities: {},
-      clientInfo: { name: 'abuse', version: '1' },
+      capabilities: { experimental: { canary: { v: a.canary } } },
+      clientInfo: { name: `client ${a.canary}`, version: '1' },
     },
   });
 

@@ -5,6 +5,7 @@ import {
   backendCipher,
   freshSecret,
   SEALED_STATE_SECRET_KEY,
+  SECRET_AT,
   sealedSecretFor,
   STATE_SECRET_KEY,
   type Backend,
@@ -65,7 +66,7 @@ async function storedSecret(
     false,
   );
   if (plain !== undefined) await deleteMeta(pool, schema, STATE_SECRET_KEY);
-  return cipher.open(sealed);
+  return cipher.open(sealed, SECRET_AT);
 }
 
 /** Opens the backend and reads (or creates) the shared secret, so a backend that cannot be reached fails here. */

@@ -4,13 +4,19 @@ import type { PayloadSealing } from '../payload-sealing.js';
 
 export interface PayloadCodec extends PayloadSealing {
   /** The sealer of an existing task, looking its flag up (once) when only some tasks are sealed. */
-  sealerOf(taskId: string): Promise<(json: string) => string>;
+  sealerOf(taskId: string): Promise<Sealer>;
   /** Records a task's flag seen in a row (creation, claim), sparing a lookup later. */
   remember(taskId: string, sealed: boolean): void;
 }
 
+/**
+ * Seals `json` kept `at` (sealedAt) as the task's payloads are sealed (identity for an unsealed task); `seals` tells
+ * which.
+ */
+export type Sealer = ((json: string, at: string) => string) & { readonly seals: boolean };
+
 const CACHE_LIMIT = 10_000;
-const unsealed = (json: string): string => json;
+const unsealed: Sealer = Object.assign((json: string) => json, { seals: false });
 
 /** `isSealed` reads a task's flag; the flag never changes, so answers are cached (bounded). */
 export function createPayloadCodec(
@@ -19,7 +25,9 @@ export function createPayloadCodec(
 ): PayloadCodec {
   if (!sealing.enabled) return { ...sealing, sealerOf: async () => unsealed, remember: () => undefined };
   const known = new Map<string, boolean>();
-  const seal = (json: string): string => sealing.sealFor(true, json);
+  const seal: Sealer = Object.assign((json: string, at: string) => sealing.sealFor(true, json, at), {
+    seals: true,
+  });
   const remember = (taskId: string, sealed: boolean): void => {
     if (sealing.sealsAll) return;
     if (known.size >= CACHE_LIMIT) known.clear();

@@ -6,6 +6,7 @@ import type { PayloadCodec } from './codec.js';
 import type { Db, Params } from './db.js';
 import type { Queries } from './queries.js';
 import { toNumber, toNumberOrNull, toSnapshot, type SnapshotColumns } from './rows.js';
+import type { Opener } from '../payload-sealing.js';
 
 export interface StoreContext {
   db: Db;
@@ -40,7 +41,7 @@ export async function writeAndNotify(
 export function withCommitted(
   change: TaskChange,
   row: Partial<SnapshotColumns> | undefined,
-  open: (sealed: string) => string,
+  open: Opener,
 ): TaskChange {
   if (row?.status === undefined || row.revision === undefined || row.status === 'input_required')
     return change;

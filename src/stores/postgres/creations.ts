@@ -9,6 +9,7 @@ import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
 import { sqlState, translate } from './errors.js';
 import { KEY_INDEX } from './queries.js';
 import { toNumber, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
+import { sealedAt } from '../payload-sealing.js';
 
 /** A unique violation of the idempotency key index. */
 const isKeyTaken = (err: unknown): boolean =>
@@ -124,7 +125,9 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
     for (let turn = 0; turn < 5; turn++) {
       const row = await keyed(task.owner, task.tool, key);
       if (row !== undefined && (row.expires_at === null || toNumber(row.expires_at) > task.createdAt)) {
-        if (!sameJson(JSON.parse(codec.open(row.args)) as JsonObject, task.args))
+        if (
+          !sameJson(JSON.parse(codec.open(row.args, sealedAt('tasks.args', row.id))) as JsonObject, task.args)
+        )
           throw new IdempotencyConflictError(row.id);
         return toSnapshot(row, codec.open);
       }

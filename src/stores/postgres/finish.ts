@@ -1,6 +1,8 @@
 // Ending a run: each outcome is one statement fenced by the run's token (the first terminal write wins).
 import type { RunOutcome } from '../../tasks/task.js';
 import { writeAndNotify, type StoreContext } from './context.js';
+import { sealedAt, statusFor } from '../payload-sealing.js';
+import type { Sealer } from './codec.js';
 
 export async function finishRun(
   ctx: StoreContext,
@@ -18,20 +20,25 @@ export async function finishRun(
     message: string | null,
     failure: string | null = null,
   ) => writeAndNotify(ctx, q.terminal, [id, token, status, result, error, message, now, failure], settled);
+  const failureOf = (seal: Sealer): string | null =>
+    'failure' in outcome && outcome.failure !== undefined
+      ? seal(JSON.stringify(outcome.failure), sealedAt('tasks.failure', id))
+      : null;
   switch (outcome.kind) {
     case 'completed': {
       const seal = await ctx.codec.sealerOf(id);
-      const failure = outcome.failure === undefined ? null : seal(JSON.stringify(outcome.failure));
-      const result = seal(JSON.stringify(outcome.result));
-      return terminal('completed', result, null, outcome.statusMessage ?? null, failure);
+      const result = seal(JSON.stringify(outcome.result), sealedAt('tasks.result', id));
+      return terminal('completed', result, null, statusFor(seal, id, outcome.statusMessage), failureOf(seal));
     }
     case 'failed': {
       const seal = await ctx.codec.sealerOf(id);
-      const failure = outcome.failure === undefined ? null : seal(JSON.stringify(outcome.failure));
-      return terminal('failed', null, seal(JSON.stringify(outcome.error)), outcome.statusMessage, failure);
+      const error = seal(JSON.stringify(outcome.error), sealedAt('tasks.error', id));
+      return terminal('failed', null, error, statusFor(seal, id, outcome.statusMessage), failureOf(seal));
     }
-    case 'waiting':
-      return writeAndNotify(ctx, q.wait, [id, token, outcome.until, outcome.statusMessage, now], settled);
+    case 'waiting': {
+      const message = statusFor(await ctx.codec.sealerOf(id), id, outcome.statusMessage);
+      return writeAndNotify(ctx, q.wait, [id, token, outcome.until, message, now], settled);
+    }
     case 'cancelled':
       return terminal('cancelled', null, null, 'Task was cancelled.');
     case 'released':
@@ -39,8 +46,10 @@ export async function finishRun(
     case 'input_required': {
       const seal = await ctx.codec.sealerOf(id);
       const keys = Object.keys(outcome.requests);
-      const requests = Object.values(outcome.requests).map((r) => seal(JSON.stringify(r)));
-      const params = [id, token, outcome.statusMessage ?? null, now, keys, requests];
+      const requests = keys.map((k) =>
+        seal(JSON.stringify(outcome.requests[k]), sealedAt('task_inputs.request', id, k)),
+      );
+      const params = [id, token, statusFor(seal, id, outcome.statusMessage), now, keys, requests];
       return writeAndNotify(ctx, q.suspend, params, settled);
     }
   }

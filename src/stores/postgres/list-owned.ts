@@ -3,9 +3,10 @@ import type { TaskPage } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import type { Db } from './db.js';
 import { toSnapshot, type TaskRow } from './rows.js';
+import type { Opener } from '../payload-sealing.js';
 
 /** `s` is the quoted schema name. */
-export function createOwnedLister(db: Db, s: string, open: (stored: string) => string) {
+export function createOwnedLister(db: Db, s: string, open: Opener) {
   const sql = `
     SELECT * FROM ${s}.tasks
     WHERE tenant = $1 AND principal = $2 AND (expires_at IS NULL OR expires_at > $3)

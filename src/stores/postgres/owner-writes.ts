@@ -4,6 +4,7 @@ import type { AnswerResult, CancelResult } from '../../tasks/store.js';
 import type { JsonObject, TaskOwner } from '../../tasks/task.js';
 import { missOf, withCommitted, type StoreContext } from './context.js';
 import { toNumber, type SnapshotColumns } from './rows.js';
+import { sealedAt } from '../payload-sealing.js';
 
 interface LockedRow {
   [column: string]: unknown;
@@ -30,7 +31,9 @@ export async function answerInputs(
     if (miss !== undefined || row === undefined) return { ok: false, miss: miss ?? 'not_found' };
     if (row.status !== 'input_required' || keys.length === 0) return { ok: true, resumed: false };
     // Unknown, answered, superseded and creation-time keys match no open row and are ignored.
-    const answers = Object.values(responses).map((v) => codec.sealFor(row.sealed, JSON.stringify(v)));
+    const answers = keys.map((k) =>
+      codec.sealFor(row.sealed, JSON.stringify(responses[k]), sealedAt('task_inputs.answer', id, k)),
+    );
     const [counts] = await run<{ answered: number; open_before: number }>(q.answerInputs, [
       id,
       now,

@@ -6,6 +6,7 @@ import type { JsonObject, KeyedTask, TaskStatus } from '../../tasks/task.js';
 import { missOf, type StoreContext } from './context.js';
 import type { KeyedLookup } from './creations.js';
 import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
+import { sealedAt } from '../payload-sealing.js';
 
 type Reads = Pick<
   BuiltInTaskStore,
@@ -27,7 +28,10 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
     async findByIdempotencyKey(owner, tool, key, now): Promise<KeyedTask | undefined> {
       const row = await keyed(owner, tool, key);
       if (row === undefined || missOf(row, now) !== undefined) return undefined;
-      return { snapshot: toSnapshot(row, codec.open), args: JSON.parse(codec.open(row.args)) as JsonObject };
+      return {
+        snapshot: toSnapshot(row, codec.open),
+        args: JSON.parse(codec.open(row.args, sealedAt('tasks.args', row.id))) as JsonObject,
+      };
     },
 
     async nextWakeAt(now) {

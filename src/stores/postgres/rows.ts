@@ -11,6 +11,7 @@ import type {
   TaskStatus,
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
+import { openCaps, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -31,7 +32,7 @@ export interface TaskRow {
   result: string | null;
   error: string | null;
   replay_after_crash: boolean;
-  client_caps: JsonObject;
+  client_caps: JsonObject | string;
   runnable: boolean;
   cancel_requested: boolean;
   attempt: number;
@@ -87,10 +88,13 @@ export interface InspectRow extends TaskRow {
   attempts: AttemptList;
 }
 
-function toStepAttempts(list: AttemptList, open: (s: string) => string): Record<string, StepAttempts> {
+function toStepAttempts(id: string, list: AttemptList, open: Opener): Record<string, StepAttempts> {
   const out: Record<string, StepAttempts> = {};
   for (const [name, failed, last] of list)
-    out[name] = { failed, last: JSON.parse(open(last)) as StepFailure };
+    out[name] = {
+      failed,
+      last: JSON.parse(open(last, sealedAt('task_step_attempts.last_failure', id, name))) as StepFailure,
+    };
   return out;
 }
 
@@ -100,63 +104,74 @@ export const toNumberOrNull = (v: Int8 | null): number | null => (v === null ? n
 /** `open` decrypts sealed payloads (identity when the store has no cipher). */
 export function toSnapshot(
   row: SnapshotColumns & { outstanding?: OutstandingList },
-  open: (s: string) => string,
+  open: Opener,
 ): TaskSnapshot {
   const inputRequests: Record<string, JsonObject> = {};
   const outstanding = row.outstanding ?? [];
   if (row.status === 'input_required') {
     for (const [key, request] of outstanding) {
-      if (request !== null) inputRequests[key] = JSON.parse(open(request)) as JsonObject;
+      if (request !== null)
+        inputRequests[key] = JSON.parse(
+          open(request, sealedAt('task_inputs.request', row.id, key)),
+        ) as JsonObject;
     }
   }
   return {
     id: row.id,
     status: row.status,
-    statusMessage: row.status_message ?? undefined,
+    statusMessage: openStatus(row.id, row.status_message, open),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     ttlMs: toNumberOrNull(row.ttl_ms),
     pollIntervalMs: row.poll_interval_ms === null ? undefined : toNumber(row.poll_interval_ms),
     inputRequests,
-    result: row.result === null ? undefined : (JSON.parse(open(row.result)) as JsonObject),
-    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
+    result:
+      row.result === null
+        ? undefined
+        : (JSON.parse(open(row.result, sealedAt('tasks.result', row.id))) as JsonObject),
+    error:
+      row.error === null
+        ? undefined
+        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
     revision: toNumber(row.revision),
   };
 }
 
-export function toClaimedTask(row: ClaimRow, open: (s: string) => string): ClaimedTask {
+export function toClaimedTask(row: ClaimRow, open: Opener): ClaimedTask {
   const steps: Record<string, JsonValue> = {};
-  for (const [name, value] of row.steps) steps[name] = JSON.parse(open(value)) as JsonValue;
+  for (const [name, value] of row.steps)
+    steps[name] = JSON.parse(open(value, sealedAt('task_steps.value', row.id, name))) as JsonValue;
   const answers: Record<string, JsonObject> = {};
   for (const [key, answer] of row.inputs) {
-    if (answer !== null) answers[key] = JSON.parse(open(answer)) as JsonObject;
+    if (answer !== null)
+      answers[key] = JSON.parse(open(answer, sealedAt('task_inputs.answer', row.id, key))) as JsonObject;
   }
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
-    args: JSON.parse(open(row.args)) as JsonObject,
+    args: JSON.parse(open(row.args, sealedAt('tasks.args', row.id))) as JsonObject,
     token: row.attempt,
     takenOver: row.previous_owner !== null,
     replayAfterCrash: row.replay_after_crash,
     cancelRequested: row.cancel_requested,
-    clientCapabilities: row.client_caps,
+    clientCapabilities: openCaps(row.id, row.client_caps, open),
     steps,
-    stepAttempts: toStepAttempts(row.attempts, open),
+    stepAttempts: toStepAttempts(row.id, row.attempts, open),
     answers,
     askedKeys: row.inputs.map(([key]) => key),
   };
 }
 
 /** Everything kept about a task, for operators. */
-export function toInspection(row: InspectRow, open: (s: string) => string): TaskInspection {
-  const attempts = toStepAttempts(row.attempts, open);
+export function toInspection(row: InspectRow, open: Opener): TaskInspection {
+  const attempts = toStepAttempts(row.id, row.attempts, open);
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
     status: row.status,
-    statusMessage: row.status_message ?? undefined,
+    statusMessage: openStatus(row.id, row.status_message, open),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     expiresAt: toNumberOrNull(row.expires_at),
@@ -167,7 +182,13 @@ export function toInspection(row: InspectRow, open: (s: string) => string): Task
     cancelRequested: row.cancel_requested,
     idempotencyKey: row.idempotency_key ?? undefined,
     steps: inspectionSteps(row.step_names, attempts),
-    failure: row.failure === null ? undefined : (JSON.parse(open(row.failure)) as TaskFailure),
-    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
+    failure:
+      row.failure === null
+        ? undefined
+        : (JSON.parse(open(row.failure, sealedAt('tasks.failure', row.id))) as TaskFailure),
+    error:
+      row.error === null
+        ? undefined
+        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
   };
 }

@@ -4,6 +4,7 @@ import type { ClaimedTask } from '../../tasks/task.js';
 import { writeAndNotify, type StoreContext } from './context.js';
 import { finishRun } from './finish.js';
 import { toClaimedTask, type ClaimRow } from './rows.js';
+import { sealedAt, statusFor } from '../payload-sealing.js';
 
 type RunWrites = Pick<
   TaskStore,
@@ -36,18 +37,21 @@ export function runWrites(ctx: StoreContext): RunWrites {
 
     async saveStep(id, token, name, value, _now) {
       const seal = await codec.sealerOf(id);
-      return (await db.query(q.saveStep, [id, token, name, seal(JSON.stringify(value))])).length === 1;
+      const sealed = seal(JSON.stringify(value), sealedAt('task_steps.value', id, name));
+      return (await db.query(q.saveStep, [id, token, name, sealed])).length === 1;
     },
 
     async saveStepFailure(id, token, name, failure, now) {
       const seal = await codec.sealerOf(id);
-      const params = [id, token, name, failure.attempt, seal(JSON.stringify(failure)), now];
+      const last = seal(JSON.stringify(failure), sealedAt('task_step_attempts.last_failure', id, name));
+      const params = [id, token, name, failure.attempt, last, now];
       return (await db.query(q.saveStepFailure, params)).length === 1;
     },
 
-    setStatusMessage(id, token, message, now) {
+    async setStatusMessage(id, token, message, now) {
       const change = { taskId: id, runnable: false, cancelRequested: false };
-      return writeAndNotify(ctx, q.setStatusMessage, [id, token, message, now], change);
+      const kept = statusFor(await codec.sealerOf(id), id, message);
+      return writeAndNotify(ctx, q.setStatusMessage, [id, token, kept, now], change);
     },
 
     finish: (id, token, outcome, now) => finishRun(ctx, id, token, outcome, now),

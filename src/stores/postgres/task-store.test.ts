@@ -264,13 +264,15 @@ function defineSuites(): void {
         await store.finish(run.id, run.token, { kind: 'completed', result: { echo: run.args } }, T0 + 11);
       }
       const rows = await admin.query<{ id: string; args: string; result: string }>(
-        `SELECT t.id, t.args, t.result, s.value FROM ${pg.escapeIdentifier(schema)}.tasks t
+        `SELECT t.id, t.args, t.result, s.value, t.status_message, t.client_caps
+         FROM ${pg.escapeIdentifier(schema)}.tasks t
          JOIN ${pg.escapeIdentifier(schema)}.task_steps s ON s.task_id = t.id`,
       );
       const byId = new Map(rows.rows.map((r) => [r.id, r]));
       for (const id of [secret.id, sensitive.id]) {
         const row = byId.get(id);
-        expect(Object.values(row ?? {}).filter((v) => String(v).startsWith('enc1.k1.'))).toHaveLength(3);
+        // Arguments, result, step, status message and client capabilities.
+        expect(Object.values(row ?? {}).filter((v) => String(v).startsWith('enc2.k1.'))).toHaveLength(5);
       }
       expect(byId.get(plain.id)?.args).toBe('{"visible":"yes"}');
       expect(await some.get(sensitive.id, ALICE, T0 + 20)).toMatchObject({

@@ -81,7 +81,7 @@ export function createPostgresTaskStore(
     pool,
     changes: ctx.feed.changes,
     listOwned: createOwnedLister(ctx.db, ctx.quotedSchema, ctx.codec.open),
-    sessions: createPostgresSessionStore(ctx.db, ctx.quotedSchema),
+    sessions: createPostgresSessionStore(ctx.db, ctx.quotedSchema, ctx.codec),
     create(task) {
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
       return batcher.add(task);

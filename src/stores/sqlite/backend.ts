@@ -3,6 +3,7 @@ import {
   backendCipher,
   freshSecret,
   SEALED_STATE_SECRET_KEY,
+  SECRET_AT,
   sealedSecretFor,
   STATE_SECRET_KEY,
   type Backend,
@@ -27,7 +28,7 @@ function storedSecret(db: SqliteDatabase, cipher: PayloadCipher | undefined): st
   const plain = readMeta(db, STATE_SECRET_KEY);
   const sealed = getOrCreateMeta(db, SEALED_STATE_SECRET_KEY, () => sealedSecretFor(cipher, plain));
   if (plain !== undefined) deleteMeta(db, STATE_SECRET_KEY);
-  return cipher.open(sealed);
+  return cipher.open(sealed, SECRET_AT);
 }
 
 export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend {

@@ -3,8 +3,10 @@
 import type { PayloadSealing } from '../payload-sealing.js';
 
 export interface PayloadCodec extends PayloadSealing {
-  /** Seals `json` for the existing task `taskId` as its payloads were sealed at creation. */
-  seal(taskId: string, json: string): string;
+  /** Seals `json`, kept `at` (sealedAt), for the existing task `taskId` as its payloads were sealed at creation. */
+  seal(taskId: string, json: string, at: string): string;
+  /** Whether the existing task's payloads are sealed. */
+  sealsTask(taskId: string): boolean;
 }
 
 /** `isSealed` reads a task's flag (inside the writing transaction, on the same connection). */
@@ -12,6 +14,7 @@ export function createPayloadCodec(
   sealing: PayloadSealing,
   isSealed: (taskId: string) => boolean,
 ): PayloadCodec {
-  if (!sealing.enabled) return { ...sealing, seal: (_id, json) => json };
-  return { ...sealing, seal: (id, json) => sealing.sealFor(sealing.sealsAll || isSealed(id), json) };
+  if (!sealing.enabled) return { ...sealing, seal: (_id, json) => json, sealsTask: () => false };
+  const sealsTask = (id: string): boolean => sealing.sealsAll || isSealed(id);
+  return { ...sealing, seal: (id, json, at) => sealing.sealFor(sealsTask(id), json, at), sealsTask };
 }

@@ -6,6 +6,7 @@ import type { JsonObject, NewTask, TaskSnapshot } from '../../tasks/task.js';
 import { snapshotOf, type StoreContext } from './context.js';
 import type { Lane, Settled } from './group-commit.js';
 import { newSnapshot, type TaskRow } from './rows.js';
+import { sealedAt } from '../payload-sealing.js';
 
 /** How one creation went inside its transaction: inserted, or the live task its idempotency key names. */
 type Created =
@@ -21,7 +22,7 @@ function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
   const existing = q.keyed(task.owner, task.tool, task.idempotencyKey);
   if (existing === undefined || (existing.expires_at !== null && existing.expires_at <= task.createdAt))
     return undefined;
-  const args = JSON.parse(codec.open(existing.args)) as JsonObject;
+  const args = JSON.parse(codec.open(existing.args, sealedAt('tasks.args', existing.id))) as JsonObject;
   if (!sameJson(args, task.args)) return { kind: 'conflict', id: existing.id };
   const row = q.getOwned(existing.id, task.owner) as TaskRow;
   return { kind: 'joined', snapshot: snapshotOf(ctx, row) };
@@ -43,7 +44,7 @@ function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
     const existing = q.keyed(task.owner, task.tool, key);
     if (existing === undefined) throw new Error(`task ${task.id} was not inserted`);
     if (existing.expires_at === null || existing.expires_at > task.createdAt) {
-      const args = JSON.parse(codec.open(existing.args)) as JsonObject;
+      const args = JSON.parse(codec.open(existing.args, sealedAt('tasks.args', existing.id))) as JsonObject;
       if (!sameJson(args, task.args)) return { kind: 'conflict', id: existing.id };
       const row = q.getOwned(existing.id, task.owner) as TaskRow;
       return { kind: 'joined', snapshot: snapshotOf(ctx, row) };

@@ -4,8 +4,9 @@ import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import type { SqliteDatabase } from './database.js';
 import { guarded } from './guarded.js';
 import { toSnapshot, type TaskRow } from './rows.js';
+import type { Opener } from '../payload-sealing.js';
 
-export function createOwnedLister(db: SqliteDatabase, open: (stored: string) => string) {
+export function createOwnedLister(db: SqliteDatabase, open: Opener) {
   const first = db.prepare(
     `SELECT * FROM tasks WHERE tenant = ? AND principal = ? AND (expires_at IS NULL OR expires_at > ?)
      ORDER BY created_at, id LIMIT ?`,

@@ -5,6 +5,7 @@ import { isTerminal, type JsonObject, type KeyedTask } from '../../tasks/task.js
 import { lookup, snapshotOf, type StoreContext } from './context.js';
 import { toInspection } from './rows.js';
 import type { TerminalCache } from './terminal-cache.js';
+import { sealedAt } from '../payload-sealing.js';
 
 type Reads = Pick<
   BuiltInTaskStore,
@@ -29,7 +30,10 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
       if (keyed === undefined || (keyed.expires_at !== null && keyed.expires_at <= now)) return undefined;
       const row = q.getOwned(keyed.id, owner);
       if (row === undefined) return undefined;
-      return { snapshot: snapshotOf(ctx, row), args: JSON.parse(codec.open(keyed.args)) as JsonObject };
+      return {
+        snapshot: snapshotOf(ctx, row),
+        args: JSON.parse(codec.open(keyed.args, sealedAt('tasks.args', keyed.id))) as JsonObject,
+      };
     },
 
     async nextWakeAt(now) {

@@ -8,6 +8,7 @@ import type {
   TaskStatus,
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
+import { openStatus, sealedAt, type Opener } from '../payload-sealing.js';
 
 export interface TaskRow {
   id: string;
@@ -45,29 +46,33 @@ export interface InputRow {
 }
 
 /** `open` decrypts sealed payloads (identity when the store has no cipher). */
-export function toSnapshot(
-  row: TaskRow,
-  outstanding: InputRow[],
-  open: (s: string) => string = (s) => s,
-): TaskSnapshot {
+export function toSnapshot(row: TaskRow, outstanding: InputRow[], open: Opener = (s) => s): TaskSnapshot {
   const inputRequests: Record<string, Record<string, unknown>> = {};
   if (row.status === 'input_required') {
     for (const input of outstanding) {
       if (input.request !== null)
-        inputRequests[input.key] = JSON.parse(open(input.request)) as Record<string, unknown>;
+        inputRequests[input.key] = JSON.parse(
+          open(input.request, sealedAt('task_inputs.request', row.id, input.key)),
+        ) as Record<string, unknown>;
     }
   }
   return {
     id: row.id,
     status: row.status,
-    statusMessage: row.status_message ?? undefined,
+    statusMessage: openStatus(row.id, row.status_message, open),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ttlMs: row.ttl_ms,
     pollIntervalMs: row.poll_interval_ms ?? undefined,
     inputRequests,
-    result: row.result === null ? undefined : (JSON.parse(open(row.result)) as Record<string, unknown>),
-    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
+    result:
+      row.result === null
+        ? undefined
+        : (JSON.parse(open(row.result, sealedAt('tasks.result', row.id))) as Record<string, unknown>),
+    error:
+      row.error === null
+        ? undefined
+        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
   };
 }
 
@@ -92,14 +97,14 @@ export function toInspection(
   row: TaskRow,
   stepNames: string[],
   attempts: Record<string, StepAttempts>,
-  open: (s: string) => string,
+  open: Opener,
 ): TaskInspection {
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
     status: row.status,
-    statusMessage: row.status_message ?? undefined,
+    statusMessage: openStatus(row.id, row.status_message, open),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     expiresAt: row.expires_at,
@@ -110,7 +115,13 @@ export function toInspection(
     cancelRequested: row.cancel_requested === 1,
     idempotencyKey: row.idempotency_key ?? undefined,
     steps: inspectionSteps(stepNames, attempts),
-    failure: row.failure === null ? undefined : (JSON.parse(open(row.failure)) as TaskFailure),
-    error: row.error === null ? undefined : (JSON.parse(open(row.error)) as TaskSnapshot['error']),
+    failure:
+      row.failure === null
+        ? undefined
+        : (JSON.parse(open(row.failure, sealedAt('tasks.failure', row.id))) as TaskFailure),
+    error:
+      row.error === null
+        ? undefined
+        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
   };
 }

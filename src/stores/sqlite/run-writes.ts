@@ -4,6 +4,7 @@ import type { RenewResult, TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import type { Lane } from './group-commit.js';
+import { openCaps, sealedAt } from '../payload-sealing.js';
 
 export interface Ending {
   id: string;
@@ -34,12 +35,12 @@ function claimOne({ q, codec }: StoreContext, workerId: string, leaseMs: number,
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
-    args: JSON.parse(codec.open(row.args)) as Record<string, unknown>,
+    args: JSON.parse(codec.open(row.args, sealedAt('tasks.args', row.id))) as Record<string, unknown>,
     token: row.attempt,
     takenOver: candidate.lease_owner !== null,
     replayAfterCrash: row.replay_after_crash === 1,
     cancelRequested: row.cancel_requested === 1,
-    clientCapabilities: JSON.parse(row.client_caps) as Record<string, unknown>,
+    clientCapabilities: openCaps(row.id, row.client_caps, codec.open),
     steps: q.steps(row.id),
     stepAttempts: q.stepAttempts(row.id),
     answers: q.answers(row.id),

@@ -3,6 +3,14 @@ import type { PendingRequestStore, SessionRecord, SessionStore } from '../../tas
 import type { JsonObject } from '../../tasks/task.js';
 import type { SqliteDatabase } from './database.js';
 import { guarded } from './guarded.js';
+import {
+  createPayloadSealing,
+  openJson,
+  sealedAt,
+  sealJson,
+  type Opener,
+  type PayloadSealing,
+} from '../payload-sealing.js';
 
 interface SessionRow {
   id: string;
@@ -13,15 +21,20 @@ interface SessionRow {
   expires_at: number;
 }
 
-const toRecord = (row: SessionRow): SessionRecord => ({
+const toRecord = (row: SessionRow, open: Opener): SessionRecord => ({
   id: row.id,
   owner: { tenant: row.tenant, principal: row.principal },
-  state: JSON.parse(row.state) as JsonObject,
+  state: openJson<JsonObject>(row.state, sealedAt('sessions.state', row.id), open),
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
 
-export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
+/** With a cipher in `sealing`, session state and relayed answers are sealed, each bound to its row. */
+export function createSqliteSessionStore(
+  db: SqliteDatabase,
+  sealing: PayloadSealing = createPayloadSealing({}),
+): SessionStore {
+  const seal = (at: string, value: unknown): string => sealJson(sealing, sealing.enabled, at, value);
   const insert = db.prepare(
     `INSERT INTO sessions (id, tenant, principal, state, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
   );
@@ -39,14 +52,14 @@ export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
   const purge = db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`);
   const purgeRequests = db.prepare(`DELETE FROM session_requests WHERE opened_at <= ?`);
   return {
-    requests: createSqliteRequestStore(db),
+    requests: createSqliteRequestStore(db, sealing),
     async createSession(r) {
       guarded(() =>
         insert.run(
           r.id,
           r.owner.tenant,
           r.owner.principal,
-          JSON.stringify(r.state),
+          seal(sealedAt('sessions.state', r.id), r.state),
           r.createdAt,
           r.expiresAt,
         ),
@@ -54,10 +67,10 @@ export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
     },
     async getSession(id, owner) {
       const row = guarded(() => select.get(id, owner.tenant, owner.principal) as SessionRow | undefined);
-      return row === undefined ? undefined : toRecord(row);
+      return row === undefined ? undefined : toRecord(row, sealing.open);
     },
     async updateSession(id, owner, changes, now) {
-      const state = changes.state === undefined ? null : JSON.stringify(changes.state);
+      const state = changes.state === undefined ? null : seal(sealedAt('sessions.state', id), changes.state);
       const expiresAt = changes.expiresAt ?? null;
       const info = guarded(() => setState.run(state, expiresAt, id, owner.tenant, owner.principal, now));
       return info.changes === 1;
@@ -75,7 +88,9 @@ export function createSqliteSessionStore(db: SqliteDatabase): SessionStore {
   };
 }
 
-function createSqliteRequestStore(db: SqliteDatabase): PendingRequestStore {
+function createSqliteRequestStore(db: SqliteDatabase, sealing: PayloadSealing): PendingRequestStore {
+  const at = (sessionId: string, requestId: string): string =>
+    sealedAt('session_requests.answer', sessionId, requestId);
   const open = db.prepare(
     `INSERT INTO session_requests (session_id, request_id, origin, opened_at) VALUES (?, ?, ?, ?)`,
   );
@@ -91,7 +106,8 @@ function createSqliteRequestStore(db: SqliteDatabase): PendingRequestStore {
       guarded(() => open.run(sessionId, requestId, origin, now));
     },
     async answerRequest(sessionId, requestId, message) {
-      return guarded(() => answer.run(JSON.stringify(message), sessionId, requestId)).changes === 1;
+      const kept = sealJson(sealing, sealing.enabled, at(sessionId, requestId), message);
+      return guarded(() => answer.run(kept, sessionId, requestId)).changes === 1;
     },
     async answersFor(origin) {
       const rows = guarded(
@@ -100,7 +116,7 @@ function createSqliteRequestStore(db: SqliteDatabase): PendingRequestStore {
       return rows.map((r) => ({
         sessionId: r.session_id,
         requestId: r.request_id,
-        message: JSON.parse(r.answer) as JsonObject,
+        message: openJson<JsonObject>(r.answer, at(r.session_id, r.request_id), sealing.open),
       }));
     },
     async closeRequest(sessionId, requestId) {

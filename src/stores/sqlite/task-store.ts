@@ -52,7 +52,7 @@ export function createSqliteTaskStore(
     db,
     changes: ctx.log.changes,
     listOwned: createOwnedLister(db, ctx.codec.open),
-    sessions: createSqliteSessionStore(db),
+    sessions: createSqliteSessionStore(db, ctx.codec),
     create,
     ...reads(ctx, terminal),
     ...runWrites(ctx, end),

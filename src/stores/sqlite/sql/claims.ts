@@ -3,6 +3,7 @@ import type { JsonValue, JsonObject, StepAttempts, StepFailure } from '../../../
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
 import type { TaskRow } from '../rows.js';
+import { sealedAt } from '../../payload-sealing.js';
 import { DUE } from './conditions.js';
 
 export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
@@ -39,20 +40,27 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
     steps(id: string): Record<string, JsonValue> {
       const out: Record<string, JsonValue> = {};
       for (const r of steps.all(id) as { name: string; value: string }[])
-        out[r.name] = JSON.parse(codec.open(r.value)) as JsonValue;
+        out[r.name] = JSON.parse(codec.open(r.value, sealedAt('task_steps.value', id, r.name))) as JsonValue;
       return out;
     },
     answers(id: string): Record<string, JsonObject> {
       const out: Record<string, JsonObject> = {};
       for (const r of answers.all(id) as { key: string; answer: string }[])
-        out[r.key] = JSON.parse(codec.open(r.answer)) as JsonObject;
+        out[r.key] = JSON.parse(
+          codec.open(r.answer, sealedAt('task_inputs.answer', id, r.key)),
+        ) as JsonObject;
       return out;
     },
     askedKeys: (id: string) => (askedKeys.all(id) as { key: string }[]).map((r) => r.key),
     stepAttempts(id: string): Record<string, StepAttempts> {
       const out: Record<string, StepAttempts> = {};
       for (const r of stepAttempts.all(id) as { name: string; failed: number; last_failure: string }[])
-        out[r.name] = { failed: r.failed, last: JSON.parse(codec.open(r.last_failure)) as StepFailure };
+        out[r.name] = {
+          failed: r.failed,
+          last: JSON.parse(
+            codec.open(r.last_failure, sealedAt('task_step_attempts.last_failure', id, r.name)),
+          ) as StepFailure,
+        };
       return out;
     },
     renew: (id: string, token: number, until: number) =>

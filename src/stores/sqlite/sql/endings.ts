@@ -3,6 +3,7 @@
 import type { RunOutcome } from '../../../tasks/task.js';
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
+import { sealedAt, sealStatus } from '../../payload-sealing.js';
 
 function prepareEndingStatements(db: SqliteDatabase) {
   const terminal = db.prepare(`
@@ -54,15 +55,18 @@ function finishRun(
     unknown
   >;
   const failureOf = (o: { failure?: unknown }): string | null =>
-    o.failure === undefined ? null : codec.seal(id, JSON.stringify(o.failure));
+    o.failure === undefined ? null : codec.seal(id, JSON.stringify(o.failure), sealedAt('tasks.failure', id));
+  // A status message may quote an error: sealed with the task's payloads.
+  const status = (text: string | null | undefined): string | null =>
+    text === null || text === undefined ? null : sealStatus(codec, codec.sealsTask(id), id, text);
   switch (outcome.kind) {
     case 'completed':
       return (
         s.terminal.run({
           ...base,
           status: 'completed',
-          result: codec.seal(id, JSON.stringify(outcome.result)),
-          message: outcome.statusMessage ?? null,
+          result: codec.seal(id, JSON.stringify(outcome.result), sealedAt('tasks.result', id)),
+          message: status(outcome.statusMessage),
           failure: failureOf(outcome),
         }).changes === 1
       );
@@ -71,25 +75,31 @@ function finishRun(
         s.terminal.run({
           ...base,
           status: 'failed',
-          error: codec.seal(id, JSON.stringify(outcome.error)),
-          message: outcome.statusMessage,
+          error: codec.seal(id, JSON.stringify(outcome.error), sealedAt('tasks.error', id)),
+          message: status(outcome.statusMessage),
           failure: failureOf(outcome),
         }).changes === 1
       );
     case 'waiting':
       return (
-        s.wait.run({ id, token, now, until: outcome.until, message: outcome.statusMessage }).changes === 1
+        s.wait.run({ id, token, now, until: outcome.until, message: status(outcome.statusMessage) })
+          .changes === 1
       );
     case 'cancelled':
       return s.terminal.run({ ...base, status: 'cancelled', message: 'Task was cancelled.' }).changes === 1;
     case 'released':
       return s.release.run(id, token).changes === 1;
     case 'input_required': {
-      const row = s.suspend.get({ ...base, message: outcome.statusMessage ?? null }) as
+      const row = s.suspend.get({ ...base, message: status(outcome.statusMessage) }) as
         { status: string } | undefined;
       if (row === undefined) return false;
       for (const [key, request] of Object.entries(outcome.requests))
-        s.ask.run(id, key, codec.seal(id, JSON.stringify(request)), now);
+        s.ask.run(
+          id,
+          key,
+          codec.seal(id, JSON.stringify(request), sealedAt('task_inputs.request', id, key)),
+          now,
+        );
       s.supersede.run(id, JSON.stringify(Object.keys(outcome.requests)));
       return true;
     }

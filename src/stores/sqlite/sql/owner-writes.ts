@@ -2,6 +2,7 @@
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
 import { NON_TERMINAL } from './conditions.js';
+import { sealedAt } from '../../payload-sealing.js';
 
 export function prepareOwnerWriteQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const answerInput = db.prepare(`
@@ -17,7 +18,7 @@ export function prepareOwnerWriteQueries(db: SqliteDatabase, codec: PayloadCodec
       wake_at = NULL, updated_at = ? WHERE id = ? AND ${NON_TERMINAL}`);
   return {
     answerInput: (id: string, key: string, value: string, now: number) =>
-      answerInput.run(codec.seal(id, value), now, id, key).changes,
+      answerInput.run(codec.seal(id, value, sealedAt('task_inputs.answer', id, key)), now, id, key).changes,
     touchAfterAnswer: (id: string, resumed: boolean, now: number) =>
       touchAfterAnswer.run(now, resumed ? 1 : 0, resumed ? 1 : 0, id),
     flagCancel: (id: string) => flagCancel.run(id),

@@ -2,6 +2,7 @@
 import type { StepFailure } from '../../../tasks/task.js';
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
+import { sealedAt, sealStatus } from '../../payload-sealing.js';
 
 export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const holds = db.prepare(
@@ -17,10 +18,17 @@ export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) 
     WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
   return {
     holds: (id: string, token: number) => holds.get(id, token) !== undefined,
-    putStep: (id: string, name: string, value: string) => putStep.run(id, name, codec.seal(id, value)),
+    putStep: (id: string, name: string, value: string) =>
+      putStep.run(id, name, codec.seal(id, value, sealedAt('task_steps.value', id, name))),
     putStepFailure: (id: string, name: string, failure: StepFailure, now: number) =>
-      putStepFailure.run(id, name, failure.attempt, codec.seal(id, JSON.stringify(failure)), now),
+      putStepFailure.run(
+        id,
+        name,
+        failure.attempt,
+        codec.seal(id, JSON.stringify(failure), sealedAt('task_step_attempts.last_failure', id, name)),
+        now,
+      ),
     setStatusMessage: (id: string, token: number, message: string, now: number) =>
-      setMessage.run(message, now, id, token).changes === 1,
+      setMessage.run(sealStatus(codec, codec.sealsTask(id), id, message), now, id, token).changes === 1,
   };
 }

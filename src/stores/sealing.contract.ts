@@ -1,0 +1,156 @@
+// Sealing at rest, for both stores: every value a client or a handler supplied is sealed when a cipher is set, and
+// each sealed value opens only in the row and column it was written to. The stores' tests give raw access to their
+// rows (`raw`): these checks read and move stored values behind the store's back, as someone with the database would.
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { TaskStore } from '../tasks/store.js';
+import type { TaskOwner } from '../tasks/task.js';
+import type { SessionStore } from '../tasks/sessions.js';
+import { newTask } from './task-store.contract.js';
+
+const T0 = 1_700_000_000_000;
+const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
+
+export interface RawAccess {
+  /** Runs one statement with `?` placeholders (translated by the store's test). */
+  exec(sql: string, params: unknown[]): Promise<void>;
+  /** Every stored value of the store's tables, as text (whatever the column type). */
+  dump(): Promise<string>;
+  /** Another store on the same database (another process: nothing of the first one's memory). */
+  reopen(): Promise<TaskStore>;
+}
+
+export interface SealingHarness {
+  /** A store over a fresh database, sealing with `keyring` (`kid:base64[,…]`). */
+  open(keyring: string): Promise<{ store: TaskStore & { sessions?: SessionStore }; raw: RawAccess }>;
+}
+
+const keyring = (id = 'k1'): string => `${id}:${randomBytes(32).toString('base64')}`;
+
+/** A value sealed as releases before the row binding did: the additional data is the key id alone. */
+function sealedUnbound(spec: string, plain: string): string {
+  const [id, b64] = spec.split(':') as [string, string];
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', Buffer.from(b64, 'base64'), iv);
+  cipher.setAAD(Buffer.from(id));
+  const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return `enc1.${id}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+}
+
+export function sealingContract(name: string, h: SealingHarness): void {
+  describe(`sealing at rest: ${name}`, () => {
+    it('binds each sealed value to its task and column: moved elsewhere, it no longer opens', async () => {
+      const { store, raw } = await h.open(keyring());
+      const a = await store.create(newTask({ args: { who: 'a' }, createdAt: T0 }));
+      const b = await store.create(newTask({ args: { who: 'b' }, createdAt: T0 + 1 }));
+      for (const [i, task] of [a, b].entries()) {
+        const run = await store.claim('w', 60_000, T0 + 10);
+        if (run === undefined) throw new Error('expected a claim');
+        await store.saveStep(run.id, run.token, 's1', { step: 1 }, T0 + 10);
+        await store.saveStep(run.id, run.token, 's2', { step: 2 }, T0 + 10);
+        await store.finish(
+          run.id,
+          run.token,
+          { kind: 'completed', result: { secret: `r${i}` } },
+          T0 + 11 + i,
+        );
+        expect(task.id).toBeDefined();
+      }
+      await store.close();
+      const before = await raw.reopen();
+      await expect(before.get(b.id, ALICE, T0 + 20)).resolves.toMatchObject({ result: { secret: 'r1' } });
+      await before.close();
+      // Another task's sealed result copied into this row (as from another tenant's).
+      await raw.exec('UPDATE tasks SET result = (SELECT result FROM tasks WHERE id = ?) WHERE id = ?', [
+        a.id,
+        b.id,
+      ]);
+      // The same task's arguments copied into its result column.
+      await raw.exec('UPDATE tasks SET result = args WHERE id = ?', [a.id]);
+      const after = await raw.reopen();
+      await expect(after.get(b.id, ALICE, T0 + 20)).rejects.toThrow();
+      await expect(after.get(a.id, ALICE, T0 + 20)).rejects.toThrow();
+      await after.close();
+    });
+
+    it('binds steps to their names: two steps swapped do not replay as each other', async () => {
+      const { store, raw } = await h.open(keyring());
+      const task = await store.create(newTask({ createdAt: T0 }));
+      const run = await store.claim('w', 1_000, T0 + 1);
+      if (run === undefined) throw new Error('expected a claim');
+      await store.saveStep(task.id, run.token, 's1', 'one', T0 + 1);
+      await store.saveStep(task.id, run.token, 's2', 'two', T0 + 1);
+      await raw.exec(
+        `UPDATE task_steps SET value = (SELECT value FROM task_steps WHERE task_id = ? AND name = 's1')
+         WHERE task_id = ? AND name = 's2'`,
+        [task.id, task.id],
+      );
+      // The lease lapses; the next claim reads the steps to replay.
+      await expect(store.claim('w2', 1_000, T0 + 5_000)).rejects.toThrow();
+      await store.close();
+    });
+
+    it('keeps status texts, copied errors, client capabilities, session state and relayed answers sealed', async () => {
+      const { store, raw } = await h.open(keyring());
+      const canary = `CANARY${randomBytes(6).toString('hex')}`;
+      const task = await store.create(
+        newTask({ createdAt: T0, clientCapabilities: { experimental: { c: { v: canary } } } }),
+      );
+      const run = await store.claim('w', 60_000, T0 + 1);
+      if (run === undefined) throw new Error('expected a claim');
+      expect(run.clientCapabilities).toEqual({ experimental: { c: { v: canary } } });
+      await store.setStatusMessage(task.id, run.token, `working on ${canary}`, T0 + 2);
+      expect((await store.get(task.id, ALICE, T0 + 3)) as object).toMatchObject({
+        statusMessage: `working on ${canary}`,
+      });
+      const error = { code: -32603, message: `failed on ${canary}` };
+      await store.finish(
+        task.id,
+        run.token,
+        { kind: 'failed', error, statusMessage: `Failed: ${canary}` },
+        T0 + 4,
+      );
+      expect(await store.get(task.id, ALICE, T0 + 5)).toMatchObject({
+        statusMessage: `Failed: ${canary}`,
+        error,
+      });
+      const sessions = store.sessions;
+      if (sessions !== undefined) {
+        const state = { clientInfo: { name: canary }, subscriptions: [`file:///${canary}`] };
+        await sessions.createSession({
+          id: 's-1',
+          owner: ALICE,
+          state,
+          createdAt: T0,
+          expiresAt: T0 + 60_000,
+        });
+        await sessions.updateSession('s-1', ALICE, { state: { ...state, logLevel: 'info' } }, T0 + 1);
+        expect((await sessions.getSession('s-1', ALICE))?.state).toEqual({ ...state, logLevel: 'info' });
+        await sessions.requests?.openRequest('s-1', 'r-1', 'replica-a', T0);
+        await sessions.requests?.answerRequest('s-1', 'r-1', {
+          jsonrpc: '2.0',
+          id: 'r-1',
+          result: { canary },
+        });
+        expect(await sessions.requests?.answersFor('replica-a')).toMatchObject([
+          { sessionId: 's-1', requestId: 'r-1', message: { result: { canary } } },
+        ]);
+      }
+      expect(await raw.dump()).not.toContain(canary);
+      await store.close();
+    });
+
+    it('opens values sealed before the row binding, wherever they are', async () => {
+      const spec = keyring();
+      const { store, raw } = await h.open(spec);
+      const task = await store.create(newTask({ createdAt: T0 }));
+      await raw.exec('UPDATE tasks SET args = ? WHERE id = ?', [
+        sealedUnbound(spec, '{"old":"args"}'),
+        task.id,
+      ]);
+      const run = await store.claim('w', 1_000, T0 + 1);
+      expect(run?.args).toEqual({ old: 'args' });
+      await store.close();
+    });
+  });
+}
