@@ -106,3 +106,11 @@ export const statusFor = (
     : seal.seals
       ? seal(JSON.stringify(text), sealedAt('tasks.status_message', id))
       : text;
+
+/** A sealed JSON column of a task as read: undefined when empty. */
+export const openColumn = <T>(
+  stored: string | null,
+  column: string,
+  id: string,
+  open: Opener,
+): T | undefined => (stored === null ? undefined : (JSON.parse(open(stored, sealedAt(column, id))) as T));

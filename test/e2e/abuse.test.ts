@@ -177,17 +177,19 @@ describe('routes beside the endpoint', () => {
   });
 });
 
+/** A task tool that sleeps a minute: its tasks stay unfinished. */
+const slow = defineTool({
+  name: 'slow',
+  inputSchema: { type: 'object' },
+  task: { support: 'optional' },
+  handler: async (_args, ctx) => {
+    await ctx.sleep('nap', 60_000);
+    return textResult('done');
+  },
+});
+
 describe('the active-task quota', () => {
   it('holds under concurrent creations: 40 calls at once with a limit of 5 create 5 tasks', async () => {
-    const slow = defineTool({
-      name: 'slow',
-      inputSchema: { type: 'object' },
-      task: { support: 'optional' },
-      handler: async (_args, ctx) => {
-        await ctx.sleep('nap', 60_000);
-        return textResult('done');
-      },
-    });
     const quota = createDurableMcp({
       toolSets: [{ tools: [slow] }],
       backend: createSqliteBackend({ path: join(dir, 'quota.db') }),
@@ -225,15 +227,6 @@ interface Reply {
 
 describe('the storage quota', () => {
   it('counts cancelled tasks: after 3 create-and-cancel cycles with a limit of 3, the next call is 429', async () => {
-    const slow = defineTool({
-      name: 'slow',
-      inputSchema: { type: 'object' },
-      task: { support: 'optional' },
-      handler: async (_args, ctx) => {
-        await ctx.sleep('nap', 60_000);
-        return textResult('done');
-      },
-    });
     const quota = createDurableMcp({
       toolSets: [{ tools: [slow] }],
       backend: createSqliteBackend({ path: join(dir, 'stored.db') }),

@@ -11,7 +11,7 @@ import type {
   TaskStatus,
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
-import { openCaps, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
+import { openCaps, openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -125,14 +125,8 @@ export function toSnapshot(
     ttlMs: toNumberOrNull(row.ttl_ms),
     pollIntervalMs: row.poll_interval_ms === null ? undefined : toNumber(row.poll_interval_ms),
     inputRequests,
-    result:
-      row.result === null
-        ? undefined
-        : (JSON.parse(open(row.result, sealedAt('tasks.result', row.id))) as JsonObject),
-    error:
-      row.error === null
-        ? undefined
-        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
+    result: openColumn<JsonObject>(row.result, 'tasks.result', row.id, open),
+    error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
     revision: toNumber(row.revision),
   };
 }
@@ -182,13 +176,7 @@ export function toInspection(row: InspectRow, open: Opener): TaskInspection {
     cancelRequested: row.cancel_requested,
     idempotencyKey: row.idempotency_key ?? undefined,
     steps: inspectionSteps(row.step_names, attempts),
-    failure:
-      row.failure === null
-        ? undefined
-        : (JSON.parse(open(row.failure, sealedAt('tasks.failure', row.id))) as TaskFailure),
-    error:
-      row.error === null
-        ? undefined
-        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
+    failure: openColumn<TaskFailure>(row.failure, 'tasks.failure', row.id, open),
+    error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
   };
 }

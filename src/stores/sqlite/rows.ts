@@ -8,7 +8,7 @@ import type {
   TaskStatus,
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
-import { openStatus, sealedAt, type Opener } from '../payload-sealing.js';
+import { openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
 
 export interface TaskRow {
   id: string;
@@ -65,14 +65,8 @@ export function toSnapshot(row: TaskRow, outstanding: InputRow[], open: Opener =
     ttlMs: row.ttl_ms,
     pollIntervalMs: row.poll_interval_ms ?? undefined,
     inputRequests,
-    result:
-      row.result === null
-        ? undefined
-        : (JSON.parse(open(row.result, sealedAt('tasks.result', row.id))) as Record<string, unknown>),
-    error:
-      row.error === null
-        ? undefined
-        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
+    result: openColumn<Record<string, unknown>>(row.result, 'tasks.result', row.id, open),
+    error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
   };
 }
 
@@ -115,13 +109,7 @@ export function toInspection(
     cancelRequested: row.cancel_requested === 1,
     idempotencyKey: row.idempotency_key ?? undefined,
     steps: inspectionSteps(stepNames, attempts),
-    failure:
-      row.failure === null
-        ? undefined
-        : (JSON.parse(open(row.failure, sealedAt('tasks.failure', row.id))) as TaskFailure),
-    error:
-      row.error === null
-        ? undefined
-        : (JSON.parse(open(row.error, sealedAt('tasks.error', row.id))) as TaskSnapshot['error']),
+    failure: openColumn<TaskFailure>(row.failure, 'tasks.failure', row.id, open),
+    error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
   };
 }
