@@ -92,7 +92,15 @@ export const SLEEP_MEMORY_MAX_RATIO = 1.2;
 /** Targets of the keyed and retry-backoff creation rows: at least this × the same creation without keys or waits. */
 export const CREATION_MIN_RATIO = 0.9;
 /** Our servers in the push and PostgreSQL rows: no audit lines, no per-principal limits (one anonymous client). */
-export const UNLIMITED = ['--no-audit', '--tasks-get-rate', '0', '--max-active-tasks', '0'];
+export const UNLIMITED = [
+  '--no-audit',
+  '--tasks-get-rate',
+  '0',
+  '--max-active-tasks',
+  '0',
+  '--max-stored-tasks',
+  '0',
+];
 
 /** The stored-task and sleeping-task files (filled before the servers start), and their sizes. */
 export type StoreSize = 'small' | 'large';

@@ -122,7 +122,7 @@ const serveScale = (size: StoreSize, count: number): ServerSpec => ({
 const serveSleepers = (size: StoreSize): ServerSpec => ({
   label:
     `node --expose-gc --import bench/mem-probe.mjs bin/durable-mcp.js serve --tools bench/tools.mjs --no-audit ` +
-    `--tasks-get-rate 0 --max-active-tasks 0 (default worker; own SQLite file holding ` +
+    `--tasks-get-rate 0 --max-active-tasks 0 --max-stored-tasks 0 (default worker; own SQLite file holding ` +
     `${fmtInt(SLEEP_COUNTS[size])} sleeping bench_sleep tasks, bench/children/scale-tasks.ts)`,
   store: SLEEP_FILES[size],
   sleepers: size,
@@ -156,7 +156,7 @@ const PG_SERVERS: Record<string, ServerSpec> = {
   'ours-pg1': {
     label:
       'node bin/durable-mcp.js serve --store postgres://… --pg-schema <fresh> --tools bench/tools.mjs --concurrency 0 ' +
-      '--no-audit --tasks-get-rate 0 --max-active-tasks 0 (one process)',
+      '--no-audit --tasks-get-rate 0 --max-active-tasks 0 --max-stored-tasks 0 (one process)',
     pg: true,
     command: (ctx, name) => servePg(ctx, name, pgSchema(ctx, 'ours-pg1')),
   },
@@ -187,8 +187,8 @@ const SQLITE_TASK_SERVERS: Record<string, ServerSpec> = {
   'ours-tasks': serveBenchTools(
     'ours-tasks',
     'bench-tasks.db',
-    'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 (default worker concurrency 8; own SQLite file)',
-    ['--max-active-tasks', '0'],
+    'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 --max-stored-tasks 0 (default worker concurrency 8; own SQLite file)',
+    ['--max-active-tasks', '0', '--max-stored-tasks', '0'],
   ),
   // The benchmark is one anonymous principal: the per-principal tasks/get limit (default 20/s) would answer
   // almost every poll with 429, so it is set far above any reachable rate (the limiter still runs). The
@@ -196,33 +196,33 @@ const SQLITE_TASK_SERVERS: Record<string, ServerSpec> = {
   'ours-poll': serveBenchTools(
     'ours-poll',
     'bench-poll.db',
-    'node bin/durable-mcp.js serve --tools bench/tools.mjs --tasks-get-rate 1000000 --max-active-tasks 0 ' +
+    'node bin/durable-mcp.js serve --tools bench/tools.mjs --tasks-get-rate 1000000 --max-active-tasks 0 --max-stored-tasks 0 ' +
       '(own SQLite file)',
-    ['--tasks-get-rate', '1000000', '--max-active-tasks', '0'],
+    ['--tasks-get-rate', '1000000', '--max-active-tasks', '0', '--max-stored-tasks', '0'],
   ),
   // Its queue grows without bound by design, so the cap on unfinished tasks per principal is off.
   'ours-park': serveBenchTools(
     'ours-park',
     'bench-park.db',
-    'node bin/durable-mcp.js serve --tools bench/tools.mjs --concurrency 1 --max-active-tasks 0 (one ' +
+    'node bin/durable-mcp.js serve --tools bench/tools.mjs --concurrency 1 --max-active-tasks 0 --max-stored-tasks 0 (one ' +
       'parked task holds the only worker slot, so the worker runs nothing; own SQLite file)',
-    ['--concurrency', '1', '--max-active-tasks', '0'],
+    ['--concurrency', '1', '--max-active-tasks', '0', '--max-stored-tasks', '0'],
   ),
   // Creation next to WAITING_TASKS tasks that wait for input: the flags of ours-tasks (the row it is compared with).
   'ours-wait': serveBenchTools(
     'ours-wait',
     'bench-wait.db',
-    'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 (default worker; own SQLite ' +
+    'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 --max-stored-tasks 0 (default worker; own SQLite ' +
       `file with ${fmtInt(WAITING_TASKS)} bench_input tasks waiting for input)`,
-    ['--max-active-tasks', '0'],
+    ['--max-active-tasks', '0', '--max-stored-tasks', '0'],
   ),
   // Creation next to RETRYING_TASKS tasks in retry backoff: the flags of ours-tasks (the row it is compared with).
   'ours-retry': serveBenchTools(
     'ours-retry',
     'bench-retry.db',
-    'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 (default worker; own SQLite ' +
+    'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 --max-stored-tasks 0 (default worker; own SQLite ' +
       `file with ${fmtInt(RETRYING_TASKS)} bench_retry tasks waiting to retry a failed step)`,
-    ['--max-active-tasks', '0'],
+    ['--max-active-tasks', '0', '--max-stored-tasks', '0'],
   ),
 };
 
@@ -268,7 +268,7 @@ export const SERVERS: Record<string, ServerSpec> = {
   'ours-subs': {
     label:
       'node --expose-gc --import bench/mem-probe.mjs bin/durable-mcp.js serve --tools bench/tools.mjs --no-audit ' +
-      '--tasks-get-rate 0 --max-active-tasks 0 (own SQLite file)',
+      '--tasks-get-rate 0 --max-active-tasks 0 --max-stored-tasks 0 (own SQLite file)',
     command: (ctx) => [
       ...MEM_PROBE_FLAGS,
       ...serveCommand(ctx, 'ours-subs', 'bench-subs.db', ['--tools', BENCH_TOOLS, ...UNLIMITED]),

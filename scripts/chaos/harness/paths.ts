@@ -10,7 +10,7 @@ export const CHAOS_TOOLS = join(ROOT, 'test', 'fixtures', 'tools', 'chaos-tools.
 export const UNSERIALIZABLE_TOOLS = join(ROOT, 'test', 'fixtures', 'tools', 'unserializable-tools.mjs');
 export const TASK_CAPS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
 
-/** Flags every chaos server gets: no rate limit or cap in the way of the load, no audit lines, quiet logs. */
+/** Flags every chaos server gets: no rate limit, cap or quota in the way of the load, no audit lines, quiet logs. */
 export const COMMON_SERVE_FLAGS: readonly string[] = [
   '--host',
   '127.0.0.1',
@@ -20,6 +20,8 @@ export const COMMON_SERVE_FLAGS: readonly string[] = [
   '--tasks-get-rate',
   '0',
   '--max-active-tasks',
+  '0',
+  '--max-stored-tasks',
   '0',
   '--log-level',
   'warn',
