@@ -21,6 +21,9 @@ export interface EncodedTask {
   activeLimit: number | null;
   /** NewTask.storedLimit, or null. */
   storedLimit: number | null;
+  /** NewTask.tenantLimits, each or null. */
+  tenantActiveLimit: number | null;
+  tenantStoredLimit: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -50,5 +53,7 @@ export function encodeTask(
     idempotencyKey: task.idempotencyKey ?? null,
     activeLimit: task.activeLimit ?? null,
     storedLimit: task.storedLimit ?? null,
+    tenantActiveLimit: task.tenantLimits?.active ?? null,
+    tenantStoredLimit: task.tenantLimits?.stored ?? null,
   };
 }

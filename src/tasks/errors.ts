@@ -43,20 +43,26 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
+/** Which quota refused a task: its owner's unfinished or kept tasks, or its whole tenant's. */
+export type TaskQuota = 'active' | 'stored' | 'tenant-active' | 'tenant-stored';
+
+const QUOTA_TEXT: Record<TaskQuota, string> = {
+  active: 'Too many unfinished tasks',
+  stored: 'Too many stored tasks',
+  'tenant-active': "Too many unfinished tasks in this principal's tenant",
+  'tenant-stored': "Too many stored tasks in this principal's tenant",
+};
+
 /**
  * A new task is refused: its owner already has `limit` unfinished tasks (NewTask.activeLimit, quota `active`), or
- * already keeps `limit` tasks of any status (NewTask.storedLimit, quota `stored`).
+ * keeps `limit` tasks of any status (NewTask.storedLimit, `stored`), or its tenant does (NewTask.tenantLimits).
  */
 export class ActiveLimitError extends Error {
   constructor(
     readonly limit: number,
-    readonly quota: 'active' | 'stored' = 'active',
+    readonly quota: TaskQuota = 'active',
   ) {
-    super(
-      quota === 'active'
-        ? `Too many unfinished tasks (limit ${limit})`
-        : `Too many stored tasks (limit ${limit})`,
-    );
+    super(`${QUOTA_TEXT[quota]} (limit ${limit})`);
     this.name = 'ActiveLimitError';
   }
 }

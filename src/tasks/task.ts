@@ -83,6 +83,8 @@ export interface NewTask {
    * (finished ones count until they are swept), counted as activeLimit is.
    */
   storedLimit?: number;
+  /** The same limits for the owner's whole tenant, all its principals together (quotas `tenant-…`). */
+  tenantLimits?: { active?: number; stored?: number };
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */

@@ -261,6 +261,46 @@ describe('the storage quota', () => {
   });
 });
 
+describe('the tenant quota', () => {
+  it("counts all the tenant's principals together: a third call of either is 429, another tenant's passes", async () => {
+    const quota = createDurableMcp({
+      toolSets: [{ tools: [slow] }],
+      backend: createSqliteBackend({ path: join(dir, 'tenant.db') }),
+      tasks: { maxActiveTasksPerTenant: 2, tasksGetRate: false },
+    });
+    const on = await quota.listen({
+      port: 0,
+      authenticator: tokenAuthenticator({
+        a: { tenant: 't', principal: 'a' },
+        b: { tenant: 't', principal: 'b' },
+        c: { tenant: 'u', principal: 'c' },
+      }),
+    });
+    const call = (token: string) =>
+      fetch(on.url, {
+        method: 'POST',
+        headers: { ...mcpHeaders('tools/call', 'slow'), authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: {}, _meta: envelope({ extensions: { [TASKS]: {} } }) },
+        }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Reply }));
+    try {
+      expect((await call('a')).status).toBe(200);
+      expect((await call('b')).status).toBe(200);
+      const refused = await call('a');
+      expect(refused.status).toBe(429);
+      expect(refused.body.error?.data).toMatchObject({ limit: 2, quota: 'tenant-active' });
+      expect((await call('b')).status).toBe(429);
+      expect((await call('c')).status).toBe(200);
+    } finally {
+      await quota.close(0);
+    }
+  });
+});
+
 describe('subscriptions/listen', () => {
   it('caps the open streams of one principal (429), not those of another', async () => {
     const limited = createDurableMcp({

@@ -60,6 +60,8 @@ Protection of stored data and limits:
   --tasks-get-rate N     tasks/get per second per principal, burst 2N (default 100; 0 disables)
   --max-active-tasks N   unfinished tasks per principal (default 1000; 0 disables)
   --max-stored-tasks N   tasks of any status kept per principal, finished ones until swept (default 10000; 0 disables)
+  --max-active-tasks-per-tenant N, --max-stored-tasks-per-tenant N   the same caps for all principals of a
+                         tenant together (default: none)
   --no-audit             no audit lines (default: one JSON line per task access on stderr)
 Observability:
   --log-level LEVEL      trace|debug|info|warn|error (default info); JSON lines on stderr (pino)
@@ -139,6 +141,8 @@ const SERVE_FLAGS = {
   'tasks-get-rate': { type: 'string' },
   'max-active-tasks': { type: 'string' },
   'max-stored-tasks': { type: 'string' },
+  'max-active-tasks-per-tenant': { type: 'string' },
+  'max-stored-tasks-per-tenant': { type: 'string' },
   'no-audit': { type: 'boolean' },
   'log-level': { type: 'string' },
   'pg-schema': { type: 'string' },
@@ -233,6 +237,16 @@ function runtimeFromFlags(
       tasksGetRate: rate === 0 ? false : { perSecond: rate, burst: rate * 2 },
       maxActiveTasksPerPrincipal: intFlag(values['max-active-tasks'], 'max-active-tasks', 1_000),
       maxStoredTasksPerPrincipal: intFlag(values['max-stored-tasks'], 'max-stored-tasks', 10_000),
+      maxActiveTasksPerTenant: intFlag(
+        values['max-active-tasks-per-tenant'],
+        'max-active-tasks-per-tenant',
+        0,
+      ),
+      maxStoredTasksPerTenant: intFlag(
+        values['max-stored-tasks-per-tenant'],
+        'max-stored-tasks-per-tenant',
+        0,
+      ),
       fallback: fallbackFromFlags(values),
     },
     worker:

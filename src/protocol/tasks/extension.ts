@@ -39,6 +39,9 @@ export interface TasksExtensionOptions {
    * expire and are swept, so one caller cannot fill the store. 0 disables it.
    */
   maxStoredTasksPerPrincipal?: number;
+  /** The same two caps for each tenant, all its principals together (default: none; 0 disables). */
+  maxActiveTasksPerTenant?: number;
+  maxStoredTasksPerTenant?: number;
   /**
    * Tasks for clients that do not declare the extension: their calls wait up to a budget, then hand back the task
    * with facade tools to follow it (on by default for `optional` tools); false turns it off.
@@ -91,6 +94,8 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     defaultPollIntervalMs: options.defaultPollIntervalMs,
     maxActive: options.maxActiveTasksPerPrincipal ?? 1_000,
     maxStored: options.maxStoredTasksPerPrincipal ?? 10_000,
+    maxActivePerTenant: options.maxActiveTasksPerTenant ?? 0,
+    maxStoredPerTenant: options.maxStoredTasksPerTenant ?? 0,
   };
   const start: StartTask = (call, params, scope, deps, capabilities) =>
     startTask(access, defaults, call, params, scope, deps, capabilities);

@@ -3,7 +3,7 @@
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
 import { sameJson } from '../../tasks/json-equal.js';
-import { ownerOf, type TaskSnapshot } from '../../tasks/task.js';
+import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY } from '../../wire/meta-keys.js';
 import { invalidParams, ProtocolError } from '../../wire/protocol-error.js';
@@ -25,6 +25,9 @@ export interface TaskDefaults {
   maxActive: number;
   /** Cap on tasks of any status kept per principal (finished ones until swept); 0 or undefined disables it. */
   maxStored?: number;
+  /** The same two caps for each tenant, all its principals together; 0 or undefined disables each. */
+  maxActivePerTenant?: number;
+  maxStoredPerTenant?: number;
 }
 
 /** The task of a call, or the answer to give instead (an MRTR round of the tool's `prepare`). */
@@ -84,6 +87,15 @@ async function earlierTask(
   return existing.snapshot;
 }
 
+/** The tenant's caps, when any is set. */
+function tenantLimitsOf({
+  maxActivePerTenant: active = 0,
+  maxStoredPerTenant: stored = 0,
+}: TaskDefaults): NewTask['tenantLimits'] {
+  if (active <= 0 && stored <= 0) return undefined;
+  return { active: active > 0 ? active : undefined, stored: stored > 0 ? stored : undefined };
+}
+
 /** The refusal of a new task over a quota, recorded. */
 function overQuota(
   access: TaskAccess,
@@ -91,7 +103,7 @@ function overQuota(
   auth: AuthInfo,
   refusal: ActiveLimitError,
 ): ProtocolError {
-  const active = refusal.quota === 'active';
+  const active = refusal.quota === 'active' || refusal.quota === 'tenant-active';
   access.audit({
     event: 'task.limited',
     ...ownerOf(auth),
@@ -100,9 +112,7 @@ function overQuota(
   });
   return new ProtocolError(
     TOO_MANY_REQUESTS,
-    active
-      ? `Too many unfinished tasks (limit ${refusal.limit}); wait for some to end`
-      : `Too many stored tasks (limit ${refusal.limit}); finished tasks count until they expire`,
+    `${refusal.message}; ${active ? 'wait for some to end' : 'finished tasks count until they expire'}`,
     { limit: refusal.limit, quota: refusal.quota },
   );
 }
@@ -114,6 +124,7 @@ interface Creation {
   capabilities: JsonObject;
   activeLimit: number | undefined;
   storedLimit: number | undefined;
+  tenantLimits: NewTask['tenantLimits'];
 }
 
 /** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
@@ -147,6 +158,7 @@ async function createTask(
     idempotencyKey: creation.key,
     activeLimit: creation.activeLimit,
     storedLimit: creation.storedLimit,
+    tenantLimits: creation.tenantLimits,
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
@@ -199,6 +211,7 @@ export async function startTask(
       capabilities: kept,
       activeLimit: maxActive > 0 ? maxActive : undefined,
       storedLimit: maxStored > 0 ? maxStored : undefined,
+      tenantLimits: tenantLimitsOf(defaults),
     });
     return { task };
   } catch (err) {

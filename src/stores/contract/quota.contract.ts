@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ActiveLimitError } from '../../tasks/errors.js';
 import type { NewTask } from '../../tasks/task.js';
-import { ALICE, BOB, newTask, type ContractStore } from './harness.contract.js';
+import { ALICE, BOB, newTask, OTHER_TENANT, type ContractStore } from './harness.contract.js';
 
 const LIMIT = 5;
 
@@ -74,6 +74,49 @@ export function quotaContract(h: ContractStore): void {
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(LIMIT);
         for (const o of outcomes)
           if (o.status === 'rejected') expect(o.reason).toMatchObject({ quota: 'stored' });
+      } finally {
+        if (peer !== h.store) await peer.close();
+      }
+    });
+  });
+
+  describe('the tenant limits', () => {
+    const tenantWide = (overrides: Partial<NewTask> = {}): NewTask =>
+      newTask({ tenantLimits: { active: LIMIT, stored: LIMIT + 2 }, createdAt: h.t, ...overrides });
+
+    it("count every principal of the tenant, and no other tenant's", async () => {
+      const finishOne = async (): Promise<void> => {
+        const claimed = await h.claim();
+        await h.store.finish(claimed.id, claimed.token, { kind: 'completed', result: {} }, h.t);
+      };
+      for (let i = 0; i < LIMIT; i++) await h.store.create(tenantWide({ owner: i % 2 === 0 ? ALICE : BOB }));
+      const refusal = await h.store.create(tenantWide({ owner: BOB })).catch((err: unknown) => err);
+      expect(refusal).toMatchObject({ quota: 'tenant-active', limit: LIMIT });
+      // Ended tasks leave the active count but stay in the stored one.
+      await finishOne();
+      await finishOne();
+      await h.store.create(tenantWide({ owner: ALICE }));
+      await h.store.create(tenantWide({ owner: BOB }));
+      await finishOne();
+      await expect(h.store.create(tenantWide({ owner: ALICE }))).rejects.toMatchObject({
+        quota: 'tenant-stored',
+        limit: LIMIT + 2,
+      });
+      // Another tenant has limits of its own.
+      await expect(h.store.create(tenantWide({ owner: OTHER_TENANT }))).resolves.toMatchObject({
+        status: 'working',
+      });
+    });
+
+    it('let exactly the limit through when two principals race on two instances', async () => {
+      const peer = h.openPeer === undefined ? h.store : await h.openPeer();
+      try {
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 16 }, (_, i) =>
+            (i % 2 === 0 ? h.store : peer).create(tenantWide({ owner: i % 4 < 2 ? ALICE : BOB })),
+          ),
+        );
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(LIMIT);
       } finally {
         if (peer !== h.store) await peer.close();
       }

@@ -1,6 +1,11 @@
 // create(): creations of one turn of the event loop go in as one multi-row insert; a task whose idempotency key is
 // held joins the key's task (same arguments), conflicts with it, or takes the key over once that task expired.
-import { ActiveLimitError, IdempotencyConflictError, StoreUnavailableError } from '../../tasks/errors.js';
+import {
+  ActiveLimitError,
+  IdempotencyConflictError,
+  StoreUnavailableError,
+  type TaskQuota,
+} from '../../tasks/errors.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import type { JsonObject, NewTask, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
@@ -28,26 +33,37 @@ export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
 const ownerOf = (t: EncodedTask): string => JSON.stringify([t.tenant, t.principal]);
 
 const limited = (t: EncodedTask): boolean => t.activeLimit !== null || t.storedLimit !== null;
+const tenantLimited = (t: EncodedTask): boolean =>
+  t.tenantActiveLimit !== null || t.tenantStoredLimit !== null;
+const tenantOf = (t: EncodedTask): string => JSON.stringify([t.tenant]);
 
-/** What the owner holds inside the locked transaction: unfinished tasks, and tasks of any status. */
+/** What an owner (or a tenant) holds inside the locked transaction: unfinished tasks, and tasks of any status. */
 interface Held {
   active: number;
   stored: number;
 }
 
-/** The quota the task would exceed given what its owner holds, if any. */
-function exceeded(task: EncodedTask, held: Held): ActiveLimitError | undefined {
-  if (task.activeLimit !== null && held.active >= task.activeLimit)
-    return new ActiveLimitError(task.activeLimit, 'active');
-  if (task.storedLimit !== null && held.stored >= task.storedLimit)
-    return new ActiveLimitError(task.storedLimit, 'stored');
+/** The quota the task would exceed given what its owner and its tenant hold, if any. */
+function exceeded(
+  task: EncodedTask,
+  owner: Held | undefined,
+  tenant: Held | undefined,
+): ActiveLimitError | undefined {
+  const checks: [TaskQuota, number | null, number | undefined][] = [
+    ['active', task.activeLimit, owner?.active],
+    ['stored', task.storedLimit, owner?.stored],
+    ['tenant-active', task.tenantActiveLimit, tenant?.active],
+    ['tenant-stored', task.tenantStoredLimit, tenant?.stored],
+  ];
+  for (const [quota, limit, held] of checks)
+    if (limit !== null && held !== undefined && held >= limit) return new ActiveLimitError(limit, quota);
   return undefined;
 }
 
 /**
- * Inside one transaction: locks the owners that have a limit (in one order, so two batches never wait on each
- * other), counts their unfinished and kept tasks, and inserts what fits. Left out: tasks whose key a live task
- * holds (the batcher joins them) and tasks over one of their owner's limits (kept in `refused`).
+ * Inside one transaction: locks the tenants, then the owners, that have a limit (each in one order, so two batches
+ * never wait on each other), counts their unfinished and kept tasks, and inserts what fits. Left out: tasks whose
+ * key a live task holds (the batcher joins them) and tasks over one of their limits (kept in `refused`).
  */
 async function insertCounted(
   { db, q }: StoreContext,
@@ -55,14 +71,25 @@ async function insertCounted(
   refused: WeakMap<EncodedTask, ActiveLimitError>,
 ): Promise<TaskRow[]> {
   return db.tx(async (run) => {
-    const owners = [...new Set(tasks.filter(limited).map(ownerOf))].sort();
-    const held = new Map<string, Held>();
-    for (const owner of owners) {
-      await run(q.lockOwner, [owner]);
-      const [tenant, principal] = JSON.parse(owner) as [string, string];
-      const [active] = await run<{ n: number }>(q.countActive, [tenant, principal]);
-      const [stored] = await run<{ n: number }>(q.countStored, [tenant, principal]);
-      held.set(owner, { active: Number(active?.n ?? 0), stored: Number(stored?.n ?? 0) });
+    const count = async (sql: string, params: string[]): Promise<number> =>
+      Number((await run<{ n: number }>(sql, params))[0]?.n ?? 0);
+    const tenants = new Map<string, Held>();
+    for (const key of [...new Set(tasks.filter(tenantLimited).map(tenantOf))].sort()) {
+      await run(q.lockOwner, [key]);
+      const [tenant] = JSON.parse(key) as [string];
+      tenants.set(key, {
+        active: await count(q.countTenantActive, [tenant]),
+        stored: await count(q.countTenantStored, [tenant]),
+      });
+    }
+    const owners = new Map<string, Held>();
+    for (const key of [...new Set(tasks.filter(limited).map(ownerOf))].sort()) {
+      await run(q.lockOwner, [key]);
+      const [tenant, principal] = JSON.parse(key) as [string, string];
+      owners.set(key, {
+        active: await count(q.countActive, [tenant, principal]),
+        stored: await count(q.countStored, [tenant, principal]),
+      });
     }
     const fitting: EncodedTask[] = [];
     for (const task of tasks) {
@@ -75,15 +102,17 @@ async function insertCounted(
         ]);
         if (taken !== undefined) continue;
       }
-      const counts = held.get(ownerOf(task));
-      if (counts !== undefined) {
-        const over = exceeded(task, counts);
-        if (over !== undefined) {
-          refused.set(task, over);
-          continue;
-        }
-        counts.active += 1;
-        counts.stored += 1;
+      const owner = owners.get(ownerOf(task));
+      const tenant = tenants.get(tenantOf(task));
+      const over = exceeded(task, owner, tenant);
+      if (over !== undefined) {
+        refused.set(task, over);
+        continue;
+      }
+      for (const held of [owner, tenant]) {
+        if (held === undefined) continue;
+        held.active += 1;
+        held.stored += 1;
       }
       fitting.push(task);
     }
@@ -96,7 +125,7 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
   const refused = new WeakMap<EncodedTask, ActiveLimitError>();
   const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
     let rows: TaskRow[];
-    if (tasks.some(limited)) rows = await insertCounted(ctx, tasks, refused);
+    if (tasks.some((t) => limited(t) || tenantLimited(t))) rows = await insertCounted(ctx, tasks, refused);
     else
       try {
         rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));

@@ -1,6 +1,6 @@
 // create(): creations are group-committed. A task whose idempotency key names a live task of the owner joins it
 // (same arguments) or conflicts with it; the key of an expired task goes to the new one.
-import { ActiveLimitError, IdempotencyConflictError } from '../../tasks/errors.js';
+import { ActiveLimitError, IdempotencyConflictError, type TaskQuota } from '../../tasks/errors.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import type { JsonObject, NewTask, TaskSnapshot } from '../../tasks/task.js';
 import { snapshotOf, type StoreContext } from './context.js';
@@ -13,7 +13,7 @@ type Created =
   | { kind: 'inserted' }
   | { kind: 'joined'; snapshot: TaskSnapshot }
   | { kind: 'conflict'; id: string }
-  | { kind: 'over'; limit: number; quota: 'active' | 'stored' };
+  | { kind: 'over'; limit: number; quota: TaskQuota };
 
 /** The live task of the owner that the task's idempotency key names, joined or in conflict; undefined if none. */
 function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
@@ -28,6 +28,20 @@ function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
   return { kind: 'joined', snapshot: snapshotOf(ctx, row) };
 }
 
+/** The first of the task's quotas that its owner (or tenant) has reached, if any. */
+function overQuota({ q }: StoreContext, task: NewTask): Created | undefined {
+  const { owner, tenantLimits: tenant = {} } = task;
+  const checks: [TaskQuota, number | undefined, () => number][] = [
+    ['active', task.activeLimit, () => q.countActive(owner)],
+    ['stored', task.storedLimit, () => q.countStored(owner)],
+    ['tenant-active', tenant.active, () => q.countTenantActive(owner.tenant)],
+    ['tenant-stored', tenant.stored, () => q.countTenantStored(owner.tenant)],
+  ];
+  for (const [quota, limit, count] of checks)
+    if (limit !== undefined && count() >= limit) return { kind: 'over', limit, quota };
+  return undefined;
+}
+
 /**
  * Inside a write transaction: inserts the task, unless its idempotency key names a live task of the owner. The
  * insert itself finds a key in use (its unique index): a new key costs no read.
@@ -35,10 +49,8 @@ function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
 function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
   const { q, codec } = ctx;
   // Inside the write transaction, which no other writer shares: the counts hold until the insert.
-  if (task.activeLimit !== undefined && q.countActive(task.owner) >= task.activeLimit)
-    return joinKeyed(ctx, task) ?? { kind: 'over', limit: task.activeLimit, quota: 'active' };
-  if (task.storedLimit !== undefined && q.countStored(task.owner) >= task.storedLimit)
-    return joinKeyed(ctx, task) ?? { kind: 'over', limit: task.storedLimit, quota: 'stored' };
+  const over = overQuota(ctx, task);
+  if (over !== undefined) return joinKeyed(ctx, task) ?? over;
   if (!q.insertTask(task, codec.sealsNew(task))) {
     const key = task.idempotencyKey as string;
     const existing = q.keyed(task.owner, task.tool, key);

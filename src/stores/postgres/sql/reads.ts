@@ -31,6 +31,10 @@ export function readSql(s: string) {
     /** Every task the owner keeps, of any status (the storage quota): an index-only scan of tasks_owner_created. */
     countStored: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND principal = $2`,
 
+    /** The same two counts for a whole tenant. */
+    countTenantActive: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND ${NON_TERMINAL}`,
+    countTenantStored: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1`,
+
     /**
      * One statement, one snapshot: counts by status (index-only scans of tasks_status, not a scan of the table) and
      * the runnable backlog at $1 (tasks_runnable).

@@ -29,6 +29,8 @@ export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) 
         idempotencyKey,
         activeLimit: _active,
         storedLimit: _stored,
+        tenantActiveLimit: _tenantActive,
+        tenantStoredLimit: _tenantStored,
         ...row
       } = encodeTask(task, codec, sealed);
       const { changes } = insert.run({

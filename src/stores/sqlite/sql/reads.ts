@@ -39,6 +39,16 @@ export function prepareReadQueries(db: SqliteDatabase) {
   const countStored = db
     .prepare(`SELECT count(*) FROM tasks INDEXED BY tasks_owner_created WHERE tenant = ? AND principal = ?`)
     .pluck();
+  // The same for a whole tenant (the leading column of both indexes).
+  const countTenantActive = db
+    .prepare(
+      `SELECT count(*) FROM tasks INDEXED BY tasks_owner_active
+       WHERE tenant = ? AND status IN ('working','input_required')`,
+    )
+    .pluck();
+  const countTenantStored = db
+    .prepare(`SELECT count(*) FROM tasks INDEXED BY tasks_owner_created WHERE tenant = ?`)
+    .pluck();
   const countRunnable = db.prepare(
     `SELECT (SELECT count(*) FROM tasks WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now)
        AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS n`,
@@ -55,6 +65,8 @@ export function prepareReadQueries(db: SqliteDatabase) {
     stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countStored: (owner: TaskOwner) => countStored.get(owner.tenant, owner.principal) as number,
+    countTenantActive: (tenant: string) => countTenantActive.get(tenant) as number,
+    countTenantStored: (tenant: string) => countTenantStored.get(tenant) as number,
     countRunnable: (now: number) => (countRunnable.get({ now }) as { n: number }).n,
   };
 }
