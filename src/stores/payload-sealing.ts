@@ -56,21 +56,18 @@ export function createPayloadSealing({ cipher, encrypt = 'all' }: PayloadSealing
   };
 }
 
-/**
- * Texts kept in plain columns (status messages, client capabilities, session state) are sealed as JSON, so that a
- * sealed value is told from a plain one by its prefix alone; plain ones (unsealed tasks, earlier releases) pass.
- */
-export function openText(stored: string, at: string, open: Opener): string {
-  return isSealedValue(stored) ? (JSON.parse(open(stored, at)) as string) : stored;
-}
-
 /** A task's status message as kept (sealed with the task's payloads). */
 export const sealStatus = (sealing: PayloadSealing, sealed: boolean, id: string, text: string): string =>
   sealed ? sealing.sealFor(true, JSON.stringify(text), sealedAt('tasks.status_message', id)) : text;
 
 /** A task's status message as read. */
-export const openStatus = (id: string, stored: string | null, open: Opener): string | undefined =>
-  stored === null ? undefined : openText(stored, sealedAt('tasks.status_message', id), open);
+export function openStatus(id: string, stored: string | null, open: Opener): string | undefined {
+  if (stored === null) return undefined;
+  // Sealed status texts are kept as JSON, told from plain ones (unsealed tasks, earlier releases) by their prefix.
+  return isSealedValue(stored)
+    ? (JSON.parse(open(stored, sealedAt('tasks.status_message', id))) as string)
+    : stored;
+}
 
 /**
  * A JSON value kept in a JSON column (client capabilities, legacy session state and relayed answers): as is, or

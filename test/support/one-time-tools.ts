@@ -1,5 +1,6 @@
 // Tools whose MRTR rounds act on the world, counting what they did: for the one-time requestState tests.
 import { defineTool, textResult, type InputRequest, type ToolSet } from '../../src/index.js';
+import { mcpHeaders } from './cli.js';
 
 export const TASKS_EXT = 'io.modelcontextprotocol/tasks';
 export const IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
@@ -70,13 +71,7 @@ export async function callTool(
   const id = nextId++;
   const res = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': String(params.name),
-    },
+    headers: mcpHeaders('tools/call', String(params.name)),
     body: JSON.stringify({
       jsonrpc: '2.0',
       id,
