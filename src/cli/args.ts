@@ -19,10 +19,16 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
   }
 }
 
-export function intFlag(value: string | boolean | undefined, name: string, fallback: number): number {
+export function intFlag(
+  value: string | boolean | undefined,
+  name: string,
+  fallback: number,
+  min = 0,
+): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (typeof value !== 'string' || !Number.isInteger(n) || n < 0)
     throw new UsageError(`--${name} must be a non-negative integer`);
+  if (n < min) throw new UsageError(`--${name} must be at least ${min}`);
   return n;
 }

@@ -15,7 +15,10 @@ export interface LegacyContext {
   now: () => number;
   /** Tells this process's GET streams of the session that its resource subscriptions changed. */
   subscriptionsChanged(session: LegacySession): void;
-  /** How long tasks/result waits for a terminal state before telling the client to call again. */
+  /**
+   * How long one response stream of tasks/result waits for a terminal state: then it closes for the client to
+   * resume (or, for a client that takes no event stream, tells it to call again).
+   */
   resultWaitMs: number;
   /** How long tasks/cancel waits for a running task to settle before answering with its status. */
   cancelWaitMs: number;
@@ -42,4 +45,9 @@ export interface LegacyCall {
   ask(method: string, params: JsonObject): Promise<JsonObject>;
   /** Sends a server→client request whose answer is routed by its id alone (see task-input.ts). */
   sendRequest(id: string, method: string, params: JsonObject): void;
+  /**
+   * The response as a resumable event stream (see result-resume.ts), when the client takes one: `mark` sends an
+   * event id to resume from; `asked` lists the input keys asked on the streams this wait resumes.
+   */
+  resumable?: { mark(eventId: string): void; readonly asked: readonly string[] };
 }

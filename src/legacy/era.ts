@@ -15,7 +15,7 @@ export const legacyVersionHeader = (header: HeaderLookup): boolean => {
 /**
  * Whether a POST may belong to the legacy wire: it carries no modern marker (a 2026-07-28 `MCP-Protocol-Version`
  * header or `_meta` protocol version) and is either a well-formed 2025-11-25 `initialize` (protocolVersion and
- * capabilities in params) or names a session. A named session must then be the caller's, live or ended (the
+ * capabilities in params), names a session, or sends a 2025 `MCP-Protocol-Version` header. A named session must then be the caller's, live or ended (the
  * endpoint checks); anything else stays on the modern path untouched.
  */
 export function mayBeLegacy(parsed: ParseOutcome, header: HeaderLookup): boolean {
@@ -24,6 +24,8 @@ export function mayBeLegacy(parsed: ParseOutcome, header: HeaderLookup): boolean
   const params = parsed.value.params;
   if (isJsonObject(params?._meta) && params._meta[META_PROTOCOL_VERSION] !== undefined) return false;
   if (header(SESSION_HEADER) !== undefined) return true;
+  // Says it speaks an earlier revision, yet names no session: the wire tells it to initialize.
+  if (LEGACY_VERSIONS.includes(header('mcp-protocol-version')?.trim() ?? '')) return true;
   return (
     parsed.value.method === 'initialize' &&
     typeof params?.protocolVersion === 'string' &&

@@ -12,11 +12,15 @@ import { invalidParams } from '../wire/protocol-error.js';
 import { LEGACY_VERSIONS } from './era.js';
 import type { LegacySession, SessionRegistry } from './sessions.js';
 
-/** The server's capabilities in the legacy shape: the core's, plus logging and the legacy tasks capability. */
+/** The first revision with the `tasks` capability. */
+const TASKS_SINCE = '2025-11-25';
+
+/** The server's capabilities in the negotiated revision's shape: the core's, logging, and tasks from 2025-11-25. */
 async function discover(
   server: McpServer,
   auth: AuthInfo,
   canList: boolean,
+  protocolVersion: string,
 ): Promise<{ caps: JsonObject; instructions?: unknown }> {
   const outcome = await server.dispatch({
     request: {
@@ -37,9 +41,10 @@ async function discover(
     if (isJsonObject(modern[key])) caps[key] = { ...modern[key] };
   }
   caps.logging = {};
-  const tasks: JsonObject = { cancel: {}, requests: { tools: { call: {} } } };
-  if (canList) tasks.list = {};
-  caps.tasks = tasks;
+  // Tasks came with 2025-11-25: an earlier revision has no such capability (revisions are dates: they sort).
+  if (protocolVersion >= TASKS_SINCE) {
+    caps.tasks = { cancel: {}, requests: { tools: { call: {} } }, ...(canList ? { list: {} } : {}) };
+  }
   return { caps, instructions: outcome.ok ? outcome.result.instructions : undefined };
 }
 
@@ -75,7 +80,7 @@ export async function initialize(
     auth,
     now,
   );
-  const { caps, instructions } = await discover(server, auth, canList);
+  const { caps, instructions } = await discover(server, auth, canList, protocolVersion);
   const result: JsonObject = { protocolVersion, capabilities: caps, serverInfo: { ...server.info } };
   if (typeof instructions === 'string') result.instructions = instructions;
   return { session, result };

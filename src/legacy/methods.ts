@@ -46,19 +46,7 @@ async function toolsCall(call: LegacyCall): Promise<JsonObject> {
   }
   const params = { ...call.params };
   delete params.task;
-  let result: JsonObject;
-  try {
-    result = await callWithInput(call, 'tools/call', params, wantsTask);
-  } catch (err) {
-    if (
-      err instanceof ProtocolError &&
-      err.code === ErrorCode.MissingRequiredClientCapability &&
-      !wantsTask
-    ) {
-      throw new ProtocolError(ErrorCode.MethodNotFound, 'This tool must be called as a task (params.task)');
-    }
-    throw err;
-  }
+  const result = await callWithInput(call, 'tools/call', params, wantsTask);
   if (result.resultType !== 'task') return toLegacyResult(result);
   return { task: toLegacyTask(result) };
 }

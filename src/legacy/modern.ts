@@ -10,6 +10,7 @@ import {
 } from '../wire/meta-keys.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import type { LegacyCall } from './call.js';
+import { toLegacyError } from './capabilities.js';
 
 /** The modern envelope for a legacy request: the session's capabilities (never the legacy `tasks` one). */
 function envelope(call: LegacyCall, params: JsonObject, withTasks: boolean): JsonObject {
@@ -28,7 +29,7 @@ function envelope(call: LegacyCall, params: JsonObject, withTasks: boolean): Jso
   return { ...params, _meta: meta };
 }
 
-/** Dispatches one modern request; a JSON-RPC error is thrown as the ProtocolError it carries. */
+/** Dispatches one modern request; a JSON-RPC error is thrown as the legacy ProtocolError it maps to. */
 export async function callModern(
   call: LegacyCall,
   method: string,
@@ -43,7 +44,7 @@ export async function callModern(
     header: method === call.method ? call.routing : undefined,
     emit: call.emit,
   });
-  if (!outcome.ok) throw outcome.error;
+  if (!outcome.ok) throw toLegacyError(outcome.error);
   return outcome.result;
 }
 

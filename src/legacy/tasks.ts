@@ -6,10 +6,12 @@ import { isJsonObject } from '../wire/jsonrpc.js';
 import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
 import type { LegacyCall } from './call.js';
 import { callModern } from './modern.js';
+import { toLegacyError } from './capabilities.js';
 import { isTerminal, ownerOf, type TaskSnapshot } from '../tasks/task.js';
 import { toLegacyResult, toLegacyTask } from './shapes.js';
 import { askForInput, RELATED_TASK } from './task-input.js';
 import { pollDelay, waitForTask } from './task-wait.js';
+import { waitEventId, WaitPaused } from './result-resume.js';
 
 const readTaskId = (params: JsonObject): string => {
   if (typeof params.taskId !== 'string') throw invalidParams('Invalid params: taskId must be a string');
@@ -32,44 +34,49 @@ function payloadOf(task: JsonObject, taskId: string): JsonObject {
     const error = isJsonObject(task.error) ? task.error : {};
     const code = typeof error.code === 'number' ? error.code : ErrorCode.InternalError;
     const message = typeof error.message === 'string' ? error.message : 'Task failed';
-    throw new ProtocolError(code, message, error.data);
+    throw toLegacyError(new ProtocolError(code, message, error.data));
   }
   throw new ProtocolError(ErrorCode.InternalError, 'Task was cancelled', { taskId });
 }
 
 /**
- * tasks/result: waits (bounded) for a terminal state. Outstanding input is asked on this stream as server→client
- * requests; their answers land in the task (on whichever replica receives them) and wake this wait.
+ * tasks/result: blocks until the task is terminal. Outstanding input is asked on the response stream as
+ * server→client requests; their answers land in the task (on whichever replica receives them) and wake this wait.
+ * No request is held for the task's whole life: on an event stream, each window of `resultWaitMs` ends by closing
+ * the stream for the client to resume from its last event id (result-resume.ts); a client that takes no event
+ * stream is told to call again.
  */
 async function taskResult(call: LegacyCall): Promise<JsonObject> {
   const taskId = readTaskId(call.params);
   const { now } = call.ctx;
   const deadline = now() + call.ctx.resultWaitMs;
   const waiter = waitForTask(call, taskId);
-  const asked = new Set<string>();
+  const asked = new Set<string>(call.resumable?.asked ?? []);
+  const mark = (): void =>
+    call.resumable?.mark(waitEventId({ taskId, requestId: call.id, asked: [...asked] }));
   try {
+    // The caller's own task, or the same "not found" as tasks/get, before the stream is offered for resumption.
+    let task = await getModern(call, taskId);
+    mark();
     for (let look = 0; look < 100_000; look++) {
-      const task = await getModern(call, taskId);
       if (isTerminal(task.status)) return payloadOf(task, taskId);
       if (task.status === 'input_required' && isJsonObject(task.inputRequests)) {
-        askForInput(call, taskId, task.inputRequests, asked);
+        if (askForInput(call, taskId, task.inputRequests, asked) > 0) mark();
       }
       if (call.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, 'Request aborted');
       const left = deadline - now();
       if (left <= 0) break;
       await waiter.next(Math.min(left, pollDelay(call, task.pollIntervalMs)));
+      task = await getModern(call, taskId);
     }
   } finally {
     waiter.stop();
   }
-  // The wait is bounded so that no request (and no worker) is held for the task's whole life.
+  if (call.resumable !== undefined) throw new WaitPaused();
   throw new ProtocolError(
     ErrorCode.InternalError,
     `Task ${taskId} is not finished yet: call tasks/result again`,
-    {
-      taskId,
-      retry: true,
-    },
+    { taskId, retry: true },
   );
 }
 

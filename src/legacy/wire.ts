@@ -18,6 +18,7 @@ import {
   notificationMessage,
   resultResponse,
   type IncomingRequest,
+  type JsonObject,
 } from '../wire/jsonrpc.js';
 import { ProtocolError, toProtocolError } from '../wire/protocol-error.js';
 import type { LegacyCall, LegacyContext } from './call.js';
@@ -29,6 +30,13 @@ import { createMemorySessionStore } from './memory-sessions.js';
 import { legacyMethods, unknownMethod } from './methods.js';
 import { createSessionRegistry, type LegacySession, type SessionRegistry } from './sessions.js';
 import { answerInput, parseInputRequestId } from './task-input.js';
+import {
+  parseWaitEventId,
+  RESUME_RETRY_MS,
+  WAIT_DONE_ID,
+  WaitPaused,
+  type ResumedWait,
+} from './result-resume.js';
 
 /** Settings of the legacy wire that embedders may change. */
 export interface LegacyOptions {
@@ -55,7 +63,7 @@ export interface LegacyWireOptions extends LegacyOptions {
 }
 
 const rpcError = (id: IncomingRequest['id'] | null, code: number, message: string): string =>
-  errorResponse(id, new ProtocolError(code, message));
+  errorResponse(id, new ProtocolError(code, message), true);
 
 const sessionNotFound = (reply: HttpReply, id: IncomingRequest['id'] | null): void =>
   reply.json(404, rpcError(id, ErrorCode.InvalidRequest, 'Session not found'));
@@ -80,7 +88,14 @@ interface Legacy {
   readonly canList: boolean;
   readonly clientRequests: ClientRequests;
   readonly methods: ReturnType<typeof legacyMethods>;
+  /** This process's requests in flight, by session and request id: what `notifications/cancelled` can stop. */
+  readonly inFlight: Map<string, AbortController>;
 }
+
+/** Why a request's signal fired when the client cancelled it (rather than leaving). */
+const CANCELLED = Symbol('cancelled by the client');
+
+const flightKey = (sessionId: string, id: unknown): string => `${sessionId}\0${JSON.stringify(id)}`;
 
 /** The legacy wire: a POST it claims but finds no session of the caller for is handed back to the modern core. */
 export function createLegacyWire(options: LegacyWireOptions): HttpWire {
@@ -109,6 +124,7 @@ export function createLegacyWire(options: LegacyWireOptions): HttpWire {
     canList: options.store?.listOwned !== undefined,
     clientRequests: createClientRequests({ store: options.sessions?.requests, now }),
     methods: legacyMethods(),
+    inFlight: new Map(),
   };
   return {
     claimsPost: mayBeLegacy,
@@ -154,8 +170,11 @@ async function runRequest(
   request: IncomingRequest,
   auth: AuthInfo,
   header: HeaderLookup,
+  resumed?: ResumedWait,
 ): Promise<void> {
   const res = out.res;
+  // A resumed wait's stream always ends with the final event id, whatever ends it.
+  let marked = resumed !== undefined;
   const abort = new AbortController();
   res.on('close', () => {
     if (!res.writableFinished) abort.abort();
@@ -177,15 +196,56 @@ async function runRequest(
     sendRequest: (rid, method, params) =>
       out.send(JSON.stringify({ jsonrpc: '2.0', id: rid, method, params })),
   };
+  if (takesEvents(header)) {
+    call.resumable = {
+      mark: (eventId) => {
+        marked = true;
+        out.mark(eventId);
+      },
+      asked: resumed?.asked ?? [],
+    };
+  }
   const handler = Object.hasOwn(w.methods, request.method) ? w.methods[request.method] : undefined;
+  const key = flightKey(session.id, request.id);
+  w.inFlight.set(key, abort);
   let text: string;
   try {
     if (handler === undefined) throw unknownMethod(request.method);
     text = resultResponse(request.id, await handler(call));
   } catch (err) {
+    if (err instanceof WaitPaused) {
+      out.pause(RESUME_RETRY_MS);
+      return;
+    }
     text = errorResponse(request.id, toProtocolError(err));
+  } finally {
+    if (w.inFlight.get(key) === abort) w.inFlight.delete(key);
+  }
+  if (abort.signal.reason === CANCELLED) {
+    // A cancelled request gets no response (2025-11-25), but its HTTP exchange still ends: an empty stream, whose
+    // last event id (if it had any) leaves nothing to resume.
+    if (marked) out.mark(WAIT_DONE_ID);
+    else out.start();
+    out.end();
+    return;
+  }
+  if (marked) {
+    // The final event of a resumable stream: a reconnection from it finds nothing left to send.
+    out.send(text, WAIT_DONE_ID);
+    out.end();
+    return;
   }
   out.finish(text);
+}
+
+/** Whether the client takes an event stream as the response (2025-11-25 clients accept both). */
+const takesEvents = (header: HeaderLookup): boolean => /text\/event-stream/i.test(header('accept') ?? '');
+
+/** `notifications/cancelled` for a request of the session running in this process: it stops, unanswered. */
+function cancelInFlight(w: Legacy, sessionId: string, params: JsonObject | undefined): void {
+  const requestId = params?.requestId;
+  if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+  w.inFlight.get(flightKey(sessionId, requestId))?.abort(CANCELLED);
 }
 /** A call of the endpoint itself on the caller's behalf (no response stream of its own). */
 function internalCall(w: Legacy, session: LegacySession, auth: AuthInfo, req: IncomingMessage): LegacyCall {
@@ -222,18 +282,27 @@ async function handleInitialize(w: Legacy, reply: HttpReply, request: IncomingRe
   }
 }
 async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: WirePost): Promise<boolean> {
-  const isInitialize = parsed.ok && parsed.value.kind === 'request' && parsed.value.method === 'initialize';
   const sessionId = header(SESSION_HEADER);
-  if (sessionId === undefined || isInitialize) {
-    if (!parsed.ok || parsed.value.kind !== 'request') return false;
-    await handleInitialize(w, reply, parsed.value, auth);
+  const message = parsed.ok ? parsed.value : undefined;
+  const id = message?.kind === 'request' ? message.id : null;
+  if (message?.kind === 'request' && message.method === 'initialize') {
+    await handleInitialize(w, reply, message, auth);
+    return true;
+  }
+  if (sessionId === undefined) {
+    if (!parsed.ok) return false;
+    // The 2025-11-25 transport: a request other than initialize without the session's header is a bad request.
+    reply.json(
+      400,
+      rpcError(id, ErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id header: send initialize first'),
+    );
     return true;
   }
   const found = await w.sessions.lookup(sessionId, auth, w.now());
-  const message = parsed.ok ? parsed.value : undefined;
-  const id = message?.kind === 'request' ? message.id : null;
-  // A body that is no request at all, on no session of this caller: the modern path reports what is wrong with it.
-  if (found.kind === 'unknown' && !parsed.ok) return false;
+  // A body that is neither a message nor an answer, on no session of this caller: the modern path reports what is
+  // wrong with it. An answer to a server→client request on such a session is 404, as any request.
+  if (found.kind === 'unknown' && !parsed.ok && !w.clientRequests.isResponse(parseLoosely(body)))
+    return false;
   // Not a live session of this caller (never was, ended, purged, or someone else's, alike): 404, as the 2025-11-25
   // transport requires, so that the client initializes again.
   if (found.kind !== 'live') {
@@ -244,7 +313,7 @@ async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: 
     // Clients answer server→client requests by POSTing the JSON-RPC response on their session.
     const answer = parseLoosely(body);
     if (!w.clientRequests.isResponse(answer)) {
-      reply.json(400, parsed.ok ? undefined : errorResponse(parsed.id, parsed.error));
+      reply.json(400, parsed.ok ? undefined : errorResponse(parsed.id, parsed.error, true));
       return true;
     }
     const target = parseInputRequestId(answer.id);
@@ -258,8 +327,10 @@ async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: 
     reply.json(202);
     return true;
   }
-  if (message.kind === 'notification') reply.json(202);
-  else await runRequest(w, req, reply, found.session, message, auth, header);
+  if (message.kind === 'notification') {
+    if (message.method === 'notifications/cancelled') cancelInFlight(w, found.session.id, message.params);
+    reply.json(202);
+  } else await runRequest(w, req, reply, found.session, message, auth, header);
   return true;
 }
 async function serveSessionRequest(w: Legacy, { req, reply, header, auth }: WireExchange) {
@@ -279,11 +350,32 @@ async function serveSessionRequest(w: Legacy, { req, reply, header, auth }: Wire
     reply.json(406, rpcError(null, ErrorCode.InvalidRequest, 'Not Acceptable: accept text/event-stream'));
     return;
   }
+  const resumed = parseWaitEventId(header('last-event-id'));
+  if (resumed === 'done') {
+    // That stream ended with its response: nothing to resume, and no new stream (a client that reconnects after
+    // every final event would otherwise gather one per call). 405 is the transport's "no stream here".
+    reply.json(405, rpcError(null, ErrorCode.InvalidRequest, 'That stream has ended: nothing to resume'), {
+      allow: 'POST, DELETE',
+    });
+    return;
+  }
+  if (resumed !== undefined) {
+    const request: IncomingRequest = {
+      kind: 'request',
+      id: resumed.requestId,
+      method: 'tasks/result',
+      params: { taskId: resumed.taskId },
+    };
+    // The wait goes on on this stream, which takes events whatever its Accept header said.
+    const events: HeaderLookup = (name) => (name === 'accept' ? 'text/event-stream' : header(name));
+    await runRequest(w, req, reply, found.session, request, auth, events, resumed);
+    return;
+  }
   await serveGetStream({ server: w.server, session: found.session, auth, reply, streams: w.streams });
 }
 /** A store or driver failure outside any request handler: a JSON-RPC error, or the stream cut. */
 function failed(reply: HttpReply, err: unknown): void {
   const error = toProtocolError(err);
   if (reply.res.headersSent) reply.res.destroy();
-  else reply.json(error.code === ErrorCode.InternalError ? 500 : 503, errorResponse(null, error));
+  else reply.json(error.code === ErrorCode.InternalError ? 500 : 503, errorResponse(null, error, true));
 }

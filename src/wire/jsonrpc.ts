@@ -159,8 +159,12 @@ export function responseFor(id: RequestId, result: JsonObject): { text: string; 
   }
 }
 
-export function errorResponse(id: RequestId | null, error: ProtocolError): string {
-  const idPart = id === null ? '' : `"id":${JSON.stringify(id)},`;
+/**
+ * An error response. An id that could not be read is left out (2026-07-28: `id` is optional and never null), or,
+ * with `nullId`, sent as `"id":null` as JSON-RPC 2.0 and 2025-11-25 clients expect.
+ */
+export function errorResponse(id: RequestId | null, error: ProtocolError, nullId = false): string {
+  const idPart = id === null ? (nullId ? '"id":null,' : '') : `"id":${JSON.stringify(id)},`;
   return `{"jsonrpc":"2.0",${idPart}"error":${JSON.stringify(error.toJSON())}}`;
 }
 

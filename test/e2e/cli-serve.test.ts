@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { legacyInitialize } from '../support/legacy-client.js';
+import { legacyConnect, legacyInitialize } from '../support/legacy-client.js';
 import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
 
 const dirs: string[] = [];
@@ -138,8 +138,47 @@ describe('durable-mcp serve', () => {
     expect(JSON.stringify(await res.json())).toContain('QUIET');
   });
 
+  it('--legacy-result-wait-ms bounds each 2025-11-25 tasks/result stream, which closes for the client to resume', async () => {
+    const dir = tempDir();
+    const p = await startServe([
+      '--port',
+      '0',
+      '--store',
+      join(dir, 'a.db'),
+      '--legacy-result-wait-ms',
+      '300',
+    ]);
+    procs.push(p);
+    // generate_report waits for an approval nobody gives.
+    const client = await legacyConnect(p.url);
+    const created = await client.result('tools/call', {
+      name: 'generate_report',
+      arguments: {},
+      task: { ttl: 60_000 },
+    });
+    const taskId = (created.task as { taskId: string }).taskId;
+    const started = Date.now();
+    const res = await fetch(p.url, {
+      method: 'POST',
+      headers: {
+        ...client.headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tasks/result', params: { taskId } }),
+    });
+    const text = await res.text();
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(text).toMatch(/^id: tr1\./m);
+    expect(text).toMatch(/^retry: \d+$/m);
+    expect(text).not.toContain('"error"');
+  });
+
   it('rejects bad flags with exit code 2 and a usage message', async () => {
     await expect(startServe(['--port', 'abc'])).rejects.toThrow(/--port must be/);
+    await expect(startServe(['--legacy-result-wait-ms', '5'])).rejects.toThrow(
+      /--legacy-result-wait-ms must be at least 100/,
+    );
     await expect(startServe(['--tools', 'nope-not-a-set'])).rejects.toThrow(
       /built-in sets are demo, conformance/,
     );

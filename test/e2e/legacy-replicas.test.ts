@@ -11,7 +11,7 @@ import { createPostgresTaskStore, createSqliteTaskStore } from '../../src/advanc
 import type { BuiltInTaskStore } from '../../src/stores/built-in.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { legacyClientFor, legacyConnect, type LegacyClient } from '../support/legacy-client.js';
-import { post, type SseReader } from '../support/server.js';
+import { parseSse, post, type SseReader } from '../support/server.js';
 import { validateLegacy } from '../support/legacy-schema.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
@@ -101,6 +101,38 @@ function defineReplicaSuite(
         'notes.txt',
       );
       expect((final.result as Json).content).toEqual([{ type: 'text', text: 'Deleted notes.txt' }]);
+    });
+
+    it('resumes on B a tasks/result whose window closed on another replica', async () => {
+      // A third replica with a short window: its stream closes long before the task ends.
+      const c = await startDurableServer({
+        toolSets: [conformance],
+        store: makeStore,
+        worker: false,
+        legacy: { resultWaitMs: 300 },
+      });
+      try {
+        const taskId = await createOnA('slow_compute', { seconds: 1.5, label: 'resumed' });
+        const headers = { ...onA.headers, 'content-type': 'application/json' };
+        const first = await fetch(c.url, {
+          method: 'POST',
+          headers: { ...headers, accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'across', method: 'tasks/result', params: { taskId } }),
+        });
+        const text = await first.text();
+        expect(text).not.toContain('"result"');
+        const lastEventId = [...text.matchAll(/^id: (.*)$/gm)].pop()?.[1] as string;
+        expect(lastEventId).toMatch(/^tr1\./);
+        const resumed = await fetch(b.url, {
+          headers: { ...onA.headers, accept: 'text/event-stream', 'last-event-id': lastEventId },
+        });
+        const final = parseSse(await resumed.text()).messages[0] as Json;
+        expect(validateLegacy(final, 'tasks/result')).toEqual([]);
+        expect(final.id).toBe('across');
+        expect((final.result as Json).content).toEqual([{ type: 'text', text: 'Computed resumed in 1.5 s' }]);
+      } finally {
+        await c.close();
+      }
     });
 
     it('takes the answer to a request of a call without a task, asked on A, when it is POSTed to B', async () => {

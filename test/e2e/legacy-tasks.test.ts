@@ -1,12 +1,12 @@
 // Legacy 2025-11-25 tasks on the shared endpoint and store: params.task creation, nested results, tasks/get, list,
-// cancel and result (bounded wait, input as server→client requests), isolation, and the SEP-2663 matrix.
+// cancel and result (blocking, resumable windows, input as server→client requests), isolation, and the SEP-2663 matrix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import conformance from '../../examples/conformance/index.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { legacyConnect, tokenAuthenticator, type LegacyClient } from '../support/legacy-client.js';
 import { validateLegacy } from '../support/legacy-schema.js';
 import { validateMessage } from '../support/schema.js';
-import { buildRequest, post } from '../support/server.js';
+import { buildRequest, parseSse, post } from '../support/server.js';
 
 const TASKS_EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const ALICE = { authorization: 'Bearer alice-token' };
@@ -129,17 +129,65 @@ describe('legacy tasks/get and tasks/result', () => {
     expect(error).toMatchObject({ code: -32603, message: 'Simulated protocol error in the job' });
   });
 
-  it('waits a bounded time, then tells the client to call again; a later call gets the result', async () => {
+  it('blocks until the task ends: each stream window closes with an event id and retry, and GET resumes it', async () => {
     const task = await createTask(alice, 'slow_compute', { seconds: 1.2 });
+    const taskId = task.taskId as string;
     const started = Date.now();
-    const error = await alice.error('tasks/result', { taskId: task.taskId });
+    const first = await rawStream(server.url, 'POST', alice.headers, {
+      jsonrpc: '2.0',
+      id: 'wait-1',
+      method: 'tasks/result',
+      params: { taskId },
+    });
+    // The 400 ms window ends before the task: no response and no error, an id to resume from and a retry hint.
     expect(Date.now() - started).toBeGreaterThanOrEqual(350);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(first.messages).toEqual([]);
+    expect(first.retry).toBeGreaterThan(0);
+    expect(first.lastEventId).toMatch(/^tr1\./);
+    let lastEventId = first.lastEventId as string;
+    let final: Json | undefined;
+    for (let window = 0; window < 20 && final === undefined; window++) {
+      const resumed = await rawStream(server.url, 'GET', { ...alice.headers, 'last-event-id': lastEventId });
+      expect(resumed.status).toBe(200);
+      final = resumed.messages[0];
+      lastEventId = resumed.lastEventId ?? lastEventId;
+    }
+    expect(validateLegacy(final, 'tasks/result')).toEqual([]);
+    expect(final?.id).toBe('wait-1');
+    expect((final?.result as Json).content).toEqual([{ type: 'text', text: 'Computed result in 1.2 s' }]);
+    // The final event's id ends the chain: resuming from it opens nothing.
+    expect(lastEventId).toBe('tr1-done');
+    const after = await rawStream(server.url, 'GET', { ...alice.headers, 'last-event-id': lastEventId });
+    expect(after.status).toBe(405);
+    // Someone else resuming the wait learns nothing: the task is not theirs.
+    const stolen = await rawStream(server.url, 'GET', {
+      ...bob.headers,
+      'last-event-id': first.lastEventId ?? '',
+    });
+    expect(stolen.messages[0]?.error).toMatchObject({ code: -32602 });
+    // …on a stream whose last id leaves nothing to resume, so that the client does not reconnect again and again.
+    expect(stolen.lastEventId).toBe('tr1-done');
+  });
+
+  it('tells a client that takes no event stream to call again after the window; a later call gets the result', async () => {
+    const task = await createTask(alice, 'slow_compute', { seconds: 1.2 });
+    const jsonOnly = { ...alice.headers, accept: 'application/json' };
+    const call = () =>
+      post(
+        server.url,
+        { jsonrpc: '2.0', id: 'j', method: 'tasks/result', params: { taskId: task.taskId } },
+        jsonOnly,
+      );
+    const started = Date.now();
+    const first = await call();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(first.headers.get('content-type')).toMatch(/^application\/json/);
+    const error = (first.messages[0] as Json).error as Json;
     expect(error.code).toBe(-32603);
     expect(error.data).toEqual({ taskId: task.taskId, retry: true });
     let result: Json | undefined;
     for (let attempt = 0; attempt < 10 && result === undefined; attempt++) {
-      const { response } = await alice.request('tasks/result', { taskId: task.taskId });
+      const response = (await call()).messages[0] as Json;
       if ('result' in response) result = response.result as Json;
     }
     expect(result?.content).toEqual([{ type: 'text', text: 'Computed result in 1.2 s' }]);
@@ -320,3 +368,34 @@ describe('SEP-2663 on the modern wire', () => {
     expect(got).toMatchObject({ taskId: task.taskId, status: 'completed', resultType: 'complete' });
   });
 });
+
+/** One whole SSE response: its messages, the last event id and retry field it carried. */
+async function rawStream(
+  url: string,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body?: Json,
+): Promise<{ status: number; messages: Json[]; lastEventId?: string; retry?: number }> {
+  const res = await fetch(url, {
+    method,
+    headers: {
+      ...headers,
+      accept: method === 'GET' ? 'text/event-stream' : 'application/json, text/event-stream',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    return { status: res.status, messages: text === '' ? [] : [JSON.parse(text) as Json] };
+  }
+  const ids = [...text.matchAll(/^id: (.*)$/gm)].map((m) => m[1] as string);
+  const retry = /^retry: (\d+)$/m.exec(text)?.[1];
+  return {
+    status: res.status,
+    messages: parseSse(text).messages as Json[],
+    lastEventId: ids[ids.length - 1],
+    retry: retry === undefined ? undefined : Number(retry),
+  };
+}

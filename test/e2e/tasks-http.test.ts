@@ -258,7 +258,8 @@ describe('MRTR before creation and the demo report', () => {
     const first = await rpc('tasks/get', { taskId: id });
     expect(first.result.status).toBe('working');
     const waiting = await until(id, ['input_required']);
-    expect(waiting.statusMessage).toBe('Preparing report outline.');
+    // What it is doing now (waiting), not what it did last ("Preparing report outline.").
+    expect(waiting.statusMessage).toBe('The task is waiting for input (elicitation/create).');
     const request = (
       waiting.inputRequests as Record<string, { method: string; params: Record<string, unknown> }>
     ).approve_outline;

@@ -47,7 +47,7 @@ export function mergeHeaders(headers: HeaderInit): Headers {
   return out;
 }
 
-/** Parses SSE text into the JSON payloads of its events (comment lines and non-data fields ignored). */
+/** Parses SSE text into the JSON payloads of its events (comments, non-data fields and empty events ignored). */
 export function parseSse(text: string): { messages: unknown[]; jsonError?: string } {
   const messages: unknown[] = [];
   let jsonError: string | undefined;
@@ -56,7 +56,8 @@ export function parseSse(text: string): { messages: unknown[]; jsonError?: strin
       .split('\n')
       .filter((line) => line.startsWith('data:'))
       .map((line) => line.slice(5).replace(/^ /, ''));
-    if (data.length === 0) continue;
+    // An event without data (a priming event that only carries an id) is no message, as in EventSource.
+    if (data.length === 0 || data.join('\n') === '') continue;
     try {
       messages.push(JSON.parse(data.join('\n')));
     } catch (err) {

@@ -228,6 +228,8 @@ export interface SseReader {
   drain(timeoutMs?: number): Promise<unknown[]>;
   /** Aborts the request (the server sees the stream close). */
   close(): void;
+  /** Whether the server ended the response. */
+  readonly ended: boolean;
 }
 
 export async function openSse(
@@ -295,6 +297,9 @@ export async function openSse(
   return {
     status: res.status,
     headers: res.headers,
+    get ended() {
+      return ended;
+    },
     next,
     async drain(timeoutMs = 300) {
       const out: unknown[] = [];

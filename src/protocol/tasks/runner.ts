@@ -20,6 +20,12 @@ export interface TaskRunnerOptions {
   steps?: StepDefaults;
 }
 
+/** What a task waiting for input says it is doing (rather than what it did last). */
+function waitingMessage(requests: Record<string, JsonObject>): string {
+  const methods = [...new Set(Object.values(requests).map((r) => String(r.method)))];
+  return `The task is waiting for input (${methods.join(', ')}).`;
+}
+
 /** The run asked for input: outstanding requests the client can answer, or why the task cannot go on. */
 function inputOutcome(task: ClaimedTask, err: InputPending): RunOutcome {
   // Keys are unique for the task's life: an answered key cannot be asked again.
@@ -46,7 +52,11 @@ function inputOutcome(task: ClaimedTask, err: InputPending): RunOutcome {
       return { kind: 'failed', error: error.toJSON(), statusMessage: error.message };
     }
   }
-  return { kind: 'input_required', requests: requests as Record<string, JsonObject> };
+  return {
+    kind: 'input_required',
+    requests: requests as Record<string, JsonObject>,
+    statusMessage: waitingMessage(requests as Record<string, JsonObject>),
+  };
 }
 
 /** A thrown error: a tool error result (completed) unless it is a protocol error (failed); kept either way. */

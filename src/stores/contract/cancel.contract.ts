@@ -35,6 +35,8 @@ export function cancelContract(h: ContractStore): void {
       const got = await h.snap(task.id);
       expect(got.status).toBe('cancelled');
       expect(got.inputRequests).toEqual({});
+      // It says what it is now, not what it was doing before it waited.
+      expect(got.statusMessage).toBe('Task was cancelled.');
       expect(await h.store.claim('w1', LEASE, h.t)).toBeUndefined();
     });
 
@@ -71,11 +73,12 @@ export function cancelContract(h: ContractStore): void {
     it('ends a cancel-requested task cancelled when its run then asks for input', async () => {
       const claimed = await h.running();
       await h.store.requestCancel(claimed.id, ALICE, h.t);
-      expect(
-        await h.store.finish(claimed.id, claimed.token, { kind: 'input_required', requests: { k: {} } }, h.t),
-      ).toBe(true);
+      await h.store.setStatusMessage(claimed.id, claimed.token, 'Preparing.', h.t);
+      const waiting = { kind: 'input_required', requests: { k: {} }, statusMessage: 'Waiting.' } as const;
+      expect(await h.store.finish(claimed.id, claimed.token, waiting, h.t)).toBe(true);
       const got = await h.snap(claimed.id);
       expect(got.status).toBe('cancelled');
+      expect(got.statusMessage).toBe('Task was cancelled.');
       expect(got.inputRequests).toEqual({});
       expect(await h.store.claim('w2', LEASE, h.t + 10 * LEASE)).toBeUndefined();
     });

@@ -9,6 +9,7 @@ import type { McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
 import { errorResponse, parseMessage, type ParseOutcome, type RequestId } from '../../wire/jsonrpc.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../wire/meta-keys.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { BodyBudgetError, BodyTooLargeError, readBody, type BodyBudget } from './body.js';
 import { answerRequest, HttpExchange } from './exchange.js';
@@ -145,6 +146,15 @@ function afterAuth(
 const bounded = (text: string | undefined): string =>
   text === undefined ? '' : text.length > 100 ? `${text.slice(0, 100)}…` : text;
 
+/**
+ * Whether the request is not marked 2026-07-28 (an earlier client, or one that did not say): its error bodies carry
+ * `"id":null` when the id cannot be read, as JSON-RPC 2.0 clients need to parse them.
+ */
+const olderClient = (header: HeaderLookup): boolean => {
+  const version = header('mcp-protocol-version')?.trim();
+  return version === undefined || !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+};
+
 /** Refused credentials: 401 with the request's id when a small body shows it, without buffering a large one. */
 function refuseUnauthenticated(
   edge: Edge,
@@ -163,7 +173,7 @@ function refuseUnauthenticated(
     if (close) headers.connection = 'close';
     reply.json(
       outcome.status,
-      errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message)),
+      errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message), olderClient(header)),
       headers,
     );
     if (close) reply.res.once('finish', () => req.destroy());
@@ -214,7 +224,7 @@ async function authenticate(
   });
   reply.json(
     outcome.status,
-    errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message)),
+    errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message), olderClient(header)),
     {
       'www-authenticate': outcome.challenge,
     },

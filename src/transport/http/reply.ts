@@ -56,11 +56,25 @@ export class HttpReply {
     if (!this.sse && this.open()) this.begin();
   }
 
-  /** One JSON-RPC message as an SSE event, switching the response to SSE on first use. */
-  send(json: string): void {
+  /** One JSON-RPC message as an SSE event (with an event id, when given), switching the response to SSE. */
+  send(json: string, eventId?: string): void {
     if (!this.open()) return;
     if (!this.sse) this.begin();
-    this.res.write(`event: message\ndata: ${json}\n\n`);
+    const id = eventId === undefined ? '' : `id: ${eventId}\n`;
+    this.res.write(`${id}event: message\ndata: ${json}\n\n`);
+  }
+
+  /** An event with an id and no data: where a client that reconnects with it as Last-Event-ID resumes. */
+  mark(eventId: string): void {
+    if (!this.open()) return;
+    if (!this.sse) this.begin();
+    this.res.write(`id: ${eventId}\ndata:\n\n`);
+  }
+
+  /** Ends the event stream unfinished, telling the client to reconnect after `retryMs` (the SSE `retry` field). */
+  pause(retryMs: number): void {
+    if (this.open() && this.sse) this.res.write(`retry: ${Math.round(retryMs)}\n\n`);
+    this.end();
   }
 
   /** The final message: the last SSE event, or a JSON body with this status. */

@@ -42,7 +42,8 @@ export function endingSql(s: string, notify: Notify) {
       WITH u AS (
         UPDATE ${s}.tasks SET
           status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'input_required' END,
-          status_message = COALESCE($3, status_message), updated_at = $4,
+          status_message = CASE WHEN cancel_requested THEN 'Task was cancelled.'
+            ELSE COALESCE($3, status_message) END, updated_at = $4,
           runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
         WHERE ${FENCED} RETURNING id
       ), asked AS (

@@ -36,7 +36,8 @@ export function ownerWriteSql(s: string, notify: Notify) {
     cancelNow: `
       WITH u AS (
         UPDATE ${s}.tasks SET status = 'cancelled', cancel_requested = true, runnable = false,
-          lease_owner = NULL, lease_until = NULL, wake_at = NULL, updated_at = $2, revision = revision + 1
+          lease_owner = NULL, lease_until = NULL, wake_at = NULL, status_message = 'Task was cancelled.',
+          updated_at = $2, revision = revision + 1
         WHERE id = $1 AND ${NON_TERMINAL} RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', 'false', 'true')} FROM u`,
   };

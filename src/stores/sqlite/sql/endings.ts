@@ -22,7 +22,8 @@ function prepareEndingStatements(db: SqliteDatabase) {
   const suspend = db.prepare(`
     UPDATE tasks SET
       status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE 'input_required' END,
-      status_message = COALESCE(@message, status_message), updated_at = @now,
+      status_message = CASE WHEN cancel_requested = 1 THEN 'Task was cancelled.'
+        ELSE COALESCE(@message, status_message) END, updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
     RETURNING status`);

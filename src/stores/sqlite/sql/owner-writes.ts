@@ -15,7 +15,7 @@ export function prepareOwnerWriteQueries(db: SqliteDatabase, codec: PayloadCodec
   const flagCancel = db.prepare(`UPDATE tasks SET cancel_requested = 1 WHERE id = ?`);
   const cancelNow = db.prepare(`
     UPDATE tasks SET status = 'cancelled', cancel_requested = 1, runnable = 0, lease_owner = NULL, lease_until = NULL,
-      wake_at = NULL, updated_at = ? WHERE id = ? AND ${NON_TERMINAL}`);
+      wake_at = NULL, status_message = 'Task was cancelled.', updated_at = ? WHERE id = ? AND ${NON_TERMINAL}`);
   return {
     answerInput: (id: string, key: string, value: string, now: number) =>
       answerInput.run(codec.seal(id, value, sealedAt('task_inputs.answer', id, key)), now, id, key).changes,

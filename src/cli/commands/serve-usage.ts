@@ -1,0 +1,54 @@
+// `durable-mcp serve --help`: every flag of the server, with its default.
+export const serveUsage = `durable-mcp serve [flags]
+  --host HOST            bind address (default 127.0.0.1)
+  --port PORT            port (default 3000; 0 picks a free one)
+  --store PATH|URL       SQLite file (default ./data/tasks.db) or postgres://user@host:port/db for several replicas
+  --pg-schema NAME       PostgreSQL schema (default durable_mcp)
+  --pg-pool-size N       PostgreSQL connections per process (default 10)
+  --pg-statement-timeout-ms N  PostgreSQL statement timeout (default 30000)
+  --pg-no-prepared-statements  plain statements only (behind PgBouncer in transaction mode before 1.21)
+  --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
+  --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
+  --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
+  --no-legacy            do not serve 2025-11-25 clients (sessions, initialize) on the same endpoint
+  --max-sessions N       live 2025-11-25 sessions per principal (default 1000; 0 disables)
+  --legacy-result-wait-ms N  how long one 2025-11-25 tasks/result response stream waits before it closes for the
+                         client to resume it (default 60000; at least 100)
+  --max-connections N    open connections at most (default 1024)
+  --max-listens N        open subscriptions/listen streams per principal; more get 429 (default 100)
+  --max-buffered-mb N    request bodies read at once hold at most N MiB together; more get 503 (default 64)
+  --request-timeout-ms N time to receive a whole request; slower uploads get 408 (default 30000)
+  --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
+  --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
+  --step-max-attempts N  default attempts of every ctx.step, retries included (default 1: no retry); a tool's
+                         own steps settings and each step's options come first
+  --step-timeout-ms N    default time bound of each step attempt (default none)
+  --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
+Clients without the tasks extension (docs/any-client.md):
+  --fallback-budget-ms N how long their calls of task tools wait before handing the task back (default 20000;
+                         0 hands back at once); the facade tools wait as long for news
+  --fallback-required    hand back required tools too, instead of -32021 (a deliberate departure from the extension)
+  --fallback-tool-prefix P  names of the facade tools: Pstatus, Prespond, Pcancel (default task_)
+  --no-fallback          no hand-back and no facade: optional tools run synchronously, required ones answer -32021
+Authentication (default: anonymous development mode):
+  --auth FILE            static bearer tokens {"tokens":[{"token","tenant","principal"}]}, each token at least 16
+                         characters; re-read on SIGHUP
+  --jwt-issuer URL --jwks FILE|https-URL [--jwt-audience URI] [--jwt-tenant-claims tenant,tid]
+                         [--jwt-principal-claim sub]   JWT access tokens; serves RFC 9728 metadata
+  --resource-url URL     public URL of this endpoint (default http://HOST:PORT/mcp); the JWT audience by default
+Protection of stored data and limits:
+  --encryption-key K     kid:base64(32 bytes)[,older keys…] encrypts task payloads at rest (or DURABLE_MCP_ENCRYPTION_KEY)
+  --encrypt all|sensitive  with a key: every task (default) or only tools marked sensitive
+  --tasks-get-rate N     tasks/get per second per principal, burst 2N (default 100; 0 disables)
+  --max-active-tasks N   unfinished tasks per principal (default 1000; 0 disables)
+  --max-stored-tasks N   tasks of any status kept per principal, finished ones until swept (default 10000; 0 disables)
+  --max-active-tasks-per-tenant N, --max-stored-tasks-per-tenant N   the same caps for all principals of a
+                         tenant together (default: none)
+  --no-audit             no audit lines (default: one JSON line per task access on stderr)
+Observability:
+  --log-level LEVEL      trace|debug|info|warn|error (default info); JSON lines on stderr (pino)
+  --no-metrics           do not serve Prometheus metrics at GET /metrics
+  --metrics-stats-interval-ms N  read the task counts (by status, backlog) from the store at most once per N ms;
+                         scrapes in between show the last counts (default 5000; 0 reads on every scrape)
+  --otel                 emit OpenTelemetry spans (register an SDK, e.g. node --import your-otel-setup.js)
+Environment: DURABLE_MCP_STATE_SECRET seals MRTR requestState (default: a secret kept in the store).`;
