@@ -16,8 +16,10 @@ import {
   MAX_DEPTH,
   nestingExceeds,
   notificationMessage,
+  requestIdOf,
   resultResponse,
   type IncomingRequest,
+  type RequestId,
   type JsonObject,
 } from '../wire/jsonrpc.js';
 import { ProtocolError, toProtocolError } from '../wire/protocol-error.js';
@@ -132,7 +134,7 @@ export function createLegacyWire(options: LegacyWireOptions): HttpWire {
       try {
         return await servePost(w, post);
       } catch (err) {
-        failed(post.reply, err);
+        failed(post.reply, err, requestIdOf(post.parsed));
         return true;
       }
     },
@@ -374,8 +376,8 @@ async function serveSessionRequest(w: Legacy, { req, reply, header, auth }: Wire
   await serveGetStream({ server: w.server, session: found.session, auth, reply, streams: w.streams });
 }
 /** A store or driver failure outside any request handler: a JSON-RPC error, or the stream cut. */
-function failed(reply: HttpReply, err: unknown): void {
+function failed(reply: HttpReply, err: unknown, id: RequestId | null = null): void {
   const error = toProtocolError(err);
   if (reply.res.headersSent) reply.res.destroy();
-  else reply.json(error.code === ErrorCode.InternalError ? 500 : 503, errorResponse(null, error, true));
+  else reply.json(error.code === ErrorCode.InternalError ? 500 : 503, errorResponse(id, error, true));
 }

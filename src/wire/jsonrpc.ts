@@ -25,6 +25,10 @@ export type IncomingMessage = IncomingRequest | IncomingNotification;
 export type ParseOutcome =
   { ok: true; value: IncomingMessage } | { ok: false; error: ProtocolError; id: RequestId | null };
 
+/** The id of a parsed request, as far as it could be read (null for notifications and unreadable ids). */
+export const requestIdOf = (parsed: ParseOutcome): RequestId | null =>
+  parsed.ok ? (parsed.value.kind === 'request' ? parsed.value.id : null) : parsed.id;
+
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }

@@ -156,3 +156,35 @@ describe('notifications/cancelled', () => {
     expect(stream.ended).toBe(true);
   });
 });
+
+describe('a blocking tasks/result', () => {
+  it('keeps its stream alive with comments while it waits, then closes it for the client to resume', async () => {
+    const server = await startDurableServer({
+      toolSets: [demo],
+      keepAliveMs: 50,
+      legacy: { resultWaitMs: 600 },
+    });
+    try {
+      const waiting = await legacyConnect(server.url, {}, {});
+      // generate_report prepares its outline for 1.5 s, well past the 600 ms window.
+      const created = await waiting.result('tools/call', {
+        name: 'generate_report',
+        arguments: {},
+        task: { ttl: 60_000 },
+      });
+      const taskId = (created.task as { taskId: string }).taskId;
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: legacyHeaders(waiting.headers),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/result', params: { taskId } }),
+      });
+      const text = await res.text();
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(text.match(/^: keep-alive$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      expect(text).toMatch(/^retry: \d+$/m);
+      expect(text).not.toContain('"error"');
+    } finally {
+      await server.close();
+    }
+  });
+});

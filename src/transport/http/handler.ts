@@ -8,7 +8,7 @@ import type { AuthInfo } from '../../protocol/context.js';
 import type { McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
-import { errorResponse, parseMessage, type ParseOutcome, type RequestId } from '../../wire/jsonrpc.js';
+import { errorResponse, parseMessage, requestIdOf, type RequestId } from '../../wire/jsonrpc.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../wire/meta-keys.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { BodyBudgetError, BodyTooLargeError, readBody, type BodyBudget } from './body.js';
@@ -184,7 +184,7 @@ function refuseUnauthenticated(
     return;
   }
   readBody(req, UNAUTHENTICATED_BODY_BYTES).then(
-    (body) => answer(idOf(parseMessage(body)), false),
+    (body) => answer(requestIdOf(parseMessage(body)), false),
     () => answer(null, true),
   );
 }
@@ -251,9 +251,6 @@ function failed(edge: Edge, reply: HttpReply, err: unknown): void {
   if (reply.res.headersSent) reply.res.destroy();
   else reply.json(500, errorResponse(null, new ProtocolError(ErrorCode.InternalError, 'Internal error')));
 }
-
-const idOf = (parsed: ParseOutcome): RequestId | null =>
-  parsed.ok ? (parsed.value.kind === 'request' ? parsed.value.id : null) : parsed.id;
 
 async function servePost(
   edge: Edge,
