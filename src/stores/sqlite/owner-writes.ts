@@ -17,7 +17,7 @@ export function ownerWrites(ctx: StoreContext): Pick<TaskStore, 'answer' | 'requ
           answered += q.answerInput(id, key, JSON.stringify(value), now);
         if (answered === 0) return { ok: true, resumed: false };
         const resumed = q.outstandingInputs(id).length === 0;
-        q.touchAfterAnswer(id, resumed, now);
+        q.touchAfterAnswer(id, owner, resumed, now);
         log.changed({ taskId: id, runnable: resumed, cancelRequested: false });
         return { ok: true, resumed };
       });

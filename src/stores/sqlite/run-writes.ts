@@ -5,6 +5,7 @@ import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import type { Lane } from './group-commit.js';
 import { openCaps, sealedAt } from '../payload-sealing.js';
+import { WOKEN_BATCH } from './sql/claims.js';
 
 export interface Ending {
   id: string;
@@ -48,6 +49,20 @@ function claimOne({ q, codec }: StoreContext, workerId: string, leaseMs: number,
   };
 }
 
+/**
+ * Waits come due that this claim made runnable without taking them: one change tells other processes on the file
+ * that there is work to claim.
+ */
+function announceWoken(
+  { log }: StoreContext,
+  woken: readonly string[],
+  claimed: readonly ClaimedTask[],
+): void {
+  const taken = new Set(claimed.map((t) => t.id));
+  const left = woken.find((id) => !taken.has(id));
+  if (left !== undefined) log.changed({ taskId: left, runnable: true, cancelRequested: false }, 'log');
+}
+
 type RunWrites = Pick<
   TaskStore,
   'claim' | 'claimBatch' | 'renew' | 'saveStep' | 'saveStepFailure' | 'setStatusMessage' | 'finish'
@@ -58,17 +73,32 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
   const { q, log, writes } = ctx;
   return {
     async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
-      return writes.leaseTx(() => claimOne(ctx, workerId, leaseMs, now));
+      return writes.leaseTx(() => {
+        const woken = q.requeueWoken(now);
+        const task = claimOne(ctx, workerId, leaseMs, now);
+        announceWoken(ctx, woken, task === undefined ? [] : [task]);
+        return task;
+      });
     },
 
     async claimBatch(workerId, leaseMs, now, max): Promise<ClaimedTask[]> {
       return writes.leaseTx(() => {
         const claimed: ClaimedTask[] = [];
+        let batch = q.requeueWoken(now);
+        const woken = [...batch];
         while (claimed.length < max) {
           const task = claimOne(ctx, workerId, leaseMs, now);
-          if (task === undefined) break;
-          claimed.push(task);
+          if (task !== undefined) {
+            claimed.push(task);
+            continue;
+          }
+          // The line is empty, and more waits may be due than one pass gives places to.
+          if (batch.length < WOKEN_BATCH) break;
+          batch = q.requeueWoken(now);
+          if (batch.length === 0) break;
+          woken.push(...batch);
         }
+        announceWoken(ctx, woken, claimed);
         return claimed;
       });
     },

@@ -271,8 +271,10 @@ describe('SQLite task store on a shared file', () => {
     expect(run?.id).toBe(sleeper.id);
     const wait = { kind: 'waiting', until: T0 + 30_000, statusMessage: 'Sleeping.' } as const;
     expect(await store.finish(sleeper.id, 1, wait, T0 + 1)).toBe(true);
-    await store.create(newTask({ createdAt: T0 + 2 }));
+    const queued = await store.create(newTask({ createdAt: T0 + 2 }));
     expect(await store.nextWakeAt?.(T0 + 2)).toBe(T0 + 30_000);
+    // Woken, the sleeper queues again behind its owner's task queued meanwhile.
+    expect((await store.claim('w', 1_000, T0 + 30_000))?.id).toBe(queued.id);
     expect((await store.claim('w', 1_000, T0 + 30_000))?.id).toBe(sleeper.id);
 
     // Every read of waiting tasks (the next due, the next wake-up, the counts of claimable tasks) goes through

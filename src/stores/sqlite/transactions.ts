@@ -11,7 +11,8 @@ export interface Transactions {
   immediate<T>(fn: () => T): Promise<T>;
   /**
    * A write transaction for lease writes (claim, renew), which may skip the fsync: a lease lost in a power cut is
-   * simply claimed again, and the next durable commit flushes it anyway.
+   * simply claimed again, and the next durable commit flushes it anyway (so is a wait come due given its new place:
+   * it is due again). Records changes as `tx` does.
    */
   leaseTx<T>(fn: () => T): Promise<T>;
   /** From now on writes fail with "store is closed" instead of touching the connection. */
@@ -41,16 +42,24 @@ export function createTransactions(
       log.emit(recorded);
       return value;
     },
-    leaseTx<T>(fn: () => T): Promise<T> {
-      if (!relaxed) return immediate(fn);
-      return retry(() => {
-        db.pragma('synchronous = NORMAL');
-        try {
-          return inTransaction.immediate(fn) as T;
-        } finally {
-          db.pragma(`synchronous = ${synchronous}`);
-        }
-      });
+    async leaseTx<T>(fn: () => T): Promise<T> {
+      let recorded: RecordedChange[] = [];
+      const write = (): T => {
+        recorded = [];
+        return log.capture(fn, recorded);
+      };
+      const value = await (relaxed
+        ? retry(() => {
+            db.pragma('synchronous = NORMAL');
+            try {
+              return inTransaction.immediate(write) as T;
+            } finally {
+              db.pragma(`synchronous = ${synchronous}`);
+            }
+          })
+        : immediate(write));
+      log.emit(recorded);
+      return value;
     },
     close() {
       closed = true;

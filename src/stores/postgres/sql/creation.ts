@@ -1,18 +1,13 @@
 // SQL of the PostgreSQL task store. Creation: the multi-row insert, and the idempotency keys it may find taken.
-import type { Notify } from './fragments.js';
-
-/** The distance between two places in line of one owner (ms-scaled, so that places follow creation times). */
-const FAIR_STEP = 0.001;
+import { FAIR_STEP, fairPlace, type Notify } from './fragments.js';
 
 /** `s`: the quoted schema name. */
 export function creationSql(s: string, notify: Notify) {
   return {
     /** Parameters are parallel arrays (one element per task), then parallel arrays of creation-time answers. */
     /**
-     * Each task takes its fair place in line: the head of the line (the lowest place among runnable tasks, or its
-     * creation time when none waits), or just behind its owner's last runnable task, and the tasks of one owner in
-     * one batch one behind the other. So one owner's backlog is spread out behind the head while another owner's
-     * first task goes to it, and claims alternate between the owners that wait.
+     * Each task takes its fair place in line (fragments.ts, fairPlace) at its creation time, and the tasks of one
+     * owner in one batch one behind the other.
      */
     /**
      * A task whose idempotency key another task of its owner and tool holds fails the statement with a unique
@@ -25,14 +20,9 @@ export function creationSql(s: string, notify: Notify) {
           $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::boolean[], $17::text[])
           WITH ORDINALITY AS x(id, tenant, principal, tool, args, status_message, created_at, ttl_ms, poll_interval_ms,
             replay_after_crash, client_caps, sealed, idempotency_key, ord)
-      ), head AS (
-        SELECT fair_at FROM ${s}.tasks WHERE runnable AND fair_at IS NOT NULL ORDER BY fair_at NULLS FIRST LIMIT 1
       ), placed AS (
-        SELECT input.*, greatest(
-            coalesce((SELECT fair_at FROM head), input.created_at),
-            coalesce((SELECT max(t.fair_at) FROM ${s}.tasks t
-              WHERE t.runnable AND t.tenant = input.tenant AND t.principal = input.principal) + ${FAIR_STEP}, 0)
-          ) + ${FAIR_STEP} * (row_number() OVER (PARTITION BY input.tenant, input.principal ORDER BY input.ord) - 1)
+        SELECT input.*, ${fairPlace(s, 'input.created_at', 'input.tenant', 'input.principal')}
+          + ${FAIR_STEP} * (row_number() OVER (PARTITION BY input.tenant, input.principal ORDER BY input.ord) - 1)
           AS fair_at
         FROM input
       ), inserted AS (

@@ -3,9 +3,28 @@
 import pg from 'pg';
 
 export const NON_TERMINAL = `status IN ('working','input_required')`;
-/** A waiting task whose time ($3) has come: claimable like a runnable one (it released its lease to wait). */
+/**
+ * A waiting task whose time has come (it released its lease to wait): the next claim gives it a new place in line and
+ * makes it runnable (runs.ts, claim).
+ */
 export const DUE = (now: string): string =>
   `wake_at IS NOT NULL AND wake_at <= ${now} AND status = 'working' AND (expires_at IS NULL OR expires_at > ${now})`;
+/** The distance between two places in line of one owner (ms-scaled, so that places follow creation times). */
+export const FAIR_STEP = 0.001;
+
+/**
+ * The place in line (`fair_at`) a task of the owner (`tenant`, `principal`: SQL expressions) takes at `now`: the head
+ * of the line (the lowest place among runnable tasks, or `now` when none waits), or just behind the owner's last
+ * runnable task. New tasks take it (creation.ts), and so do tasks whose wait ends (runs.ts, owner-writes.ts). So one
+ * owner's backlog is spread out behind the head while another owner's first task goes to it, and claims alternate
+ * between the owners that wait.
+ */
+export const fairPlace = (s: string, now: string, tenant: string, principal: string): string => `greatest(
+  coalesce((SELECT h.fair_at FROM ${s}.tasks h WHERE h.runnable AND h.fair_at IS NOT NULL
+    ORDER BY h.fair_at NULLS FIRST LIMIT 1), ${now}),
+  coalesce((SELECT max(o.fair_at) FROM ${s}.tasks o
+    WHERE o.runnable AND o.tenant = ${tenant} AND o.principal = ${principal}) + ${FAIR_STEP}, 0))`;
+
 /** The fence: the run holding `token` still owns a lease on a working task. */
 export const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease_owner IS NOT NULL`;
 

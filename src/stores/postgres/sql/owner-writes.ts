@@ -1,5 +1,5 @@
 // SQL of the PostgreSQL task store. The owner's writes: answers and cancellation, under the task's row lock.
-import { NON_TERMINAL, OWNED_BY, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+import { fairPlace, NON_TERMINAL, OWNED_BY, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 
 /** `s`: the quoted schema name. */
 export function ownerWriteSql(s: string, notify: Notify) {
@@ -20,13 +20,19 @@ export function ownerWriteSql(s: string, notify: Notify) {
         (SELECT count(*) FROM ${s}.task_inputs
           WHERE task_id = $1 AND answer IS NULL AND NOT superseded)::int AS open_before`,
 
-    /** $2 now, $3 resumed. */
+    /**
+     * $2 now, $3 resumed: a task all of whose input is answered is runnable again, at a new place in line
+     * (fragments.ts, fairPlace).
+     */
     touchAfterAnswer: `
       WITH u AS (
-        UPDATE ${s}.tasks SET updated_at = $2,
-          status = CASE WHEN $3::boolean THEN 'working' ELSE status END,
-          runnable = CASE WHEN $3::boolean THEN true ELSE runnable END, revision = revision + 1
-        WHERE id = $1 RETURNING ${SNAPSHOT_COLUMNS}
+        UPDATE ${s}.tasks t SET updated_at = $2::bigint,
+          status = CASE WHEN $3::boolean THEN 'working' ELSE t.status END,
+          runnable = CASE WHEN $3::boolean THEN true ELSE t.runnable END,
+          fair_at = CASE WHEN $3::boolean THEN ${fairPlace(s, '$2::bigint', 't.tenant', 't.principal')}
+            ELSE t.fair_at END,
+          revision = t.revision + 1
+        WHERE t.id = $1 RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', '$3::boolean', 'false')} FROM u`,
 
     flagCancel: `

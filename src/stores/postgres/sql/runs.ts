@@ -1,33 +1,53 @@
 // SQL of the PostgreSQL task store. A run: its claim, its lease and the steps and status messages it writes (fenced by its token).
-import { DUE, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+import { DUE, FAIR_STEP, fairPlace, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+
+/** How many waits come due a claim gives their new place at most (or as many as it claims, if more). */
+export const WOKEN_BATCH = 128;
 
 /** `s`: the quoted schema name. */
 export function runSql(s: string, notify: Notify) {
   return {
     /**
-     * $1 worker, $2 lease end, $3 now, $4 how many: the first in line (creation.ts, fair places) of the runnable
-     * tasks and of the waiting ones whose time has come. SKIP LOCKED: concurrent claimers each take different rows.
+     * $1 worker, $2 lease end, $3 now, $4 how many: the first in line (fragments.ts, fairPlace) of the runnable
+     * tasks. Up to WOKEN_BATCH waits come due (or $4, if more) join the line first: each takes a new place, as a new
+     * task of its owner would now (one owner's, in wake-up order, then in their earlier order, one behind the
+     * other), and those not claimed here become runnable, with one notification for the other replicas.
+     * SKIP LOCKED: concurrent claimers each take different rows.
      */
     claim: `
-      WITH ready AS (
+      WITH woken AS (
+        SELECT id, tenant, principal, wake_at, coalesce(fair_at, created_at) AS earlier, created_at FROM ${s}.tasks
+        WHERE ${DUE('$3')}
+        ORDER BY wake_at
+        LIMIT greatest(${WOKEN_BATCH}, $4)
+        FOR UPDATE SKIP LOCKED
+      ), placed AS (
+        SELECT w.id, w.created_at, ${fairPlace(s, '$3::bigint', 'w.tenant', 'w.principal')}
+          + ${FAIR_STEP} * (row_number() OVER (
+            PARTITION BY w.tenant, w.principal ORDER BY w.wake_at, w.earlier, w.created_at) - 1) AS fair_at
+        FROM woken w
+      ), ready AS (
         SELECT id, lease_owner, fair_at, created_at FROM ${s}.tasks
         WHERE runnable AND (lease_owner IS NULL OR lease_until < $3) AND (expires_at IS NULL OR expires_at > $3)
         ORDER BY fair_at NULLS FIRST, created_at
         LIMIT $4
         FOR UPDATE SKIP LOCKED
-      ), due AS (
-        SELECT id, lease_owner, coalesce(fair_at, created_at) AS fair_at, created_at FROM ${s}.tasks
-        WHERE ${DUE('$3')}
-        ORDER BY wake_at
-        LIMIT $4
-        FOR UPDATE SKIP LOCKED
       ), candidate AS (
-        SELECT * FROM (SELECT * FROM ready UNION ALL SELECT * FROM due) x ORDER BY fair_at NULLS FIRST, created_at LIMIT $4
+        SELECT * FROM (
+          SELECT id, lease_owner, fair_at, created_at FROM ready
+          UNION ALL SELECT id, NULL, fair_at, created_at FROM placed
+        ) x ORDER BY fair_at NULLS FIRST, created_at LIMIT $4
       ), claimed AS (
         UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1,
-          runnable = true, wake_at = NULL, revision = t.revision + 1
+          runnable = true, wake_at = NULL, fair_at = c.fair_at, revision = t.revision + 1
         FROM candidate c WHERE t.id = c.id
         RETURNING t.*, c.lease_owner AS previous_owner
+      ), requeued AS (
+        UPDATE ${s}.tasks t SET runnable = true, wake_at = NULL, fair_at = p.fair_at, revision = t.revision + 1
+        FROM placed p WHERE t.id = p.id AND p.id NOT IN (SELECT id FROM candidate)
+        RETURNING t.id
+      ), announced AS (
+        SELECT ${notify('r.id', 'true', 'false')} FROM (SELECT id FROM requeued LIMIT 1) r
       )
       SELECT c.*,
         (SELECT coalesce(json_agg(json_build_array(st.name, st.value)), '[]'::json)
@@ -36,7 +56,7 @@ export function runSql(s: string, notify: Notify) {
           FROM ${s}.task_step_attempts a WHERE a.task_id = c.id) AS attempts,
         (SELECT coalesce(json_agg(json_build_array(i.key, i.answer) ORDER BY i.key COLLATE "C"), '[]'::json)
           FROM ${s}.task_inputs i WHERE i.task_id = c.id) AS inputs
-      FROM claimed c`,
+      FROM claimed c LEFT JOIN announced ON true`,
 
     renew: `
       UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1 WHERE ${FENCED} RETURNING cancel_requested`,

@@ -4,16 +4,23 @@ import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
 import type { TaskRow } from '../rows.js';
 import { sealedAt } from '../../payload-sealing.js';
-import { DUE } from './conditions.js';
+import { DUE, FAIR_PLACE } from './conditions.js';
+
+/** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
+export const WOKEN_BATCH = 128;
 
 export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
-  // The first in line (conditions.ts, FAIR_PLACE), and the first task whose wait is over.
+  // The first in line (conditions.ts, FAIR_PLACE). Waits come due join the line first (requeueWoken).
   const nextRunnable = db.prepare(`
-    SELECT id, lease_owner, fair_at FROM tasks INDEXED BY tasks_fair
+    SELECT id, lease_owner FROM tasks INDEXED BY tasks_fair
     WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
     ORDER BY fair_at, created_at LIMIT 1`);
-  const nextDue = db.prepare(
-    `SELECT id, lease_owner, coalesce(fair_at, created_at) AS fair_at FROM tasks WHERE ${DUE} ORDER BY wake_at LIMIT 1`,
+  // In wake-up order only: a tie-break in SQL would sort every task due at the same time (tasks_wake has no more).
+  const dueWaits = db.prepare(`
+    SELECT id, tenant, principal, wake_at, coalesce(fair_at, created_at) AS fair_at, created_at FROM tasks
+    WHERE ${DUE} ORDER BY wake_at LIMIT ${WOKEN_BATCH}`);
+  const requeue = db.prepare(
+    `UPDATE tasks SET fair_at = ${FAIR_PLACE}, runnable = 1, wake_at = NULL WHERE id = @id`,
   );
   const takeLease = db.prepare(`
     UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL
@@ -28,14 +35,28 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
     UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL
     RETURNING cancel_requested`);
   return {
-    /** The first in line of the tasks that are runnable or whose wait is over. */
-    nextClaimable(now: number): { id: string; lease_owner: string | null } | undefined {
-      type Candidate = { id: string; lease_owner: string | null; fair_at: number } | undefined;
-      const ready = nextRunnable.get({ now }) as Candidate;
-      const due = nextDue.get({ now }) as Candidate;
-      if (ready === undefined || due === undefined) return ready ?? due;
-      return due.fair_at < ready.fair_at ? due : ready;
+    /**
+     * Up to WOKEN_BATCH waits come due (earliest wake-up first; at one wake-up, in their earlier order) take a new
+     * place in line, as new tasks of their owners would now, and become runnable; returns their ids.
+     */
+    requeueWoken(now: number): string[] {
+      type Due = {
+        id: string;
+        tenant: string;
+        principal: string;
+        wake_at: number;
+        fair_at: number;
+        created_at: number;
+      };
+      const due = (dueWaits.all({ now }) as Due[]).sort(
+        (a, b) => a.wake_at - b.wake_at || a.fair_at - b.fair_at || a.created_at - b.created_at,
+      );
+      for (const t of due) requeue.run({ id: t.id, now, tenant: t.tenant, principal: t.principal });
+      return due.map((t) => t.id);
     },
+    /** The first in line of the runnable tasks. */
+    nextClaimable: (now: number) =>
+      nextRunnable.get({ now }) as { id: string; lease_owner: string | null } | undefined,
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
     steps(id: string): Record<string, JsonValue> {
       const out: Record<string, JsonValue> = {};
