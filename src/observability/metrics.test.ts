@@ -60,7 +60,8 @@ describe('metrics: task gauges', () => {
     const { store, scrape } = await serveMetrics({ statsIntervalMs: 0 });
     expect(await scrape()).toEqual(gauges({ working: 0, input: 0, completed: 0, backlog: 0 }));
     const a = await store.create(newTask({ createdAt: T0 }));
-    await store.create(newTask({ createdAt: T0 + 1 }));
+    // Another owner's: answered, `a` goes back to the head of the line rather than behind its owner's own task.
+    await store.create(newTask({ createdAt: T0 + 1, owner: { tenant: 'acme', principal: 'bob' } }));
     expect(await scrape()).toEqual(gauges({ working: 2, input: 0, completed: 0, backlog: 2 }));
     const run = await store.claim('w', 30_000, T0);
     expect(run?.id).toBe(a.id);

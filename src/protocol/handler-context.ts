@@ -3,7 +3,7 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
 import type { AuthInfo, HandlerContext, ServerControl } from './context.js';
-import { mergeStepOptions, type StepAttempt, type StepOptions } from '../tasks/execution.js';
+import { mergeStepOptions, useStepName, type StepAttempt, type StepOptions } from '../tasks/execution.js';
 import type { StepDefaults } from './define.js';
 import { runStepInline, sleepInline } from './inline-steps.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
@@ -14,6 +14,8 @@ const severity = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
 
 class RoundContext implements HandlerContext {
   readonly taskId = undefined;
+  /** Step and sleep names used in this round: each once, as in a task. */
+  private names: Set<string> | undefined;
 
   constructor(
     private readonly scope: RequestScope,
@@ -46,18 +48,26 @@ class RoundContext implements HandlerContext {
     fn: (attempt: StepAttempt) => T | Promise<T>,
     options?: StepOptions,
   ): Promise<T> {
+    useStepName((this.names ??= new Set()), name);
     return runStepInline(name, fn, mergeStepOptions(this.steps, options), this.scope.signal);
   }
 
-  sleep(_name: string, ms: number): Promise<void> {
+  async sleep(name: string, ms: number): Promise<void> {
+    useStepName((this.names ??= new Set()), name);
     return sleepInline(ms, this.scope.signal);
   }
 
-  sleepUntil(_name: string, at: Date | number): Promise<void> {
+  async sleepUntil(name: string, at: Date | number): Promise<void> {
+    useStepName((this.names ??= new Set()), name);
     return sleepInline(Number(at) - Date.now(), this.scope.signal);
   }
 
   async status(): Promise<void> {}
+
+  /** No history to keep to: always the new path. */
+  async patched(): Promise<boolean> {
+    return true;
+  }
 
   progress(progress: number, total?: number, message?: string): void {
     const token = this.scope.envelope.progressToken;

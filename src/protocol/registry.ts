@@ -14,6 +14,8 @@ import type { JsonObject } from './types.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** A tool's version, as each of its tasks records it. */
+const VERSION = /^[A-Za-z0-9_.+-]{1,64}$/;
 
 export interface RegisteredTool {
   def: ToolDefinition<never>;
@@ -55,6 +57,8 @@ export class Registry {
   addTool(def: ToolDefinition<never>, notify = true): void {
     if (!TOOL_NAME.test(def.name)) throw new Error(`invalid tool name "${def.name}"`);
     if (this.tools.has(def.name)) throw new Error(`tool "${def.name}" is registered twice`);
+    if (def.version !== undefined && !VERSION.test(def.version))
+      throw new Error(`tool "${def.name}": version must be 1 to 64 characters of letters, digits and ._+-`);
     const problem = def.steps === undefined ? undefined : stepOptionsProblem(def.steps);
     if (problem !== undefined) throw new Error(`tool "${def.name}": steps.${problem}`);
     const fallback = def.task?.fallback;

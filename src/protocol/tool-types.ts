@@ -74,6 +74,12 @@ export interface HandlerContext {
   sleepUntil(name: string, at: Date | number): Promise<void>;
   /** Sets the task's statusMessage (no effect outside a task). */
   status(message: string): Promise<void>;
+  /**
+   * Whether to take the code path introduced under `id` (a new version of the tool's logic): true for a new task,
+   * false for a task in flight that recorded its history with the code from before, which keeps its old path on
+   * every replay. Always true outside a task. Put the check where the paths part, and keep it until such tasks end.
+   */
+  patched(id: string): Promise<boolean>;
   /** The server's registry, for tools that change what the server offers. */
   readonly server: ServerControl;
   /** Ends this round with an InputRequiredResult carrying these requests and state. */
@@ -131,6 +137,11 @@ export interface ToolDefinition<Args = JsonObject> {
   icons?: Icon[];
   _meta?: JsonObject;
   task?: TaskPolicy;
+  /**
+   * The version of this tool's code (any short text, e.g. "2"): each task records the version that created it, and
+   * a replay that leaves its recorded history names it. Change it when a change would not replay tasks in flight.
+   */
+  version?: string;
   /** Defaults for this tool's steps (retry policy, timeout of each attempt). */
   steps?: StepDefaults;
   /**

@@ -7,6 +7,8 @@ export interface EncodedTask {
   tenant: string;
   principal: string;
   tool: string;
+  /** NewTask.toolVersion, or null. */
+  toolVersion: string | null;
   args: string;
   statusMessage: string | null;
   createdAt: number;
@@ -37,6 +39,7 @@ export function encodeTask(
     tenant: task.owner.tenant,
     principal: task.owner.principal,
     tool: task.tool,
+    toolVersion: task.toolVersion ?? null,
     args: sealing.sealFor(sealed, JSON.stringify(task.args), sealedAt('tasks.args', task.id)),
     statusMessage:
       task.statusMessage === undefined ? null : sealStatus(sealing, sealed, task.id, task.statusMessage),

@@ -55,6 +55,12 @@ export interface ExecutionContext {
   sleepUntil(name: string, at: number): Promise<void>;
   /** Updates the task's statusMessage. */
   status(message: string): Promise<void>;
+  /**
+   * Whether this task takes the code path introduced under `id`: true for a task that reaches this point past its
+   * recorded history (a new task, or one whose history holds nothing beyond), false for one replaying a history
+   * recorded by code without the path. The answer is kept with the task, so every later run gets the same one.
+   */
+  patched(id: string): Promise<boolean>;
   /** The run's clock. */
   now(): number;
 }
@@ -91,6 +97,46 @@ export class WaitPending extends Error implements ControlFlow {
   ) {
     super(statusMessage);
     this.name = 'WaitPending';
+  }
+}
+
+/** A step (or sleep) name used a second time in one run: each call needs a name of its own. */
+export class StepNameReusedError extends Error {
+  constructor(readonly step: string) {
+    super(
+      `step "${step}" was already used in this run: each ctx.step and ctx.sleep needs its own name ` +
+        `(in a loop, number them: ctx.step(\`${step}:\${i}\`, …))`,
+    );
+    this.name = 'StepNameReusedError';
+  }
+}
+
+/** The names a run used so far: a second use of one is refused (StepNameReusedError). */
+export function useStepName(used: Set<string>, name: string): void {
+  if (used.has(name)) throw new StepNameReusedError(name);
+  used.add(name);
+}
+
+/**
+ * A replay that left its recorded history: the code asked for a step the history does not have while recorded
+ * steps were still to come, so the code changed under the task in flight. The run starts nothing new and the task
+ * ends failed (whatever the handler does with the error).
+ */
+export class NonDeterminismError extends Error implements ControlFlow {
+  readonly controlFlow = true;
+  constructor(
+    readonly tool: string,
+    readonly toolVersion: string | undefined,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    const version = toolVersion === undefined ? '' : ` (version ${toolVersion})`;
+    super(
+      `Non-determinism: tool "${tool}"${version} asked for step "${actual}" while its history's next step is ` +
+        `"${expected}". The tool's code changed under this task; nothing new ran. Keep step names and order for ` +
+        `tasks in flight, branch with ctx.patched(), or give the tool a new version.`,
+    );
+    this.name = 'NonDeterminismError';
   }
 }
 

@@ -55,6 +55,8 @@ export interface NewTask {
   id: string;
   owner: TaskOwner;
   tool: string;
+  /** The version of the tool's code creating the task (see ToolDefinition.version). */
+  toolVersion?: string;
   args: JsonObject;
   createdAt: number;
   ttlMs: number | null;
@@ -125,6 +127,8 @@ export interface ClaimedTask {
   owner: TaskOwner;
   tool: string;
   args: JsonObject;
+  /** The version of the tool's code that created the task (undefined: none declared, or before versions). */
+  toolVersion: string | undefined;
   /** Fencing token: every write of this run is conditional on it. */
   token: number;
   /** True when the previous holder's lease expired mid-run (a crash), not a clean hand-over. */
@@ -133,6 +137,8 @@ export interface ClaimedTask {
   cancelRequested: boolean;
   clientCapabilities: JsonObject;
   steps: Record<string, JsonValue>;
+  /** The names of `steps` in the order they were done (steps done before that was recorded come first, by name). */
+  stepOrder: string[];
   /** Failed attempts per step, for steps that had any. */
   stepAttempts: Record<string, StepAttempts>;
   answers: Record<string, JsonObject>;

@@ -2,7 +2,12 @@
 import { TASK_CRASHED_ERROR, TASK_INTERNAL_ERROR } from '../tasks/errors.js';
 import type { Clock } from '../tasks/clock.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
-import { WaitPending, type ExecutionContext, type TaskRunner } from '../tasks/execution.js';
+import {
+  NonDeterminismError,
+  WaitPending,
+  type ExecutionContext,
+  type TaskRunner,
+} from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
@@ -113,7 +118,16 @@ function settle(
   outcome: RunOutcome,
   why: AbortReason | undefined,
   wait: RunState['pendingWait'],
+  diverged: NonDeterminismError | undefined,
 ): RunOutcome {
+  // A run that left its history ends failed, whatever the handler did after catching that (a cancel still wins).
+  if (diverged !== undefined && why !== 'cancel') {
+    return {
+      kind: 'failed',
+      error: { code: TASK_INTERNAL_ERROR.code, message: diverged.message },
+      statusMessage: diverged.message,
+    };
+  }
   // A requested wait ends the run waiting, whatever the handler did after catching it.
   const pending = wait();
   if (pending !== undefined && outcome.kind !== 'cancelled') {
@@ -169,6 +183,7 @@ async function run(
   const stopKeeping = keepLease(deps, task, abort);
   let storeError: StoreUnavailableError | undefined;
   let wait: { until: number; statusMessage: string } | undefined;
+  let diverged: NonDeterminismError | undefined;
   /** A store write of this run failed: the run is over, whatever the handler does with the error. */
   const storeLost = (err: unknown): unknown => {
     if (err instanceof StoreUnavailableError) {
@@ -185,6 +200,8 @@ async function run(
     onWriteError: storeLost,
     requestWait: (until, statusMessage) => (wait ??= { until, statusMessage }),
     pendingWait: () => wait,
+    diverge: (err) => (diverged ??= err),
+    divergence: () => diverged,
   };
   const exec: ExecutionContext = {
     signal,
@@ -204,7 +221,9 @@ async function run(
       deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, false);
       return;
     }
-    outcome = settle(outcome, why, () => wait);
+    outcome = settle(outcome, why, () => wait, diverged);
+    // Operators learn of it: the code changed under a task in flight.
+    if (diverged !== undefined) deps.onError?.(diverged, task.id);
     const written = await store.finish(task.id, task.token, outcome, clock.now());
     deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, written);
     if (!written) return;

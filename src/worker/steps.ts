@@ -6,7 +6,9 @@ import {
   isControlFlow,
   LeaseLostError,
   markStepError,
+  NonDeterminismError,
   StepFailedError,
+  useStepName,
   WaitPending,
   type ExecutionContext,
   type StepOptions,
@@ -37,7 +39,13 @@ export interface RunState {
   requestWait(until: number, statusMessage: string): void;
   /** The wait this run must end with, once one was requested. */
   pendingWait(): { until: number; statusMessage: string } | undefined;
+  /** The run left its recorded history: it must end failed with this error (kept even if the handler catches it). */
+  diverge(err: NonDeterminismError): void;
+  divergence(): NonDeterminismError | undefined;
 }
+
+/** Names of the markers ctx.patched keeps among the steps (never a step's own name: see PATCH_PREFIX). */
+const PATCH_PREFIX = '@patched/';
 
 const iso = (t: number): string => new Date(t).toISOString();
 
@@ -59,6 +67,8 @@ const readWake = (name: string, memo: JsonValue | undefined): number => {
 function guard(task: ClaimedTask, run: RunState): void {
   // A run that knows it lost its lease starts no new step: another worker owns the task now.
   if (run.leaseLost()) throw new LeaseLostError(task.id);
+  const diverged = run.divergence();
+  if (diverged !== undefined) throw diverged;
   const storeError = run.storeError();
   if (storeError !== undefined) throw storeError;
   // The run is over once it must wait, even if the handler caught the WaitPending: nothing more starts.
@@ -86,18 +96,58 @@ function wait(run: RunState, until: number, statusMessage: string): never {
   throw new WaitPending(until, statusMessage);
 }
 
+/**
+ * The replay guard of a run: the names it used (each once), and the recorded history it must walk before anything
+ * new runs. A step or sleep the history does not have, asked while recorded ones are still unvisited, means the code
+ * changed under the task: the run diverges (NonDeterminismError) instead of running it.
+ */
+function createReplayGuard(task: ClaimedTask, run: RunState) {
+  const used = new Set<string>();
+  // The recorded steps and sleeps in the order they were done (patch markers are decisions, not steps).
+  const history = task.stepOrder.filter((n) => !n.startsWith(PATCH_PREFIX));
+  return {
+    used,
+    /** A name this run now uses: a second use is refused. */
+    use: (name: string): void => useStepName(used, name),
+    /** Before running something new under `name`: throws when recorded steps are still to come. */
+    async checkNew(name: string): Promise<void> {
+      if (history.length === 0) return;
+      // Calls started together (Promise.all) register their names before any of them runs something new.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const expected = history.find((n) => !used.has(n));
+      if (expected === undefined) return;
+      const err = new NonDeterminismError(task.tool, task.toolVersion, expected, name);
+      run.diverge(err);
+      throw err;
+    },
+    /** Whether recorded steps remain that this run has not reached. */
+    replaying: (): boolean => history.some((n) => !used.has(n)),
+  };
+}
+
 export function createSteps(
   deps: StepDeps,
   task: ClaimedTask,
   run: RunState,
-): Pick<ExecutionContext, 'step' | 'sleepUntil'> {
+): Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> {
   const { store, clock } = deps;
+  const replay = createReplayGuard(task, run);
 
   const write = (save: () => Promise<boolean>): Promise<void> => writeOrStop(task, run, save);
 
+  /** Keeps a step's value (or a sleep's wake-up) under `name`, in the order things are done. */
+  const keep = async (name: string, value: JsonValue): Promise<void> => {
+    await write(() => store.saveStep(task.id, task.token, name, value, clock.now()));
+    task.steps[name] = value;
+    task.stepOrder.push(name);
+  };
+
   return {
     async step(name, fn, options: StepOptions = {}) {
+      replay.use(name);
       if (Object.hasOwn(task.steps, name)) return task.steps[name] as never;
+      guard(task, run);
+      await replay.checkNew(name);
       guard(task, run);
       const policy = resolveRetryPolicy(options.retry);
       const prior = task.stepAttempts[name];
@@ -129,24 +179,38 @@ export function createSteps(
         return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
       }
       guard(task, run);
-      await write(() => store.saveStep(task.id, task.token, name, value, clock.now()));
-      task.steps[name] = value;
+      await keep(name, value);
       return value as never;
     },
 
     async sleepUntil(name, at) {
+      replay.use(name);
       let wakeAt: number;
       if (Object.hasOwn(task.steps, name)) wakeAt = readWake(name, task.steps[name]);
       else {
+        // A sleep already over is not kept: a replay finds it over again.
         if (at <= clock.now()) return;
         guard(task, run);
+        await replay.checkNew(name);
+        guard(task, run);
         const memo = { wakeAt: at };
-        await write(() => store.saveStep(task.id, task.token, name, memo, clock.now()));
-        task.steps[name] = memo;
+        await keep(name, memo);
         wakeAt = at;
       }
       if (clock.now() >= wakeAt) return;
       wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`);
+    },
+
+    async patched(id) {
+      const marker = `${PATCH_PREFIX}${id}`;
+      replay.use(marker);
+      const kept = task.steps[marker];
+      if (Object.hasOwn(task.steps, marker)) return kept === true;
+      guard(task, run);
+      // Past its recorded history the task runs the new code; within it, the code that recorded it.
+      const decision = !replay.replaying();
+      await keep(marker, decision);
+      return decision;
     },
   };
 }

@@ -101,5 +101,6 @@ export function createTaskHandlerContext(
     sleep: (name, ms) => exec.sleepUntil(name, exec.now() + checkedMs(name, ms)),
     sleepUntil: (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
     status: (message) => exec.status(message),
+    patched: (id) => exec.patched(id),
   };
 }

@@ -141,6 +141,7 @@ async function createTask(
     id,
     owner: ownerOf(auth),
     tool: call.tool.def.name,
+    ...(call.tool.def.version === undefined ? {} : { toolVersion: call.tool.def.version }),
     args: call.args,
     createdAt: access.now(),
     ttlMs:

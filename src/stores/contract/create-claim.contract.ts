@@ -234,6 +234,24 @@ export function createAndClaimContract(h: ContractStore): void {
       expect(again.steps).toEqual({ fetch: { rows: [1, 2, 3] }, count: 3 });
     });
 
+    it('keeps the order steps were done in, whatever their names, and the version of the code that created it', async () => {
+      const task = await h.store.create(newTask({ toolVersion: '2.1' }));
+      const claimed = await h.claim('w1');
+      expect(claimed.toolVersion).toBe('2.1');
+      expect(claimed.stepOrder).toEqual([]);
+      for (const name of ['zeta', '10', 'alpha', '2'])
+        expect(await h.store.saveStep(task.id, claimed.token, name, name, h.t)).toBe(true);
+      expect(await h.store.finish(task.id, claimed.token, { kind: 'released' }, h.t)).toBe(true);
+      const again = await h.claim('w2');
+      expect(again.stepOrder).toEqual(['zeta', '10', 'alpha', '2']);
+      expect(again.toolVersion).toBe('2.1');
+      const unversioned = await h.store.create(newTask());
+      expect(await h.store.finish(again.id, again.token, { kind: 'completed', result: {} }, h.t)).toBe(true);
+      const plain = await h.claim('w3');
+      expect(plain.id).toBe(unversioned.id);
+      expect(plain.toolVersion).toBeUndefined();
+    });
+
     it('persists a step across a suspension for input', async () => {
       const task = await h.store.create(newTask());
       const first = await h.claim();

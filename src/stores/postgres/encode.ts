@@ -26,5 +26,6 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     answers.map((a) => a.answer),
     answers.map((a) => a.at),
     tasks.map((t) => t.idempotencyKey),
+    tasks.map((t) => t.toolVersion),
   ];
 }

@@ -168,6 +168,17 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       CREATE INDEX tasks_owner_fair ON ${s}.tasks (tenant, principal, fair_at) WHERE runnable;
     `,
   },
+  {
+    version: 11,
+    name: 'step-order-and-tool-versions',
+    // seq: the order in which a task's steps were done (steps done before are NULL: their order is unknown).
+    // tool_version: the version of the tool's code that created the task (NULL: before versions, or none declared).
+    // Nullable columns without defaults: no table rewrite.
+    sql: (s) => `
+      ALTER TABLE ${s}.task_steps ADD COLUMN seq integer;
+      ALTER TABLE ${s}.tasks ADD COLUMN tool_version text;
+    `,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

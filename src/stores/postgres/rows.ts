@@ -45,6 +45,8 @@ export interface TaskRow {
   wake_at: Int8 | null;
   idempotency_key: string | null;
   failure: string | null;
+  /** Migration 11. */
+  tool_version: string | null;
   [column: string]: unknown;
 }
 
@@ -133,8 +135,11 @@ export function toSnapshot(
 
 export function toClaimedTask(row: ClaimRow, open: Opener): ClaimedTask {
   const steps: Record<string, JsonValue> = {};
-  for (const [name, value] of row.steps)
+  const stepOrder: string[] = [];
+  for (const [name, value] of row.steps) {
     steps[name] = JSON.parse(open(value, sealedAt('task_steps.value', row.id, name))) as JsonValue;
+    stepOrder.push(name);
+  }
   const answers: Record<string, JsonObject> = {};
   for (const [key, answer] of row.inputs) {
     if (answer !== null)
@@ -144,6 +149,7 @@ export function toClaimedTask(row: ClaimRow, open: Opener): ClaimedTask {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
+    toolVersion: row.tool_version ?? undefined,
     args: JSON.parse(open(row.args, sealedAt('tasks.args', row.id))) as JsonObject,
     token: row.attempt,
     takenOver: row.previous_owner !== null,
@@ -151,6 +157,7 @@ export function toClaimedTask(row: ClaimRow, open: Opener): ClaimedTask {
     cancelRequested: row.cancel_requested,
     clientCapabilities: openCaps(row.id, row.client_caps, open),
     steps,
+    stepOrder,
     stepAttempts: toStepAttempts(row.id, row.attempts, open),
     answers,
     askedKeys: row.inputs.map(([key]) => key),

@@ -37,6 +37,8 @@ export interface TaskRow {
   wake_at: number | null;
   idempotency_key: string | null;
   failure: string | null;
+  /** Migration 12. */
+  tool_version: string | null;
 }
 
 export interface InputRow {

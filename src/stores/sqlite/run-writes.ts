@@ -32,17 +32,20 @@ function claimOne({ q, codec }: StoreContext, workerId: string, leaseMs: number,
   const candidate = q.nextClaimable(now);
   if (candidate === undefined) return undefined;
   const row = q.takeLease(candidate.id, workerId, now + leaseMs);
+  const { steps, order } = q.steps(row.id);
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
+    toolVersion: row.tool_version ?? undefined,
     args: JSON.parse(codec.open(row.args, sealedAt('tasks.args', row.id))) as Record<string, unknown>,
     token: row.attempt,
     takenOver: candidate.lease_owner !== null,
     replayAfterCrash: row.replay_after_crash === 1,
     cancelRequested: row.cancel_requested === 1,
     clientCapabilities: openCaps(row.id, row.client_caps, codec.open),
-    steps: q.steps(row.id),
+    steps,
+    stepOrder: order,
     stepAttempts: q.stepAttempts(row.id),
     answers: q.answers(row.id),
     askedKeys: q.askedKeys(row.id),

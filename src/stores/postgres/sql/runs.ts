@@ -50,7 +50,8 @@ export function runSql(s: string, notify: Notify) {
         SELECT ${notify('r.id', 'true', 'false')} FROM (SELECT id FROM requeued LIMIT 1) r
       )
       SELECT c.*,
-        (SELECT coalesce(json_agg(json_build_array(st.name, st.value)), '[]'::json)
+        (SELECT coalesce(json_agg(json_build_array(st.name, st.value)
+            ORDER BY st.seq NULLS FIRST, st.name COLLATE "C"), '[]'::json)
           FROM ${s}.task_steps st WHERE st.task_id = c.id) AS steps,
         (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
           FROM ${s}.task_step_attempts a WHERE a.task_id = c.id) AS attempts,
@@ -64,7 +65,8 @@ export function runSql(s: string, notify: Notify) {
     /** FOR SHARE holds off a takeover until the step is written; a stale token finds no row. */
     saveStep: `
       WITH held AS (SELECT id FROM ${s}.tasks WHERE ${FENCED} FOR SHARE)
-      INSERT INTO ${s}.task_steps (task_id, name, value) SELECT id, $3, $4 FROM held
+      INSERT INTO ${s}.task_steps (task_id, name, value, seq)
+      SELECT id, $3, $4, (SELECT coalesce(max(seq), 0) + 1 FROM ${s}.task_steps WHERE task_id = held.id) FROM held
       ON CONFLICT (task_id, name) DO UPDATE SET value = EXCLUDED.value
       RETURNING 1 AS saved`,
 

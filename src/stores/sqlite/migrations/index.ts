@@ -175,4 +175,14 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX tasks_owner_fair ON tasks (tenant, principal, fair_at) WHERE runnable = 1;
     `,
   },
+  {
+    version: 12,
+    name: 'step-order-and-tool-versions',
+    // seq: the order in which a task's steps were done (steps done before are NULL: their order is unknown).
+    // tool_version: the version of the tool's code that created the task (NULL: before versions, or none declared).
+    sql: `
+      ALTER TABLE task_steps ADD COLUMN seq INTEGER;
+      ALTER TABLE tasks ADD COLUMN tool_version TEXT;
+    `,
+  },
 ];

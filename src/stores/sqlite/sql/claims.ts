@@ -25,7 +25,7 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const takeLease = db.prepare(`
     UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL
     WHERE id = ? RETURNING *`);
-  const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ?`);
+  const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ? ORDER BY seq, name`);
   const answers = db.prepare(`SELECT key, answer FROM task_inputs WHERE task_id = ? AND answer IS NOT NULL`);
   const askedKeys = db.prepare(`SELECT key FROM task_inputs WHERE task_id = ?`);
   const stepAttempts = db.prepare(
@@ -58,11 +58,15 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
     nextClaimable: (now: number) =>
       nextRunnable.get({ now }) as { id: string; lease_owner: string | null } | undefined,
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
-    steps(id: string): Record<string, JsonValue> {
+    /** The task's done steps and the order they were done in. */
+    steps(id: string): { steps: Record<string, JsonValue>; order: string[] } {
       const out: Record<string, JsonValue> = {};
-      for (const r of steps.all(id) as { name: string; value: string }[])
+      const order: string[] = [];
+      for (const r of steps.all(id) as { name: string; value: string }[]) {
         out[r.name] = JSON.parse(codec.open(r.value, sealedAt('task_steps.value', id, r.name))) as JsonValue;
-      return out;
+        order.push(r.name);
+      }
+      return { steps: out, order };
     },
     answers(id: string): Record<string, JsonObject> {
       const out: Record<string, JsonObject> = {};

@@ -8,9 +8,10 @@ import { FAIR_PLACE } from './conditions.js';
 export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const insert = db.prepare(`
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
-      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key, fair_at)
+      poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key, fair_at,
+      tool_version)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
-      @expiresAt, @replay, @caps, 1, @sealed, @key, ${FAIR_PLACE})
+      @expiresAt, @replay, @caps, 1, @sealed, @key, ${FAIR_PLACE}, @toolVersion)
     ON CONFLICT (idempotency_key, tenant, principal, tool) WHERE idempotency_key IS NOT NULL DO NOTHING`);
   const keyed = db.prepare(
     `SELECT id, args, expires_at FROM tasks WHERE tenant = ? AND principal = ? AND tool = ? AND idempotency_key = ?`,
