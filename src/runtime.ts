@@ -11,7 +11,7 @@ import type { StepDefaults, ToolSet } from './protocol/define.js';
 import type { Clock } from './tasks/clock.js';
 import type { ToolErrorReport } from './tasks/observer.js';
 import { createTasksExtension, type TasksExtensionOptions } from './protocol/tasks/extension.js';
-import { createTaskRunner } from './protocol/tasks/runner.js';
+import { claimScopeOf, createTaskRunner } from './protocol/tasks/runner.js';
 import type { TaskStore } from './tasks/store.js';
 import { VERSION } from './version.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
@@ -31,7 +31,15 @@ export interface DurableMcpOptions {
   stateSecret?: string | Buffer;
   tasks?: Omit<TasksExtensionOptions, 'store' | 'now'>;
   /** Worker settings, or false for a process that serves requests but runs no tasks. */
-  worker?: Omit<WorkerOptions, 'store' | 'runner' | 'now' | 'clock'> | false;
+  worker?:
+    | (Omit<WorkerOptions, 'store' | 'runner' | 'now' | 'clock' | 'scope'> & {
+        /**
+         * Tasks of a tool no longer registered here are left for other processes (a rolling deploy) this long after
+         * their last change, then failed with a clear message (default one hour).
+         */
+        removedToolDrainMs?: number;
+      })
+    | false;
   now?: () => number;
   /** Time and timers of the runtime (replaces `now`): step timeouts, waits and the tasks' timestamps. */
   clock?: Clock;
@@ -114,6 +122,11 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
           now,
           clock: options.clock,
           runner: createTaskRunner(server.registry, server.info, { steps: options.steps }),
+          scope: claimScopeOf(
+            server.registry,
+            options.worker?.removedToolDrainMs ?? 3_600_000,
+            now ?? Date.now,
+          ),
           observer:
             onToolError === undefined
               ? options.worker?.observer

@@ -61,6 +61,12 @@ function taskInstruments(registry: Registry) {
       labelNames: ['tool'],
       registers: [registry],
     }),
+    waitingForCode: new Gauge({
+      name: `${P}tasks_waiting_for_code`,
+      help: 'Runnable tasks this process cannot replay (their tool version is not one its code declares), by tool and version',
+      labelNames: ['tool', 'version'],
+      registers: [registry],
+    }),
     takeovers: new Counter({
       name: `${P}lease_takeovers_total`,
       help: 'Runs that took over an expired lease',
@@ -182,6 +188,11 @@ export function createMetrics(
       },
       toolError(report) {
         tasks.toolErrors.inc({ tool: report.tool });
+      },
+      outOfScope(waiting) {
+        tasks.waitingForCode.reset();
+        for (const { tool, version, count } of waiting)
+          tasks.waitingForCode.set({ tool, version: version ?? '' }, count);
       },
     },
     audit(event) {

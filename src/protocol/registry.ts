@@ -57,8 +57,11 @@ export class Registry {
   addTool(def: ToolDefinition<never>, notify = true): void {
     if (!TOOL_NAME.test(def.name)) throw new Error(`invalid tool name "${def.name}"`);
     if (this.tools.has(def.name)) throw new Error(`tool "${def.name}" is registered twice`);
-    if (def.version !== undefined && !VERSION.test(def.version))
-      throw new Error(`tool "${def.name}": version must be 1 to 64 characters of letters, digits and ._+-`);
+    for (const version of [def.version, ...(def.compatibleVersions ?? [])])
+      if (version !== undefined && !VERSION.test(version))
+        throw new Error(
+          `tool "${def.name}": versions must be 1 to 64 characters of letters, digits and ._+-`,
+        );
     const problem = def.steps === undefined ? undefined : stepOptionsProblem(def.steps);
     if (problem !== undefined) throw new Error(`tool "${def.name}": steps.${problem}`);
     const fallback = def.task?.fallback;

@@ -142,6 +142,12 @@ export interface ToolDefinition<Args = JsonObject> {
    * a replay that leaves its recorded history names it. Change it when a change would not replay tasks in flight.
    */
   version?: string;
+  /**
+   * Earlier versions whose tasks this code replays as well (their recorded steps are still asked in the same order).
+   * A process claims only tasks of versions its code replays: during a rolling deploy, tasks of other versions wait
+   * for a process that runs theirs (reported in metrics and logs). Tasks recorded without a version run anywhere.
+   */
+  compatibleVersions?: string[];
   /** Defaults for this tool's steps (retry policy, timeout of each attempt). */
   steps?: StepDefaults;
   /**

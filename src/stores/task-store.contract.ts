@@ -11,6 +11,7 @@ import { useContractStore, type TaskStoreContractOptions } from './contract/harn
 import { housekeepingContract } from './contract/housekeeping.contract.js';
 import { idempotencyContract } from './contract/idempotency.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
+import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
@@ -31,5 +32,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     quotaContract(h);
     fairnessContract(h);
     consumeOnceContract(h);
+    scopeContract(h);
   });
 }

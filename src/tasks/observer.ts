@@ -1,5 +1,6 @@
 // Hooks the worker calls as runs start and end (metrics, logs, traces); all optional.
 import type { RunOutcome, TaskFailure } from './task.js';
+import type { OutOfScopeTasks } from './store.js';
 
 export interface RunInfo {
   id: string;
@@ -21,6 +22,11 @@ export interface TaskObserver {
   /** Called once per kept tool error: after the write that ended the task with it. */
   toolError?(report: ToolErrorReport): void;
   error?(err: unknown, taskId?: string): void;
+  /**
+   * Runnable tasks this process cannot replay (a version its code does not declare), by tool and version, read
+   * at most once a minute while there are any (then once more, empty, when there are none left).
+   */
+  outOfScope?(waiting: readonly OutOfScopeTasks[]): void;
 }
 
 /** Calls every observer in turn. */
@@ -32,5 +38,6 @@ export function combineObservers(...observers: (TaskObserver | undefined)[]): Ta
       list.forEach((o) => o.runFinished?.(run, outcome, ms, written)),
     toolError: (report) => list.forEach((o) => o.toolError?.(report)),
     error: (err, id) => list.forEach((o) => o.error?.(err, id)),
+    outOfScope: (waiting) => list.forEach((o) => o.outOfScope?.(waiting)),
   };
 }

@@ -15,6 +15,25 @@ import type {
 } from './task.js';
 import type { SessionStore } from './sessions.js';
 
+/**
+ * Which tasks a process can run: those of the tools it serves whose recorded version it can replay (a task recorded
+ * without a version: any), and those of tools it does not serve once untouched since `orphanedBefore` (it fails them:
+ * their tool is gone). Other tasks wait for a process that can run them.
+ */
+export interface ClaimScope {
+  /** Tool name → the versions its code here replays. */
+  tools: Record<string, readonly string[]>;
+  /** Tasks of tools not in `tools`, updated at or before this time, are claimed too; undefined: never. */
+  orphanedBefore?: number;
+}
+
+/** Runnable tasks of one tool and version that a scope leaves out. */
+export interface OutOfScopeTasks {
+  tool: string;
+  version: string | null;
+  count: number;
+}
+
 export interface RenewResult {
   /** False when the lease was lost (taken over, or the task ended): the run must stop. */
   held: boolean;
@@ -89,10 +108,24 @@ export interface TaskStore {
   ): Promise<KeyedTask | undefined>;
   /** The owner's view, or why there is none. */
   get(id: string, owner: TaskOwner, now: number): Promise<TaskSnapshot | LookupMiss>;
-  /** Claims one runnable task (one whose lease expired, or whose wait is over) for `leaseMs`. */
-  claim(workerId: string, leaseMs: number, now: number): Promise<ClaimedTask | undefined>;
+  /**
+   * Claims one runnable task (one whose lease expired, or whose wait is over) for `leaseMs`: the first in line of
+   * those in `scope` (any, without one).
+   */
+  claim(workerId: string, leaseMs: number, now: number, scope?: ClaimScope): Promise<ClaimedTask | undefined>;
   /** Up to `max` claims in one write (optional; a worker with free slots otherwise claims one at a time). */
-  claimBatch?(workerId: string, leaseMs: number, now: number, max: number): Promise<ClaimedTask[]>;
+  claimBatch?(
+    workerId: string,
+    leaseMs: number,
+    now: number,
+    max: number,
+    scope?: ClaimScope,
+  ): Promise<ClaimedTask[]>;
+  /**
+   * Runnable tasks of `scope`'s tools that `scope` leaves out (a version it cannot replay, recorded by other code),
+   * by tool and version: what waits for a process that can run it.
+   */
+  outOfScope?(scope: ClaimScope, now: number): Promise<OutOfScopeTasks[]>;
   renew(id: string, token: number, leaseMs: number, now: number): Promise<RenewResult>;
   /** Memoizes a step result; false when the lease is no longer held. */
   saveStep(id: string, token: number, name: string, value: JsonValue, now: number): Promise<boolean>;

@@ -1,7 +1,7 @@
 // A worker's claims: runnable tasks up to its free slots (in one write where the store can), one claim at a time,
 // paused with a doubling backoff while the store is away.
 import { performance } from 'node:perf_hooks';
-import type { TaskStore } from '../tasks/store.js';
+import type { ClaimScope, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask } from '../tasks/task.js';
 
 const MAX_CLAIM_BACKOFF_MS = 5_000;
@@ -20,6 +20,8 @@ export interface ClaimLoopDeps {
   /** Runs a claimed task. */
   start(task: ClaimedTask): void;
   onError?: (err: unknown) => void;
+  /** The tasks this worker may claim; undefined: any. */
+  scope?: () => ClaimScope | undefined;
 }
 
 export interface ClaimLoop {
@@ -52,10 +54,11 @@ export function createClaimLoop(deps: ClaimLoopDeps): ClaimLoop {
         again = false;
         while (!deps.stopped() && deps.active() < concurrency) {
           const free = concurrency - deps.active();
+          const scope = deps.scope?.();
           const tasks =
             store.claimBatch !== undefined && free > 1
-              ? await store.claimBatch(workerId, leaseMs, deps.now(), free)
-              : [await store.claim(workerId, leaseMs, deps.now())].filter((t) => t !== undefined);
+              ? await store.claimBatch(workerId, leaseMs, deps.now(), free, scope)
+              : [await store.claim(workerId, leaseMs, deps.now(), scope)].filter((t) => t !== undefined);
           if (tasks.length === 0) break;
           if (deps.stopped()) {
             // stop() came while this claim was in flight: hand the tasks straight back.

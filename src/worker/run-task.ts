@@ -3,8 +3,8 @@ import { TASK_CRASHED_ERROR, TASK_INTERNAL_ERROR } from '../tasks/errors.js';
 import type { Clock } from '../tasks/clock.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import {
-  NonDeterminismError,
   WaitPending,
+  type NonDeterminismError,
   type ExecutionContext,
   type TaskRunner,
 } from '../tasks/execution.js';

@@ -125,6 +125,25 @@ function createReplayGuard(task: ClaimedTask, run: RunState) {
   };
 }
 
+type ReplayGuard = ReturnType<typeof createReplayGuard>;
+
+/** ctx.patched: the decision kept with the task, or made now (new code past the recorded history) and kept. */
+async function decidePatch(
+  task: ClaimedTask,
+  run: RunState,
+  replay: ReplayGuard,
+  keep: (name: string, value: JsonValue) => Promise<void>,
+  id: string,
+): Promise<boolean> {
+  const marker = `${PATCH_PREFIX}${id}`;
+  replay.use(marker);
+  if (Object.hasOwn(task.steps, marker)) return task.steps[marker] === true;
+  guard(task, run);
+  const decision = !replay.replaying();
+  await keep(marker, decision);
+  return decision;
+}
+
 export function createSteps(
   deps: StepDeps,
   task: ClaimedTask,
@@ -201,16 +220,6 @@ export function createSteps(
       wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`);
     },
 
-    async patched(id) {
-      const marker = `${PATCH_PREFIX}${id}`;
-      replay.use(marker);
-      const kept = task.steps[marker];
-      if (Object.hasOwn(task.steps, marker)) return kept === true;
-      guard(task, run);
-      // Past its recorded history the task runs the new code; within it, the code that recorded it.
-      const decision = !replay.replaying();
-      await keep(marker, decision);
-      return decision;
-    },
+    patched: (id) => decidePatch(task, run, replay, keep, id),
   };
 }

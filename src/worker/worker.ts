@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { clockWithNow, type Clock } from '../tasks/clock.js';
 import type { TaskRunner } from '../tasks/execution.js';
-import type { TaskStore } from '../tasks/store.js';
+import type { ClaimScope, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask } from '../tasks/task.js';
 import { createClaimLoop } from './claim-loop.js';
 import { startRun, type RunDeps, type RunningTask } from './run-task.js';
@@ -28,7 +28,12 @@ export interface WorkerOptions {
   workerId?: string;
   onError?: (err: unknown, taskId?: string) => void;
   observer?: TaskObserver;
+  /** The tasks this worker may claim (read before each claim); undefined: any. */
+  scope?: () => ClaimScope | undefined;
 }
+
+/** How often the tasks left out of the worker's scope are counted (observer.outOfScope). */
+const OUT_OF_SCOPE_EVERY_MS = 60_000;
 
 export interface Worker {
   readonly id: string;
@@ -131,6 +136,36 @@ function launch(
   });
 }
 
+/** The TTL sweep, then the count of tasks out of the worker's scope. */
+function sweeper(options: WorkerOptions, now: () => number): () => Promise<void> {
+  const countOutOfScope = outOfScopeCounter(options, now);
+  return async () => {
+    await sweepTtls(options.store, now, options.retentionGraceMs ?? 24 * 3_600_000, options.onError);
+    await countOutOfScope();
+  };
+}
+
+/** Counts, at most once a minute, the runnable tasks the worker's scope leaves out, for its observer. */
+function outOfScopeCounter(options: WorkerOptions, now: () => number): () => Promise<void> {
+  let last = Number.NEGATIVE_INFINITY;
+  let reported = false;
+  return async () => {
+    const scope = options.scope?.();
+    const report = options.observer?.outOfScope;
+    if (scope === undefined || report === undefined || options.store.outOfScope === undefined) return;
+    if (now() - last < OUT_OF_SCOPE_EVERY_MS) return;
+    last = now();
+    try {
+      const waiting = await options.store.outOfScope(scope, now());
+      // Reported while there are any, and once more when they are gone.
+      if (waiting.length > 0 || reported) report(waiting);
+      reported = waiting.length > 0;
+    } catch (err) {
+      options.onError?.(err);
+    }
+  };
+}
+
 export function createWorker(options: WorkerOptions): Worker {
   const store = options.store;
   const clock = options.clock ?? clockWithNow(options.now ?? Date.now);
@@ -177,9 +212,9 @@ export function createWorker(options: WorkerOptions): Worker {
     stopped: () => stopped,
     start,
     onError: options.onError,
+    scope: options.scope,
   });
-  const sweep = (): Promise<void> =>
-    sweepTtls(store, now, options.retentionGraceMs ?? 24 * 3_600_000, options.onError);
+  const sweep = sweeper(options, now);
 
   return {
     id,

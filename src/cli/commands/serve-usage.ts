@@ -20,6 +20,8 @@ export const serveUsage = `durable-mcp serve [flags]
   --request-timeout-ms N time to receive a whole request; slower uploads get 408 (default 30000)
   --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
+  --removed-tool-drain-ms N  tasks of a tool this server does not offer are left for other servers this long after
+                         their last change, then failed (default 3600000)
   --step-max-attempts N  default attempts of every ctx.step, retries included (default 1: no retry); a tool's
                          own steps settings and each step's options come first
   --step-timeout-ms N    default time bound of each step attempt (default none)

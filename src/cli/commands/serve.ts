@@ -5,6 +5,7 @@ import type { AuditEvent } from '../../protocol/audit.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { StepDefaults } from '../../protocol/define.js';
 import type { ToolErrorReport } from '../../tasks/observer.js';
+import type { OutOfScopeTasks } from '../../tasks/store.js';
 import { createMetrics, DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
 import { createTracingObserver, traced } from '../../observability/tracing.js';
 import { combineObservers } from '../../tasks/observer.js';
@@ -21,6 +22,12 @@ import { loadToolSets } from '../tool-sets.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 
 export { serveUsage } from './serve-usage.js';
+
+/** A warning per tool version whose tasks wait for a server that runs that version (none here does). */
+function logOutOfScope(logger: Logger, waiting: readonly OutOfScopeTasks[]): void {
+  for (const { tool, version, count } of waiting)
+    logger.warn({ tool, version, count }, 'tasks wait for a server that runs their tool version');
+}
 
 /** One error line per tool error: where it came from and its reference, never the tool's arguments or results. */
 function logToolError(logger: Logger, { taskId, tool, failure }: ToolErrorReport): void {
@@ -71,6 +78,7 @@ const SERVE_FLAGS = {
   stdio: { type: 'boolean' },
   concurrency: { type: 'string' },
   'lease-ms': { type: 'string' },
+  'removed-tool-drain-ms': { type: 'string' },
   'step-max-attempts': { type: 'string' },
   'step-timeout-ms': { type: 'string' },
   'fallback-budget-ms': { type: 'string' },
@@ -204,9 +212,11 @@ function runtimeFromFlags(
             concurrency,
             leaseMs: Math.max(300, leaseMs),
             onError: (err, taskId) => logger.error({ err, taskId }, 'worker error'),
+            removedToolDrainMs: intFlag(values['removed-tool-drain-ms'], 'removed-tool-drain-ms', 3_600_000),
             observer: combineObservers(
               metrics?.taskObserver,
               values.otel === true ? createTracingObserver() : undefined,
+              { outOfScope: (waiting) => logOutOfScope(logger, waiting) },
             ),
           },
   });

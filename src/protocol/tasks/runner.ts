@@ -3,6 +3,7 @@ import { UNSERIALIZABLE_RESULT } from '../../wire/jsonrpc.js';
 import { ErrorCode } from '../../wire/codes.js';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { LeaseLostError, mergeStepOptions, WaitPending, type TaskRunner } from '../../tasks/execution.js';
+import type { ClaimScope } from '../../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
 import { META_SERVER_INFO } from '../../wire/meta-keys.js';
 import { ProtocolError, toProtocolError } from '../../wire/protocol-error.js';
@@ -99,8 +100,13 @@ export function createTaskRunner(
   return async (task, exec): Promise<RunOutcome> => {
     const tool = registry.tools.get(task.tool);
     if (tool === undefined) {
+      // Claimed only once no process served it for the drain period (claimScopeOf).
       const error = { code: ErrorCode.InvalidParams, message: `Unknown tool: ${task.tool}` };
-      return { kind: 'failed', error, statusMessage: `The tool ${task.tool} is no longer available.` };
+      return {
+        kind: 'failed',
+        error,
+        statusMessage: `The tool ${task.tool} is no longer available: no server has offered it for this task.`,
+      };
     }
     const steps = mergeStepOptions(options.steps, tool.def.steps);
     try {
@@ -124,5 +130,25 @@ export function createTaskRunner(
       if (exec.signal.aborted) return { kind: 'cancelled' };
       return errorOutcome(tool, err, exec.now(), info);
     }
+  };
+}
+
+/**
+ * The tasks a process with this registry can run (ClaimScope): each tool's tasks of its version and of the versions
+ * it declares compatible, and, once untouched for `removedToolDrainMs`, tasks of tools it does not serve (their
+ * run fails them: the tool is gone).
+ */
+export function claimScopeOf(
+  registry: Registry,
+  removedToolDrainMs: number,
+  now: () => number,
+): () => ClaimScope {
+  return () => {
+    const tools: Record<string, string[]> = {};
+    for (const [name, tool] of registry.tools) {
+      const { version, compatibleVersions = [] } = tool.def;
+      tools[name] = version === undefined ? [...compatibleVersions] : [version, ...compatibleVersions];
+    }
+    return { tools, orphanedBefore: now() - removedToolDrainMs };
   };
 }

@@ -8,6 +8,7 @@ import { notifier } from './sql/fragments.js';
 import { ownerWriteSql } from './sql/owner-writes.js';
 import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
+import { scopeSql } from './sql/scope.js';
 import { sweepSql } from './sql/sweeps.js';
 
 /** The unique index of idempotency keys (migration 7): a violation of it means "this key is taken". */
@@ -19,6 +20,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...creationSql(s, notify),
     ...readSql(s),
     ...runSql(s, notify),
+    ...scopeSql(s),
     ...endingSql(s, notify),
     ...ownerWriteSql(s, notify),
     ...sweepSql(s, notify),

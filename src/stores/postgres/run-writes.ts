@@ -1,5 +1,6 @@
 // What a worker's run does to its task: claim it, renew its lease, save steps and status messages, end it.
-import type { RenewResult, TaskStore } from '../../tasks/store.js';
+import type { ClaimScope, RenewResult, TaskStore } from '../../tasks/store.js';
+import { scopeParams } from '../claim-scope.js';
 import type { ClaimedTask } from '../../tasks/task.js';
 import { writeAndNotify, type StoreContext } from './context.js';
 import { finishRun } from './finish.js';
@@ -8,8 +9,21 @@ import { sealedAt, statusFor } from '../payload-sealing.js';
 
 type RunWrites = Pick<
   TaskStore,
-  'claim' | 'claimBatch' | 'renew' | 'saveStep' | 'saveStepFailure' | 'setStatusMessage' | 'finish'
+  | 'claim'
+  | 'claimBatch'
+  | 'outOfScope'
+  | 'renew'
+  | 'saveStep'
+  | 'saveStepFailure'
+  | 'setStatusMessage'
+  | 'finish'
 >;
+
+/** A ClaimScope as the claim statement's $5–$8. */
+function scopeArgs(scope: ClaimScope | undefined): unknown[] {
+  const p = scopeParams(scope);
+  return [p.scoped, p.tools, p.versions, p.orphanedBefore];
+}
 
 export function runWrites(ctx: StoreContext): RunWrites {
   const { db, q, codec } = ctx;
@@ -18,14 +32,28 @@ export function runWrites(ctx: StoreContext): RunWrites {
     return toClaimedTask(row, codec.open);
   };
   return {
-    async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
-      const [row] = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, 1]);
+    async claim(workerId, leaseMs, now, scope): Promise<ClaimedTask | undefined> {
+      const params = [workerId, now + leaseMs, now, 1, ...scopeArgs(scope)];
+      const [row] = await db.query<ClaimRow>(q.claim, params);
       return row === undefined ? undefined : claimed(row);
     },
 
-    async claimBatch(workerId, leaseMs, now, max): Promise<ClaimedTask[]> {
-      const rows = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, max]);
+    async claimBatch(workerId, leaseMs, now, max, scope): Promise<ClaimedTask[]> {
+      const rows = await db.query<ClaimRow>(q.claim, [
+        workerId,
+        now + leaseMs,
+        now,
+        max,
+        ...scopeArgs(scope),
+      ]);
       return rows.sort((a, b) => Number(a.created_at) - Number(b.created_at)).map(claimed);
+    },
+
+    async outOfScope(scope, now) {
+      return db.query<{ tool: string; version: string | null; count: number }>(q.outOfScope, [
+        now,
+        ...scopeArgs(scope),
+      ]);
     },
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {

@@ -9,6 +9,7 @@ import { prepareEventQueries } from './sql/events.js';
 import { prepareOwnerWriteQueries } from './sql/owner-writes.js';
 import { prepareReadQueries } from './sql/reads.js';
 import { prepareRunWriteQueries } from './sql/run-writes.js';
+import { prepareScopeQueries } from './sql/scope.js';
 import { prepareSweepQueries } from './sql/sweeps.js';
 
 export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
@@ -16,6 +17,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareCreationQueries(db, codec),
     ...prepareReadQueries(db),
     ...prepareClaimQueries(db, codec),
+    ...prepareScopeQueries(db),
     ...prepareRunWriteQueries(db, codec),
     ...prepareEndingQueries(db, codec),
     ...prepareOwnerWriteQueries(db, codec),

@@ -6,6 +6,7 @@ import type { StoreContext } from './context.js';
 import type { Lane } from './group-commit.js';
 import { openCaps, sealedAt } from '../payload-sealing.js';
 import { WOKEN_BATCH } from './sql/claims.js';
+import { scopeParams, type ScopeParams } from '../claim-scope.js';
 
 export interface Ending {
   id: string;
@@ -28,8 +29,14 @@ export function endingLane({ q, log }: StoreContext): Lane<Ending, boolean> {
 }
 
 /** Leases the next runnable task (inside a lease transaction). */
-function claimOne({ q, codec }: StoreContext, workerId: string, leaseMs: number, now: number) {
-  const candidate = q.nextClaimable(now);
+function claimOne(
+  { q, codec }: StoreContext,
+  workerId: string,
+  leaseMs: number,
+  now: number,
+  scope: ScopeParams,
+) {
+  const candidate = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
   if (candidate === undefined) return undefined;
   const row = q.takeLease(candidate.id, workerId, now + leaseMs);
   const { steps, order } = q.steps(row.id);
@@ -68,29 +75,38 @@ function announceWoken(
 
 type RunWrites = Pick<
   TaskStore,
-  'claim' | 'claimBatch' | 'renew' | 'saveStep' | 'saveStepFailure' | 'setStatusMessage' | 'finish'
+  | 'claim'
+  | 'claimBatch'
+  | 'outOfScope'
+  | 'renew'
+  | 'saveStep'
+  | 'saveStepFailure'
+  | 'setStatusMessage'
+  | 'finish'
 >;
 
 /** `end` queues a run ending for the group commit. */
 export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<boolean>): RunWrites {
   const { q, log, writes } = ctx;
   return {
-    async claim(workerId, leaseMs, now): Promise<ClaimedTask | undefined> {
+    async claim(workerId, leaseMs, now, scope): Promise<ClaimedTask | undefined> {
+      const params = scopeParams(scope);
       return writes.leaseTx(() => {
         const woken = q.requeueWoken(now);
-        const task = claimOne(ctx, workerId, leaseMs, now);
+        const task = claimOne(ctx, workerId, leaseMs, now, params);
         announceWoken(ctx, woken, task === undefined ? [] : [task]);
         return task;
       });
     },
 
-    async claimBatch(workerId, leaseMs, now, max): Promise<ClaimedTask[]> {
+    async claimBatch(workerId, leaseMs, now, max, scope): Promise<ClaimedTask[]> {
+      const params = scopeParams(scope);
       return writes.leaseTx(() => {
         const claimed: ClaimedTask[] = [];
         let batch = q.requeueWoken(now);
         const woken = [...batch];
         while (claimed.length < max) {
-          const task = claimOne(ctx, workerId, leaseMs, now);
+          const task = claimOne(ctx, workerId, leaseMs, now, params);
           if (task !== undefined) {
             claimed.push(task);
             continue;
@@ -104,6 +120,10 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
         announceWoken(ctx, woken, claimed);
         return claimed;
       });
+    },
+
+    async outOfScope(scope, now) {
+      return q.outOfScope(now, scopeParams(scope));
     },
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {

@@ -1,41 +1,54 @@
 // SQL of the PostgreSQL task store. A run: its claim, its lease and the steps and status messages it writes (fenced by its token).
 import { DUE, FAIR_STEP, fairPlace, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+import { inScope } from './scope.js';
 
 /** How many waits come due a claim gives their new place at most (or as many as it claims, if more). */
 export const WOKEN_BATCH = 128;
+
+/** What a run of task `c` replays: its steps in the order done, failed attempts, and every input asked or given. */
+const runHistory = (s: string, c: string): string => `
+  (SELECT coalesce(json_agg(json_build_array(st.name, st.value)
+      ORDER BY st.seq NULLS FIRST, st.name COLLATE "C"), '[]'::json)
+    FROM ${s}.task_steps st WHERE st.task_id = ${c}.id) AS steps,
+  (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
+    FROM ${s}.task_step_attempts a WHERE a.task_id = ${c}.id) AS attempts,
+  (SELECT coalesce(json_agg(json_build_array(i.key, i.answer) ORDER BY i.key COLLATE "C"), '[]'::json)
+    FROM ${s}.task_inputs i WHERE i.task_id = ${c}.id) AS inputs`;
 
 /** `s`: the quoted schema name. */
 export function runSql(s: string, notify: Notify) {
   return {
     /**
-     * $1 worker, $2 lease end, $3 now, $4 how many: the first in line (fragments.ts, fairPlace) of the runnable
-     * tasks. Up to WOKEN_BATCH waits come due (or $4, if more) join the line first: each takes a new place, as a new
-     * task of its owner would now (one owner's, in wake-up order, then in their earlier order, one behind the
-     * other), and those not claimed here become runnable, with one notification for the other replicas.
+     * $1 worker, $2 lease end, $3 now, $4 how many, $5–$8 the ClaimScope (scope.ts, inScope): the first in line
+     * (fragments.ts, fairPlace) of the runnable tasks in scope. Up to WOKEN_BATCH waits come due (or $4) join the
+     * line first, each at a new place as a new task of its owner would take now (one owner's in wake-up order, then
+     * their earlier order); those not claimed become runnable, with one notification for the other replicas.
      * SKIP LOCKED: concurrent claimers each take different rows.
      */
     claim: `
       WITH woken AS (
-        SELECT id, tenant, principal, wake_at, coalesce(fair_at, created_at) AS earlier, created_at FROM ${s}.tasks
+        SELECT id, tenant, principal, wake_at, coalesce(fair_at, created_at) AS earlier, created_at, tool,
+          tool_version, updated_at FROM ${s}.tasks
         WHERE ${DUE('$3')}
         ORDER BY wake_at
         LIMIT greatest(${WOKEN_BATCH}, $4)
         FOR UPDATE SKIP LOCKED
       ), placed AS (
-        SELECT w.id, w.created_at, ${fairPlace(s, '$3::bigint', 'w.tenant', 'w.principal')}
+        SELECT w.id, w.created_at, ${inScope('w', 5)} AS in_scope, ${fairPlace(s, '$3::bigint', 'w.tenant', 'w.principal')}
           + ${FAIR_STEP} * (row_number() OVER (
             PARTITION BY w.tenant, w.principal ORDER BY w.wake_at, w.earlier, w.created_at) - 1) AS fair_at
         FROM woken w
       ), ready AS (
-        SELECT id, lease_owner, fair_at, created_at FROM ${s}.tasks
+        SELECT id, lease_owner, fair_at, created_at FROM ${s}.tasks t
         WHERE runnable AND (lease_owner IS NULL OR lease_until < $3) AND (expires_at IS NULL OR expires_at > $3)
+          AND ${inScope('t', 5)}
         ORDER BY fair_at NULLS FIRST, created_at
         LIMIT $4
         FOR UPDATE SKIP LOCKED
       ), candidate AS (
         SELECT * FROM (
           SELECT id, lease_owner, fair_at, created_at FROM ready
-          UNION ALL SELECT id, NULL, fair_at, created_at FROM placed
+          UNION ALL SELECT id, NULL, fair_at, created_at FROM placed WHERE in_scope
         ) x ORDER BY fair_at NULLS FIRST, created_at LIMIT $4
       ), claimed AS (
         UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1,
@@ -49,15 +62,7 @@ export function runSql(s: string, notify: Notify) {
       ), announced AS (
         SELECT ${notify('r.id', 'true', 'false')} FROM (SELECT id FROM requeued LIMIT 1) r
       )
-      SELECT c.*,
-        (SELECT coalesce(json_agg(json_build_array(st.name, st.value)
-            ORDER BY st.seq NULLS FIRST, st.name COLLATE "C"), '[]'::json)
-          FROM ${s}.task_steps st WHERE st.task_id = c.id) AS steps,
-        (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
-          FROM ${s}.task_step_attempts a WHERE a.task_id = c.id) AS attempts,
-        (SELECT coalesce(json_agg(json_build_array(i.key, i.answer) ORDER BY i.key COLLATE "C"), '[]'::json)
-          FROM ${s}.task_inputs i WHERE i.task_id = c.id) AS inputs
-      FROM claimed c LEFT JOIN announced ON true`,
+      SELECT c.*, ${runHistory(s, 'c')} FROM claimed c LEFT JOIN announced ON true`,
 
     renew: `
       UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1 WHERE ${FENCED} RETURNING cancel_requested`,

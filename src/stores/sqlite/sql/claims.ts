@@ -9,6 +9,16 @@ import { DUE, FAIR_PLACE } from './conditions.js';
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
 export const WOKEN_BATCH = 128;
 
+/** A wait come due, as requeueWoken reads it. */
+interface Due {
+  id: string;
+  tenant: string;
+  principal: string;
+  wake_at: number;
+  fair_at: number;
+  created_at: number;
+}
+
 export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
   // The first in line (conditions.ts, FAIR_PLACE). Waits come due join the line first (requeueWoken).
   const nextRunnable = db.prepare(`
@@ -40,14 +50,6 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
      * place in line, as new tasks of their owners would now, and become runnable; returns their ids.
      */
     requeueWoken(now: number): string[] {
-      type Due = {
-        id: string;
-        tenant: string;
-        principal: string;
-        wake_at: number;
-        fair_at: number;
-        created_at: number;
-      };
       const due = (dueWaits.all({ now }) as Due[]).sort(
         (a, b) => a.wake_at - b.wake_at || a.fair_at - b.fair_at || a.created_at - b.created_at,
       );
@@ -60,13 +62,11 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
     /** The task's done steps and the order they were done in. */
     steps(id: string): { steps: Record<string, JsonValue>; order: string[] } {
-      const out: Record<string, JsonValue> = {};
-      const order: string[] = [];
-      for (const r of steps.all(id) as { name: string; value: string }[]) {
-        out[r.name] = JSON.parse(codec.open(r.value, sealedAt('task_steps.value', id, r.name))) as JsonValue;
-        order.push(r.name);
-      }
-      return { steps: out, order };
+      const rows = steps.all(id) as { name: string; value: string }[];
+      const open = (r: (typeof rows)[number]) =>
+        codec.open(r.value, sealedAt('task_steps.value', id, r.name));
+      const values = rows.map((r) => [r.name, JSON.parse(open(r)) as JsonValue] as const);
+      return { steps: Object.fromEntries(values), order: rows.map((r) => r.name) };
     },
     answers(id: string): Record<string, JsonObject> {
       const out: Record<string, JsonObject> = {};
