@@ -5,8 +5,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const ENTRIES = ['index.ts', 'client-entry.ts', 'journal.ts', 'postgres.ts', 'advanced.ts'].map((f) =>
-  join(ROOT, 'src', f),
+const ENTRIES = ['index.ts', 'client-entry.ts', 'journal.ts', 'postgres.ts', 'advanced.ts', 'testing.ts'].map(
+  (f) => join(ROOT, 'src', f),
 );
 
 const program = ts.createProgram(ENTRIES, {

@@ -1,6 +1,7 @@
 // The demo tool set (`--tools demo`): small tools that show the registration API and MRTR.
 import { defineTool, defineToolSet, textResult } from '../../src/index.js';
 import { generateReport } from './generate-report.js';
+import { remindMe } from './remind-me.js';
 
 const echo = defineTool<{ text: string }>({
   name: 'echo',
@@ -65,4 +66,4 @@ const wait = defineTool<{ ms: number }>({
   },
 });
 
-export default defineToolSet({ tools: [generateReport, echo, add, greetPerson, wait] });
+export default defineToolSet({ tools: [generateReport, remindMe, echo, add, greetPerson, wait] });

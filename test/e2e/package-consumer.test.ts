@@ -45,6 +45,7 @@ import { createDurableMcp, createSqliteBackend, defineTool, textResult, type Dur
 import { createPostgresBackend, migratePostgres } from 'durable-mcp/postgres';
 import { createClient, ProtocolError as ClientError } from 'durable-mcp/client';
 import { createSqliteJournal } from 'durable-mcp/journal';
+import { createTestKit, type ReplayReport } from 'durable-mcp/testing';
 
 const greet = defineTool<{ name: string }>({
   name: 'greet',
@@ -61,7 +62,10 @@ export const later = async (): Promise<void> => {
   const pg = await createPostgresBackend({ connectionString: 'postgres://127.0.0.1/none', schema: 'x' });
   const applied: number[] = await migratePostgres({ connectionString: 'postgres://127.0.0.1/none' });
   await pg.close();
-  console.log(applied, ClientError);
+  const kit = await createTestKit({ tools: [greet] });
+  const report: ReplayReport = await kit.replay({ tool: 'greet', args: {}, steps: [], answers: {} });
+  await kit.close();
+  console.log(applied, ClientError, report.ok);
 };
 console.log(shown);
 await mcp.close();
@@ -148,6 +152,7 @@ describe('the packed package in a consumer project', () => {
 function stripTypes(ts: string): string {
   return ts
     .replace(/, type DurableMcpOptions/, '')
+    .replace(/, type ReplayReport/, '')
     .replace(/defineTool<\{ name: string \}>/, 'defineTool')
     .replace(/const options: DurableMcpOptions =/, 'const options =')
     .replace(/const shown: string =/, 'const shown =');

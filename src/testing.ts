@@ -1,0 +1,222 @@
+// Public entry of `durable-mcp/testing`: a tool author's test kit. It runs tools as durable tasks in this process,
+// on a throwaway SQLite store and a manual clock, through the same protocol, store and replay code as a server:
+// call a tool as a task, run what can run, move time through sleeps, retry backoffs and TTLs, answer input, cancel,
+// crash a run after its Nth step and watch another run replay it, count how often each step's body ran, and replay
+// a task's recorded history against new code to catch non-determinism before a deploy.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StepDefaults } from './protocol/define.js';
+import type { ToolDefinition } from './protocol/tool-types.js';
+import { createTaskRunner } from './protocol/tasks/runner.js';
+import { createMcpServer, type McpServer } from './protocol/server.js';
+import { createTasksExtension } from './protocol/tasks/extension.js';
+import { VERSION } from './version.js';
+import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
+import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
+import type { JsonObject } from './tasks/task.js';
+import { countingRunner, recordingStore, runKey, type Crashes, type Recorded } from './testing-store.js';
+import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
+import { startRun } from './worker/run-task.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+  TASKS_EXTENSION,
+} from './wire/meta-keys.js';
+
+export { createManualClock, type ManualClock } from './tasks/manual-clock.js';
+export type { ReplayReport, TaskHistory } from './testing-replay.js';
+
+const DEFAULT_CAPS: JsonObject = { elicitation: {}, sampling: {}, roots: {} };
+
+export interface TestKitOptions {
+  /** The tools under test. */
+  tools: ToolDefinition<never>[];
+  /** The clock's start (epoch ms; default 2026-01-01). */
+  start?: number;
+  /** Defaults of every tool's steps, as the server's `steps` option. */
+  steps?: StepDefaults;
+  /** The calling client's capabilities (the tasks extension is always declared; default: elicitation, sampling, roots). */
+  clientCapabilities?: JsonObject;
+  /** Lease length of runs (default 30 s): a crashed run's task is taken over once the clock passes it. */
+  leaseMs?: number;
+}
+
+/** A task as its client sees it (`tasks/get`): status, message, outstanding input, result or error. */
+export type TaskView = JsonObject & { status: string; taskId: string };
+
+export interface TestTask {
+  readonly id: string;
+  /** `tasks/get`, as the client sees the task. */
+  get(): Promise<TaskView>;
+  /** `tasks/update` with these answers, keyed by input key. */
+  answer(responses: Record<string, JsonObject>): Promise<void>;
+  /** `tasks/cancel`. */
+  cancel(): Promise<void>;
+  /** How many times each step's body ran so far (retries and replays after a crash included). */
+  stepRuns(): Record<string, number>;
+  /** What the task recorded so far, to replay against other code (kit.replay) or keep as a fixture. */
+  history(): TaskHistory;
+}
+
+export interface TestKit {
+  readonly clock: ManualClock;
+  readonly leaseMs: number;
+  /** Calls a tool as a client that declares the tasks extension; `inputResponses` answer MRTR rounds before creation. */
+  start(
+    tool: string,
+    args?: JsonObject,
+    options?: { inputResponses?: Record<string, JsonObject> },
+  ): Promise<TestTask>;
+  /** Runs every task that can run now, one run at a time, until none can (those waiting for time or input stay). */
+  settle(): Promise<void>;
+  /** Moves the clock forward (firing timers on the way) and runs what falls due. */
+  advance(ms: number): Promise<void>;
+  /**
+   * The next run (of `taskId`, or of any task) stops as if its process died, right after its `n`th step is stored:
+   * nothing after it is written and its lease stays. `recover()` moves past the lease and lets another run replay.
+   */
+  crashAfterStep(n: number, taskId?: string): void;
+  /** Moves the clock past the lease and runs what can run: the takeover after a crash. */
+  recover(): Promise<void>;
+  /** Replays a recorded history against the kit's tools, running no step body. */
+  replay(history: TaskHistory): Promise<ReplayReport>;
+  close(): Promise<void>;
+}
+
+type Call = ReturnType<typeof callerOf>;
+
+/** The kit's parts: a throwaway store that records, the server core, the counting runner and the client's calls. */
+function assemble(options: TestKitOptions) {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-kit-'));
+  const clock = createManualClock(options.start ?? Date.UTC(2026, 0, 1));
+  const recorded = new Map<string, Recorded>();
+  const crashes: Crashes = { armed: undefined, dead: new Set(), runs: new Map() };
+  const store = recordingStore(createSqliteTaskStore({ path: join(dir, 'tasks.db') }), recorded, crashes);
+  const now = (): number => clock.now();
+  const server = createMcpServer({
+    info: { name: 'durable-mcp-test-kit', version: VERSION },
+    toolSets: [{ tools: options.tools }],
+    consumeOnce: (key, expiresAt) => store.consumeOnce(key, expiresAt),
+    now,
+    steps: options.steps,
+    extensions: [createTasksExtension({ store, now, tasksGetRate: false, fallback: false })],
+  });
+  const runner = countingRunner(
+    createTaskRunner(server.registry, server.info, { steps: options.steps }),
+    recorded,
+  );
+  const caps = { ...(options.clientCapabilities ?? DEFAULT_CAPS), extensions: { [TASKS_EXTENSION]: {} } };
+  const leaseMs = options.leaseMs ?? 30_000;
+  return { dir, clock, recorded, crashes, store, runner, caps, leaseMs, call: callerOf(server, caps) };
+}
+
+type Parts = ReturnType<typeof assemble>;
+
+/** Runs every task that can run now, one run at a time; a run armed to crash dies after its Nth stored step. */
+async function settleAll({ store, runner, crashes, clock, leaseMs }: Parts): Promise<void> {
+  // What the worker's sweep does: tasks past their TTL end.
+  await store.expire(clock.now());
+  for (let i = 0; i < 10_000; i++) {
+    const task = await store.claim('test-kit', leaseMs, clock.now());
+    if (task === undefined) return;
+    const key = runKey(task.id, task.token);
+    const armed = crashes.armed;
+    const crashHere = armed !== undefined && (armed.taskId === undefined || armed.taskId === task.id);
+    if (crashHere) crashes.armed = undefined;
+    const entry: Crashes['runs'] extends Map<string, infer E> ? E : never = {
+      saved: 0,
+      after: crashHere ? armed.after : undefined,
+      handle: undefined,
+    };
+    crashes.runs.set(key, entry);
+    entry.handle = startRun({ store, runner, leaseMs, clock, random: () => 0.5 }, task);
+    await entry.handle.done;
+    crashes.runs.delete(key);
+  }
+  throw new Error('settle: tasks keep running (10,000 runs)');
+}
+
+function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): TestTask {
+  return {
+    id,
+    get: async () => (await call('tasks/get', { taskId: id })) as TaskView,
+    answer: async (responses) => void (await call('tasks/update', { taskId: id, inputResponses: responses })),
+    cancel: async () => void (await call('tasks/cancel', { taskId: id })),
+    stepRuns: () => ({ ...(recorded.get(id)?.runs ?? {}) }),
+    history: () => {
+      const h = recorded.get(id);
+      if (h === undefined) throw new Error(`no task ${id} in this kit`);
+      const { runs: _runs, ...history } = h;
+      return structuredClone(history);
+    },
+  };
+}
+
+/** tools/call as a task, answering MRTR rounds before creation with `inputResponses`. */
+async function startTask(
+  call: Call,
+  tool: string,
+  args: JsonObject,
+  inputResponses: Record<string, JsonObject> | undefined,
+): Promise<string> {
+  let params: JsonObject = { name: tool, arguments: args };
+  for (let round = 0; round < 16; round++) {
+    const result = await call('tools/call', params);
+    if (result.resultType === 'task') return String(result.taskId);
+    if (result.resultType !== 'input_required' || inputResponses === undefined)
+      throw new Error(`start ${tool}: not a task: ${JSON.stringify(result)}`);
+    params = { name: tool, arguments: args, inputResponses };
+    if (result.requestState !== undefined) params.requestState = result.requestState;
+  }
+  throw new Error(`start ${tool}: still asking for input after 16 rounds`);
+}
+
+export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
+  const parts = assemble(options);
+  const { clock, leaseMs, crashes, call, recorded } = parts;
+  const settle = (): Promise<void> => settleAll(parts);
+  return {
+    clock,
+    leaseMs,
+    async start(tool, args = {}, startOptions = {}) {
+      return taskHandle(call, recorded, await startTask(call, tool, args, startOptions.inputResponses));
+    },
+    settle,
+    async advance(ms) {
+      clock.advance(ms);
+      await settle();
+    },
+    crashAfterStep(n, taskId) {
+      if (!(Number.isInteger(n) && n >= 1)) throw new RangeError('crashAfterStep: n must be an integer >= 1');
+      crashes.armed = { after: n, taskId };
+    },
+    async recover() {
+      clock.advance(leaseMs + 1);
+      await settle();
+    },
+    replay: (history) => replayHistory(parts.runner, clock, parts.caps, history),
+    async close() {
+      await parts.store.close();
+      rmSync(parts.dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** In-process JSON-RPC calls as the kit's client: the tasks extension and the given capabilities declared. */
+function callerOf(server: McpServer, caps: JsonObject) {
+  let nextId = 1;
+  return async (method: string, params: JsonObject): Promise<JsonObject> => {
+    const meta = { [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: caps };
+    const outcome = await server.dispatch({
+      request: { kind: 'request', id: nextId++, method, params: { ...params, _meta: meta } },
+      auth: KIT_OWNER,
+      signal: new AbortController().signal,
+      header: undefined,
+      emit: () => undefined,
+    });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.result;
+  };
+}

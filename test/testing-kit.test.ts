@@ -1,0 +1,184 @@
+// The testing kit (`durable-mcp/testing`), and the demo tools tested through it: time skipped through a durable
+// sleep and a retry backoff, input answered, a crash after a step replayed without running that step again, a
+// cancel, and a recorded history replayed against changed code.
+import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { defineTool, textResult } from '../src/index.js';
+import { createTestKit, type TestKit } from '../src/testing.js';
+import { generateReport } from '../examples/demo/generate-report.js';
+import { remindMe } from '../examples/demo/remind-me.js';
+
+const kits: TestKit[] = [];
+const kitOf = async (...args: Parameters<typeof createTestKit>): Promise<TestKit> => {
+  const kit = await createTestKit(...args);
+  kits.push(kit);
+  return kit;
+};
+afterEach(async () => {
+  for (const kit of kits.splice(0)) await kit.close();
+});
+
+let outlineBefore: string | undefined;
+beforeAll(() => {
+  outlineBefore = process.env.DURABLE_MCP_DEMO_OUTLINE_MS;
+  process.env.DURABLE_MCP_DEMO_OUTLINE_MS = '5';
+});
+afterAll(() => {
+  if (outlineBefore === undefined) delete process.env.DURABLE_MCP_DEMO_OUTLINE_MS;
+  else process.env.DURABLE_MCP_DEMO_OUTLINE_MS = outlineBefore;
+});
+
+const text = (task: Record<string, unknown>): string =>
+  ((task.result as { content: { text: string }[] }).content[0] as { text: string }).text;
+
+describe('the demo tools through the testing kit', () => {
+  it('remind_me: skips through the durable sleep and two retry backoffs', async () => {
+    const kit = await kitOf({ tools: [remindMe] });
+    const task = await kit.start('remind_me', { text: 'stand up', inSeconds: 3_600, flakyAttempts: 2 });
+    await kit.settle();
+    expect((await task.get()).status).toBe('working');
+    expect((await task.get()).statusMessage).toMatch(/^Sleeping until /);
+    expect(task.stepRuns()).toEqual({});
+    await kit.advance(3_599_000);
+    expect(task.stepRuns()).toEqual({});
+    await kit.advance(1_000);
+    // Due: the first delivery fails and waits 30 s, the second 60 s.
+    expect(task.stepRuns()).toEqual({ deliver: 1 });
+    expect((await task.get()).statusMessage).toMatch(/^Retrying step "deliver" \(attempt 2 of 5\)/);
+    await kit.advance(30_000);
+    expect(task.stepRuns()).toEqual({ deliver: 2 });
+    await kit.advance(59_999);
+    expect(task.stepRuns()).toEqual({ deliver: 2 });
+    await kit.advance(1);
+    const done = await task.get();
+    expect(done.status).toBe('completed');
+    expect(text(done)).toBe('Reminder: stand up');
+    expect(task.stepRuns()).toEqual({ deliver: 3 });
+  });
+
+  it('generate_report: input answered, and a crash after the outline replays without preparing it again', async () => {
+    const kit = await kitOf({ tools: [generateReport] });
+    const task = await kit.start('generate_report', { size: 'medium' });
+    kit.crashAfterStep(1, task.id);
+    await kit.settle();
+    // The run died right after storing its outline: the task is still working, leased by the dead run.
+    expect((await task.get()).status).toBe('working');
+    expect(task.stepRuns()).toEqual({ outline: 1 });
+    await kit.settle();
+    expect((await task.get()).status).toBe('working');
+    await kit.recover();
+    const waiting = await task.get();
+    expect(waiting.status).toBe('input_required');
+    expect(Object.keys(waiting.inputRequests as object)).toEqual(['approve_outline']);
+    expect(task.stepRuns()).toEqual({ outline: 1 });
+    await task.answer({ approve_outline: { action: 'accept', content: { approved: true } } });
+    await kit.settle();
+    const done = await task.get();
+    expect(done.status).toBe('completed');
+    expect(text(done)).toBe(
+      'medium report\n1. Summary: done.\n2. Background: done.\n3. Findings: done.\n4. Next steps: done.',
+    );
+    expect(task.stepRuns()).toEqual({ outline: 1, write: 1 });
+  });
+
+  it('generate_report: a cancel while it waits for approval ends it', async () => {
+    const kit = await kitOf({ tools: [generateReport] });
+    const task = await kit.start('generate_report', {});
+    await kit.settle();
+    expect((await task.get()).status).toBe('input_required');
+    await task.cancel();
+    expect((await task.get()).status).toBe('cancelled');
+    await kit.settle();
+    expect(task.stepRuns()).toEqual({ outline: 1 });
+  });
+});
+
+describe('replaying a recorded history against new code', () => {
+  const v1 = defineTool({
+    name: 'migrate',
+    task: { support: 'optional' },
+    handler: async (_args, ctx) => {
+      await ctx.step('apply_schema', () => true);
+      ctx.input('confirm', { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: {} } });
+      await ctx.step('finish', () => true);
+      return textResult('done');
+    },
+  });
+  const renamed = defineTool({
+    ...v1,
+    handler: async (_args, ctx) => {
+      await ctx.step('apply_schema_v2', () => {
+        throw new Error('a replay must never run a step body');
+      });
+      return textResult('done');
+    },
+  });
+  const extended = defineTool({
+    ...v1,
+    handler: async (_args, ctx) => {
+      await ctx.step('apply_schema', () => true);
+      ctx.input('confirm', { method: 'elicitation/create', params: { message: 'Go?', requestedSchema: {} } });
+      await ctx.step('notify', () => {
+        throw new Error('a replay must never run a step body');
+      });
+      return textResult('done');
+    },
+  });
+
+  it('reports the non-determinism a rename would cause, and accepts code that only adds steps', async () => {
+    const recording = await kitOf({ tools: [v1] });
+    const task = await recording.start('migrate');
+    await recording.settle();
+    await task.answer({ confirm: { action: 'accept', content: {} } });
+    await recording.settle();
+    expect((await task.get()).status).toBe('completed');
+    const history = task.history();
+    expect(history.steps.map(([name]) => name)).toEqual(['apply_schema', 'finish']);
+    // A fixture: JSON in, JSON out.
+    const fixture = JSON.parse(JSON.stringify(history)) as typeof history;
+
+    expect(await (await kitOf({ tools: [v1] })).replay(fixture)).toEqual({ ok: true, reached: 'end' });
+    expect(await (await kitOf({ tools: [renamed] })).replay(fixture)).toMatchObject({
+      ok: false,
+      expected: 'apply_schema',
+      actual: 'apply_schema_v2',
+    });
+    expect(await (await kitOf({ tools: [extended] })).replay(fixture)).toMatchObject({
+      ok: false,
+      expected: 'finish',
+      actual: 'notify',
+    });
+    // Replayed from before the answer, the added step comes after everything recorded: fine.
+    const early = { ...fixture, steps: fixture.steps.slice(0, 1), answers: {} };
+    expect(await (await kitOf({ tools: [extended] })).replay(early)).toEqual({ ok: true, reached: 'input' });
+    const answered = { ...early, answers: fixture.answers };
+    expect(await (await kitOf({ tools: [extended] })).replay(answered)).toEqual({
+      ok: true,
+      reached: 'new-step',
+      step: 'notify',
+    });
+  });
+});
+
+describe('the kit itself', () => {
+  it('refuses a crash point that is not a step count', async () => {
+    const kit = await kitOf({ tools: [remindMe] });
+    expect(() => kit.crashAfterStep(0)).toThrow(RangeError);
+  });
+
+  it('expires a task past its TTL when the clock passes it', async () => {
+    const short = defineTool({
+      name: 'short_lived',
+      task: { support: 'optional', ttlMs: 60_000 },
+      handler: async (_args, ctx) => {
+        await ctx.sleep('forever', 3_600_000);
+        return textResult('never');
+      },
+    });
+    const kit = await kitOf({ tools: [short] });
+    const task = await kit.start('short_lived');
+    await kit.settle();
+    expect((await task.get()).status).toBe('working');
+    await kit.advance(61_000);
+    await expect(task.get()).rejects.toThrow();
+  });
+});
