@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'bench/results/**', 'conformance-results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'bench/results/**',
+      'conformance-results/**',
+      'docs/api/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

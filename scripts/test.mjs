@@ -1,16 +1,24 @@
-// `npm test`: build, typecheck, lint, layer check (imports and cycles), unit + e2e tests, the reliability suite
-// with CI parameters (each section counts as one test), then the official conformance suite.
+// `npm test`: build, typecheck, lint, layer check (imports and cycles), the docs (API reference and the TypeScript
+// blocks of the guides), unit + e2e tests, the reliability suite with CI parameters (each section counts as one
+// test), then the official conformance suite.
 // Prints one closing line "tests: N passed, N failed, N skipped" and exits non-zero if any step failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const npx = (args) => ['npx', args];
+const apiOut = join(tmpdir(), `durable-mcp-api-${process.pid}`);
 const steps = [
   ['build', ['npm', ['run', 'build', '--silent']]],
   ['typecheck', npx(['tsc', '-p', 'tsconfig.json', '--noEmit'])],
   ['lint', npx(['eslint', '.'])],
   ['format', npx(['prettier', '--check', '.', '--log-level', 'warn'])],
   ['layers', npx(['depcruise', 'src', '--config', '.dependency-cruiser.mjs', '--output-type', 'err'])],
+  // The API reference, rendered into a temporary folder: a broken link or a type that the exports reference but do
+  // not include fails it. Then every ```ts block of README.md and docs/*.md, type-checked against dist/.
+  ['docs-api', ['npm', ['run', 'docs:api', '--silent', '--', '--out', apiOut]]],
+  ['docs-check', ['node', ['scripts/check-docs.mjs']]],
   [
     'vitest',
     npx([
@@ -57,6 +65,8 @@ for (const [name, [cmd, args], options = {}] of steps) {
     if (!['vitest', 'chaos', 'conformance', 'conformance-client'].includes(name)) break;
   }
 }
+
+rmSync(apiOut, { recursive: true, force: true });
 
 let passed = 0;
 let failed = 0;

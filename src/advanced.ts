@@ -1,7 +1,11 @@
-// Public entry of `durable-mcp/advanced`: the building blocks `createDurableMcp` assembles, for other assemblies
-// (a server core without tasks, a worker-only process, a store of your own, raw JSON-RPC for tests). These names
-// follow the internals more closely than `durable-mcp` and may change between minor versions. The SQLite and
-// PostgreSQL store types name their drivers' types: type-checking them needs `@types/better-sqlite3` or `@types/pg`.
+/**
+ * Public entry of `durable-mcp/advanced`: the building blocks `createDurableMcp` assembles, for other assemblies
+ * (a server core without tasks, a worker-only process, a store of your own, raw JSON-RPC for tests). These names
+ * follow the internals more closely than `durable-mcp` and may change between minor versions. The SQLite and
+ * PostgreSQL store types name their drivers' types: type-checking them needs `@types/better-sqlite3` or `@types/pg`.
+ *
+ * @module durable-mcp/advanced
+ */
 export { createMcpServer } from './protocol/server.js';
 export type {
   CoreServer,
@@ -10,12 +14,25 @@ export type {
   ServerExtension,
   ServerInfo,
   ToolsView,
+  DispatchInput,
+  DispatchOutcome,
 } from './protocol/server.js';
-export type { Registry } from './protocol/registry.js';
+export type { Registry, RegisteredTool } from './protocol/registry.js';
+export type { RequestScope, MethodHandler } from './protocol/scope.js';
+export type { SubscriptionExtension } from './protocol/subscriptions.js';
+export type { ToolCall } from './protocol/tools.js';
+export type { RoundDeps } from './protocol/run-round.js';
+export type { StateSealer } from './protocol/request-state.js';
+export type { ArgumentValidator } from './protocol/schema-validation.js';
+export type { ParamHeader } from './wire/param-headers.js';
+export type { ErrorOrigin } from './wire/codes.js';
+export type { ConsumeOnce } from './protocol/one-time.js';
+export type { RequestId } from './wire/jsonrpc.js';
 export { createTasksExtension } from './protocol/tasks/extension.js';
 export type { TasksExtensionOptions } from './protocol/tasks/extension.js';
 export { createTaskRunner } from './protocol/tasks/runner.js';
 export type { TaskRunnerOptions } from './protocol/tasks/runner.js';
+export type { TaskRunner, ExecutionContext } from './tasks/execution.js';
 export { createWorker } from './worker/worker.js';
 export type { Worker, WorkerOptions } from './worker/worker.js';
 export { openSqlite } from './stores/sqlite/database.js';
@@ -26,7 +43,18 @@ export type { PostgresTaskStoreOptions } from './stores/postgres/task-store.js';
 export { migrate as migratePostgresPool, postgresMigrations } from './stores/postgres/migrations.js';
 export type { PostgresMigration } from './stores/postgres/migrations.js';
 export type { SqliteTaskStoreOptions } from './stores/sqlite/task-store.js';
-export type { TaskStore, ChangeFeed, TaskChange, CommittedTask, TaskPage } from './tasks/store.js';
+export type { BuiltInTaskStore } from './stores/built-in.js';
+export type {
+  TaskStore,
+  ChangeFeed,
+  TaskChange,
+  CommittedTask,
+  TaskPage,
+  TaskStats,
+  RenewResult,
+  AnswerResult,
+  CancelResult,
+} from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
 export type {
   TaskSnapshot,
@@ -35,6 +63,13 @@ export type {
   TaskFailure,
   StepFailure,
   TaskInspection,
+  TaskError,
+  NewTask,
+  ClaimedTask,
+  KeyedTask,
+  RunOutcome,
+  LookupMiss,
+  StepAttempts,
 } from './tasks/task.js';
 export { createPayloadCipher, parseKeyring } from './tasks/payload-cipher.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';

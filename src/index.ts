@@ -1,5 +1,9 @@
-// Public entry of `durable-mcp`: define tools, open a backend, serve them over HTTP or stdio. Building blocks for
-// other assemblies (the bare server core, the worker, store internals) are in `durable-mcp/advanced`.
+/**
+ * Public entry of `durable-mcp`: define tools, open a backend, serve them over HTTP or stdio. Building blocks for
+ * other assemblies (the bare server core, the worker, store internals) are in `durable-mcp/advanced`.
+ *
+ * @module durable-mcp
+ */
 export {
   defineTool,
   definePrompt,
@@ -16,13 +20,15 @@ export type {
   TaskPolicy,
   StepDefaults,
 } from './protocol/define.js';
+export type { ToolAnnotations, PromptArgument, Completer } from './protocol/tool-types.js';
 export type { HandlerContext, AuthInfo, ServerControl } from './protocol/context.js';
+export type { RequestEnvelope, ClientCapabilities, Implementation } from './wire/envelope.js';
 export { text, textResult } from './protocol/types.js';
 export type * from './protocol/types.js';
 
 // Steps, retries, waits and errors inside a tool.
 export { NonRetryableError, DEFAULT_RETRY_POLICY } from './tasks/retry.js';
-export type { RetryPolicy } from './tasks/retry.js';
+export type { RetryPolicy, ResolvedRetryPolicy } from './tasks/retry.js';
 export { StepTimeoutError } from './tasks/execution.js';
 export type { StepAttempt, StepOptions } from './tasks/execution.js';
 export { IdempotencyConflictError } from './tasks/errors.js';
@@ -42,17 +48,19 @@ export type { WorkerOptions, Worker } from './worker/worker.js';
 export type { McpServer, ServerOptions, ServerInfo } from './protocol/server.js';
 export { systemClock } from './tasks/clock.js';
 export type { Clock } from './tasks/clock.js';
-export type { ToolErrorReport, TaskObserver } from './tasks/observer.js';
+export type { ToolErrorReport, TaskObserver, RunInfo } from './tasks/observer.js';
 export type { TaskSnapshot, TaskStatus, TaskOwner, TaskFailure, StepFailure } from './tasks/task.js';
 export type { TaskStore } from './tasks/store.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
-export type { AuditEvent, AuditLog } from './protocol/audit.js';
+export type { AuditEvent, AuditEventName, AuditLog } from './protocol/audit.js';
 
 // Serving: HTTP (with its own node:http server or inside yours) and stdio; who the caller is.
 export { createHttpHandler } from './http.js';
 export type { HttpHandlerOptions } from './http.js';
 export type { HttpHandler } from './transport/http/handler.js';
 export type { HttpWire, WireExchange, WirePost } from './transport/http/wire.js';
+export type { HeaderLookup } from './wire/headers.js';
+export type { ParseOutcome, IncomingMessage, IncomingRequest, IncomingNotification } from './wire/jsonrpc.js';
 export type { HttpReply, ResponseReport } from './transport/http/reply.js';
 export type { LegacyOptions } from './legacy/wire.js';
 export { listenHttp } from './transport/http/node-server.js';

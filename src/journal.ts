@@ -1,5 +1,9 @@
-// Public entry of `durable-mcp/journal`: the client's journal in a SQLite file. Kept apart from `durable-mcp/client`
-// so that a client without a journal (or with its own) never loads the native SQLite addon.
+/**
+ * Public entry of `durable-mcp/journal`: the client's journal in a SQLite file. Kept apart from `durable-mcp/client`
+ * so that a client without a journal (or with its own) never loads the native SQLite addon.
+ *
+ * @module durable-mcp/journal
+ */
 import type { Journal } from './client/journal.js';
 import { createSqliteJournal as openJournal } from './stores/sqlite/client-journal.js';
 

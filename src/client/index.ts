@@ -1,13 +1,14 @@
 // Public entry of `durable-mcp/client`.
 export { createClient } from './client.js';
 export type { CreateClientOptions, McpClient, CallResult, RequestOptions } from './client.js';
+export type { CallOptions } from './call-tool.js';
 export { TaskHandle } from './task-handle.js';
 export { newIdempotencyKey } from './idempotency-key.js';
 export type { TaskOutcome, InputHandler, FollowOptions, TaskClient } from './task-handle.js';
 export { createHttpTransport } from './http-transport.js';
 export type { HttpTransportOptions } from './http-transport.js';
 export { createStdioTransport } from './stdio-transport.js';
-export type { ClientTransport } from './transport.js';
+export type { ClientTransport, OutgoingRequest, SendOptions, TransportReply } from './transport.js';
 export type { Journal, JournalEntry, PendingCall } from './journal.js';
 export { InputRequiredError, InvalidResponseError } from './errors.js';
 export { ProtocolError } from '../wire/protocol-error.js';
