@@ -11,7 +11,7 @@ import {
 import type { ManualClock } from './tasks/manual-clock.js';
 import type { TaskStore } from './tasks/store.js';
 import type { ClaimedTask, JsonObject, JsonValue, TaskOwner } from './tasks/task.js';
-import { createSteps, type RunState } from './worker/steps.js';
+import { createSteps, PATCH_PREFIX, type RunState } from './worker/steps.js';
 
 /** Everything a task recorded that a replay reads: its tool and arguments, its steps in order, its answers. */
 export interface TaskHistory {
@@ -89,8 +89,11 @@ export async function replayHistory(
   };
   // Nothing is written: reaching anything the history does not have ends the replay there.
   const noWrites = new Proxy({} as TaskStore, {
+    // A ctx.patched decision is no side effect: it is made as in a run, and the replay goes on.
     get: (_t, prop) =>
-      prop === 'saveStep' ? (_id: string, _tok: number, name: string) => stop(name) : undefined,
+      prop === 'saveStep'
+        ? async (_id: string, _tok: number, name: string) => name.startsWith(PATCH_PREFIX) || stop(name)
+        : undefined,
   });
   const steps = createSteps({ store: noWrites, clock, random: () => 0.5 }, task, run);
   const exec: ExecutionContext = {

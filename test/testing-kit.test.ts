@@ -159,6 +159,42 @@ describe('replaying a recorded history against new code', () => {
   });
 });
 
+describe('replaying through ctx.patched', () => {
+  it('makes the decision as a run would and goes on: old histories keep the old path', async () => {
+    const before = defineTool({
+      name: 'ship',
+      task: { support: 'optional' },
+      handler: async (_args, ctx) => {
+        await ctx.step('pack', () => 1);
+        await ctx.step('send', () => 2);
+        return textResult('shipped');
+      },
+    });
+    const after = defineTool({
+      ...before,
+      handler: async (_args, ctx) => {
+        await ctx.step('pack', () => 1);
+        if (await ctx.patched('insure')) await ctx.step('insure', () => 3);
+        await ctx.step('send', () => 2);
+        return textResult('shipped');
+      },
+    });
+    const recording = await kitOf({ tools: [before] });
+    const task = await recording.start('ship');
+    await recording.settle();
+    expect((await task.get()).status).toBe('completed');
+    expect(await (await kitOf({ tools: [after] })).replay(task.history())).toEqual({
+      ok: true,
+      reached: 'end',
+    });
+    // A new task of the new code takes the new path.
+    const fresh = await kitOf({ tools: [after] });
+    const shipped = await fresh.start('ship');
+    await fresh.settle();
+    expect(shipped.stepRuns()).toEqual({ pack: 1, insure: 1, send: 1 });
+  });
+});
+
 describe('the kit itself', () => {
   it('refuses a crash point that is not a step count', async () => {
     const kit = await kitOf({ tools: [remindMe] });

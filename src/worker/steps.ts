@@ -45,7 +45,7 @@ export interface RunState {
 }
 
 /** Names of the markers ctx.patched keeps among the steps (never a step's own name: see PATCH_PREFIX). */
-const PATCH_PREFIX = '@patched/';
+export const PATCH_PREFIX = '@patched/';
 
 const iso = (t: number): string => new Date(t).toISOString();
 
