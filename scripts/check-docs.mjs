@@ -85,6 +85,8 @@ Object.assign(options, {
 });
 delete options.outDir;
 delete options.rootDir;
+// The package's name resolves through its exports to dist/, as for users (tsconfig.json maps it to src/ for the repo).
+delete options.paths;
 
 const host = ts.createCompilerHost(options);
 const { fileExists, readFile, getSourceFile, directoryExists } = host;

@@ -7,7 +7,7 @@ import {
   type CreateClientOptions,
   type InputHandler,
   type McpClient,
-} from '../../src/client-entry.js';
+} from 'durable-mcp/client';
 
 type JsonObject = Record<string, unknown>;
 

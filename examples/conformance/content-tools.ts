@@ -1,5 +1,5 @@
 // Fixture tools returning each content type, an error result, and progress notifications.
-import { defineTool, textResult } from '../../src/index.js';
+import { defineTool, textResult } from 'durable-mcp';
 import { PNG_1X1, WAV_SHORT } from './media.js';
 
 const noArgs = { type: 'object', properties: {} };

@@ -1,5 +1,5 @@
 // Fixture tools the stateless-core scenario probes: capabilities, logging, streams and list changes.
-import { defineTool, textResult } from '../../src/index.js';
+import { defineTool, textResult } from 'durable-mcp';
 
 const noArgs = { type: 'object', properties: {} };
 

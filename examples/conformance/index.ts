@@ -1,5 +1,5 @@
 // The conformance fixture set (`--tools conformance`): every tool, prompt and resource the official suite calls.
-import { defineToolSet } from '../../src/index.js';
+import { defineToolSet } from 'durable-mcp';
 import { contentTools } from './content-tools.js';
 import { diagnosticTools } from './diagnostic-tools.js';
 import { mrtrTools } from './mrtr-tools.js';

@@ -6,7 +6,7 @@ import {
   type InputRequest,
   type InputResponse,
   type JsonObject,
-} from '../../src/index.js';
+} from 'durable-mcp';
 
 const noArgs = { type: 'object', properties: {} };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,5 @@
 // Fixture tools for multi round-trip requests (input_required, requestState, capabilities).
-import { defineTool, textResult, type InputRequest, type InputRequests } from '../../src/index.js';
+import { defineTool, textResult, type InputRequest, type InputRequests } from 'durable-mcp';
 
 const noArgs = { type: 'object', properties: {} };
 

@@ -1,5 +1,5 @@
 // Fixture prompts (plain, with arguments, embedded resource, image, and MRTR).
-import { definePrompt } from '../../src/index.js';
+import { definePrompt } from 'durable-mcp';
 import { PNG_1X1 } from './media.js';
 
 export const prompts = [

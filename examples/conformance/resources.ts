@@ -1,5 +1,5 @@
 // Fixture resources: static text, static binary and a URI template.
-import { defineResource, defineResourceTemplate } from '../../src/index.js';
+import { defineResource, defineResourceTemplate } from 'durable-mcp';
 import { PNG_1X1 } from './media.js';
 
 export const resources = [

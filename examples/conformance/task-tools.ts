@@ -1,11 +1,5 @@
 // Fixture tools for the tasks extension scenarios (sync, optional, required, input and failures).
-import {
-  defineTool,
-  ProtocolError,
-  textResult,
-  type HandlerContext,
-  type InputRequest,
-} from '../../src/index.js';
+import { defineTool, ProtocolError, textResult, type HandlerContext, type InputRequest } from 'durable-mcp';
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {

@@ -1,5 +1,5 @@
 // The canonical durable-task example: prepare an outline, ask for approval, then write the report.
-import { defineTool, textResult } from '../../src/index.js';
+import { defineTool, textResult } from 'durable-mcp';
 
 const SECTIONS: Record<string, string[]> = {
   small: ['Summary', 'Findings'],

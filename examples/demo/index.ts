@@ -1,5 +1,5 @@
 // The demo tool set (`--tools demo`): small tools that show the registration API and MRTR.
-import { defineTool, defineToolSet, textResult } from '../../src/index.js';
+import { defineTool, defineToolSet, textResult } from 'durable-mcp';
 import { generateReport } from './generate-report.js';
 import { remindMe } from './remind-me.js';
 

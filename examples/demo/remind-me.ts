@@ -1,6 +1,6 @@
 // A durable wait and a retried step: wait until the reminder is due (no process held meanwhile), then deliver it,
 // retrying a failing delivery with backoff (each wait between attempts kept in the store).
-import { defineTool, textResult } from '../../src/index.js';
+import { defineTool, textResult } from 'durable-mcp';
 
 export const remindMe = defineTool<{ text: string; inSeconds?: number; flakyAttempts?: number }>({
   name: 'remind_me',
