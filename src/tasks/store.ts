@@ -176,3 +176,16 @@ export interface TaskStore {
 }
 
 export type { JsonObject, SessionStore };
+
+/** What a worker's runs do to their tasks: claim them, renew leases, save steps and status messages, end them. */
+export type RunWrites = Pick<
+  TaskStore,
+  | 'claim'
+  | 'claimBatch'
+  | 'outOfScope'
+  | 'renew'
+  | 'saveStep'
+  | 'saveStepFailure'
+  | 'setStatusMessage'
+  | 'finish'
+>;

@@ -1,23 +1,11 @@
 // What a worker's run does to its task: claim it, renew its lease, save steps and status messages, end it.
-import type { ClaimScope, RenewResult, TaskStore } from '../../tasks/store.js';
+import type { ClaimScope, RenewResult, RunWrites } from '../../tasks/store.js';
 import { scopeParams } from '../claim-scope.js';
 import type { ClaimedTask } from '../../tasks/task.js';
 import { writeAndNotify, type StoreContext } from './context.js';
 import { finishRun } from './finish.js';
 import { toClaimedTask, type ClaimRow } from './rows.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
-
-type RunWrites = Pick<
-  TaskStore,
-  | 'claim'
-  | 'claimBatch'
-  | 'outOfScope'
-  | 'renew'
-  | 'saveStep'
-  | 'saveStepFailure'
-  | 'setStatusMessage'
-  | 'finish'
->;
 
 /** A ClaimScope as the claim statement's $5–$8. */
 function scopeArgs(scope: ClaimScope | undefined): unknown[] {

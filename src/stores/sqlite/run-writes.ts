@@ -1,6 +1,6 @@
 // What a worker's run does to its task: claim it, renew its lease, save steps and status messages, end it. Every
 // write after the claim is conditional on the run's token; run endings are group-committed.
-import type { RenewResult, TaskStore } from '../../tasks/store.js';
+import type { RenewResult, RunWrites } from '../../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import type { Lane } from './group-commit.js';
@@ -72,18 +72,6 @@ function announceWoken(
   const left = woken.find((id) => !taken.has(id));
   if (left !== undefined) log.changed({ taskId: left, runnable: true, cancelRequested: false }, 'log');
 }
-
-type RunWrites = Pick<
-  TaskStore,
-  | 'claim'
-  | 'claimBatch'
-  | 'outOfScope'
-  | 'renew'
-  | 'saveStep'
-  | 'saveStepFailure'
-  | 'setStatusMessage'
-  | 'finish'
->;
 
 /** `end` queues a run ending for the group commit. */
 export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<boolean>): RunWrites {
