@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,6 +173,45 @@ describe('durable-mcp serve', () => {
     expect(text).toMatch(/^id: tr1\./m);
     expect(text).toMatch(/^retry: \d+$/m);
     expect(text).not.toContain('"error"');
+  });
+
+  it('names a refused Host in the 403 and logs it once a minute, as a balancer rewriting Host would cause', async () => {
+    const dir = tempDir();
+    const p = await startServe(['--port', '0', '--store', join(dir, 'a.db')]);
+    procs.push(p);
+    const send = () =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          p.url,
+          {
+            method: 'POST',
+            headers: { host: 'mcp_upstream', 'content-type': 'application/json', ...mcpHeaders('ping') },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: envelope() } }));
+      });
+    for (let i = 0; i < 3; i++) {
+      const { status, body } = await send();
+      expect(status).toBe(403);
+      expect(body).toContain('Host \\"mcp_upstream\\" is not allowed');
+    }
+    await expect.poll(() => p.stderr().includes('mcp_upstream'), { timeout: 5_000 }).toBe(true);
+    const lines = p
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('request refused'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      level: 40,
+      header: 'host',
+      value: 'mcp_upstream',
+    });
   });
 
   it('rejects bad flags with exit code 2 and a usage message', async () => {

@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../../observability/logger.js';
 import type { StepDefaults } from '../../protocol/define.js';
 import type { ToolErrorReport } from '../../tasks/observer.js';
 import type { OutOfScopeTasks } from '../../tasks/store.js';
+import type { OriginRefusal } from '../../transport/http/origin-check.js';
 import { createMetrics, DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
 import { createTracingObserver, traced } from '../../observability/tracing.js';
 import { combineObservers } from '../../tasks/observer.js';
@@ -22,6 +23,19 @@ import { loadToolSets } from '../tool-sets.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 
 export { serveUsage } from './serve-usage.js';
+
+/** A warning per refused Host or Origin value, at most once a minute for each value. */
+function refusalLog(logger: Logger): (refusal: OriginRefusal) => void {
+  const last = new Map<string, number>();
+  return ({ header, value, reason }) => {
+    const key = `${header} ${value ?? ''}`;
+    const now = Date.now();
+    if ((last.get(key) ?? -Infinity) > now - 60_000) return;
+    if (last.size >= 1_000) last.clear();
+    last.set(key, now);
+    logger.warn({ header, value, reason }, 'request refused: Host or Origin not allowed (--allowed-hosts)');
+  };
+}
 
 /** A warning per tool version whose tasks wait for a server that runs that version (none here does). */
 function logOutOfScope(logger: Logger, waiting: readonly OutOfScopeTasks[]): void {
@@ -254,7 +268,7 @@ async function listenFromFlags(
           server: runtime.server,
           authenticator: auth.authenticator,
           protectedResourceMetadata: auth.metadata,
-          origin: { allowedHosts: allowedHostsFor(host, extraHosts) },
+          origin: { allowedHosts: allowedHostsFor(host, extraHosts), onRefused: refusalLog(logger) },
           keepAliveMs,
           audit,
           // Legacy (2025-11-25) sessions and tasks/list live in the backend, so every replica serves every session.

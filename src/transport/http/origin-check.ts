@@ -2,7 +2,22 @@
 export interface OriginPolicy {
   /** Host names (without port) accepted in Host and Origin; '*' disables the check. */
   allowedHosts: readonly string[];
+  /**
+   * Told of each refused request: which header, the value as sent (at most 100 characters) and the reason. A
+   * balancer that rewrites Host to its upstream's name is the usual cause: the operator's log should say so.
+   */
+  onRefused?: (refusal: OriginRefusal) => void;
 }
+
+export interface OriginRefusal {
+  header: 'host' | 'origin';
+  value: string | undefined;
+  reason: string;
+}
+
+/** A client-sent value as a refusal names it: bounded, and quoted as JSON. */
+const shown = (value: string): string =>
+  JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
 
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
@@ -16,21 +31,32 @@ function hostName(hostHeader: string): string {
   return colon === -1 ? value : value.slice(0, colon);
 }
 
-/** Returns undefined when allowed, or the reason for a 403. */
+/** Returns undefined when allowed, or the reason for a 403, naming the value refused. */
 export function checkOrigin(
   policy: OriginPolicy,
   host: string | undefined,
   origin: string | undefined,
 ): string | undefined {
+  const refuse = (header: 'host' | 'origin', value: string | undefined, reason: string): string => {
+    policy.onRefused?.({ header, value: value?.slice(0, 100), reason });
+    return reason;
+  };
   if (policy.allowedHosts.includes('*')) return undefined;
-  if (host === undefined || !policy.allowedHosts.includes(hostName(host)))
-    return 'Forbidden: Host not allowed';
+  if (host === undefined) return refuse('host', host, 'Forbidden: no Host header');
+  if (!policy.allowedHosts.includes(hostName(host)))
+    return refuse(
+      'host',
+      host,
+      `Forbidden: Host ${shown(hostName(host))} is not allowed (see --allowed-hosts)`,
+    );
   if (origin === undefined) return undefined;
   let originHost: string;
   try {
     originHost = new URL(origin).hostname.toLowerCase();
   } catch {
-    return 'Forbidden: invalid Origin';
+    return refuse('origin', origin, `Forbidden: invalid Origin ${shown(origin)}`);
   }
-  return policy.allowedHosts.includes(originHost) ? undefined : 'Forbidden: Origin not allowed';
+  return policy.allowedHosts.includes(originHost)
+    ? undefined
+    : refuse('origin', origin, `Forbidden: Origin ${shown(originHost)} is not allowed (see --allowed-hosts)`);
 }
