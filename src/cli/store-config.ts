@@ -15,6 +15,8 @@ export interface StoreFlags {
   pgPreparedStatements?: boolean;
   cipher?: PayloadCipher;
   encrypt?: 'all' | 'sensitive';
+  /** False: apply no migration, and refuse a store that lacks one (they run apart, `durable-mcp migrate`). */
+  migrate?: boolean;
 }
 
 export const isPostgresUrl = (s: string): boolean => /^postgres(ql)?:\/\//i.test(s);
@@ -24,6 +26,7 @@ export async function openBackend(flags: StoreFlags): Promise<Backend> {
     cipher: flags.cipher,
     encrypt: flags.encrypt,
     stateSecret: process.env.DURABLE_MCP_STATE_SECRET,
+    migrate: flags.migrate,
   };
   if (!isPostgresUrl(flags.store)) return createSqliteBackend({ path: flags.store, ...shared });
   return createPostgresBackend({

@@ -1,31 +1,59 @@
 // `durable-mcp migrate --store …`: applies pending schema migrations and exits (for deployments that migrate apart).
-import { openSqlite } from '../../stores/sqlite/database.js';
+import pg from 'pg';
+import { openSqlite, pendingSqliteMigrations } from '../../stores/sqlite/database.js';
+import { pendingMigrations } from '../../stores/postgres/migrations.js';
 import { migratePostgres } from '../../stores/postgres/backend.js';
 import { DEFAULT_SCHEMA } from '../../stores/postgres/names.js';
 import { parseFlags, UsageError } from '../args.js';
 import { isPostgresUrl, redactUrl } from '../store-config.js';
 
-export const migrateUsage = `durable-mcp migrate --store PATH|postgres://… [--pg-schema NAME]
-  Applies pending migrations (safe while other processes start or run) and prints what it did.`;
+export const migrateUsage = `durable-mcp migrate --store PATH|postgres://… [--pg-schema NAME] [--check]
+  Applies pending migrations (safe while other processes start or run) and prints the store, the schema and what
+  it did. --check applies nothing: it lists what is pending and exits 1 if anything is (0 when up to date).`;
+
+const listed = (versions: number[], verb: string): string =>
+  versions.length === 0 ? 'up to date' : `${verb} ${versions.join(', ')}`;
 
 export async function migrate(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { store: { type: 'string' }, 'pg-schema': { type: 'string' } });
+  const { values } = parseFlags(argv, {
+    store: { type: 'string' },
+    'pg-schema': { type: 'string' },
+    check: { type: 'boolean' },
+  });
   const target = values.store as string | undefined;
   if (target === undefined) throw new UsageError('migrate needs --store');
-  if (isPostgresUrl(target)) {
-    const schema = (values['pg-schema'] as string | undefined) ?? DEFAULT_SCHEMA;
-    try {
+  const check = values.check === true;
+  try {
+    if (isPostgresUrl(target)) {
+      const schema = (values['pg-schema'] as string | undefined) ?? DEFAULT_SCHEMA;
+      const where = `${redactUrl(target)} schema ${schema}`;
+      if (check) return report(where, await pendingPostgres(target, schema));
       const applied = await migratePostgres({ connectionString: target, schema });
-      console.log(
-        `${redactUrl(target)} schema ${schema}: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`,
-      );
-    } catch (err) {
-      console.error(`migrate: ${err instanceof Error ? err.message : String(err)}`);
-      return 3;
+      console.log(`${where}: ${listed(applied, 'applied')}`);
+      return 0;
     }
+    const pending = pendingSqliteMigrations(target);
+    if (check) return report(target, pending);
+    openSqlite({ path: target }).close();
+    console.log(`${target}: ${listed(pending, 'applied')}`);
     return 0;
+  } catch (err) {
+    console.error(`migrate: ${err instanceof Error ? err.message : String(err)}`);
+    return 3;
   }
-  openSqlite({ path: target }).close();
-  console.log(`${target}: up to date`);
-  return 0;
+}
+
+/** --check: what is pending, and exit 1 if anything is. */
+function report(where: string, pending: number[]): number {
+  console.log(`${where}: ${listed(pending, 'pending')}`);
+  return pending.length === 0 ? 0 : 1;
+}
+
+async function pendingPostgres(connectionString: string, schema: string): Promise<number[]> {
+  const pool = new pg.Pool({ connectionString, max: 1 });
+  try {
+    return await pendingMigrations(pool, schema);
+  } finally {
+    await pool.end();
+  }
 }

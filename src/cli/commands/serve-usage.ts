@@ -7,6 +7,8 @@ export const serveUsage = `durable-mcp serve [flags]
   --pg-pool-size N       PostgreSQL connections per process (default 10)
   --pg-statement-timeout-ms N  PostgreSQL statement timeout (default 30000)
   --pg-no-prepared-statements  plain statements only (behind PgBouncer in transaction mode before 1.21)
+  --no-migrate           apply no migration at start and refuse a store that lacks one (run \`durable-mcp migrate\`
+                         apart, e.g. as a role with DDL rights; the server's role then needs none)
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
   --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)

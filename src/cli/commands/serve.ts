@@ -83,6 +83,7 @@ const SERVE_FLAGS = {
   'allowed-hosts': { type: 'string' },
   'keep-alive-ms': { type: 'string' },
   'no-legacy': { type: 'boolean' },
+  'no-migrate': { type: 'boolean' },
   'max-sessions': { type: 'string' },
   'legacy-result-wait-ms': { type: 'string' },
   'max-connections': { type: 'string' },
@@ -152,6 +153,7 @@ async function backendFromFlags(values: Flags, cipher: ReturnType<typeof cipherF
       pgPoolSize: optionalInt('pg-pool-size', 10),
       pgStatementTimeoutMs: optionalInt('pg-statement-timeout-ms', 30_000),
       pgPreparedStatements: values['pg-no-prepared-statements'] !== true,
+      migrate: values['no-migrate'] !== true,
       ...cipher,
     });
   } catch (err) {

@@ -13,7 +13,7 @@ import {
 } from '../../tasks/backend.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import { deleteMeta, getOrCreateMeta, readMeta } from './meta.js';
-import { migrate } from './migrations.js';
+import { migrate, pendingMigrations } from './migrations.js';
 import { DEFAULT_SCHEMA } from './names.js';
 import { createPostgresTaskStore } from './task-store.js';
 
@@ -69,6 +69,16 @@ async function storedSecret(
   return cipher.open(sealed, SECRET_AT);
 }
 
+/** Without migrations on open, a schema this release cannot use is refused at once, saying what to run. */
+async function refuseOutOfDate(pool: pg.Pool, schema: string): Promise<void> {
+  const pending = await pendingMigrations(pool, schema);
+  if (pending.length > 0)
+    throw new Error(
+      `schema "${schema}" lacks migrations ${pending.join(', ')} this release needs: run ` +
+        '`durable-mcp migrate` first (or start without --no-migrate)',
+    );
+}
+
 /** Opens the backend and reads (or creates) the shared secret, so a backend that cannot be reached fails here. */
 export async function createPostgresBackend(options: PostgresBackendOptions = {}): Promise<Backend> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
@@ -87,6 +97,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions = {}
   });
   let stateSecret: string;
   try {
+    if (options.migrate === false) await refuseOutOfDate(tasks.pool, schema);
     stateSecret = options.stateSecret ?? (await storedSecret(tasks.pool, schema, cipher, options.migrate));
   } catch (err) {
     await tasks.close();

@@ -230,6 +230,34 @@ export async function migrate(pool: pg.Pool, schema?: string): Promise<number[]>
       (e: unknown) => (e instanceof Error ? e : new Error('rollback failed')),
     );
     client.release(broken);
+    throw privilegeError(err, name) ?? translate(err);
+  }
+}
+
+/** A migration refused for want of rights: what the role lacks, and how to migrate apart. */
+function privilegeError(err: unknown, schema: string): Error | undefined {
+  if ((err as { code?: unknown } | null)?.code !== '42501') return undefined;
+  const why = err instanceof Error ? err.message : String(err);
+  return new Error(
+    `cannot migrate schema "${schema}": ${why}. Creating the schema needs CREATE on the database, changing it needs ` +
+      'ownership of the schema: run `durable-mcp migrate` as a role with those rights, and start the servers ' +
+      'with --no-migrate (a runtime role then needs only USAGE on the schema and rights on its tables).',
+  );
+}
+
+/** The versions this release needs that the schema has not applied (all of them before the schema exists). */
+export async function pendingMigrations(pool: pg.Pool, schema?: string): Promise<number[]> {
+  const { quoted: s } = schemaNames(schema);
+  const all = postgresMigrations.map((m) => m.version);
+  try {
+    const table = await pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      `${s}.schema_migrations`,
+    ]);
+    if (table.rows[0]?.t === null || table.rows[0] === undefined) return all;
+    const done = await pool.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`);
+    const applied = new Set(done.rows.map((r) => r.version));
+    return all.filter((v) => !applied.has(v));
+  } catch (err) {
     throw translate(err);
   }
 }

@@ -10,7 +10,13 @@ import {
   type BackendOptions,
 } from '../../tasks/backend.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
-import { deleteMeta, getOrCreateMeta, readMeta, type SqliteDatabase } from './database.js';
+import {
+  pendingSqliteMigrations,
+  deleteMeta,
+  getOrCreateMeta,
+  readMeta,
+  type SqliteDatabase,
+} from './database.js';
 import { createSqliteTaskStore } from './task-store.js';
 
 export interface SqliteBackendOptions extends BackendOptions {
@@ -18,6 +24,8 @@ export interface SqliteBackendOptions extends BackendOptions {
   path?: string;
   /** How long a write waits for another process holding the file's lock (default 5 s). */
   busyTimeoutMs?: number;
+  /** Apply pending migrations on open (default true); false refuses a file that lacks any, naming them. */
+  migrate?: boolean;
 }
 
 export const DEFAULT_SQLITE_PATH = './data/tasks.db';
@@ -33,6 +41,12 @@ function storedSecret(db: SqliteDatabase, cipher: PayloadCipher | undefined): st
 
 export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend {
   const path = options.path ?? DEFAULT_SQLITE_PATH;
+  const pending = options.migrate === false ? pendingSqliteMigrations(path) : [];
+  if (pending.length > 0)
+    throw new Error(
+      `${path} lacks migrations ${pending.join(', ')} this release needs: run \`durable-mcp migrate\` first ` +
+        '(or start without --no-migrate)',
+    );
   const cipher = backendCipher(options);
   const tasks = createSqliteTaskStore({
     path,

@@ -1,5 +1,5 @@
 // Opens a SQLite file for several processes: WAL, busy timeout, durable sync, migrations under BEGIN IMMEDIATE.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
@@ -42,6 +42,23 @@ export function openSqlite(options: OpenSqliteOptions): SqliteDatabase {
   }
   db.pragma(`busy_timeout = ${Math.min(busyTimeoutMs, LOCK_WAIT_MS)}`);
   return db;
+}
+
+/** The versions this release needs that the file has not applied (all of them for a new file). */
+export function pendingSqliteMigrations(path: string): number[] {
+  const all = migrations.map((m) => m.version);
+  if (path === ':memory:' || !existsSync(path)) return all;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const table = db.prepare(
+      `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
+    );
+    if (table.get() === undefined) return all;
+    const done = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all());
+    return all.filter((v) => !done.has(v));
+  } finally {
+    db.close();
+  }
 }
 
 /** Runs `fn` again while it fails with SQLITE_BUSY, for up to `deadlineMs` (blocking: for start-up only). */

@@ -1,0 +1,117 @@
+// Migrations apart from start-up: `durable-mcp migrate` prints the store, the schema and what it applied; `--check`
+// applies nothing and exits 1 while anything is pending; `serve --no-migrate` refuses a store that lacks a migration,
+// naming it, and runs with a PostgreSQL role that has no DDL rights; a server that must migrate without them says
+// which privilege is missing.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { postgresMigrations } from '../../src/advanced.js';
+import { migrations as sqliteMigrations } from '../../src/stores/sqlite/migrations/index.js';
+import { BIN, startServe, type ServeProcess } from '../support/cli.js';
+import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-migrate-'));
+const procs: ServeProcess[] = [];
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    p.child.kill('SIGKILL');
+    await p.exited;
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+
+/** `serve` that is expected to stop at start: its exit code and stderr. */
+function serveFails(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: 'pipe' });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    }),
+  );
+}
+
+const versions = (list: readonly { version: number }[]): string => list.map((m) => m.version).join(', ');
+
+describe('migrations apart, SQLite', () => {
+  it('--check lists what is pending; migrate applies it and says so; serve --no-migrate waits for it', async () => {
+    const file = join(dir, 'tasks.db');
+    const before = cli('migrate', '--store', file, '--check');
+    expect(before.status).toBe(1);
+    expect(before.stdout.trim()).toBe(`${file}: pending ${versions(sqliteMigrations)}`);
+    const refused = await serveFails(['--store', file, '--no-migrate']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('lacks migrations 1, 2');
+    expect(refused.stderr).toContain('durable-mcp migrate');
+    const applied = cli('migrate', '--store', file);
+    expect(applied.status).toBe(0);
+    expect(applied.stdout.trim()).toBe(`${file}: applied ${versions(sqliteMigrations)}`);
+    expect(cli('migrate', '--store', file).stdout.trim()).toBe(`${file}: up to date`);
+    const after = cli('migrate', '--store', file, '--check');
+    expect(after.status).toBe(0);
+    expect(after.stdout.trim()).toBe(`${file}: up to date`);
+    procs.push(await startServe(['--port', '0', '--store', file, '--no-migrate']));
+  });
+});
+
+await withPostgres('migrations apart, PostgreSQL', () => {
+  describe('migrations apart, PostgreSQL', () => {
+    const schema = `dmcp_migrate_${randomBytes(4).toString('hex')}`;
+    const role = `dmcp_runtime_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Pool({ connectionString: TEST_POSTGRES_URL, max: 1 });
+    const asRole = (): string => {
+      const url = new URL(TEST_POSTGRES_URL);
+      url.username = role;
+      url.password = '';
+      return url.toString();
+    };
+    afterAll(async () => {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
+    });
+
+    it('a runtime role without DDL rights serves after a separate migrate, and is told what it lacks otherwise', async () => {
+      const store = TEST_POSTGRES_URL;
+      const check = cli('migrate', '--store', store, '--pg-schema', schema, '--check');
+      expect(check.status).toBe(1);
+      expect(check.stdout).toContain(`schema ${schema}: pending ${versions(postgresMigrations)}`);
+      const refused = await serveFails(['--store', store, '--pg-schema', schema, '--no-migrate']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain(`schema "${schema}" lacks migrations 1, 2`);
+      const applied = cli('migrate', '--store', store, '--pg-schema', schema);
+      expect(applied.status).toBe(0);
+      expect(applied.stdout).toContain(`schema ${schema}: applied ${versions(postgresMigrations)}`);
+
+      await admin.query(`CREATE ROLE ${role} LOGIN`);
+      await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+      await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+      const runtime = await startServe([
+        '--port',
+        '0',
+        '--store',
+        asRole(),
+        '--pg-schema',
+        schema,
+        '--no-migrate',
+      ]);
+      procs.push(runtime);
+      expect((await fetch(runtime.url.replace('/mcp', '/healthz'))).status).toBe(200);
+
+      // The same role, left to migrate at start: the error names the missing right and the way out.
+      const migrating = await serveFails(['--store', asRole(), '--pg-schema', schema]);
+      expect(migrating.code).not.toBe(0);
+      expect(migrating.stderr).toContain(`cannot migrate schema "${schema}"`);
+      expect(migrating.stderr).toContain('--no-migrate');
+    });
+  });
+});
