@@ -20,6 +20,10 @@ export const serveUsage = `durable-mcp serve [flags]
   --max-listens N        open subscriptions/listen streams per principal; more get 429 (default 100)
   --max-buffered-mb N    request bodies read at once hold at most N MiB together; more get 503 (default 64)
   --request-timeout-ms N time to receive a whole request; slower uploads get 408 (default 30000)
+  --drain-ms N           on SIGTERM/SIGINT, /readyz turns 503 at once and the server keeps serving this long before
+                         it stops accepting (default 0; behind a balancer, longer than its health-check interval)
+  --shutdown-grace-ms N  then in-flight requests and task runs get this long before they are cut or handed back
+                         (default 10000)
   --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --removed-tool-drain-ms N  tasks of a tool this server does not offer are left for other servers this long after

@@ -4,9 +4,6 @@ import { createHttpHandler } from '../../http.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { StepDefaults } from '../../protocol/define.js';
-import type { ToolErrorReport } from '../../tasks/observer.js';
-import type { OutOfScopeTasks } from '../../tasks/store.js';
-import type { OriginRefusal } from '../../transport/http/origin-check.js';
 import { createMetrics, DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
 import { createTracingObserver, traced } from '../../observability/tracing.js';
 import { combineObservers } from '../../tasks/observer.js';
@@ -22,32 +19,9 @@ import { intFlag, parseFlags, UsageError } from '../args.js';
 import { loadToolSets } from '../tool-sets.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 
+import { logOutOfScope, logToolError, refusalLog, storeCheck } from './serve-helpers.js';
+
 export { serveUsage } from './serve-usage.js';
-
-/** A warning per refused Host or Origin value, at most once a minute for each value. */
-function refusalLog(logger: Logger): (refusal: OriginRefusal) => void {
-  const last = new Map<string, number>();
-  return ({ header, value, reason }) => {
-    const key = `${header} ${value ?? ''}`;
-    const now = Date.now();
-    if ((last.get(key) ?? -Infinity) > now - 60_000) return;
-    if (last.size >= 1_000) last.clear();
-    last.set(key, now);
-    logger.warn({ header, value, reason }, 'request refused: Host or Origin not allowed (--allowed-hosts)');
-  };
-}
-
-/** A warning per tool version whose tasks wait for a server that runs that version (none here does). */
-function logOutOfScope(logger: Logger, waiting: readonly OutOfScopeTasks[]): void {
-  for (const { tool, version, count } of waiting)
-    logger.warn({ tool, version, count }, 'tasks wait for a server that runs their tool version');
-}
-
-/** One error line per tool error: where it came from and its reference, never the tool's arguments or results. */
-function logToolError(logger: Logger, { taskId, tool, failure }: ToolErrorReport): void {
-  const { ref, name, message, stack, step, attempt } = failure;
-  logger.error({ taskId, tool, step, attempt, errorRef: ref, err: { name, message, stack } }, 'tool error');
-}
 
 function stepDefaultsFromFlags(
   values: Record<string, string | boolean | undefined>,
@@ -84,6 +58,8 @@ const SERVE_FLAGS = {
   'keep-alive-ms': { type: 'string' },
   'no-legacy': { type: 'boolean' },
   'no-migrate': { type: 'boolean' },
+  'drain-ms': { type: 'string' },
+  'shutdown-grace-ms': { type: 'string' },
   'max-sessions': { type: 'string' },
   'legacy-result-wait-ms': { type: 'string' },
   'max-connections': { type: 'string' },
@@ -253,6 +229,7 @@ async function listenFromFlags(
   runtime: DurableMcp,
   backend: Backend,
   { logger, metrics, audit }: Observability,
+  readiness: () => Promise<string | undefined>,
 ): Promise<{ running: Awaited<ReturnType<typeof listenHttp>>; auth: AuthSetup; shownUrl: string }> {
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const port = intFlag(values.port, 'port', 3000);
@@ -268,6 +245,7 @@ async function listenFromFlags(
         auth = buildAuth(authFlags(values), resourceUrl);
         return createHttpHandler({
           server: runtime.server,
+          readiness,
           authenticator: auth.authenticator,
           protectedResourceMetadata: auth.metadata,
           origin: { allowedHosts: allowedHostsFor(host, extraHosts), onRefused: refusalLog(logger) },
@@ -343,7 +321,11 @@ export async function serve(argv: string[]): Promise<void> {
   const backend = await backendFromFlags(values, cipher);
   const observability = observabilityFromFlags(values, backend);
   const runtime = runtimeFromFlags(values, backend, toolSets, observability);
-  const shutdown = (): Promise<void> => runtime.close(5_000);
+  const graceMs = intFlag(values['shutdown-grace-ms'], 'shutdown-grace-ms', 10_000);
+  const shutdown = (): Promise<void> => runtime.close(graceMs);
+  let draining = false;
+  const storeAnswers = storeCheck(backend, observability.logger);
+  const readiness = async (): Promise<string | undefined> => (draining ? 'draining' : storeAnswers());
 
   if (values.stdio === true) {
     await serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout });
@@ -352,7 +334,7 @@ export async function serve(argv: string[]): Promise<void> {
   }
   let listening;
   try {
-    listening = await listenFromFlags(values, runtime, backend, observability);
+    listening = await listenFromFlags(values, runtime, backend, observability, readiness);
   } catch (err) {
     await shutdown();
     throw err;
@@ -365,11 +347,15 @@ export async function serve(argv: string[]): Promise<void> {
   announce(logger, auth, cipher);
 
   let stopping = false;
+  const drainMs = intFlag(values['drain-ms'], 'drain-ms', 0);
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    logger.info(`${signal}: shutting down`);
-    const closing = running.close();
+    // Not ready at once; still serving while the balancer notices, then closing with a grace for what is in flight.
+    draining = true;
+    logger.info({ drainMs, graceMs }, `${signal}: not ready; shutting down`);
+    if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+    const closing = running.close(graceMs);
     await runtime.server.close();
     await closing;
     await shutdown();

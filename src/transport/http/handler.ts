@@ -37,6 +37,11 @@ export interface HttpEdgeOptions {
   /** Told of an error no request handler caught (the request got a 500, or its stream was cut). */
   onError?: (err: unknown) => void;
   /**
+   * Readiness for `GET /readyz`: undefined when this process should get traffic, or why not (its store does not
+   * answer, it is draining). Without it, `/readyz` answers as `/healthz`.
+   */
+  readiness?: () => Promise<string | undefined>;
+  /**
    * Bytes that the bodies being read at once may hold together (default 64 MiB); a body that would go over is
    * refused with 503. Bodies are read only after the request's credentials were accepted.
    */
@@ -79,9 +84,14 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
     const reply = new HttpReply(res, edge.keepAliveMs, options.onResponse, url);
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
-    // Liveness answers whatever Host a probe sends (it tells nothing); every other route checks Host and Origin.
+    // Liveness and readiness answer whatever Host a probe sends (they tell nothing else); every other route checks
+    // Host and Origin.
     if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       reply.json(200, '{"status":"ok"}');
+      return;
+    }
+    if (pathname === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      answerReadiness(options, reply);
       return;
     }
     const header: HeaderLookup = (name) => {
@@ -139,6 +149,19 @@ function afterAuth(
       else refuse(reply, 400, 'Invalid request body');
       if (err instanceof BodyTooLargeError || err instanceof BodyBudgetError) req.destroy();
     },
+  );
+}
+
+/** `/readyz`: 200 when ready, 503 with the reason otherwise (a failing check counts as not ready). */
+function answerReadiness(options: HttpEdgeOptions, reply: HttpReply): void {
+  const check = options.readiness?.() ?? Promise.resolve(undefined);
+  check.then(
+    (reason) =>
+      reason === undefined
+        ? reply.json(200, '{"status":"ready"}')
+        : reply.json(503, JSON.stringify({ status: 'not ready', reason }), { 'retry-after': '1' }),
+    // The check's own failure stays in the process: a probe learns only that it is not ready.
+    () => reply.json(503, '{"status":"not ready","reason":"check failed"}'),
   );
 }
 
