@@ -80,15 +80,35 @@ export async function listen(
   return { resultType: 'complete', _meta: meta };
 }
 
-function untilAborted(a: AbortSignal, b: AbortSignal): Promise<void> {
-  if (a.aborted || b.aborted) return Promise.resolve();
+/**
+ * Waits for the request's signal or the server's shutdown. The shutdown signal lives as long as the server and is
+ * shared by every open listen: it gets one listener, fanned out (onShutdown), not one per listen.
+ */
+function untilAborted(request: AbortSignal, shutdown: AbortSignal): Promise<void> {
+  if (request.aborted || shutdown.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
-      a.removeEventListener('abort', done);
-      b.removeEventListener('abort', done);
+      request.removeEventListener('abort', done);
+      forget();
       resolve();
     };
-    a.addEventListener('abort', done, { once: true });
-    b.addEventListener('abort', done, { once: true });
+    const forget = onShutdown(shutdown, done);
+    request.addEventListener('abort', done, { once: true });
   });
+}
+
+const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `fn` when the long-lived `signal` aborts, through one listener per signal; returns the way to stop waiting. */
+function onShutdown(signal: AbortSignal, fn: () => void): () => void {
+  let waiters = fanOuts.get(signal);
+  if (waiters === undefined) {
+    const all = new Set<() => void>();
+    signal.addEventListener('abort', () => [...all].forEach((w) => w()), { once: true });
+    fanOuts.set(signal, all);
+    waiters = all;
+  }
+  const set = waiters;
+  set.add(fn);
+  return () => void set.delete(fn);
 }
