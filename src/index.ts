@@ -71,7 +71,7 @@ export type {
   ListenHttpOptions,
 } from './transport/http/node-server.js';
 export { LOOPBACK_HOSTS } from './transport/http/origin-check.js';
-export type { OriginPolicy } from './transport/http/origin-check.js';
+export type { OriginPolicy, OriginRefusal } from './transport/http/origin-check.js';
 export { serveStdio } from './transport/stdio/stdio.js';
 export type { StdioOptions } from './transport/stdio/stdio.js';
 export { createAnonymousAuthenticator } from './auth/authenticator.js';
