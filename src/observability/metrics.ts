@@ -1,7 +1,8 @@
 // Prometheus metrics (prom-client): tasks by status, creations, completions, run durations, lease takeovers,
 // runnable backlog, input waits, HTTP requests by method and code, open subscriptions.
 import { SERVED_METHODS } from '../wire/methods.js';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { VERSION } from '../version.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditEvent } from '../protocol/audit.js';
 import type { TaskObserver } from '../tasks/observer.js';
@@ -171,6 +172,14 @@ export function createMetrics(
   options: MetricsOptions = {},
 ): Metrics {
   const registry = new Registry();
+  // The process (memory, CPU, event-loop lag, handles) and the version each replica runs.
+  collectDefaultMetrics({ register: registry, prefix: P });
+  new Gauge({
+    name: `${P}build_info`,
+    help: 'Always 1; the version label says which release this process runs',
+    labelNames: ['version'],
+    registers: [registry],
+  }).set({ version: VERSION }, 1);
   const gauges = storeGauges(registry);
   const tasks = taskInstruments(registry);
   const http = httpInstruments(registry);

@@ -1,12 +1,13 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { legacyConnect, legacyInitialize } from '../support/legacy-client.js';
 import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
+import { VERSION } from '../../src/version.js';
 
 const dirs: string[] = [];
 const procs: ServeProcess[] = [];
@@ -52,6 +53,22 @@ describe('durable-mcp serve', () => {
     });
     expect(existsSync(join(dir, 'tasks.db'))).toBe(true);
     expect(p.stderr()).toMatch(/anonymous development mode/);
+    // Its log names the release and the store, and every line names the replica that wrote it.
+    const lines = p
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.msg === 'serving')).toMatchObject({
+      version: VERSION,
+      store: `SQLite ${join(dir, 'tasks.db')}`,
+    });
+    expect(lines.every((l) => l.instance === `${hostname()}:${p.child.pid}`)).toBe(true);
+    // And its metrics, the process and the version.
+    const metrics = await (await fetch(`${p.origin}/metrics`)).text();
+    expect(metrics).toContain(`durable_mcp_build_info{version="${VERSION}"} 1`);
+    expect(metrics).toMatch(/^durable_mcp_process_resident_memory_bytes \d+/m);
+    expect(metrics).toMatch(/^durable_mcp_nodejs_eventloop_lag_p99_seconds /m);
   });
 
   it('in JWT mode, serves the protected resource metadata its 401 challenge points to (port 0 included)', async () => {

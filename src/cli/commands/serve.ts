@@ -16,6 +16,7 @@ import type { Backend } from '../../tasks/backend.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
+import { VERSION } from '../../version.js';
 import { loadToolSets } from '../tool-sets.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 
@@ -345,6 +346,8 @@ export async function serve(argv: string[]): Promise<void> {
   process.on('uncaughtException', (err) => logger.error({ err }, 'uncaught error; still serving'));
   process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled rejection; still serving'));
   announce(logger, auth, cipher);
+  // Which release, on which store (password hidden), with its schema migrated (or checked, with --no-migrate).
+  logger.info({ version: VERSION, store: backend.description }, 'serving');
 
   let stopping = false;
   const drainMs = intFlag(values['drain-ms'], 'drain-ms', 0);
