@@ -1,5 +1,6 @@
 // Opens the backend named by --store: a SQLite file path or a postgres:// URL, with the shared requestState secret
 // (DURABLE_MCP_STATE_SECRET, or the one stored in the backend).
+import { readFileSync } from 'node:fs';
 import { createPostgresBackend, redactUrl } from '../stores/postgres/backend.js';
 import { createSqliteBackend } from '../stores/sqlite/backend.js';
 import type { Backend } from '../tasks/backend.js';
@@ -20,6 +21,21 @@ export interface StoreFlags {
 }
 
 export const isPostgresUrl = (s: string): boolean => /^postgres(ql)?:\/\//i.test(s);
+
+/**
+ * The store a command names: `--store`, else `DURABLE_MCP_STORE`, else the first line of the file
+ * `DURABLE_MCP_STORE_FILE` names (a mounted secret): a URL with a password need not be on the command line, where
+ * `ps` shows it.
+ */
+export function storeFrom(flag: unknown, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (typeof flag === 'string') return flag;
+  if (env.DURABLE_MCP_STORE !== undefined && env.DURABLE_MCP_STORE !== '') return env.DURABLE_MCP_STORE;
+  const file = env.DURABLE_MCP_STORE_FILE;
+  if (file === undefined || file === '') return undefined;
+  const line = readFileSync(file, 'utf8').split('\n')[0]?.trim();
+  if (line === undefined || line === '') throw new Error(`DURABLE_MCP_STORE_FILE ${file} holds no store`);
+  return line;
+}
 
 export async function openBackend(flags: StoreFlags): Promise<Backend> {
   const shared = {

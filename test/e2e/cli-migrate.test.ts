@@ -4,7 +4,7 @@
 // which privilege is missing.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -60,6 +60,25 @@ describe('migrations apart, SQLite', () => {
     expect(after.status).toBe(0);
     expect(after.stdout.trim()).toBe(`${file}: up to date`);
     procs.push(await startServe(['--port', '0', '--store', file, '--no-migrate']));
+  });
+
+  it('takes the store from DURABLE_MCP_STORE, or from the file DURABLE_MCP_STORE_FILE names, instead of --store', () => {
+    const file = join(dir, 'from-env.db');
+    const run = (env: Record<string, string>) =>
+      spawnSync(process.execPath, [BIN, 'migrate', '--check'], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+    expect(run({ DURABLE_MCP_STORE: file }).stdout).toContain(`${file}: pending 1, 2`);
+    const secret = join(dir, 'store-url');
+    writeFileSync(secret, `${file}\n`);
+    expect(run({ DURABLE_MCP_STORE_FILE: secret }).stdout).toContain(`${file}: pending 1, 2`);
+    const none = spawnSync(process.execPath, [BIN, 'migrate'], {
+      encoding: 'utf8',
+      env: { ...process.env, DURABLE_MCP_STORE: '', DURABLE_MCP_STORE_FILE: '' },
+    });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('DURABLE_MCP_STORE');
   });
 });
 

@@ -5,9 +5,10 @@ import { pendingMigrations } from '../../stores/postgres/migrations.js';
 import { migratePostgres } from '../../stores/postgres/backend.js';
 import { DEFAULT_SCHEMA } from '../../stores/postgres/names.js';
 import { parseFlags, UsageError } from '../args.js';
-import { isPostgresUrl, redactUrl } from '../store-config.js';
+import { isPostgresUrl, redactUrl, storeFrom } from '../store-config.js';
 
 export const migrateUsage = `durable-mcp migrate --store PATH|postgres://… [--pg-schema NAME] [--check]
+  The store may come from DURABLE_MCP_STORE or the file DURABLE_MCP_STORE_FILE names instead of --store.
   Applies pending migrations (safe while other processes start or run) and prints the store, the schema and what
   it did. --check applies nothing: it lists what is pending and exits 1 if anything is (0 when up to date).`;
 
@@ -20,8 +21,9 @@ export async function migrate(argv: string[]): Promise<number> {
     'pg-schema': { type: 'string' },
     check: { type: 'boolean' },
   });
-  const target = values.store as string | undefined;
-  if (target === undefined) throw new UsageError('migrate needs --store');
+  const target = storeFrom(values.store);
+  if (target === undefined)
+    throw new UsageError('migrate needs --store (or DURABLE_MCP_STORE, or DURABLE_MCP_STORE_FILE)');
   const check = values.check === true;
   try {
     if (isPostgresUrl(target)) {

@@ -2,7 +2,8 @@
 export const serveUsage = `durable-mcp serve [flags]
   --host HOST            bind address (default 127.0.0.1)
   --port PORT            port (default 3000; 0 picks a free one)
-  --store PATH|URL       SQLite file (default ./data/tasks.db) or postgres://user@host:port/db for several replicas
+  --store PATH|URL       SQLite file (default ./data/tasks.db) or postgres://user@host:port/db for several replicas;
+                         or DURABLE_MCP_STORE, or the file DURABLE_MCP_STORE_FILE names (keeps a password out of ps)
   --pg-schema NAME       PostgreSQL schema (default durable_mcp)
   --pg-pool-size N       PostgreSQL connections per process (default 10)
   --pg-statement-timeout-ms N  PostgreSQL statement timeout (default 30000)

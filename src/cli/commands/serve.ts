@@ -1,5 +1,5 @@
 // `durable-mcp serve`: the HTTP (or stdio) server on the configured store and tool sets.
-import { openBackend } from '../store-config.js';
+import { storeFrom, openBackend } from '../store-config.js';
 import { createHttpHandler } from '../../http.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
@@ -120,7 +120,7 @@ function cipherFromFlags(values: Flags): { cipher: PayloadCipher | undefined; en
 }
 
 async function backendFromFlags(values: Flags, cipher: ReturnType<typeof cipherFromFlags>): Promise<Backend> {
-  const store = (values.store as string | undefined) ?? './data/tasks.db';
+  const store = storeFrom(values.store) ?? './data/tasks.db';
   const optionalInt = (name: string, fallback: number): number | undefined =>
     values[name] === undefined ? undefined : intFlag(values[name], name, fallback);
   try {

@@ -6,7 +6,7 @@ import { createPostgresTaskStore } from '../../stores/postgres/task-store.js';
 import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
 import { parseFlags, UsageError } from '../args.js';
 import { EXIT } from '../client-flags.js';
-import { isPostgresUrl } from '../store-config.js';
+import { storeFrom, isPostgresUrl } from '../store-config.js';
 
 export const INSPECT_FLAGS = {
   store: { type: 'string' },
@@ -58,7 +58,7 @@ export function describeInspection(t: TaskInspection): string {
 }
 
 function openForInspection(values: Record<string, unknown>): TaskStore {
-  const target = values.store as string | undefined;
+  const target = storeFrom(values.store);
   if (target === undefined)
     throw new UsageError('task inspect needs --store (the server’s SQLite file or PostgreSQL URL)');
   const keySpec = (values['encryption-key'] as string | undefined) ?? process.env.DURABLE_MCP_ENCRYPTION_KEY;
