@@ -1,16 +1,13 @@
 // Which revision a message on the shared endpoint speaks: the 2025-11-25 stateful wire or 2026-07-28.
-import type { HeaderLookup } from '../wire/headers.js';
+import { notModernVersionHeader, type HeaderLookup } from '../wire/headers.js';
 import { isJsonObject, type ParseOutcome } from '../wire/jsonrpc.js';
-import { META_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
+import { META_PROTOCOL_VERSION } from '../wire/meta-keys.js';
 
 export const SESSION_HEADER = 'mcp-session-id';
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 
-/** No modern marker in the headers: MCP-Protocol-Version, if any, is not a revision the modern core serves. */
-export const legacyVersionHeader = (header: HeaderLookup): boolean => {
-  const version = header('mcp-protocol-version');
-  return version === undefined || !SUPPORTED_PROTOCOL_VERSIONS.includes(version.trim());
-};
+/** No modern marker in the headers (the rule the HTTP edge also uses for the ids of its 401s). */
+export const legacyVersionHeader = notModernVersionHeader;
 
 /**
  * Whether a POST may belong to the legacy wire: it carries no modern marker (a 2026-07-28 `MCP-Protocol-Version`

@@ -1,7 +1,14 @@
 // Standard request headers of Streamable HTTP 2026-07-28: presence, sentinel decoding, body match.
+import { SUPPORTED_PROTOCOL_VERSIONS } from './meta-keys.js';
 import { headerMismatch, type ProtocolError } from './protocol-error.js';
 
 export type HeaderLookup = (lowerCaseName: string) => string | undefined;
+
+/** No 2026-07-28 marker in the headers: MCP-Protocol-Version, if any, is not a revision the modern core serves. */
+export const notModernVersionHeader = (header: HeaderLookup): boolean => {
+  const version = header('mcp-protocol-version')?.trim();
+  return version === undefined || !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+};
 export type DecodeOutcome = { ok: true; value: string } | { ok: false; reason: string };
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;

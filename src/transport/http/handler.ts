@@ -7,9 +7,8 @@ import type { AuditLog } from '../../protocol/audit.js';
 import type { AuthInfo } from '../../protocol/context.js';
 import type { McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
-import type { HeaderLookup } from '../../wire/headers.js';
+import { notModernVersionHeader, type HeaderLookup } from '../../wire/headers.js';
 import { errorResponse, parseMessage, requestIdOf, type RequestId } from '../../wire/jsonrpc.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../../wire/meta-keys.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { BodyBudgetError, BodyTooLargeError, readBody, type BodyBudget } from './body.js';
 import { answerRequest, HttpExchange } from './exchange.js';
@@ -169,15 +168,6 @@ function answerReadiness(options: HttpEdgeOptions, reply: HttpReply): void {
 const bounded = (text: string | undefined): string =>
   text === undefined ? '' : text.length > 100 ? `${text.slice(0, 100)}…` : text;
 
-/**
- * Whether the request is not marked 2026-07-28 (an earlier client, or one that did not say): its error bodies carry
- * `"id":null` when the id cannot be read, as JSON-RPC 2.0 clients need to parse them.
- */
-const olderClient = (header: HeaderLookup): boolean => {
-  const version = header('mcp-protocol-version')?.trim();
-  return version === undefined || !SUPPORTED_PROTOCOL_VERSIONS.includes(version);
-};
-
 /** Refused credentials: 401 with the request's id when a small body shows it, without buffering a large one. */
 function refuseUnauthenticated(
   edge: Edge,
@@ -196,7 +186,11 @@ function refuseUnauthenticated(
     if (close) headers.connection = 'close';
     reply.json(
       outcome.status,
-      errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message), olderClient(header)),
+      errorResponse(
+        id,
+        new ProtocolError(ErrorCode.InvalidRequest, outcome.message),
+        notModernVersionHeader(header),
+      ),
       headers,
     );
     if (close) reply.res.once('finish', () => req.destroy());
@@ -247,7 +241,11 @@ async function authenticate(
   });
   reply.json(
     outcome.status,
-    errorResponse(id, new ProtocolError(ErrorCode.InvalidRequest, outcome.message), olderClient(header)),
+    errorResponse(
+      id,
+      new ProtocolError(ErrorCode.InvalidRequest, outcome.message),
+      notModernVersionHeader(header),
+    ),
     {
       'www-authenticate': outcome.challenge,
     },
