@@ -199,6 +199,8 @@ async function runRequest(
       out.send(JSON.stringify({ jsonrpc: '2.0', id: rid, method, params })),
   };
   if (takesEvents(header)) {
+    // A long call (a synchronous tool, a tasks/result wait) sends keep-alives rather than hold a balancer silently.
+    out.limitSilence();
     call.resumable = {
       mark: (eventId) => {
         marked = true;

@@ -70,9 +70,14 @@ export class HttpExchange implements DispatchInput {
   }
 }
 
+/** Whether the client takes an event stream as the response (2026-07-28 clients must list it in Accept). */
+export const takesEvents = (header: HeaderLookup): boolean =>
+  /text\/event-stream|\*\/\*/i.test(header('accept') ?? '');
+
 /** Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end. */
 export async function answerRequest(server: McpServer, exchange: HttpExchange): Promise<void> {
   const { reply, request } = exchange;
+  if (takesEvents(exchange.header)) reply.limitSilence();
   let outcome;
   try {
     outcome = await server.dispatch(exchange);

@@ -1,6 +1,8 @@
 // One HTTP response of the MCP endpoint, for every wire: a JSON body (or none), or Server-Sent Events from the moment
 // something must go out before the final message (a notification, a server→client request, a GET stream), with
-// comment keep-alives. Reported once to the handler's `onResponse` when its status is known.
+// comment keep-alives. A response that would otherwise stay silent longer than the keep-alive interval (a long
+// synchronous call) turns into an event stream then, so that no balancer's read timeout cuts it. Reported once to the
+// handler's `onResponse` when its status is known.
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
@@ -16,6 +18,8 @@ const SSE_HEADERS = {
 export class HttpReply {
   private sse = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Armed by `limitSilence`: switches to SSE if nothing went out within the keep-alive interval. */
+  private silence: NodeJS.Timeout | undefined;
   /** What `onResponse` calls the request: the JSON-RPC method once known, the path before. */
   method: string;
 
@@ -34,9 +38,31 @@ export class HttpReply {
     return this.sse;
   }
 
-  /** A whole response: a JSON body, or no body. Does nothing once headers went out. */
+  /**
+   * No silent hold longer than the keep-alive interval: if no byte has gone out by then, the response becomes an
+   * event stream (with its keep-alives), which clients that accept `text/event-stream` must take as well as JSON.
+   */
+  limitSilence(): void {
+    if (this.keepAliveMs <= 0 || this.sse || this.silence !== undefined) return;
+    this.silence = setTimeout(() => {
+      this.silence = undefined;
+      if (!this.sse && this.open() && !this.res.headersSent) this.begin();
+    }, this.keepAliveMs);
+  }
+
+  /**
+   * A whole response: a JSON body, or no body. Once the response became an event stream (see `limitSilence`), the
+   * body goes out as its last event instead (its status is then the stream's 200); otherwise nothing happens once
+   * headers went out.
+   */
   json(status: number, body?: string, headers: Record<string, string> = {}): void {
     const res = this.res;
+    if (this.sse) {
+      if (body !== undefined) this.send(body);
+      this.end();
+      return;
+    }
+    this.quiet();
     if (res.headersSent) return;
     if (body === undefined) res.writeHead(status, headers).end();
     else {
@@ -96,8 +122,15 @@ export class HttpReply {
 
   /** Stops the keep-alives (the stream is left to whoever closes it). */
   stop(): void {
+    this.quiet();
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  private quiet(): void {
+    if (this.silence === undefined) return;
+    clearTimeout(this.silence);
+    this.silence = undefined;
   }
 
   private open(): boolean {
@@ -105,6 +138,7 @@ export class HttpReply {
   }
 
   private begin(): void {
+    this.quiet();
     this.sse = true;
     const res = this.res;
     res.writeHead(200, SSE_HEADERS);
