@@ -1,6 +1,7 @@
 // A task created by tools/call: follow it to the end (push with polling fallback), answer its input, cancel it.
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { InputRequiredError } from './errors.js';
+import { delay } from './wait.js';
 
 export type TaskOutcome =
   | { status: 'completed'; result: JsonObject; task: JsonObject }
@@ -34,14 +35,6 @@ export interface FollowOptions {
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
 
 export class TaskHandle {
   private readonly answered = new Set<string>();
@@ -72,7 +65,10 @@ export class TaskHandle {
     let failure: unknown;
     let chain = Promise.resolve();
     const stop = new AbortController();
-    options.signal?.addEventListener('abort', () => stop.abort(options.signal?.reason));
+    // One listener on the caller's signal for the whole follow, removed when it ends: waits listen to `stop`.
+    const forward = (): void => stop.abort(options.signal?.reason);
+    if (options.signal?.aborted === true) forward();
+    else options.signal?.addEventListener('abort', forward, { once: true });
 
     const handle = async (task: JsonObject): Promise<void> => {
       if (outcome !== undefined || failure !== undefined) return;
@@ -103,11 +99,15 @@ export class TaskHandle {
         });
     };
 
-    if (options.poll !== true) await this.push(enqueue, stop.signal);
-    await chain;
-    while (outcome === undefined && failure === undefined && !stop.signal.aborted) {
-      await this.pollOnce(enqueue, stop.signal);
+    try {
+      if (options.poll !== true) await this.push(enqueue, stop.signal);
       await chain;
+      while (outcome === undefined && failure === undefined && !stop.signal.aborted) {
+        await this.pollOnce(enqueue, stop.signal);
+        await chain;
+      }
+    } finally {
+      options.signal?.removeEventListener('abort', forward);
     }
     if (failure !== undefined) throw failure;
     if (outcome === undefined) throw options.signal?.reason ?? new Error('stopped following the task');
@@ -118,7 +118,7 @@ export class TaskHandle {
   private async push(enqueue: (task: JsonObject) => void, signal: AbortSignal): Promise<void> {
     const listen = new AbortController();
     const stop = (): void => listen.abort();
-    signal.addEventListener('abort', stop);
+    signal.addEventListener('abort', stop, { once: true });
     try {
       await this.client.request(
         'subscriptions/listen',
@@ -160,7 +160,7 @@ export class TaskHandle {
     const base =
       typeof task.pollIntervalMs === 'number' && task.pollIntervalMs > 0 ? task.pollIntervalMs : 1_000;
     const wait = Math.min(base * 2 ** Math.min(this.unchanged, 4), Math.max(base, 30_000));
-    await sleep(wait * (0.9 + Math.random() * 0.2), signal);
+    await delay(wait * (0.9 + Math.random() * 0.2), signal);
   }
 }
 
