@@ -4,7 +4,7 @@ import { isJsonObject } from '../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY } from '../wire/meta-keys.js';
 import type { CoreMethod, TaskMethod } from '../wire/methods.js';
 import type { OutgoingRequest } from './transport.js';
-import { delay } from './wait.js';
+import { backoffMs, delay } from './wait.js';
 
 /**
  * When the HTTP transport sends a request again: after HTTP 502 or 503 (a balancer with no ready replica, a server
@@ -106,8 +106,7 @@ export function retryDelayMs(
   random: () => number = Math.random,
 ): number {
   if (retryAfter !== undefined) return Math.min(retryAfter, policy.maxDelayMs);
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
-  return ceiling / 2 + (random() * ceiling) / 2;
+  return backoffMs(retry - 1, policy.baseDelayMs, policy.maxDelayMs, random);
 }
 
 /**
