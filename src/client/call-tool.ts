@@ -8,6 +8,7 @@ import { newIdempotencyKey } from './idempotency-key.js';
 import type { Journal } from './journal.js';
 import type { Request, RequestOptions } from './request.js';
 import { TaskHandle, type InputHandler, type TaskClient } from './task-handle.js';
+import { delay } from './wait.js';
 
 /** Options of one tools/call. */
 export interface CallOptions extends RequestOptions {
@@ -44,15 +45,24 @@ export interface ToolCallDeps {
 const answerLost = (err: unknown, signal: AbortSignal | undefined): boolean =>
   !(err instanceof ProtocolError) && signal?.aborted !== true;
 
-/** Sends a tools/call, again after a lost answer (same body, so the same idempotency key). */
-async function sendCall(deps: ToolCallDeps, params: JsonObject, opts: RequestOptions): Promise<JsonObject> {
-  const retries = deps.settings.callRetries ?? 2;
+/**
+ * Sends a tools/call, again after a lost answer when it carries an idempotency key (same body, so the same key); a
+ * call without one may have run, so it is never sent twice.
+ */
+async function sendCall(
+  deps: ToolCallDeps,
+  params: JsonObject,
+  opts: RequestOptions,
+  keyed: boolean,
+): Promise<JsonObject> {
+  const retries = keyed ? (deps.settings.callRetries ?? 2) : 0;
   for (let attempt = 0; ; attempt++) {
     try {
       return await deps.request('tools/call', params, opts);
     } catch (err) {
       if (attempt >= retries || !answerLost(err, opts.signal)) throw err;
-      await new Promise((r) => setTimeout(r, (deps.settings.callRetryDelayMs ?? 250) * 2 ** attempt));
+      await delay((deps.settings.callRetryDelayMs ?? 250) * 2 ** attempt, opts.signal);
+      opts.signal?.throwIfAborted();
     }
   }
 }
@@ -129,12 +139,15 @@ export async function callTool(
   let lost = false;
   try {
     for (let round = 0; round < (settings.maxRounds ?? 16); round++) {
-      const result = await sendCall(deps, { name, arguments: args, ...extra }, callOpts).catch(
-        (err: unknown) => {
-          lost = answerLost(err, opts.signal);
-          throw err;
-        },
-      );
+      const result = await sendCall(
+        deps,
+        { name, arguments: args, ...extra },
+        callOpts,
+        key !== undefined,
+      ).catch((err: unknown) => {
+        lost = answerLost(err, opts.signal);
+        throw err;
+      });
       const type = result.resultType ?? 'complete';
       if (type === 'complete') {
         settle();

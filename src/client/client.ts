@@ -10,6 +10,7 @@ import { InputRequiredError } from './errors.js';
 import { createHttpTransport } from './http-transport.js';
 import type { Journal, PendingCall } from './journal.js';
 import { createRequester, type Request, type RequestOptions } from './request.js';
+import type { RetryOptions } from './retry.js';
 import { TaskHandle, type InputHandler } from './task-handle.js';
 import type { ClientTransport } from './transport.js';
 
@@ -33,14 +34,22 @@ export interface CreateClientOptions {
   /** Most MRTR rounds for one call before giving up (default 16). */
   maxRounds?: number;
   /**
-   * How many times a tools/call whose answer was lost (the connection failed, or a proxy answered instead of the
-   * server) is sent again, with the same idempotency key, before the error is thrown (default 2). A task is never
+   * How many times a tools/call with an idempotency key whose answer was lost (the connection failed, or a proxy
+   * answered instead of the server) is sent again, with the same key, before the error is thrown (default 2). A call
+   * without a key (the tasks extension off and no `idempotencyKey` given) is never sent twice. A task is never
    * created twice this way. A tool that runs without a task may run again when its first round is repeated; a later
    * round (one that carries a `requestState`) is refused as already used (-32602) rather than acted on twice.
    */
   callRetries?: number;
   /** Wait before the first such retry, doubled for each next one (default 250 ms). */
   callRetryDelayMs?: number;
+  /**
+   * Over the HTTP transport made from `url`: requests safe to repeat (reads, task methods, listen openings, calls with
+   * an idempotency key) are sent again after HTTP 502/503 or a connection refused or reset before any response, as
+   * during a rolling restart behind a balancer (default: on, see {@link RetryOptions}); `false` turns this off. A
+   * given `transport` follows its own settings.
+   */
+  retry?: RetryOptions | false;
 }
 
 export interface McpClient {
@@ -119,6 +128,7 @@ export function createClient(options: CreateClientOptions): McpClient {
       url: options.url as string,
       token: options.token,
       fetch: options.fetch,
+      retry: options.retry,
       headers: (req) => mirrorParams(paramHeaders, req.method, req.params),
     });
   const server = options.url ?? transport.description;

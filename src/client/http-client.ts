@@ -12,6 +12,7 @@ import {
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import { createHttpTransport } from './http-transport.js';
+import type { RetryOptions } from './retry.js';
 
 export interface ClientOptions {
   url: string;
@@ -20,6 +21,8 @@ export interface ClientOptions {
   capabilities?: JsonObject;
   protocolVersion?: string;
   fetch?: typeof fetch;
+  /** Requests safe to repeat sent again after HTTP 502/503 or a refused or reset connection (see RetryOptions). */
+  retry?: RetryOptions | false;
 }
 
 export interface RpcReply {
@@ -40,7 +43,12 @@ export interface McpHttpClient {
 }
 
 export function createHttpClient(options: ClientOptions): McpHttpClient {
-  const transport = createHttpTransport({ url: options.url, token: options.token, fetch: options.fetch });
+  const transport = createHttpTransport({
+    url: options.url,
+    token: options.token,
+    fetch: options.fetch,
+    retry: options.retry,
+  });
   const version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
   let nextId = 1;
 

@@ -7,6 +7,7 @@ export { newIdempotencyKey } from './idempotency-key.js';
 export type { TaskOutcome, InputHandler, FollowOptions, TaskClient } from './task-handle.js';
 export { createHttpTransport } from './http-transport.js';
 export type { HttpTransportOptions } from './http-transport.js';
+export type { RetryOptions } from './retry.js';
 export { createStdioTransport } from './stdio-transport.js';
 export type { ClientTransport, OutgoingRequest, SendOptions, TransportReply } from './transport.js';
 export type { Journal, JournalEntry, PendingCall } from './journal.js';

@@ -68,19 +68,33 @@ export function createStdioTransport(
       const c = start();
       return new Promise((resolve, reject) => {
         const meta = isJsonObject(request.params._meta) ? request.params._meta : {};
-        pending.set(request.id, {
-          resolve,
-          reject,
-          onNotification: opts.onNotification,
-          progressToken: meta.progressToken,
-        });
-        opts.signal?.addEventListener('abort', () => {
+        const { signal } = opts;
+        if (signal?.aborted === true) {
+          reject(signal.reason);
+          return;
+        }
+        const onAbort = (): void => {
           if (!pending.delete(request.id)) return;
           c.stdin.write(
             `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: request.id } })}\n`,
           );
-          reject(opts.signal?.reason ?? new Error('aborted'));
+          reject(signal?.reason ?? new Error('aborted'));
+        };
+        // The abort listener goes when the request settles: a signal shared by many requests keeps none of them.
+        const settled = (): void => signal?.removeEventListener('abort', onAbort);
+        pending.set(request.id, {
+          resolve: (reply) => {
+            settled();
+            resolve(reply);
+          },
+          reject: (err) => {
+            settled();
+            reject(err);
+          },
+          onNotification: opts.onNotification,
+          progressToken: meta.progressToken,
         });
+        signal?.addEventListener('abort', onAbort, { once: true });
         c.stdin.write(
           `${JSON.stringify({ jsonrpc: '2.0', id: request.id, method: request.method, params: request.params })}\n`,
         );
