@@ -41,7 +41,8 @@ export async function openBackend(flags: StoreFlags): Promise<Backend> {
   const shared = {
     cipher: flags.cipher,
     encrypt: flags.encrypt,
-    stateSecret: process.env.DURABLE_MCP_STATE_SECRET,
+    // Empty counts as unset: an empty secret would seal nothing.
+    stateSecret: process.env.DURABLE_MCP_STATE_SECRET || undefined,
     migrate: flags.migrate,
   };
   if (!isPostgresUrl(flags.store)) return createSqliteBackend({ path: flags.store, ...shared });

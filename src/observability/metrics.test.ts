@@ -42,7 +42,7 @@ async function serveMetrics(options: MetricsOptions) {
     }
     return series;
   };
-  return { store, reads, clock, scrape };
+  return { store, reads, clock, scrape, url: `http://127.0.0.1:${port}/metrics` };
 }
 
 const gauges = (g: { working: number; input: number; completed: number; backlog: number }) => ({
@@ -96,5 +96,23 @@ describe('metrics: task gauges', () => {
     clock.now = T0 + 1_000;
     expect(await scrape()).toEqual(gauges({ working: 1, input: 0, completed: 0, backlog: 1 }));
     expect(reads).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('metrics: bearer token', () => {
+  it('answers 401 without the token (or with another), 200 with it', async () => {
+    const { url } = await serveMetrics({ token: 'scrape-token-0123456789' });
+    const bare = await fetch(url);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect((await fetch(url, { headers: { authorization: 'Bearer scrape-token-012345678' } })).status).toBe(
+      401,
+    );
+    expect((await fetch(url, { headers: { authorization: 'Basic scrape-token-0123456789' } })).status).toBe(
+      401,
+    );
+    const ok = await fetch(url, { headers: { authorization: 'Bearer scrape-token-0123456789' } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('durable_mcp_build_info');
   });
 });

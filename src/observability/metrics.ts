@@ -2,6 +2,7 @@
 // runnable backlog, input waits, HTTP requests by method and code, open subscriptions.
 import { SERVED_METHODS } from '../wire/methods.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { VERSION } from '../version.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditEvent } from '../protocol/audit.js';
@@ -25,6 +26,8 @@ export interface MetricsOptions {
    * Scrapes in between show the last counts read; concurrent scrapes share one read.
    */
   statsIntervalMs?: number;
+  /** When set, GET /metrics answers only requests with `Authorization: Bearer <token>` (others get 401). */
+  token?: string;
 }
 
 export const DEFAULT_STATS_INTERVAL_MS = 5_000;
@@ -146,6 +149,18 @@ function statsCollector(
   };
 }
 
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** Whether a request carries the bearer token: compared in constant time (digests of equal length). */
+function bearerCheck(token: string | undefined): (req: IncomingMessage) => boolean {
+  if (token === undefined) return () => true;
+  const expected = digest(token);
+  return (req) => {
+    const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    return timingSafeEqual(digest(match?.[1] ?? ''), expected) && match !== null;
+  };
+}
+
 /** Counts an HTTP response under its method (or "other") and status code. */
 function httpRecorder(instruments: ReturnType<typeof httpInstruments>): Metrics['httpResponse'] {
   const children = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
@@ -184,6 +199,7 @@ export function createMetrics(
   const tasks = taskInstruments(registry);
   const http = httpInstruments(registry);
   const collect = statsCollector(store, gauges, options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS, now);
+  const allowed = bearerCheck(options.token);
 
   return {
     registry,
@@ -220,6 +236,12 @@ export function createMetrics(
     },
     route(req, res) {
       if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return false;
+      if (!allowed(req)) {
+        res
+          .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' })
+          .end('metrics need a bearer token\n');
+        return true;
+      }
       collect()
         .then(() => registry.metrics())
         .then(

@@ -17,6 +17,10 @@ export interface Backend {
   readonly stateSecret: string;
   /** Where the data lives, for logs (passwords hidden). */
   readonly description: string;
+  /** The PostgreSQL schema holding the tables (none for SQLite), for logs. */
+  readonly schema?: string;
+  /** The highest migration the store had applied once opened (its own schema version), for logs. */
+  readonly migration?: number;
   /** Closes the tasks and sessions stores. */
   close(): Promise<void>;
 }

@@ -28,7 +28,15 @@ export const TASK_INTERNAL_ERROR: TaskError = {
 /** The store could not be reached or refused the write (busy, disk full, connection lost). */
 export class StoreUnavailableError extends Error {
   readonly wireCode = TaskErrorCode.InternalError;
-  constructor(readonly reason: string) {
+  /**
+   * @param unreachable True when the store did not answer, or answered only that it cannot serve yet (connection
+   *   refused or cut, a timeout, a failed name lookup, a server starting up or out of connections): the same call
+   *   may succeed later unchanged. False when it refused (login, privileges, schema) or the cause is unknown.
+   */
+  constructor(
+    readonly reason: string,
+    readonly unreachable = false,
+  ) {
     super(`Task store unavailable: ${reason}`);
     this.name = 'StoreUnavailableError';
   }

@@ -7,6 +7,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { legacyConnect, legacyInitialize } from '../support/legacy-client.js';
 import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
+import { migrations as sqliteMigrations } from '../../src/stores/sqlite/migrations/index.js';
 import { VERSION } from '../../src/version.js';
 
 const dirs: string[] = [];
@@ -59,9 +60,11 @@ describe('durable-mcp serve', () => {
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // And the migration the store is at (its schema version).
     expect(lines.find((l) => l.msg === 'serving')).toMatchObject({
       version: VERSION,
       store: `SQLite ${join(dir, 'tasks.db')}`,
+      migration: Math.max(...sqliteMigrations.map((m) => m.version)),
     });
     expect(lines.every((l) => l.instance === `${hostname()}:${p.child.pid}`)).toBe(true);
     // And its metrics, the process and the version.

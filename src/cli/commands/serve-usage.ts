@@ -4,6 +4,10 @@ export const serveUsage = `durable-mcp serve [flags]
   --port PORT            port (default 3000; 0 picks a free one)
   --store PATH|URL       SQLite file (default ./data/tasks.db) or postgres://user@host:port/db for several replicas;
                          or DURABLE_MCP_STORE, or the file DURABLE_MCP_STORE_FILE names (keeps a password out of ps)
+                         A PostgreSQL store that does not answer at start (connection refused or timed out, name
+                         not found, server starting) is tried again with back-off (0.5 s doubling to 15 s) while the
+                         port answers /healthz 200, /readyz and every other request 503; one that refuses (login,
+                         privileges, missing migrations with --no-migrate) ends the process
   --pg-schema NAME       PostgreSQL schema (default durable_mcp)
   --pg-pool-size N       PostgreSQL connections per process (default 10)
   --pg-statement-timeout-ms N  PostgreSQL statement timeout (default 30000)
@@ -19,8 +23,11 @@ export const serveUsage = `durable-mcp serve [flags]
                          client to resume it (default 60000; at least 100)
   --max-connections N    open connections at most (default 1024)
   --max-listens N        open subscriptions/listen streams per principal; more get 429 (default 100)
+  --max-body-mb N        largest request body; larger get 413 (default 4, at least 1)
   --max-buffered-mb N    request bodies read at once hold at most N MiB together; more get 503 (default 64)
   --request-timeout-ms N time to receive a whole request; slower uploads get 408 (default 30000)
+  --http-keep-alive-timeout-ms N  how long an idle HTTP connection stays open (default 65000: above the 60 s idle
+                         time of nginx and most balancers, so that they close it first)
   --drain-ms N           on SIGTERM/SIGINT, /readyz turns 503 at once and the server keeps serving this long before
                          it stops accepting (default 0; behind a balancer, longer than its health-check interval)
   --shutdown-grace-ms N  then in-flight requests and task runs get this long before they are cut or handed back
@@ -57,6 +64,11 @@ Protection of stored data and limits:
 Observability:
   --log-level LEVEL      trace|debug|info|warn|error (default info); JSON lines on stderr (pino)
   --no-metrics           do not serve Prometheus metrics at GET /metrics
+  --metrics-port PORT    serve /metrics (and /healthz, /readyz) on this port instead of the MCP port, which then
+                         answers 404 for /metrics (0 picks a free one, printed as "metrics on URL")
+  --metrics-host HOST    bind address of --metrics-port (default: --host)
+  --metrics-token T      /metrics needs Authorization: Bearer T, else 401 (or DURABLE_MCP_METRICS_TOKEN; at least
+                         16 characters)
   --metrics-stats-interval-ms N  read the task counts (by status, backlog) from the store at most once per N ms;
                          scrapes in between show the last counts (default 5000; 0 reads on every scrape)
   --otel                 emit OpenTelemetry spans (register an SDK, e.g. node --import your-otel-setup.js)

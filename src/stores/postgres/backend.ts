@@ -13,7 +13,7 @@ import {
 } from '../../tasks/backend.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import { deleteMeta, getOrCreateMeta, readMeta } from './meta.js';
-import { migrate, pendingMigrations } from './migrations.js';
+import { appliedMigrations, migrate, postgresMigrations } from './migrations.js';
 import { DEFAULT_SCHEMA } from './names.js';
 import { createPostgresTaskStore } from './task-store.js';
 
@@ -53,9 +53,7 @@ async function storedSecret(
   pool: pg.Pool,
   schema: string,
   cipher: PayloadCipher | undefined,
-  migrateFirst: boolean | undefined,
 ): Promise<string> {
-  if (migrateFirst !== false) await migrate(pool, schema);
   if (cipher === undefined) return getOrCreateMeta(pool, schema, STATE_SECRET_KEY, freshSecret, false);
   const plain = await readMeta(pool, schema, STATE_SECRET_KEY);
   const sealed = await getOrCreateMeta(
@@ -69,17 +67,26 @@ async function storedSecret(
   return cipher.open(sealed, SECRET_AT);
 }
 
-/** Without migrations on open, a schema this release cannot use is refused at once, saying what to run. */
-async function refuseOutOfDate(pool: pg.Pool, schema: string): Promise<void> {
-  const pending = await pendingMigrations(pool, schema);
+/**
+ * Migrates the schema (or, without migrations on open, refuses at once a schema this release cannot use, saying
+ * what to run); returns the highest migration applied.
+ */
+async function schemaLevel(pool: pg.Pool, schema: string, migrateNow: boolean): Promise<number> {
+  if (migrateNow) await migrate(pool, schema);
+  const applied = await appliedMigrations(pool, schema);
+  const pending = postgresMigrations.map((m) => m.version).filter((v) => !applied.includes(v));
   if (pending.length > 0)
     throw new Error(
       `schema "${schema}" lacks migrations ${pending.join(', ')} this release needs: run ` +
         '`durable-mcp migrate` first (or start without --no-migrate)',
     );
+  return Math.max(0, ...applied);
 }
 
-/** Opens the backend and reads (or creates) the shared secret, so a backend that cannot be reached fails here. */
+/**
+ * Opens the backend: migrates (or checks) the schema and reads (or creates) the shared secret, so a backend that
+ * cannot be reached fails here, with a given secret too.
+ */
 export async function createPostgresBackend(options: PostgresBackendOptions = {}): Promise<Backend> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const cipher = backendCipher(options);
@@ -96,9 +103,10 @@ export async function createPostgresBackend(options: PostgresBackendOptions = {}
     encrypt: options.encrypt,
   });
   let stateSecret: string;
+  let migration: number;
   try {
-    if (options.migrate === false) await refuseOutOfDate(tasks.pool, schema);
-    stateSecret = options.stateSecret ?? (await storedSecret(tasks.pool, schema, cipher, options.migrate));
+    migration = await schemaLevel(tasks.pool, schema, options.migrate !== false);
+    stateSecret = options.stateSecret ?? (await storedSecret(tasks.pool, schema, cipher));
   } catch (err) {
     await tasks.close();
     throw err;
@@ -112,6 +120,8 @@ export async function createPostgresBackend(options: PostgresBackendOptions = {}
     sessions: tasks.sessions,
     stateSecret,
     description: `${where} schema ${schema}`,
+    schema,
+    migration,
     close: () => tasks.close(),
   };
 }

@@ -34,6 +34,30 @@ describe('PostgreSQL error translation', () => {
     );
   });
 
+  it('tells a server that does not answer (or cannot serve yet) from one that refuses', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const lookup = Object.assign(new Error('getaddrinfo ENOTFOUND db'), { code: 'ENOTFOUND' });
+    for (const err of [
+      refused,
+      lookup,
+      new Error('Connection terminated due to connection timeout'),
+      new Error('Connection terminated unexpectedly'),
+      serverError('57P03', 'the database system is starting up'),
+      serverError('53300', 'sorry, too many clients already'),
+      serverError('08006'),
+    ])
+      expect(translate(err).unreachable).toBe(true);
+    for (const err of [
+      serverError('28P01', 'password authentication failed for user "x"'),
+      serverError('3D000', 'database "none" does not exist'),
+      serverError('42501', 'permission denied for schema x'),
+      serverError('42P01', 'relation "x.tasks" does not exist'),
+      new Error('self-signed certificate'),
+    ])
+      expect(translate(err).unreachable).toBe(false);
+    expect(new StoreUnavailableError('store is closed').unreachable).toBe(false);
+  });
+
   it('keeps a StoreUnavailableError as it is, and tells data errors from the others', () => {
     const err = new StoreUnavailableError('store is closed');
     expect(translate(err)).toBe(err);

@@ -39,6 +39,13 @@ const SQLSTATE_CLASS_REASONS: Record<string, string> = {
 
 const SETUP_CLASSES = new Set(['28', '3D', '42']);
 
+/**
+ * Answers that mean the server cannot serve yet, not that it refuses: starting up, shutting down, crashed, out of
+ * connections or resources, a connection failure, a statement that timed out. Calls may succeed later unchanged.
+ */
+const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '57014']);
+const UNREACHABLE_CLASSES = new Set(['08', '53']);
+
 interface ErrorFields {
   code?: unknown;
   message?: unknown;
@@ -57,7 +64,8 @@ export function sqlState(err: unknown): string | undefined {
     : undefined;
 }
 
-function reasonOf(err: unknown): string {
+/** Why the driver failed, and whether the server did not answer (or could not serve yet) rather than refused. */
+function reasonOf(err: unknown): { reason: string; unreachable: boolean } {
   const e = (err ?? {}) as ErrorFields;
   const state = sqlState(err);
   if (state !== undefined) {
@@ -65,7 +73,8 @@ function reasonOf(err: unknown): string {
     // Set-up problems (schema, privileges, login) are fixed by reading the server's words; these carry no data.
     const detail =
       SETUP_CLASSES.has(state.slice(0, 2)) && typeof e.message === 'string' ? `: ${e.message}` : '';
-    return `${reason} (SQLSTATE ${state})${detail}`;
+    const unreachable = UNREACHABLE_STATES.has(state) || UNREACHABLE_CLASSES.has(state.slice(0, 2));
+    return { reason: `${reason} (SQLSTATE ${state})${detail}`, unreachable };
   }
   // Node reports a failed dual-stack connect as an AggregateError of the attempts.
   const first = Array.isArray(e.errors) ? (e.errors[0] as ErrorFields | undefined) : undefined;
@@ -73,18 +82,20 @@ function reasonOf(err: unknown): string {
   if (typeof code === 'string' && NETWORK_REASONS[code] !== undefined) {
     const at = first ?? e;
     const where = typeof at.address === 'string' ? ` (${at.address}:${String(at.port)})` : '';
-    return `${NETWORK_REASONS[code]}${where}`;
+    return { reason: `${NETWORK_REASONS[code]}${where}`, unreachable: true };
   }
   const message = typeof e.message === 'string' ? e.message : '';
-  if (/timeout/i.test(message)) return 'connection or query timed out';
-  if (/terminated|ended|closed|not queryable/i.test(message)) return 'connection lost';
-  return typeof code === 'string' ? code : 'database error';
+  if (/timeout/i.test(message)) return { reason: 'connection or query timed out', unreachable: true };
+  if (/terminated|ended|closed|not queryable/i.test(message))
+    return { reason: 'connection lost', unreachable: true };
+  return { reason: typeof code === 'string' ? code : 'database error', unreachable: false };
 }
 
 /** Maps anything thrown by the driver to StoreUnavailableError; our own domain errors pass through. */
 export function translate(err: unknown): StoreUnavailableError {
   if (err instanceof StoreUnavailableError) return err;
-  return new StoreUnavailableError(reasonOf(err));
+  const { reason, unreachable } = reasonOf(err);
+  return new StoreUnavailableError(reason, unreachable);
 }
 
 /** True for errors about the data of one statement (not the connection): worth retrying row by row. */

@@ -1,7 +1,17 @@
 // Server-wide values shared by every replica (e.g. the MRTR requestState secret), created once.
 import type pg from 'pg';
+import { translate } from './errors.js';
 import { migrate } from './migrations.js';
 import { schemaNames } from './names.js';
+
+/** One statement on the pool, its driver errors translated (they are read at open, where the reason is shown). */
+async function run<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<R[]> {
+  try {
+    return (await pool.query<R>(sql, params)).rows;
+  } catch (err) {
+    throw translate(err);
+  }
+}
 
 export async function getOrCreateMeta(
   pool: pg.Pool,
@@ -12,14 +22,14 @@ export async function getOrCreateMeta(
 ): Promise<string> {
   if (migrateFirst) await migrate(pool, schema);
   const { quoted } = schemaNames(schema);
-  await pool.query(
+  await run(
+    pool,
     `INSERT INTO ${quoted}.server_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`,
     [key, create()],
   );
-  const { rows } = await pool.query<{ value: string }>(
-    `SELECT value FROM ${quoted}.server_meta WHERE key = $1`,
-    [key],
-  );
+  const rows = await run<{ value: string }>(pool, `SELECT value FROM ${quoted}.server_meta WHERE key = $1`, [
+    key,
+  ]);
   const value = rows[0]?.value;
   if (value === undefined) throw new Error(`server_meta ${key} vanished`);
   return value;
@@ -32,15 +42,14 @@ export async function readMeta(
   key: string,
 ): Promise<string | undefined> {
   const { quoted } = schemaNames(schema);
-  const { rows } = await pool.query<{ value: string }>(
-    `SELECT value FROM ${quoted}.server_meta WHERE key = $1`,
-    [key],
-  );
+  const rows = await run<{ value: string }>(pool, `SELECT value FROM ${quoted}.server_meta WHERE key = $1`, [
+    key,
+  ]);
   return rows[0]?.value;
 }
 
 /** Forgets a server-wide value. */
 export async function deleteMeta(pool: pg.Pool, schema: string | undefined, key: string): Promise<void> {
   const { quoted } = schemaNames(schema);
-  await pool.query(`DELETE FROM ${quoted}.server_meta WHERE key = $1`, [key]);
+  await run(pool, `DELETE FROM ${quoted}.server_meta WHERE key = $1`, [key]);
 }

@@ -245,19 +245,25 @@ function privilegeError(err: unknown, schema: string): Error | undefined {
   );
 }
 
-/** The versions this release needs that the schema has not applied (all of them before the schema exists). */
-export async function pendingMigrations(pool: pg.Pool, schema?: string): Promise<number[]> {
+/** The versions the schema has applied, in order (none before the schema exists): one cheap read at open. */
+export async function appliedMigrations(pool: pg.Pool, schema?: string): Promise<number[]> {
   const { quoted: s } = schemaNames(schema);
-  const all = postgresMigrations.map((m) => m.version);
   try {
     const table = await pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
       `${s}.schema_migrations`,
     ]);
-    if (table.rows[0]?.t === null || table.rows[0] === undefined) return all;
-    const done = await pool.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`);
-    const applied = new Set(done.rows.map((r) => r.version));
-    return all.filter((v) => !applied.has(v));
+    if (table.rows[0]?.t === null || table.rows[0] === undefined) return [];
+    const done = await pool.query<{ version: number }>(
+      `SELECT version FROM ${s}.schema_migrations ORDER BY version`,
+    );
+    return done.rows.map((r) => r.version);
   } catch (err) {
     throw translate(err);
   }
+}
+
+/** The versions this release needs that the schema has not applied (all of them before the schema exists). */
+export async function pendingMigrations(pool: pg.Pool, schema?: string): Promise<number[]> {
+  const applied = new Set(await appliedMigrations(pool, schema));
+  return postgresMigrations.map((m) => m.version).filter((v) => !applied.has(v));
 }

@@ -12,6 +12,7 @@ import {
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import {
   pendingSqliteMigrations,
+  sqliteMigrationLevel,
   deleteMeta,
   getOrCreateMeta,
   readMeta,
@@ -66,6 +67,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
     sessions: tasks.sessions,
     stateSecret,
     description: `SQLite ${path}`,
+    migration: sqliteMigrationLevel(tasks.db),
     close: () => tasks.close(),
   };
 }

@@ -61,6 +61,12 @@ export function pendingSqliteMigrations(path: string): number[] {
   }
 }
 
+/** The highest migration an open database has applied (0 before any). */
+export function sqliteMigrationLevel(db: SqliteDatabase): number {
+  const level = db.prepare('SELECT max(version) FROM schema_migrations').pluck().get();
+  return typeof level === 'number' ? level : 0;
+}
+
 /** Runs `fn` again while it fails with SQLITE_BUSY, for up to `deadlineMs` (blocking: for start-up only). */
 export function retryWhileBusy<T>(fn: () => T, deadlineMs: number, now: () => number = Date.now): T {
   const end = now() + deadlineMs;

@@ -23,6 +23,12 @@ export interface ListenHttpOptions {
   maxConnections?: number;
   /** Time to receive a whole request, body included; a slower upload gets 408 (default 30 s). */
   requestTimeoutMs?: number;
+  /**
+   * How long an idle keep-alive connection stays open after a response (default 5 s, Node's). Behind a balancer or
+   * proxy that keeps upstream connections, set it above their idle timeout (nginx and most balancers: 60 s), so that
+   * the proxy closes first and never sends a request on a connection this server is closing.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 /** Builds the handler once the port is known. */
@@ -48,7 +54,10 @@ export async function listenHttp(
   const requestTimeout = limits.requestTimeoutMs ?? 30_000;
   const server = createServer(
     {
-      keepAliveTimeout: 5_000,
+      // Node (18+) counts its headers and request timeouts from a request's first byte, not from the end of the
+      // previous response, so an idle keep-alive connection may outlast both; Node requires headersTimeout (its
+      // default: the lesser of 60 s and requestTimeout) to stay at most requestTimeout.
+      keepAliveTimeout: limits.keepAliveTimeoutMs ?? 5_000,
       requestTimeout,
       // How often Node looks for requests past their time: often enough that the bound holds within a second.
       connectionsCheckingInterval: Math.min(1_000, Math.max(100, requestTimeout)),

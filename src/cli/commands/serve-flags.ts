@@ -1,0 +1,283 @@
+// The flags of `durable-mcp serve`, read and checked at once into settings: a usage error (exit 2) comes before
+// anything is opened, even when the store answers only minutes later.
+import type { StepDefaults } from '../../protocol/define.js';
+import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
+import { DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
+import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tasks/payload-cipher.js';
+import type { ListenHttpOptions } from '../../transport/http/node-server.js';
+import { intFlag, UsageError } from '../args.js';
+import type { AuthFlags } from '../auth-config.js';
+import { storeFrom, type StoreFlags } from '../store-config.js';
+
+export const SERVE_FLAGS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  store: { type: 'string' },
+  tools: { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'keep-alive-ms': { type: 'string' },
+  'http-keep-alive-timeout-ms': { type: 'string' },
+  'max-body-mb': { type: 'string' },
+  'no-legacy': { type: 'boolean' },
+  'no-migrate': { type: 'boolean' },
+  'drain-ms': { type: 'string' },
+  'shutdown-grace-ms': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'legacy-result-wait-ms': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'max-listens': { type: 'string' },
+  'max-buffered-mb': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
+  stdio: { type: 'boolean' },
+  concurrency: { type: 'string' },
+  'lease-ms': { type: 'string' },
+  'removed-tool-drain-ms': { type: 'string' },
+  'step-max-attempts': { type: 'string' },
+  'step-timeout-ms': { type: 'string' },
+  'fallback-budget-ms': { type: 'string' },
+  'fallback-required': { type: 'boolean' },
+  'fallback-tool-prefix': { type: 'string' },
+  'no-fallback': { type: 'boolean' },
+  auth: { type: 'string' },
+  'jwt-issuer': { type: 'string' },
+  'jwt-audience': { type: 'string' },
+  jwks: { type: 'string' },
+  'jwt-tenant-claims': { type: 'string' },
+  'jwt-principal-claim': { type: 'string' },
+  'resource-url': { type: 'string' },
+  'encryption-key': { type: 'string' },
+  encrypt: { type: 'string' },
+  'tasks-get-rate': { type: 'string' },
+  'max-active-tasks': { type: 'string' },
+  'max-stored-tasks': { type: 'string' },
+  'max-active-tasks-per-tenant': { type: 'string' },
+  'max-stored-tasks-per-tenant': { type: 'string' },
+  'no-audit': { type: 'boolean' },
+  'log-level': { type: 'string' },
+  'pg-schema': { type: 'string' },
+  'pg-pool-size': { type: 'string' },
+  'pg-statement-timeout-ms': { type: 'string' },
+  'pg-no-prepared-statements': { type: 'boolean' },
+  'no-metrics': { type: 'boolean' },
+  'metrics-stats-interval-ms': { type: 'string' },
+  'metrics-port': { type: 'string' },
+  'metrics-host': { type: 'string' },
+  'metrics-token': { type: 'string' },
+  otel: { type: 'boolean' },
+} as const;
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+/** What the runtime (server, tasks extension, worker) is built with once the store opens. */
+export interface RuntimeSettings {
+  steps: StepDefaults | undefined;
+  maxListensPerPrincipal: number;
+  tasksGetRate: number;
+  maxActiveTasksPerPrincipal: number;
+  maxStoredTasksPerPrincipal: number;
+  maxActiveTasksPerTenant: number;
+  maxStoredTasksPerTenant: number;
+  fallback: FallbackOptions | false;
+  worker: false | { concurrency: number; leaseMs: number; removedToolDrainMs: number };
+}
+
+/** What the HTTP endpoint and its node:http server are built with. */
+export interface HttpSettings {
+  host: string;
+  port: number;
+  extraHosts: string[];
+  resourceUrl: string | undefined;
+  keepAliveMs: number;
+  maxBodyBytes: number;
+  maxBufferedBytes: number;
+  legacy: false | { maxSessionsPerPrincipal: number; resultWaitMs: number };
+  limits: ListenHttpOptions;
+}
+
+/** /metrics: on the main port, or on a listener of its own; behind a bearer token or not. */
+export interface MetricsSettings {
+  statsIntervalMs: number;
+  token: string | undefined;
+  /** A port of its own (then the main port answers 404 for /metrics). */
+  listen: { host: string; port: number } | undefined;
+}
+
+export interface ServeSettings {
+  store: StoreFlags;
+  tools: string;
+  stdio: boolean;
+  logLevel: string;
+  audit: boolean;
+  otel: boolean;
+  auth: AuthFlags;
+  http: HttpSettings;
+  metrics: MetricsSettings | false;
+  runtime: RuntimeSettings;
+  drainMs: number;
+  graceMs: number;
+}
+
+const MIB = 1024 * 1024;
+
+function stepDefaultsFromFlags(values: Flags): StepDefaults | undefined {
+  const steps: StepDefaults = {};
+  if (values['step-max-attempts'] !== undefined) {
+    steps.retry = { maxAttempts: intFlag(values['step-max-attempts'], 'step-max-attempts', 1, 1) };
+  }
+  if (values['step-timeout-ms'] !== undefined) {
+    steps.timeoutMs = intFlag(values['step-timeout-ms'], 'step-timeout-ms', 0, 1);
+  }
+  return Object.keys(steps).length === 0 ? undefined : steps;
+}
+
+function fallbackFromFlags(values: Flags): FallbackOptions | false {
+  if (values['no-fallback'] === true) return false;
+  const prefix = values['fallback-tool-prefix'] as string | undefined;
+  if (prefix !== undefined && !/^[A-Za-z0-9_.-]{0,100}$/.test(prefix)) {
+    throw new UsageError('--fallback-tool-prefix may hold only letters, digits, _ . and - (at most 100)');
+  }
+  return {
+    budgetMs: intFlag(values['fallback-budget-ms'], 'fallback-budget-ms', DEFAULT_FALLBACK_BUDGET_MS),
+    required: values['fallback-required'] === true,
+    toolPrefix: prefix,
+  };
+}
+
+function cipherFromFlags(values: Flags): { cipher: PayloadCipher | undefined; encrypt: 'all' | 'sensitive' } {
+  const keySpec = (values['encryption-key'] as string | undefined) ?? process.env.DURABLE_MCP_ENCRYPTION_KEY;
+  const encrypt = (values.encrypt as string | undefined) ?? 'all';
+  if (encrypt !== 'all' && encrypt !== 'sensitive')
+    throw new UsageError('--encrypt must be all or sensitive');
+  try {
+    return {
+      cipher: keySpec === undefined ? undefined : createPayloadCipher(parseKeyring(keySpec)),
+      encrypt,
+    };
+  } catch (err) {
+    throw new UsageError(`--encryption-key: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function storeFromFlags(values: Flags): StoreFlags {
+  const optionalInt = (name: string, fallback: number): number | undefined =>
+    values[name] === undefined ? undefined : intFlag(values[name], name, fallback);
+  return {
+    store: storeFrom(values.store) ?? './data/tasks.db',
+    pgSchema: values['pg-schema'] as string | undefined,
+    pgPoolSize: optionalInt('pg-pool-size', 10),
+    pgStatementTimeoutMs: optionalInt('pg-statement-timeout-ms', 30_000),
+    pgPreparedStatements: values['pg-no-prepared-statements'] !== true,
+    migrate: values['no-migrate'] !== true,
+    ...cipherFromFlags(values),
+  };
+}
+
+function runtimeFromFlags(values: Flags): RuntimeSettings {
+  const concurrency = intFlag(values.concurrency, 'concurrency', 8);
+  const int = (name: string, fallback: number): number => intFlag(values[name], name, fallback);
+  return {
+    steps: stepDefaultsFromFlags(values),
+    maxListensPerPrincipal: int('max-listens', 100),
+    tasksGetRate: int('tasks-get-rate', 100),
+    maxActiveTasksPerPrincipal: int('max-active-tasks', 1_000),
+    maxStoredTasksPerPrincipal: int('max-stored-tasks', 10_000),
+    maxActiveTasksPerTenant: int('max-active-tasks-per-tenant', 0),
+    maxStoredTasksPerTenant: int('max-stored-tasks-per-tenant', 0),
+    fallback: fallbackFromFlags(values),
+    worker:
+      concurrency === 0
+        ? false
+        : {
+            concurrency,
+            leaseMs: Math.max(300, int('lease-ms', 30_000)),
+            removedToolDrainMs: int('removed-tool-drain-ms', 3_600_000),
+          },
+  };
+}
+
+function httpFromFlags(values: Flags): HttpSettings {
+  const port = intFlag(values.port, 'port', 3000);
+  if (port > 65535) throw new UsageError('--port must be at most 65535');
+  return {
+    host: (values.host as string | undefined) ?? '127.0.0.1',
+    port,
+    extraHosts: ((values['allowed-hosts'] as string | undefined) ?? '').split(','),
+    resourceUrl: values['resource-url'] as string | undefined,
+    keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
+    maxBodyBytes: intFlag(values['max-body-mb'], 'max-body-mb', 4, 1) * MIB,
+    maxBufferedBytes: intFlag(values['max-buffered-mb'], 'max-buffered-mb', 64, 1) * MIB,
+    legacy:
+      values['no-legacy'] === true
+        ? false
+        : {
+            maxSessionsPerPrincipal: intFlag(values['max-sessions'], 'max-sessions', 1_000),
+            // Shorter windows would have 2025-11-25 clients reconnect all the time.
+            resultWaitMs: intFlag(values['legacy-result-wait-ms'], 'legacy-result-wait-ms', 60_000, 100),
+          },
+    limits: {
+      maxConnections: intFlag(values['max-connections'], 'max-connections', 1024, 1),
+      requestTimeoutMs: intFlag(values['request-timeout-ms'], 'request-timeout-ms', 30_000, 100),
+      // Above the 60 s that nginx and most balancers keep an idle upstream connection: they close it first.
+      keepAliveTimeoutMs: intFlag(
+        values['http-keep-alive-timeout-ms'],
+        'http-keep-alive-timeout-ms',
+        65_000,
+        1,
+      ),
+    },
+  };
+}
+
+function metricsFromFlags(values: Flags, host: string): MetricsSettings | false {
+  const token = (values['metrics-token'] as string | undefined) ?? process.env.DURABLE_MCP_METRICS_TOKEN;
+  const port =
+    values['metrics-port'] === undefined ? undefined : intFlag(values['metrics-port'], 'metrics-port', 0);
+  if (values['no-metrics'] === true) {
+    if (port !== undefined || values['metrics-token'] !== undefined)
+      throw new UsageError('--metrics-port and --metrics-token serve metrics: drop --no-metrics');
+    return false;
+  }
+  if (port !== undefined && port > 65535) throw new UsageError('--metrics-port must be at most 65535');
+  if (port === undefined && values['metrics-host'] !== undefined)
+    throw new UsageError('--metrics-host binds --metrics-port: give both');
+  if (token !== undefined && (token.length < 16 || /\s/.test(token)))
+    throw new UsageError(
+      '--metrics-token (or DURABLE_MCP_METRICS_TOKEN) must be at least 16 characters, without spaces',
+    );
+  return {
+    statsIntervalMs: intFlag(
+      values['metrics-stats-interval-ms'],
+      'metrics-stats-interval-ms',
+      DEFAULT_STATS_INTERVAL_MS,
+    ),
+    token,
+    listen:
+      port === undefined ? undefined : { host: (values['metrics-host'] as string | undefined) ?? host, port },
+  };
+}
+
+/** Every flag read and checked: usage errors first, before anything is opened. */
+export function serveSettings(values: Flags): ServeSettings {
+  const http = httpFromFlags(values);
+  return {
+    store: storeFromFlags(values),
+    tools: (values.tools as string | undefined) ?? 'demo',
+    stdio: values.stdio === true,
+    logLevel: (values['log-level'] as string | undefined) ?? 'info',
+    audit: values['no-audit'] !== true,
+    otel: values.otel === true,
+    auth: {
+      auth: values.auth as string | undefined,
+      jwtIssuer: values['jwt-issuer'] as string | undefined,
+      jwtAudience: values['jwt-audience'] as string | undefined,
+      jwks: values.jwks as string | undefined,
+      jwtTenantClaims: values['jwt-tenant-claims'] as string | undefined,
+      jwtPrincipalClaim: values['jwt-principal-claim'] as string | undefined,
+    },
+    http,
+    metrics: metricsFromFlags(values, http.host),
+    runtime: runtimeFromFlags(values),
+    drainMs: intFlag(values['drain-ms'], 'drain-ms', 0),
+    graceMs: intFlag(values['shutdown-grace-ms'], 'shutdown-grace-ms', 10_000),
+  };
+}

@@ -1,0 +1,155 @@
+// What `durable-mcp serve` builds once its store has opened: metrics, the runtime (server, tasks, worker) and the
+// HTTP handler. Nothing here is built before: without DURABLE_MCP_STATE_SECRET the server's secret is in the store.
+import { createHttpHandler } from '../../http.js';
+import type { AuditEvent } from '../../protocol/audit.js';
+import type { Logger } from '../../observability/logger.js';
+import { createMetrics, type Metrics } from '../../observability/metrics.js';
+import { createTracingObserver, traced } from '../../observability/tracing.js';
+import type { ToolSet } from '../../protocol/define.js';
+import { allowedHostsFor, createDurableMcp, type DurableMcp } from '../../runtime.js';
+import type { Backend } from '../../tasks/backend.js';
+import { combineObservers } from '../../tasks/observer.js';
+import type { HttpHandler } from '../../transport/http/handler.js';
+import type { AuthSetup } from '../auth-config.js';
+import { logOutOfScope, logToolError, refusalLog, storeCheck } from './serve-helpers.js';
+import type { ServeSettings } from './serve-flags.js';
+
+/** A server on its open store. */
+export interface Served {
+  readonly runtime: DurableMcp;
+  readonly handler: HttpHandler;
+  readonly metrics: Metrics | undefined;
+  /** Undefined while the store answers a cheap lookup, else why not (for /readyz). */
+  readonly storeAnswers: () => Promise<string | undefined>;
+}
+
+interface Observability {
+  logger: Logger;
+  metrics: Metrics | undefined;
+  audit: (event: AuditEvent) => void;
+}
+
+function observabilityFor(settings: ServeSettings, backend: Backend, logger: Logger): Observability {
+  const metrics =
+    settings.metrics === false
+      ? undefined
+      : createMetrics(backend.tasks, Date.now, {
+          statsIntervalMs: settings.metrics.statsIntervalMs,
+          token: settings.metrics.token,
+        });
+  const auditLines = settings.audit
+    ? (event: AuditEvent) => logger.info({ type: 'audit', ...event })
+    : undefined;
+  const audit = (event: AuditEvent): void => {
+    auditLines?.(event);
+    metrics?.audit(event);
+  };
+  return { logger, metrics, audit };
+}
+
+function runtimeFor(
+  settings: ServeSettings,
+  backend: Backend,
+  toolSets: ToolSet[],
+  { logger, metrics, audit }: Observability,
+): DurableMcp {
+  const { runtime, otel } = settings;
+  const rate = runtime.tasksGetRate;
+  return createDurableMcp({
+    toolSets,
+    backend,
+    steps: runtime.steps,
+    onToolError: (report) => logToolError(logger, report),
+    server: {
+      onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
+      wrapDispatch: otel ? (method, run) => traced(method, run) : undefined,
+      maxListensPerPrincipal: runtime.maxListensPerPrincipal,
+    },
+    tasks: {
+      audit,
+      tasksGetRate: rate === 0 ? false : { perSecond: rate, burst: rate * 2 },
+      maxActiveTasksPerPrincipal: runtime.maxActiveTasksPerPrincipal,
+      maxStoredTasksPerPrincipal: runtime.maxStoredTasksPerPrincipal,
+      maxActiveTasksPerTenant: runtime.maxActiveTasksPerTenant,
+      maxStoredTasksPerTenant: runtime.maxStoredTasksPerTenant,
+      fallback: runtime.fallback,
+    },
+    worker:
+      runtime.worker === false
+        ? false
+        : {
+            ...runtime.worker,
+            onError: (err, taskId) => logger.error({ err, taskId }, 'worker error'),
+            observer: combineObservers(metrics?.taskObserver, otel ? createTracingObserver() : undefined, {
+              outOfScope: (waiting) => logOutOfScope(logger, waiting),
+            }),
+          },
+  });
+}
+
+function handlerFor(
+  settings: ServeSettings,
+  runtime: DurableMcp,
+  backend: Backend,
+  auth: AuthSetup,
+  readiness: () => Promise<string | undefined>,
+  { logger, metrics, audit }: Observability,
+): HttpHandler {
+  const { http } = settings;
+  // With a port of its own, /metrics is not served on the MCP port.
+  const metricsHere =
+    settings.metrics !== false && settings.metrics.listen === undefined ? metrics : undefined;
+  return createHttpHandler({
+    server: runtime.server,
+    readiness,
+    authenticator: auth.authenticator,
+    protectedResourceMetadata: auth.metadata,
+    origin: { allowedHosts: allowedHostsFor(http.host, http.extraHosts), onRefused: refusalLog(logger) },
+    keepAliveMs: http.keepAliveMs,
+    maxBodyBytes: http.maxBodyBytes,
+    audit,
+    // Legacy (2025-11-25) sessions and tasks/list live in the backend, so every replica serves every session.
+    legacy:
+      http.legacy === false ? false : { store: backend.tasks, sessions: backend.sessions, ...http.legacy },
+    extraRoutes: metricsHere === undefined ? undefined : (req, res) => metricsHere.route(req, res),
+    onError: (err) => logger.error({ err }, 'request failed'),
+    maxBufferedBytes: http.maxBufferedBytes,
+    onResponse: (method, status, ms) => {
+      metrics?.httpResponse(method, status, ms);
+      if (logger.isLevelEnabled('debug'))
+        logger.debug({ method, status, ms: Math.round(ms * 10) / 10 }, 'request');
+    },
+  });
+}
+
+/** The runtime alone, for stdio (no HTTP handler, no readiness). */
+export function runtimeOn(
+  settings: ServeSettings,
+  backend: Backend,
+  toolSets: ToolSet[],
+  logger: Logger,
+): DurableMcp {
+  return runtimeFor(settings, backend, toolSets, observabilityFor(settings, backend, logger));
+}
+
+/**
+ * Builds the server on its open store. `readiness` is what `/readyz` answers (draining first); the store's own
+ * answer is `storeAnswers`.
+ */
+export function serveOn(
+  settings: ServeSettings,
+  backend: Backend,
+  toolSets: ToolSet[],
+  logger: Logger,
+  auth: AuthSetup,
+  readiness: () => Promise<string | undefined>,
+): Served {
+  const observability = observabilityFor(settings, backend, logger);
+  const runtime = runtimeFor(settings, backend, toolSets, observability);
+  return {
+    runtime,
+    handler: handlerFor(settings, runtime, backend, auth, readiness, observability),
+    metrics: observability.metrics,
+    storeAnswers: storeCheck(backend, logger),
+  };
+}
