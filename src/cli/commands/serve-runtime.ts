@@ -11,7 +11,7 @@ import type { Backend } from '../../tasks/backend.js';
 import { combineObservers } from '../../tasks/observer.js';
 import type { HttpHandler } from '../../transport/http/handler.js';
 import type { AuthSetup } from '../auth-config.js';
-import { logOutOfScope, logToolError, refusalLog, storeCheck } from './serve-helpers.js';
+import { logOutOfScope, logToolError, refusalLog, storeWatch, type StoreWatch } from './serve-helpers.js';
 import type { ServeSettings } from './serve-flags.js';
 
 /** A server on its open store. */
@@ -19,8 +19,8 @@ export interface Served {
   readonly runtime: DurableMcp;
   readonly handler: HttpHandler;
   readonly metrics: Metrics | undefined;
-  /** Undefined while the store answers a cheap lookup, else why not (for /readyz). */
-  readonly storeAnswers: () => Promise<string | undefined>;
+  /** Whether the store answers a cheap lookup (for /readyz, and for refusing requests while it does not). */
+  readonly store: StoreWatch;
 }
 
 interface Observability {
@@ -93,6 +93,7 @@ function handlerFor(
   backend: Backend,
   auth: AuthSetup,
   readiness: () => Promise<string | undefined>,
+  unavailable: () => string | undefined,
   { logger, metrics, audit }: Observability,
 ): HttpHandler {
   const { http } = settings;
@@ -102,6 +103,7 @@ function handlerFor(
   return createHttpHandler({
     server: runtime.server,
     readiness,
+    unavailable,
     authenticator: auth.authenticator,
     protectedResourceMetadata: auth.metadata,
     origin: { allowedHosts: allowedHostsFor(http.host, http.extraHosts), onRefused: refusalLog(logger) },
@@ -134,7 +136,7 @@ export function runtimeOn(
 
 /**
  * Builds the server on its open store. `readiness` is what `/readyz` answers (draining first); the store's own
- * answer is `storeAnswers`.
+ * answer, watched every 2 s, is `store` (requests are refused with 503 while it does not answer).
  */
 export function serveOn(
   settings: ServeSettings,
@@ -146,10 +148,11 @@ export function serveOn(
 ): Served {
   const observability = observabilityFor(settings, backend, logger);
   const runtime = runtimeFor(settings, backend, toolSets, observability);
+  const store = storeWatch(backend, logger);
   return {
     runtime,
-    handler: handlerFor(settings, runtime, backend, auth, readiness, observability),
+    handler: handlerFor(settings, runtime, backend, auth, readiness, store.unavailable, observability),
     metrics: observability.metrics,
-    storeAnswers: storeCheck(backend, logger),
+    store,
   };
 }
