@@ -16,7 +16,8 @@ export const serveUsage = `durable-mcp serve [flags]
                          apart, e.g. as a role with DDL rights; the server's role then needs none)
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
   --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
-  --keep-alive-ms N      SSE keep-alive comment interval (default 15000; 0 disables)
+  --keep-alive-ms N      longest silence on a response: SSE keep-alive comments, and a request still running
+                         after this long turns into an event stream (default 15000; 0 disables both)
   --no-legacy            do not serve 2025-11-25 clients (sessions, initialize) on the same endpoint
   --max-sessions N       live 2025-11-25 sessions per principal (default 1000; 0 disables)
   --legacy-result-wait-ms N  how long one 2025-11-25 tasks/result response stream waits before it closes for the
