@@ -1,0 +1,103 @@
+// What operators may see and do with every task, whoever owns it, within the tenants they are scoped to: the store
+// port behind the operator API, the `durable-mcp admin` commands and the dashboard. Owners' paths never use it.
+import type { TaskInspection, TaskOwner, TaskStatus } from './task.js';
+
+/** The tenants an operator may see and act on: all of them, or a list. */
+export type AdminScope = { tenants: 'all' } | { tenants: readonly string[] };
+
+/** Filters of a task search; every one given must hold. Times are ms since the epoch, ranges half-open [from, to). */
+export interface AdminTaskFilter {
+  tenant?: string;
+  principal?: string;
+  tool?: string;
+  toolVersion?: string;
+  /** Any of these statuses. */
+  status?: readonly TaskStatus[];
+  createdFrom?: number;
+  createdTo?: number;
+  updatedFrom?: number;
+  updatedTo?: number;
+  /** Only tasks that failed (true) or did not (false). */
+  hasError?: boolean;
+  /** A case-insensitive substring of the task's error message (sealed payloads are not searched). */
+  errorText?: string;
+}
+
+/** A search: filters, an order by time (newest first by default) and a keyset page. */
+export interface AdminTaskQuery extends AdminTaskFilter {
+  /** Which time orders the page (default created). */
+  sort?: 'created' | 'updated';
+  /** Default desc (newest first). */
+  order?: 'asc' | 'desc';
+  /** At most this many (1–500). */
+  limit: number;
+  /** The `next` of the previous page: an opaque string; a malformed one is an AdminQueryError. */
+  cursor?: string;
+}
+
+/** One row of a search: what a list shows, without payloads. */
+export interface AdminTaskSummary {
+  id: string;
+  owner: TaskOwner;
+  tool: string;
+  toolVersion: string | undefined;
+  status: TaskStatus;
+  statusMessage: string | undefined;
+  createdAt: number;
+  updatedAt: number;
+  /** Runs so far. */
+  attempt: number;
+  /** The task's error code and message (failed tasks), never its data. */
+  error: { code: number; message: string } | undefined;
+}
+
+export interface AdminTaskPage {
+  items: AdminTaskSummary[];
+  /** The cursor of the next page; absent on the last one. */
+  next?: string;
+}
+
+/** Counts for the overview. */
+export interface AdminOverview {
+  byStatus: Record<TaskStatus, number>;
+  /** Per tool (and version), per status. */
+  byTool: { tool: string; toolVersion: string | undefined; status: TaskStatus; count: number }[];
+  /** For each window asked for: tasks created, completed and failed within the last `windowMs`. */
+  windows: { windowMs: number; created: number; completed: number; failed: number }[];
+  /** Unfinished tasks not updated for at least `stuckMs`. */
+  stuck: number;
+}
+
+/** The outcome of an action; `not_found` also for tasks outside the operator's scope (they look absent). */
+export type AdminActionResult =
+  | { ok: true }
+  | { ok: false; reason: 'not_found' | 'terminal' | 'not_failed' | 'not_terminal' };
+
+/** A query the store refuses: a malformed cursor, a limit out of range, an unknown status. */
+export class AdminQueryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AdminQueryError';
+  }
+}
+
+export interface TaskAdmin {
+  /** Tasks within the scope matching the query, one keyset page (stable under concurrent inserts). */
+  list(scope: AdminScope, query: AdminTaskQuery, now: number): Promise<AdminTaskPage>;
+  /** Everything kept about one task within the scope (as TaskStore.inspect), or undefined. */
+  detail(scope: AdminScope, id: string, now: number): Promise<TaskInspection | undefined>;
+  /** Requests cancellation of an unfinished task (as its owner's tasks/cancel would); `terminal` if finished. */
+  cancel(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
+  /**
+   * Runs a failed task again from its last finished step: it turns `working`, its error is cleared, the steps that
+   * have a result keep it (they are not run again), and any worker may claim it. `not_failed` for other statuses.
+   */
+  retry(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
+  /** Deletes a finished task and all it keeps; `not_terminal` while it is unfinished. */
+  purge(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
+  overview(
+    scope: AdminScope,
+    now: number,
+    options: { windowsMs: readonly number[]; stuckMs: number },
+  ): Promise<AdminOverview>;
+}
