@@ -14,7 +14,8 @@ export const layers = {
   worker: ['tasks'],
   'transport/http': ['protocol', 'auth', 'wire', 'node:http'],
   'transport/stdio': ['protocol', 'auth', 'wire'],
-  auth: ['protocol (types)', 'wire (types)'], // wire: the HeaderLookup an authenticator reads
+  // wire: the HeaderLookup an authenticator reads; tasks: the AdminScope an operator's credential grants
+  auth: ['protocol (types)', 'wire (types)', 'tasks (types)'],
   observability: ['tasks', 'wire', 'protocol (types)', 'node:http (types)'], // wire: the method names it labels
   legacy: ['protocol', 'tasks', 'wire', 'transport/http (types)', 'node:http (types)'], // a wire of the HTTP edge
   client: ['wire'],

@@ -75,9 +75,10 @@ export type { OriginPolicy, OriginRefusal } from './transport/http/origin-check.
 export { serveStdio } from './transport/stdio/stdio.js';
 export type { StdioOptions } from './transport/stdio/stdio.js';
 export { createAnonymousAuthenticator } from './auth/authenticator.js';
-export type { Authenticator, AuthOutcome } from './auth/authenticator.js';
+export type { Authenticator, AuthOutcome, AnonymousAuthOptions } from './auth/authenticator.js';
+export type { AdminScope } from './tasks/admin.js';
 export { createStaticTokenAuthenticator } from './auth/static-tokens.js';
 export type { StaticTokenAuthenticator } from './auth/static-tokens.js';
 export { createJwtAuthenticator, protectedResourceMetadata } from './auth/jwt.js';
-export type { JwtAuthOptions } from './auth/jwt.js';
+export type { JwtAuthOptions, JwtOperatorOptions } from './auth/jwt.js';
 export { VERSION } from './version.js';

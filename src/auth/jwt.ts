@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Authenticator, AuthOutcome } from './authenticator.js';
 import { bearerToken, challenge } from './bearer.js';
+import { checkJwtOperatorOptions, jwtOperatorScope, type JwtOperatorOptions } from './jwt-operator.js';
+
+export type { JwtOperatorOptions };
 
 export interface JwtAuthOptions {
   issuer: string;
@@ -17,6 +20,8 @@ export interface JwtAuthOptions {
   clockToleranceSec?: number;
   /** URL of the protected resource metadata, advertised in challenges. */
   resourceMetadataUrl: string;
+  /** Which tokens are operators' and of which tenants (default: none is). */
+  operator?: JwtOperatorOptions;
 }
 
 function keySet(jwks: string): Parameters<typeof jwtVerify>[1] {
@@ -35,6 +40,8 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
   const keys = keySet(options.jwks);
   const tenantClaims = options.tenantClaims ?? ['tenant', 'tid'];
   const principalClaim = options.principalClaim ?? 'sub';
+  const operator = options.operator;
+  if (operator !== undefined) checkJwtOperatorOptions(operator);
   const refuse = (description: string): AuthOutcome => ({
     ok: false,
     status: 401,
@@ -72,7 +79,10 @@ export function createJwtAuthenticator(options: JwtAuthOptions): Authenticator {
       if (principal === undefined) return refuse(`token has no ${principalClaim} claim`);
       const tenant =
         tenantClaims.map((c) => claimText(payload, c)).find((v) => v !== undefined) ?? options.issuer;
-      return { ok: true, auth: { tenant, principal } };
+      const auth = { tenant, principal };
+      if (operator === undefined) return { ok: true, auth };
+      const scope = jwtOperatorScope(payload, operator, tenant);
+      return scope === undefined ? { ok: true, auth } : { ok: true, auth, operator: scope };
     },
   };
 }

@@ -1,14 +1,40 @@
-// Static bearer tokens from a JSON file ({"tokens":[{token, tenant, principal}]}), re-read on demand (SIGHUP).
+// Static bearer tokens from a JSON file ({"tokens":[{token, tenant, principal, roles?, operatorTenants?}]}),
+// re-read on demand (SIGHUP).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AuthInfo } from '../protocol/context.js';
+import type { AdminScope } from '../tasks/admin.js';
 import type { Authenticator, AuthOutcome } from './authenticator.js';
 import { bearerToken, challenge } from './bearer.js';
+import { adminScopeOf, OPERATOR_ROLE, ownTenantScope } from './operator-scope.js';
 
-export type TokenFileOutcome = { ok: true; value: Map<string, AuthInfo> } | { ok: false; reason: string };
+/** What a known token lets in: computed once per file, shared (frozen) by every request that presents it. */
+export type TokenGrant = Extract<AuthOutcome, { ok: true }>;
+
+export type TokenFileOutcome = { ok: true; value: Map<string, TokenGrant> } | { ok: false; reason: string };
+
+type EntryOutcome = { ok: true; value: AdminScope | undefined } | { ok: false; reason: string };
 
 const digest = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
+
+/** The operator scope an entry grants: none without `roles: ["operator"]`, its own tenant unless it names others. */
+function operatorOf(e: Record<string, unknown>, tenant: string, name: string): EntryOutcome {
+  const roles = e.roles ?? [];
+  if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string'))
+    return { ok: false, reason: `${name}.roles must be a list of role names, e.g. ["${OPERATOR_ROLE}"]` };
+  const unknown = roles.find((r) => r !== OPERATOR_ROLE);
+  if (unknown !== undefined)
+    return {
+      ok: false,
+      reason: `${name}.roles: unknown role ${JSON.stringify(unknown)} (known: ${OPERATOR_ROLE})`,
+    };
+  const operator = roles.length > 0;
+  if (e.operatorTenants === undefined)
+    return { ok: true, value: operator ? ownTenantScope(tenant) : undefined };
+  if (!operator) return { ok: false, reason: `${name}.operatorTenants needs "roles": ["${OPERATOR_ROLE}"]` };
+  const scope = adminScopeOf(e.operatorTenants);
+  return scope.ok ? scope : { ok: false, reason: `${name}.operatorTenants ${scope.reason}` };
+}
 
 export function parseTokenFile(text: string): TokenFileOutcome {
   let raw: unknown;
@@ -20,7 +46,7 @@ export function parseTokenFile(text: string): TokenFileOutcome {
   const list = (raw as { tokens?: unknown } | null)?.tokens;
   if (!Array.isArray(list))
     return { ok: false, reason: 'expected {"tokens":[{"token","tenant","principal"}]}' };
-  const map = new Map<string, AuthInfo>();
+  const map = new Map<string, TokenGrant>();
   for (const [i, entry] of list.entries()) {
     const e = entry as Record<string, unknown> | null;
     if (e === null || typeof e !== 'object' || !isText(e.tenant) || !isText(e.principal)) {
@@ -31,7 +57,15 @@ export function parseTokenFile(text: string): TokenFileOutcome {
     }
     const key = digest(e.token).toString('hex');
     if (map.has(key)) return { ok: false, reason: `tokens[${i}] repeats an earlier token` };
-    map.set(key, { tenant: e.tenant, principal: e.principal });
+    const operator = operatorOf(e, e.tenant, `tokens[${i}] (principal ${JSON.stringify(e.principal)})`);
+    if (!operator.ok) return operator;
+    const auth = Object.freeze({ tenant: e.tenant, principal: e.principal });
+    map.set(
+      key,
+      Object.freeze(
+        operator.value === undefined ? { ok: true, auth } : { ok: true, auth, operator: operator.value },
+      ),
+    );
   }
   return { ok: true, value: map };
 }
@@ -42,7 +76,7 @@ export interface StaticTokenAuthenticator extends Authenticator {
 }
 
 export function createStaticTokenAuthenticator(path: string): StaticTokenAuthenticator {
-  const load = (): Map<string, AuthInfo> => {
+  const load = (): Map<string, TokenGrant> => {
     const parsed = parseTokenFile(readFileSync(path, 'utf8'));
     if (!parsed.ok) throw new Error(`${path}: ${parsed.reason}`);
     return parsed.value;
@@ -67,11 +101,11 @@ export function createStaticTokenAuthenticator(path: string): StaticTokenAuthent
       if (token === undefined) return missing;
       // Compare SHA-256 digests in constant time against every entry (no early exit).
       const d = digest(token);
-      let found: AuthInfo | undefined;
-      for (const [key, auth] of tokens) {
-        if (timingSafeEqual(d, Buffer.from(key, 'hex'))) found = auth;
+      let found: TokenGrant | undefined;
+      for (const [key, grant] of tokens) {
+        if (timingSafeEqual(d, Buffer.from(key, 'hex'))) found = grant;
       }
-      return found === undefined ? invalid : { ok: true, auth: found };
+      return found ?? invalid;
     },
     reload() {
       try {

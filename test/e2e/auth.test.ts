@@ -207,8 +207,15 @@ describe('static bearer tokens', () => {
       JSON.stringify({
         tokens: [
           { token: tokens.alice, tenant: 'acme', principal: 'alice' },
-          { token: tokens.bob, tenant: 'acme', principal: 'bob' },
-          { token: tokens.carol, tenant: 'globex', principal: 'alice' },
+          // Operators, of alice's tenant and of every tenant: the role widens nothing on the MCP endpoint.
+          { token: tokens.bob, tenant: 'acme', principal: 'bob', roles: ['operator'] },
+          {
+            token: tokens.carol,
+            tenant: 'globex',
+            principal: 'alice',
+            roles: ['operator'],
+            operatorTenants: '*',
+          },
         ],
       }),
     );
@@ -227,7 +234,7 @@ describe('static bearer tokens', () => {
     expect(JSON.stringify(h.audit)).not.toContain('not-a-known-token');
   });
 
-  it('denies every cross-owner access exactly like a missing task (other principal, same name in another tenant)', async () => {
+  it('denies every cross-owner access exactly like a missing task (other principal, same name in another tenant, operators included)', async () => {
     await crossOwnerChecks(h, tokens.alice, tokens.bob, tokens.carol);
   });
 

@@ -6,7 +6,7 @@ import { DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
 import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tasks/payload-cipher.js';
 import type { ListenHttpOptions } from '../../transport/http/node-server.js';
 import { intFlag, UsageError } from '../args.js';
-import type { AuthFlags } from '../auth-config.js';
+import { authFlagsFrom, type AuthFlags } from '../auth-config.js';
 import { storeFrom, type StoreFlags } from '../store-config.js';
 
 export const SERVE_FLAGS = {
@@ -44,6 +44,10 @@ export const SERVE_FLAGS = {
   jwks: { type: 'string' },
   'jwt-tenant-claims': { type: 'string' },
   'jwt-principal-claim': { type: 'string' },
+  'jwt-operator-scope': { type: 'string' },
+  'jwt-operator-claim': { type: 'string' },
+  'jwt-operator-tenants-claim': { type: 'string' },
+  'dev-operator': { type: 'boolean' },
   'resource-url': { type: 'string' },
   'encryption-key': { type: 'string' },
   encrypt: { type: 'string' },
@@ -266,14 +270,7 @@ export function serveSettings(values: Flags): ServeSettings {
     logLevel: (values['log-level'] as string | undefined) ?? 'info',
     audit: values['no-audit'] !== true,
     otel: values.otel === true,
-    auth: {
-      auth: values.auth as string | undefined,
-      jwtIssuer: values['jwt-issuer'] as string | undefined,
-      jwtAudience: values['jwt-audience'] as string | undefined,
-      jwks: values.jwks as string | undefined,
-      jwtTenantClaims: values['jwt-tenant-claims'] as string | undefined,
-      jwtPrincipalClaim: values['jwt-principal-claim'] as string | undefined,
-    },
+    auth: authFlagsFrom(values),
     http,
     metrics: metricsFromFlags(values, http.host),
     runtime: runtimeFromFlags(values),

@@ -49,9 +49,16 @@ Clients without the tasks extension (docs/any-client.md):
   --no-fallback          no hand-back and no facade: optional tools run synchronously, required ones answer -32021
 Authentication (default: anonymous development mode):
   --auth FILE            static bearer tokens {"tokens":[{"token","tenant","principal"}]}, each token at least 16
-                         characters; re-read on SIGHUP
+                         characters; re-read on SIGHUP. An entry with "roles": ["operator"] is an operator of its
+                         own tenant, or of "operatorTenants": ["t1","t2"] or "*" (all tenants, only when written)
   --jwt-issuer URL --jwks FILE|https-URL [--jwt-audience URI] [--jwt-tenant-claims tenant,tid]
                          [--jwt-principal-claim sub]   JWT access tokens; serves RFC 9728 metadata
+  --jwt-operator-scope S a JWT whose scope (space-separated) or scp claim holds S is an operator's
+  --jwt-operator-claim NAME=VALUE  a JWT whose claim NAME equals VALUE (or is a list holding it) is an operator's
+  --jwt-operator-tenants-claim C  the operator's tenants: claim C (a tenant, a list, or "*" for all); default the
+                         token's own tenant; a malformed claim grants no operator role
+  --dev-operator         anonymous mode only: the anonymous caller is an operator of every tenant
+                         (default: no operator; without one, operator surfaces answer 404)
   --resource-url URL     public URL of this endpoint (default http://HOST:PORT/mcp); the JWT audience by default
 Protection of stored data and limits:
   --encryption-key K     kid:base64(32 bytes)[,older keys…] encrypts task payloads at rest (or DURABLE_MCP_ENCRYPTION_KEY)
