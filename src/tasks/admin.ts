@@ -70,8 +70,7 @@ export interface AdminOverview {
 
 /** The outcome of an action; `not_found` also for tasks outside the operator's scope (they look absent). */
 export type AdminActionResult =
-  | { ok: true }
-  | { ok: false; reason: 'not_found' | 'terminal' | 'not_failed' | 'not_terminal' };
+  { ok: true } | { ok: false; reason: 'not_found' | 'terminal' | 'not_failed' | 'not_terminal' };
 
 /** A query the store refuses: a malformed cursor, a limit out of range, an unknown status. */
 export class AdminQueryError extends Error {
