@@ -31,6 +31,21 @@ const dialect: AdminDialect = {
   },
 };
 
+/** The statement and parameters of one page of a search within `tenants` (undefined: any); undefined: no match. */
+export function searchSql(
+  tenants: readonly string[] | undefined,
+  q: CheckedQuery,
+): { sql: string; params: unknown[] } | undefined {
+  const params: unknown[] = [];
+  const conditions = adminConditions(dialect, tenants, q.filter, params);
+  if (conditions === undefined) return undefined;
+  const { after, orderBy } = adminPageOrder(dialect, q, params);
+  if (after !== undefined) conditions.push(after);
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+  params.push(q.limit + 1);
+  return { sql: `SELECT ${SUMMARY} FROM tasks ${where} ${orderBy} LIMIT ?`, params };
+}
+
 /** The scope condition of the overview's counts (`@tenants`: a JSON list), if any. */
 const scoped = (tenants: readonly string[] | undefined): string =>
   tenants === undefined ? '' : 'tenant IN (SELECT value FROM json_each(@tenants)) AND';
@@ -78,15 +93,8 @@ export function prepareAdminQueries(db: SqliteDatabase) {
   return {
     /** A page of a search within `tenants` (undefined: any), one row more than the page to tell if more follow. */
     search(tenants: readonly string[] | undefined, q: CheckedQuery): AdminSummaryColumns[] {
-      const params: unknown[] = [];
-      const conditions = adminConditions(dialect, tenants, q.filter, params);
-      if (conditions === undefined) return [];
-      const { after, orderBy } = adminPageOrder(dialect, q, params);
-      if (after !== undefined) conditions.push(after);
-      const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-      params.push(q.limit + 1);
-      const sql = `SELECT ${SUMMARY} FROM tasks ${where} ${orderBy} LIMIT ?`;
-      return search(sql).all(params) as AdminSummaryColumns[];
+      const found = searchSql(tenants, q);
+      return found === undefined ? [] : (search(found.sql).all(found.params) as AdminSummaryColumns[]);
     },
     ownerOf: (id: string) =>
       ownerOf.get(id) as { tenant: string; principal: string; status: TaskStatus } | undefined,
