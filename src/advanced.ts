@@ -56,6 +56,17 @@ export type {
   CancelResult,
 } from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
+export { AdminQueryError } from './tasks/admin.js';
+export type {
+  TaskAdmin,
+  AdminScope,
+  AdminTaskQuery,
+  AdminTaskFilter,
+  AdminTaskPage,
+  AdminTaskSummary,
+  AdminOverview,
+  AdminActionResult,
+} from './tasks/admin.js';
 export type {
   TaskSnapshot,
   TaskStatus,

@@ -14,6 +14,7 @@ import type {
   TaskStatus,
 } from './task.js';
 import type { SessionStore } from './sessions.js';
+import type { TaskAdmin } from './admin.js';
 
 /**
  * Which tasks a process can run: those of the tools it serves whose recorded version it can replay (a task recorded
@@ -167,6 +168,11 @@ export interface TaskStore {
   /** Task counts by status and the runnable backlog (optional; for metrics). */
   stats?(now: number): Promise<TaskStats>;
   readonly changes?: ChangeFeed;
+  /**
+   * The operators' port: every task within a tenant scope, whoever owns it (optional; the operator API, the
+   * `durable-mcp admin` commands). Owners' paths never use it.
+   */
+  readonly admin?: TaskAdmin;
   /**
    * The owner's unexpired tasks ordered by (createdAt, id), without input requests (optional; the 2025-11-25
    * `tasks/list`).

@@ -179,6 +179,21 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       ALTER TABLE ${s}.tasks ADD COLUMN tool_version text;
     `,
   },
+  {
+    version: 12,
+    name: 'operator-search',
+    // The operators' search (TaskAdmin.list) reads a page in time order without sorting: newest first over all
+    // tenants (tasks_created), within one tenant (tasks_tenant_created: a tenant-scoped operator), of one tool
+    // (tasks_tool_created), or by last change (tasks_updated, which also bounds the overview's windows). The id ends
+    // each key: it breaks ties of one millisecond, as the keyset cursor does. IF NOT EXISTS: on a large table an
+    // operator may build them beforehand with CREATE INDEX CONCURRENTLY (same names), and writes are not held up.
+    sql: (s) => `
+      CREATE INDEX IF NOT EXISTS tasks_created ON ${s}.tasks (created_at, id);
+      CREATE INDEX IF NOT EXISTS tasks_tenant_created ON ${s}.tasks (tenant, created_at, id);
+      CREATE INDEX IF NOT EXISTS tasks_tool_created ON ${s}.tasks (tool, created_at, id);
+      CREATE INDEX IF NOT EXISTS tasks_updated ON ${s}.tasks (updated_at, id);
+    `,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

@@ -2,6 +2,7 @@
 // attempt number and a held lease; writes that change a task also pg_notify in the same statement, so the notice
 // is sent only on commit. Every UPDATE of a task bumps its revision.
 import type { SchemaNames } from './names.js';
+import { adminSql } from './sql/admin.js';
 import { creationSql } from './sql/creation.js';
 import { endingSql } from './sql/endings.js';
 import { notifier } from './sql/fragments.js';
@@ -24,6 +25,8 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...endingSql(s, notify),
     ...ownerWriteSql(s, notify),
     ...sweepSql(s, notify),
+    /** The operators' port (admin.ts). */
+    admin: adminSql(s, notify),
   };
 }
 

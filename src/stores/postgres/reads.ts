@@ -8,9 +8,11 @@ import type { KeyedLookup } from './creations.js';
 import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
 import { sealedAt } from '../payload-sealing.js';
 
-type Reads = Pick<
-  BuiltInTaskStore,
-  'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
+type Reads = Required<
+  Pick<
+    BuiltInTaskStore,
+    'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
+  >
 >;
 
 export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads {

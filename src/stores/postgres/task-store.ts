@@ -1,6 +1,7 @@
 // TaskStore on PostgreSQL: SKIP LOCKED claims, writes fenced by the attempt number, group-committed creation,
 // and a change feed carried across replicas by LISTEN/NOTIFY.
 import type { BuiltInTaskStore } from '../built-in.js';
+import { postgresAdmin } from './admin.js';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { StoreUnavailableError } from '../../tasks/errors.js';
@@ -74,6 +75,7 @@ export function createPostgresTaskStore(
   const { pool } = ctx;
   const keyed = keyedLookup(ctx);
   const batcher = createTaskCreation(ctx, keyed);
+  const read = reads(ctx, keyed);
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -86,7 +88,8 @@ export function createPostgresTaskStore(
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
       return batcher.add(task);
     },
-    ...reads(ctx, keyed),
+    admin: postgresAdmin(ctx, read.inspect),
+    ...read,
     ...runWrites(ctx),
     answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
     requestCancel: (id, owner, now) => requestCancel(ctx, id, owner, now),

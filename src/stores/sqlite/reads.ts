@@ -7,9 +7,11 @@ import { toInspection } from './rows.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { sealedAt } from '../payload-sealing.js';
 
-type Reads = Pick<
-  BuiltInTaskStore,
-  'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
+type Reads = Required<
+  Pick<
+    BuiltInTaskStore,
+    'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
+  >
 >;
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {

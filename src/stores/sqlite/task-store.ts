@@ -1,5 +1,6 @@
 // TaskStore on SQLite: conditional writes fenced by the attempt number, group-committed creation, in-process change feed.
 import type { BuiltInTaskStore } from '../built-in.js';
+import { sqliteAdmin } from './admin.js';
 import { createPayloadSealing, type PayloadSealingOptions } from '../payload-sealing.js';
 import { createChangeLog } from './change-log.js';
 import { createPayloadCodec } from './codec.js';
@@ -46,6 +47,10 @@ export function createSqliteTaskStore(
   const create = grouped.lane(creationLane(ctx));
   const end = grouped.lane(endingLane(ctx));
   const terminal = createTerminalCache();
+  // A finished task changes only when an operator retries or purges it: whichever process did, this one forgets it.
+  ctx.log.changes.subscribe((change) => terminal.forget(change.taskId));
+  const read = reads(ctx, terminal);
+  const owner = ownerWrites(ctx);
   let closed = false;
 
   return {
@@ -53,10 +58,11 @@ export function createSqliteTaskStore(
     changes: ctx.log.changes,
     listOwned: createOwnedLister(db, ctx.codec.open),
     sessions: createSqliteSessionStore(db, ctx.codec),
+    admin: sqliteAdmin(ctx, { requestCancel: owner.requestCancel, inspect: read.inspect }),
     create,
-    ...reads(ctx, terminal),
+    ...read,
     ...runWrites(ctx, end),
-    ...ownerWrites(ctx),
+    ...owner,
     ...sweeps(ctx, terminal),
     async close() {
       if (closed) return;

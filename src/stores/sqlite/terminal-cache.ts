@@ -1,4 +1,5 @@
-// Terminal snapshots never change again: polls of finished tasks are answered from memory until expiry.
+// Terminal snapshots never change again (but for an operator's retry or purge, which the change log announces):
+// polls of finished tasks are answered from memory until expiry.
 import { ownerKey, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
 
 const LIMIT = 10_000;
@@ -9,6 +10,8 @@ export interface TerminalCache {
   remember(owner: TaskOwner, snapshot: TaskSnapshot): void;
   /** Lets go of the tasks expired by `now` (the ones a purge may remove). */
   forgetExpired(now: number): void;
+  /** Lets go of one task (changed: an operator retried or purged it, here or in another process). */
+  forget(id: string): void;
 }
 
 export function createTerminalCache(): TerminalCache {
@@ -25,6 +28,9 @@ export function createTerminalCache(): TerminalCache {
       if (terminal.size >= LIMIT) terminal.delete(terminal.keys().next().value as string);
       const expiresAt = snapshot.ttlMs === null ? null : snapshot.createdAt + snapshot.ttlMs;
       terminal.set(snapshot.id, { owner: ownerKey(owner), snapshot, expiresAt });
+    },
+    forget(id) {
+      terminal.delete(id);
     },
     forgetExpired(now) {
       for (const [id, entry] of terminal) {

@@ -1,0 +1,251 @@
+// What both stores' operator port (TaskAdmin) shares: the checks of a search, its opaque keyset cursor, the tenant
+// scope, and the WHERE clause of a search written once for both SQL dialects.
+import {
+  AdminQueryError,
+  type AdminActionResult,
+  type AdminOverview,
+  type AdminScope,
+  type AdminTaskFilter,
+  type AdminTaskPage,
+  type AdminTaskQuery,
+  type AdminTaskSummary,
+} from '../tasks/admin.js';
+import type { CancelResult } from '../tasks/store.js';
+import type { TaskError, TaskStatus } from '../tasks/task.js';
+import { openColumn, openStatus, type Opener } from './payload-sealing.js';
+
+export const ADMIN_MAX_LIMIT = 500;
+const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+
+export type AdminSort = 'created' | 'updated';
+export type AdminOrder = 'asc' | 'desc';
+
+/** A search the store can run: its limits checked, its cursor opened. */
+export interface CheckedQuery {
+  filter: AdminTaskFilter;
+  sort: AdminSort;
+  order: AdminOrder;
+  limit: number;
+  /** The last row of the previous page. */
+  after?: { t: number; id: string };
+}
+
+/** Whether a task of `tenant` is within the operator's scope. */
+export const inAdminScope = (scope: AdminScope, tenant: string): boolean =>
+  scope.tenants === 'all' || scope.tenants.includes(tenant);
+
+/**
+ * The tenants a search may read: undefined for any, else a list (empty: nothing is visible). A tenant filter
+ * narrows the scope; it never widens it.
+ */
+export function visibleTenants(scope: AdminScope, tenant?: string): readonly string[] | undefined {
+  if (tenant !== undefined) return inAdminScope(scope, tenant) ? [tenant] : [];
+  return scope.tenants === 'all' ? undefined : [...new Set(scope.tenants)];
+}
+
+interface CursorBody {
+  s: AdminSort;
+  o: AdminOrder;
+  t: number;
+  id: string;
+}
+
+/** The opaque cursor after the row (`t`, `id`) of a page in this sort and order: base64url JSON. */
+export const encodeAdminCursor = (sort: AdminSort, order: AdminOrder, t: number, id: string): string =>
+  Buffer.from(JSON.stringify({ s: sort, o: order, t, id } satisfies CursorBody)).toString('base64url');
+
+function decodeCursor(cursor: string, sort: AdminSort, order: AdminOrder): { t: number; id: string } {
+  let body: Partial<CursorBody> | undefined;
+  try {
+    if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw new Error('not base64url');
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorBody>;
+  } catch {
+    throw new AdminQueryError('malformed cursor');
+  }
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    typeof body.t !== 'number' ||
+    !Number.isSafeInteger(body.t) ||
+    typeof body.id !== 'string'
+  )
+    throw new AdminQueryError('malformed cursor');
+  if (body.s !== sort || body.o !== order)
+    throw new AdminQueryError('the cursor belongs to a search in another sort or order');
+  return { t: body.t, id: body.id };
+}
+
+const isTime = (v: unknown): boolean => v === undefined || (typeof v === 'number' && Number.isFinite(v));
+
+/** Checks a search (limit, sort, order, statuses, times, cursor); throws AdminQueryError. */
+export function checkAdminQuery(query: AdminTaskQuery): CheckedQuery {
+  const { sort = 'created', order = 'desc', limit, cursor, ...filter } = query;
+  if (!Number.isInteger(limit) || limit < 1 || limit > ADMIN_MAX_LIMIT)
+    throw new AdminQueryError(`limit must be an integer from 1 to ${ADMIN_MAX_LIMIT}`);
+  if (sort !== 'created' && sort !== 'updated') throw new AdminQueryError('sort must be created or updated');
+  if (order !== 'asc' && order !== 'desc') throw new AdminQueryError('order must be asc or desc');
+  for (const s of filter.status ?? [])
+    if (!STATUSES.includes(s)) throw new AdminQueryError(`unknown status: ${String(s)}`);
+  for (const key of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const)
+    if (!isTime(filter[key])) throw new AdminQueryError(`${key} must be a time in ms`);
+  const checked: CheckedQuery = { filter, sort, order, limit };
+  if (cursor !== undefined) checked.after = decodeCursor(cursor, sort, order);
+  return checked;
+}
+
+/** What differs between the two SQL dialects in a search's conditions. */
+export interface AdminDialect {
+  /** Adds a parameter and returns its placeholder. */
+  param(params: unknown[], value: unknown): string;
+  /** `column` is one of `values` (a list parameter). */
+  oneOf(params: unknown[], column: string, values: readonly string[]): string;
+  /** The task's error message contains the needle, ignoring case (never a sealed error). */
+  errorContains(params: unknown[], needle: string): string;
+}
+
+const RANGES = [
+  ['createdFrom', 'created_at', '>='],
+  ['createdTo', 'created_at', '<'],
+  ['updatedFrom', 'updated_at', '>='],
+  ['updatedTo', 'updated_at', '<'],
+] as const;
+
+/**
+ * The conditions of a search within `tenants` (visibleTenants; undefined: any) with their parameters, or undefined
+ * when nothing can match (no tenant visible, an empty status list).
+ */
+export function adminConditions(
+  d: AdminDialect,
+  tenants: readonly string[] | undefined,
+  f: AdminTaskFilter,
+  params: unknown[],
+): string[] | undefined {
+  if (tenants?.length === 0 || f.status?.length === 0) return undefined;
+  const c: string[] = [];
+  const eq = (column: string, value: string | undefined): void => {
+    if (value !== undefined) c.push(`${column} = ${d.param(params, value)}`);
+  };
+  if (tenants !== undefined)
+    c.push(
+      tenants.length === 1 ? `tenant = ${d.param(params, tenants[0])}` : d.oneOf(params, 'tenant', tenants),
+    );
+  eq('principal', f.principal);
+  eq('tool', f.tool);
+  eq('tool_version', f.toolVersion);
+  if (f.status !== undefined) {
+    const statuses = [...new Set(f.status)];
+    c.push(
+      statuses.length === 1
+        ? `status = ${d.param(params, statuses[0])}`
+        : d.oneOf(params, 'status', statuses),
+    );
+  }
+  for (const [key, column, op] of RANGES) {
+    const v = f[key];
+    if (v !== undefined) c.push(`${column} ${op} ${d.param(params, v)}`);
+  }
+  if (f.hasError !== undefined) c.push(f.hasError ? 'error IS NOT NULL' : 'error IS NULL');
+  if (f.errorText !== undefined && f.errorText !== '') c.push(d.errorContains(params, f.errorText));
+  return c;
+}
+
+/** The keyset condition and ORDER BY of a page (rows after the cursor, in the page's order). */
+export function adminPageOrder(
+  d: AdminDialect,
+  q: CheckedQuery,
+  params: unknown[],
+): { after: string | undefined; orderBy: string } {
+  const column = q.sort === 'created' ? 'created_at' : 'updated_at';
+  const dir = q.order === 'desc' ? 'DESC' : 'ASC';
+  const after =
+    q.after === undefined
+      ? undefined
+      : `(${column}, id) ${q.order === 'desc' ? '<' : '>'} (${d.param(params, q.after.t)}, ${d.param(params, q.after.id)})`;
+  return { after, orderBy: `ORDER BY ${column} ${dir}, id ${dir}` };
+}
+
+/** A page of `limit` rows from the `limit + 1` read: the cursor of the next page when there were more. */
+export function adminPage<R>(
+  rows: readonly R[],
+  q: CheckedQuery,
+  summary: (row: R) => AdminTaskSummary,
+): AdminTaskPage {
+  const items = rows.slice(0, q.limit).map(summary);
+  const last = items[items.length - 1];
+  if (rows.length <= q.limit || last === undefined) return { items };
+  const t = q.sort === 'created' ? last.createdAt : last.updatedAt;
+  return { items, next: encodeAdminCursor(q.sort, q.order, t, last.id) };
+}
+
+/** A window of the overview with nothing in it. */
+export const emptyAdminWindow = (windowMs: number): AdminOverview['windows'][number] => ({
+  windowMs,
+  created: 0,
+  completed: 0,
+  failed: 0,
+});
+
+/** Counts per tool, version and status, as read. */
+export type ToolCounts = AdminOverview['byTool'];
+
+/** The overview from the counts per tool (their sums per status) and the windows and stuck count. */
+export function adminOverview(
+  byTool: ToolCounts,
+  windows: AdminOverview['windows'],
+  stuck: number,
+): AdminOverview {
+  const byStatus: Record<TaskStatus, number> = {
+    working: 0,
+    input_required: 0,
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+  };
+  for (const row of byTool) byStatus[row.status] += row.count;
+  return { byStatus, byTool, windows, stuck };
+}
+
+/**
+ * An operator's cancel, done as the owner's own (TaskStore.requestCancel on the task's owner): a finished task, or
+ * one past its TTL, is `terminal`.
+ */
+export function cancelOutcome(result: CancelResult): AdminActionResult {
+  if (!result.ok) return { ok: false, reason: result.miss === 'expired' ? 'terminal' : 'not_found' };
+  if (!result.cancelledNow && !result.running) return { ok: false, reason: 'terminal' };
+  return { ok: true };
+}
+
+/** The status message of a task an operator retried. */
+export const RETRIED_MESSAGE = 'Retrying from the last finished step (an operator retried the task).';
+
+/** The columns a search reads (times as numbers, or as the strings of PostgreSQL's bigint). */
+export interface AdminSummaryColumns {
+  id: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  tool_version: string | null;
+  status: TaskStatus;
+  status_message: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+  attempt: number;
+  error: string | null;
+}
+
+/** One row of a search, its status message and error opened (the error's data is left out). */
+export function toAdminSummary(row: AdminSummaryColumns, open: Opener): AdminTaskSummary {
+  const error = openColumn<TaskError>(row.error, 'tasks.error', row.id, open);
+  return {
+    id: row.id,
+    owner: { tenant: row.tenant, principal: row.principal },
+    tool: row.tool,
+    toolVersion: row.tool_version ?? undefined,
+    status: row.status,
+    statusMessage: openStatus(row.id, row.status_message, open),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    attempt: row.attempt,
+    error: error === undefined ? undefined : { code: error.code, message: error.message },
+  };
+}

@@ -1,0 +1,172 @@
+// The TaskAdmin contract: detail, cancel, retry and purge, each only within the operator's tenant scope.
+import { describe, expect, it } from 'vitest';
+import type { TaskChange } from '../../tasks/store.js';
+import type { NewTask } from '../../tasks/task.js';
+import { ACME, adminOf, ALL, seed } from './admin-fixture.contract.js';
+import { ALICE, LEASE, must, newTask, OTHER_TENANT, T0, type ContractStore } from './harness.contract.js';
+
+const NOT_FOUND = { ok: false, reason: 'not_found' };
+
+/** The changes the store's feed delivers from now on (none without a feed). */
+function watch(h: ContractStore): TaskChange[] {
+  const seen: TaskChange[] = [];
+  h.store.changes?.subscribe((c) => seen.push(c));
+  return seen;
+}
+
+/** A task that ran steps a and b, failed step c for good and so failed; its owner has read it failed. */
+async function failedAfterSteps(
+  h: ContractStore,
+  overrides: Partial<NewTask> = {},
+): Promise<{ id: string; token: number }> {
+  const run = await h.running(overrides);
+  expect(await h.store.saveStep(run.id, run.token, 'a', 1, h.t)).toBe(true);
+  expect(await h.store.saveStep(run.id, run.token, 'b', 2, h.t)).toBe(true);
+  const failure = { attempt: 1, name: 'Error', message: 'c broke', at: h.t, final: true };
+  expect(await h.store.saveStepFailure(run.id, run.token, 'c', failure, h.t)).toBe(true);
+  const ref = { ref: 'r1', name: 'Error', message: 'c broke', step: 'c', attempt: 1, at: h.t };
+  const error = { code: -32603, message: 'c broke' };
+  const outcome = { kind: 'failed', error, statusMessage: 'It broke.', failure: ref } as const;
+  expect(await h.store.finish(run.id, run.token, outcome, h.t)).toBe(true);
+  expect((await h.snap(run.id, h.t, overrides.owner)).status).toBe('failed');
+  return { id: run.id, token: run.token };
+}
+
+export function adminActionsContract(h: ContractStore): void {
+  describe('operators: detail and cancel', () => {
+    it('shows everything about a task within the scope, and nothing outside it', async () => {
+      const mine = await seed(h, { createdAt: T0 });
+      const theirs = await seed(h, { createdAt: T0 + 1, owner: OTHER_TENANT });
+      const admin = adminOf(h);
+      expect(await admin.detail(ALL, theirs, h.t)).toMatchObject({ id: theirs, owner: OTHER_TENANT });
+      expect(await admin.detail(ACME, mine, h.t)).toMatchObject({
+        id: mine,
+        owner: ALICE,
+        status: 'working',
+      });
+      expect(await admin.detail(ACME, theirs, h.t)).toBeUndefined();
+      expect(await admin.detail(ALL, 'task_missing', h.t)).toBeUndefined();
+    });
+
+    it('cancels as the owner would: at once when idle, by flag when running; terminal when finished', async () => {
+      const idle = await h.store.create(newTask({ createdAt: h.t }));
+      const seen = watch(h);
+      const admin = adminOf(h);
+      expect(await admin.cancel(ALL, idle.id, h.t + 1)).toEqual({ ok: true });
+      expect((await h.snap(idle.id)).status).toBe('cancelled');
+      if (h.store.changes !== undefined)
+        expect(seen).toContainEqual(expect.objectContaining({ taskId: idle.id, cancelRequested: true }));
+      expect(await admin.cancel(ALL, idle.id, h.t + 2)).toEqual({ ok: false, reason: 'terminal' });
+
+      const run = await h.running();
+      expect(await admin.cancel(ACME, run.id, h.t + 3)).toEqual({ ok: true });
+      expect((await h.snap(run.id)).status).toBe('working');
+      expect(await h.store.renew(run.id, run.token, LEASE, h.t + 4)).toEqual({
+        held: true,
+        cancelRequested: true,
+      });
+    });
+
+    it('cancels nothing outside the scope', async () => {
+      const theirs = await h.store.create(newTask({ createdAt: h.t, owner: OTHER_TENANT }));
+      expect(await adminOf(h).cancel(ACME, theirs.id, h.t)).toEqual(NOT_FOUND);
+      expect(await adminOf(h).cancel(ALL, 'task_missing', h.t)).toEqual(NOT_FOUND);
+      expect((await h.snap(theirs.id, h.t, OTHER_TENANT)).status).toBe('working');
+    });
+  });
+
+  describe('operators: retry', () => {
+    it('runs a failed task again from its last finished step, for any worker, and tells subscribers', async () => {
+      const { id, token } = await failedAfterSteps(h);
+      const seen = watch(h);
+      h.t += 10;
+      expect(await adminOf(h).retry(ALL, id, h.t)).toEqual({ ok: true });
+      const snap = await h.snap(id);
+      expect(snap).toMatchObject({ status: 'working', error: undefined, result: undefined, updatedAt: h.t });
+      if (h.store.changes !== undefined)
+        expect(seen).toContainEqual(expect.objectContaining({ taskId: id, runnable: true }));
+      const detail = must(await adminOf(h).detail(ALL, id, h.t));
+      expect(detail).toMatchObject({ failure: undefined, error: undefined, leaseOwner: undefined });
+      expect(detail.steps.map((s) => [s.name, s.done, s.failedAttempts])).toEqual([
+        ['a', true, 0],
+        ['b', true, 0],
+      ]);
+      // The next run keeps the steps done, tries c afresh, and holds a newer token than every earlier run.
+      const again = await h.claim('w2', h.t);
+      expect(again).toMatchObject({ id, steps: { a: 1, b: 2 }, stepAttempts: {}, takenOver: false });
+      expect(again.token).toBeGreaterThan(token);
+      expect(await h.store.saveStep(id, token, 'c', 3, h.t)).toBe(false);
+      const result = { content: [], isError: false };
+      expect(await h.store.finish(id, again.token, { kind: 'completed', result }, h.t)).toBe(true);
+      expect(await h.snap(id)).toMatchObject({ status: 'completed', result });
+    });
+
+    it('retries only failed tasks within the scope', async () => {
+      const admin = adminOf(h);
+      const { id } = await failedAfterSteps(h, { owner: OTHER_TENANT });
+      const working = await h.store.create(newTask({ createdAt: h.t }));
+      expect(await admin.retry(ALL, working.id, h.t)).toEqual({ ok: false, reason: 'not_failed' });
+      expect(await admin.retry(ACME, id, h.t)).toEqual(NOT_FOUND);
+      expect(await admin.retry(ALL, 'task_missing', h.t)).toEqual(NOT_FOUND);
+      expect((await h.snap(id, h.t, OTHER_TENANT)).status).toBe('failed');
+      await h.store.requestCancel(working.id, ALICE, h.t);
+      expect(await admin.retry(ALL, working.id, h.t)).toEqual({ ok: false, reason: 'not_failed' });
+    });
+
+    it('gives a task its TTL again from the retry, so a task failed by its TTL runs again', async () => {
+      const task = await h.store.create(newTask({ createdAt: h.t, ttlMs: 1_000 }));
+      expect(await h.store.expire(T0 + 1_000)).toBe(1);
+      h.t = T0 + 5_000;
+      expect(await adminOf(h).retry(ALL, task.id, h.t)).toEqual({ ok: true });
+      expect(await adminOf(h).detail(ALL, task.id, h.t)).toMatchObject({ expiresAt: T0 + 6_000 });
+      expect(await h.store.expire(h.t + 999)).toBe(0);
+      expect((await h.snap(task.id, h.t + 999)).status).toBe('working');
+      expect((await h.claim('w1', h.t)).id).toBe(task.id);
+    });
+
+    it('is seen by another instance on the same storage that had read the task failed', async (ctx) => {
+      if (h.openPeer === undefined) return ctx.skip();
+      const { id } = await failedAfterSteps(h);
+      const peer = await h.openPeer();
+      try {
+        const read = async () => {
+          const got = await peer.get(id, ALICE, h.t);
+          return typeof got === 'string' ? got : got.status;
+        };
+        expect(await read()).toBe('failed');
+        expect(await adminOf(h).retry(ALL, id, h.t)).toEqual({ ok: true });
+        const deadline = Date.now() + 3_000;
+        while ((await read()) !== 'working' && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await read()).toBe('working');
+      } finally {
+        await peer.close();
+      }
+    });
+  });
+
+  describe('operators: purge', () => {
+    it('deletes a finished task and all it keeps; its idempotency key is free again', async () => {
+      const { id } = await failedAfterSteps(h, { idempotencyKey: 'k1' });
+      expect(await adminOf(h).purge(ALL, id, h.t)).toEqual({ ok: true });
+      expect(await h.store.get(id, ALICE, h.t)).toBe('not_found');
+      expect(await adminOf(h).detail(ALL, id, h.t)).toBeUndefined();
+      expect(await h.store.inspect?.(id, h.t)).toBeUndefined();
+      expect(await adminOf(h).purge(ALL, id, h.t)).toEqual(NOT_FOUND);
+      const next = await h.store.create(
+        newTask({ createdAt: h.t, idempotencyKey: 'k1', args: { other: true } }),
+      );
+      expect(next.id).not.toBe(id);
+      expect((await adminOf(h).list(ALL, { limit: 10 }, h.t)).items.map((t) => t.id)).toEqual([next.id]);
+    });
+
+    it('keeps unfinished tasks and tasks outside the scope', async () => {
+      const { id } = await failedAfterSteps(h, { owner: OTHER_TENANT });
+      const working = await h.store.create(newTask({ createdAt: h.t }));
+      expect(await adminOf(h).purge(ALL, working.id, h.t)).toEqual({ ok: false, reason: 'not_terminal' });
+      expect(await adminOf(h).purge(ACME, id, h.t)).toEqual(NOT_FOUND);
+      expect((await h.snap(id, h.t, OTHER_TENANT)).status).toBe('failed');
+      expect((await h.snap(working.id)).status).toBe('working');
+    });
+  });
+}

@@ -1,0 +1,145 @@
+// The operators' port on PostgreSQL: searches and counts within a tenant scope; a cancel done as the owner's own;
+// retry and purge under the task's row lock, notified in the statement that commits them.
+import type { AdminActionResult, AdminOverview, AdminScope, TaskAdmin } from '../../tasks/admin.js';
+import { isTerminal, type TaskInspection, type TaskStatus } from '../../tasks/task.js';
+import {
+  adminOverview,
+  adminPage,
+  cancelOutcome,
+  checkAdminQuery,
+  emptyAdminWindow,
+  inAdminScope,
+  RETRIED_MESSAGE,
+  toAdminSummary,
+  visibleTenants,
+  type AdminSummaryColumns,
+} from '../admin-query.js';
+import { withCommitted, type StoreContext } from './context.js';
+import type { Run } from './db.js';
+import { requestCancel } from './owner-writes.js';
+import type { SnapshotColumns } from './rows.js';
+import { searchSql } from './sql/admin.js';
+
+const NOT_FOUND: AdminActionResult = { ok: false, reason: 'not_found' };
+
+interface OwnerRow extends Record<string, unknown> {
+  tenant: string;
+  principal: string;
+  status: TaskStatus;
+}
+
+/** `inspect`: the store's own (TaskStore.inspect). */
+export function postgresAdmin(
+  ctx: StoreContext,
+  inspect: (id: string, now: number) => Promise<TaskInspection | undefined>,
+): TaskAdmin {
+  const { db, q, codec, feed, quotedSchema } = ctx;
+  const sql = q.admin;
+
+  /** Retry or purge under the row lock; `write` runs when the task is within the scope. */
+  const locked = async (
+    scope: AdminScope,
+    id: string,
+    write: (row: OwnerRow, run: Run) => Promise<AdminActionResult>,
+  ): Promise<AdminActionResult> =>
+    db.tx(async (run) => {
+      const [row] = await run<OwnerRow>(sql.lock, [id]);
+      if (row === undefined || !inAdminScope(scope, row.tenant)) return NOT_FOUND;
+      return write(row, run);
+    });
+
+  return {
+    async list(scope, query) {
+      const checked = checkAdminQuery(query);
+      const search = searchSql(quotedSchema, visibleTenants(scope, checked.filter.tenant), checked);
+      const rows =
+        search === undefined
+          ? []
+          : await db.query<AdminSummaryColumns & Record<string, unknown>>(search.sql, search.params);
+      return adminPage(rows, checked, (row) => toAdminSummary(row, codec.open));
+    },
+
+    async detail(scope, id, now) {
+      const found = await inspect(id, now);
+      return found !== undefined && inAdminScope(scope, found.owner.tenant) ? found : undefined;
+    },
+
+    async cancel(scope, id, now) {
+      const [row] = await db.query<OwnerRow>(sql.ownerOf, [id]);
+      if (row === undefined || !inAdminScope(scope, row.tenant)) return NOT_FOUND;
+      return cancelOutcome(
+        await requestCancel(ctx, id, { tenant: row.tenant, principal: row.principal }, now),
+      );
+    },
+
+    async retry(scope, id, now) {
+      let committed: SnapshotColumns | undefined;
+      const result = await locked(scope, id, async (row, run) => {
+        if (row.status !== 'failed') return { ok: false, reason: 'not_failed' };
+        [committed] = await run<SnapshotColumns>(sql.retry, [id, now, RETRIED_MESSAGE]);
+        return committed === undefined ? { ok: false, reason: 'not_failed' } : { ok: true };
+      });
+      if (result.ok) {
+        const change = { taskId: id, runnable: true, cancelRequested: false };
+        feed.emitLocal([withCommitted(change, committed, codec.open)]);
+      }
+      return result;
+    },
+
+    async purge(scope, id) {
+      const result = await locked(scope, id, async (row, run) => {
+        if (!isTerminal(row.status)) return { ok: false, reason: 'not_terminal' };
+        const deleted = await run(sql.purge, [id]);
+        return deleted.length === 1 ? { ok: true } : { ok: false, reason: 'not_terminal' };
+      });
+      if (result.ok) feed.emitLocal([{ taskId: id, runnable: false, cancelRequested: false }]);
+      return result;
+    },
+
+    overview: (scope, now, options) => readOverview(ctx, scope, now, options),
+  };
+}
+
+/** The overview's counts within the scope, read at once (each count an index range, the counts per tool a scan). */
+async function readOverview(
+  { db, q }: StoreContext,
+  scope: AdminScope,
+  now: number,
+  { windowsMs, stuckMs }: { windowsMs: readonly number[]; stuckMs: number },
+): Promise<AdminOverview> {
+  const tenants = visibleTenants(scope);
+  if (tenants?.length === 0) return adminOverview([], windowsMs.map(emptyAdminWindow), 0);
+  const o = tenants === undefined ? q.admin.all : q.admin.some;
+  const within = tenants === undefined ? [] : [tenants];
+  const count = <R extends Record<string, unknown>>(text: string, params: unknown[]) =>
+    db.query<R>(text, [...params, ...within]);
+  const window = async (windowMs: number) => {
+    const [row] = await count<WindowRow>(o.window, [now - windowMs, now]);
+    return { windowMs, created: row?.created ?? 0, completed: row?.completed ?? 0, failed: row?.failed ?? 0 };
+  };
+  const [byTool, windows, [stuck]] = await Promise.all([
+    count<ToolRow>(o.byTool, []),
+    Promise.all(windowsMs.map(window)),
+    count<{ n: number }>(o.stuck, [now - stuckMs]),
+  ]);
+  const tools = byTool.map((r) => ({
+    tool: r.tool,
+    toolVersion: r.tool_version ?? undefined,
+    status: r.status,
+    count: r.n,
+  }));
+  return adminOverview(tools, windows, stuck?.n ?? 0);
+}
+
+interface ToolRow extends Record<string, unknown> {
+  tool: string;
+  tool_version: string | null;
+  status: TaskStatus;
+  n: number;
+}
+
+interface WindowRow extends Record<string, unknown> {
+  created: number;
+  completed: number;
+  failed: number;
+}

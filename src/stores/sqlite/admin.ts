@@ -1,0 +1,89 @@
+// The operators' port on SQLite: searches and counts within a tenant scope; a cancel done as the owner's own; retry
+// and purge, each one write transaction whose change the change log announces (to workers, subscribers and the
+// terminal caches of every process on the file).
+import type { AdminActionResult, AdminScope, TaskAdmin } from '../../tasks/admin.js';
+import type { TaskStore } from '../../tasks/store.js';
+import { isTerminal, type TaskInspection } from '../../tasks/task.js';
+import {
+  adminOverview,
+  adminPage,
+  cancelOutcome,
+  checkAdminQuery,
+  emptyAdminWindow,
+  inAdminScope,
+  RETRIED_MESSAGE,
+  toAdminSummary,
+  visibleTenants,
+} from '../admin-query.js';
+import type { StoreContext } from './context.js';
+import { guarded } from './guarded.js';
+import { prepareAdminQueries } from './sql/admin.js';
+
+const NOT_FOUND: AdminActionResult = { ok: false, reason: 'not_found' };
+
+export interface SqliteAdminDeps {
+  /** The owner's cancel: an operator's cancel takes the same path, on the task's owner. */
+  requestCancel: TaskStore['requestCancel'];
+  inspect: (id: string, now: number) => Promise<TaskInspection | undefined>;
+}
+
+export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin {
+  const { db, codec, log, writes } = ctx;
+  const aq = prepareAdminQueries(db);
+  /** The task's owner and status, when the task exists within the scope. */
+  const scoped = (scope: AdminScope, id: string) => {
+    const row = aq.ownerOf(id);
+    return row !== undefined && inAdminScope(scope, row.tenant) ? row : undefined;
+  };
+  return {
+    async list(scope, query) {
+      const q = checkAdminQuery(query);
+      const rows = guarded(() => aq.search(visibleTenants(scope, q.filter.tenant), q));
+      return adminPage(rows, q, (row) => toAdminSummary(row, codec.open));
+    },
+
+    async detail(scope, id, now) {
+      const found = await deps.inspect(id, now);
+      return found !== undefined && inAdminScope(scope, found.owner.tenant) ? found : undefined;
+    },
+
+    async cancel(scope, id, now) {
+      const row = guarded(() => scoped(scope, id));
+      if (row === undefined) return NOT_FOUND;
+      return cancelOutcome(await deps.requestCancel(id, row, now));
+    },
+
+    async retry(scope, id, now) {
+      return writes.tx((): AdminActionResult => {
+        const row = scoped(scope, id);
+        if (row === undefined) return NOT_FOUND;
+        if (!aq.retry(id, row, RETRIED_MESSAGE, now)) return { ok: false, reason: 'not_failed' };
+        log.changed({ taskId: id, runnable: true, cancelRequested: false });
+        return { ok: true };
+      });
+    },
+
+    async purge(scope, id) {
+      return writes.tx((): AdminActionResult => {
+        const row = scoped(scope, id);
+        if (row === undefined) return NOT_FOUND;
+        if (!isTerminal(row.status) || !aq.purge(id)) return { ok: false, reason: 'not_terminal' };
+        // Subscribers read it and find it gone; other processes' terminal caches let go of it.
+        log.changed({ taskId: id, runnable: false, cancelRequested: false });
+        return { ok: true };
+      });
+    },
+
+    async overview(scope, now, { windowsMs, stuckMs }) {
+      const tenants = visibleTenants(scope);
+      if (tenants?.length === 0) return adminOverview([], windowsMs.map(emptyAdminWindow), 0);
+      return guarded(() =>
+        adminOverview(
+          aq.toolCounts(tenants),
+          windowsMs.map((w) => aq.window(tenants, w, now)),
+          aq.stuck(tenants, now - stuckMs),
+        ),
+      );
+    },
+  };
+}

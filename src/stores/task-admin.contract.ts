@@ -1,0 +1,16 @@
+// The TaskAdmin contract (the operators' port, TaskStore.admin) every backend that offers it must pass: port
+// behaviour only, time injected. The tests live by topic in contract/admin-*.contract.ts.
+import { describe } from 'vitest';
+import { adminActionsContract } from './contract/admin-actions.contract.js';
+import { adminPagingContract } from './contract/admin-paging.contract.js';
+import { adminSearchContract } from './contract/admin-search.contract.js';
+import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
+
+export function runTaskAdminContract(options: TaskStoreContractOptions): void {
+  describe(`TaskAdmin contract: ${options.name}`, () => {
+    const h = useContractStore(options);
+    adminSearchContract(h);
+    adminActionsContract(h);
+    adminPagingContract(h);
+  });
+}
