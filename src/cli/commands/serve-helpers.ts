@@ -57,29 +57,3 @@ export function storeCheck(backend: Backend, logger?: Logger): () => Promise<str
     return answer;
   };
 }
-
-/** The store check, run every `everyMs` by itself too, so that requests learn synchronously whether it answers. */
-export interface StoreWatch {
-  /** What `/readyz` asks: the cached check (at most one lookup every 2 s). */
-  readonly answers: () => Promise<string | undefined>;
-  /** The last answer, at once: why requests should be refused now (the store does not answer), or undefined. */
-  readonly unavailable: () => string | undefined;
-  readonly stop: () => void;
-}
-
-/**
- * Watches the store even when nothing probes `/readyz` (open-source nginx has no active checks): while its last
- * lookup failed, requests are refused with 503 before anything is done, which a balancer retries on another replica.
- */
-export function storeWatch(backend: Backend, logger?: Logger, everyMs = 2_000): StoreWatch {
-  const check = storeCheck(backend, logger);
-  let last: string | undefined;
-  const answers = (): Promise<string | undefined> =>
-    check().then((reason) => {
-      last = reason;
-      return reason;
-    });
-  const timer = setInterval(() => void answers(), everyMs);
-  timer.unref();
-  return { answers, unavailable: () => last, stop: () => clearInterval(timer) };
-}

@@ -11,7 +11,7 @@ import type { Backend } from '../../tasks/backend.js';
 import { combineObservers } from '../../tasks/observer.js';
 import type { HttpHandler } from '../../transport/http/handler.js';
 import type { AuthSetup } from '../auth-config.js';
-import { logOutOfScope, logToolError, refusalLog, storeWatch, type StoreWatch } from './serve-helpers.js';
+import { logOutOfScope, logToolError, refusalLog, storeCheck } from './serve-helpers.js';
 import type { ServeSettings } from './serve-flags.js';
 
 /** A server on its open store. */
@@ -19,8 +19,8 @@ export interface Served {
   readonly runtime: DurableMcp;
   readonly handler: HttpHandler;
   readonly metrics: Metrics | undefined;
-  /** Whether the store answers a cheap lookup (for /readyz, and for refusing requests while it does not). */
-  readonly store: StoreWatch;
+  /** Undefined while the store answers a cheap lookup, else why not (for /readyz). */
+  readonly storeAnswers: () => Promise<string | undefined>;
 }
 
 interface Observability {
@@ -93,7 +93,6 @@ function handlerFor(
   backend: Backend,
   auth: AuthSetup,
   readiness: () => Promise<string | undefined>,
-  unavailable: () => string | undefined,
   { logger, metrics, audit }: Observability,
 ): HttpHandler {
   const { http } = settings;
@@ -103,7 +102,6 @@ function handlerFor(
   return createHttpHandler({
     server: runtime.server,
     readiness,
-    unavailable,
     authenticator: auth.authenticator,
     protectedResourceMetadata: auth.metadata,
     origin: { allowedHosts: allowedHostsFor(http.host, http.extraHosts), onRefused: refusalLog(logger) },
@@ -136,7 +134,7 @@ export function runtimeOn(
 
 /**
  * Builds the server on its open store. `readiness` is what `/readyz` answers (draining first); the store's own
- * answer, watched every 2 s, is `store` (requests are refused with 503 while it does not answer).
+ * answer is `storeAnswers`.
  */
 export function serveOn(
   settings: ServeSettings,
@@ -148,11 +146,10 @@ export function serveOn(
 ): Served {
   const observability = observabilityFor(settings, backend, logger);
   const runtime = runtimeFor(settings, backend, toolSets, observability);
-  const store = storeWatch(backend, logger);
   return {
     runtime,
-    handler: handlerFor(settings, runtime, backend, auth, readiness, store.unavailable, observability),
+    handler: handlerFor(settings, runtime, backend, auth, readiness, observability),
     metrics: observability.metrics,
-    store,
+    storeAnswers: storeCheck(backend, logger),
   };
 }

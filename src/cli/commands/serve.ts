@@ -152,7 +152,6 @@ function stopper(settings: ServeSettings, state: State, listening: Listening, lo
     const closing = listening.close(graceMs);
     await served.runtime.server.close();
     await closing;
-    served.store.stop();
     await served.runtime.close(graceMs);
     logger.flush(() => process.exit(0));
   };
@@ -203,7 +202,7 @@ export async function serve(argv: string[]): Promise<void> {
   const first = await openOnce(settings);
   const state: State = { served: undefined, opening: undefined, draining: false, stopping: false };
   const readiness = async (): Promise<string | undefined> =>
-    state.draining ? 'draining' : (state.served?.store.answers() ?? STARTING.reason);
+    state.draining ? 'draining' : (state.served?.storeAnswers() ?? STARTING.reason);
   let listening: Listening;
   try {
     listening = await listen(settings, () => state.served, readiness);
