@@ -24,10 +24,7 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function serveWith(
-  readiness?: () => Promise<string | undefined>,
-  unavailable?: () => string | undefined,
-) {
+async function serveWith(readiness?: () => Promise<string | undefined>) {
   const runtime = createDurableMcp({
     toolSets: [{ tools: [] }],
     store: createSqliteTaskStore({ path: join(dir, `r-${closers.length}-${Date.now()}.db`) }),
@@ -38,7 +35,6 @@ async function serveWith(
     authenticator: createAnonymousAuthenticator(),
     origin: { allowedHosts: LOOPBACK_HOSTS },
     ...(readiness === undefined ? {} : { readiness }),
-    ...(unavailable === undefined ? {} : { unavailable }),
   });
   const running = await listenHttp(handler, '127.0.0.1', 0);
   closers.push(async () => {
@@ -49,29 +45,6 @@ async function serveWith(
 }
 
 describe('/readyz', () => {
-  it('refuses endpoint requests with 503 and Retry-After, unread, while the process cannot serve', async () => {
-    const state: { down?: string } = {};
-    const base = await serveWith(undefined, () => state.down);
-    const list = (): Promise<Response> =>
-      fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: mcpHeaders('tools/list'),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope() } }),
-      });
-    expect((await list()).status).toBe(200);
-    state.down = 'store unreachable';
-    const refused = await list();
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    const body = (await refused.json()) as { jsonrpc: string; error: { code: number; message: string } };
-    expect(body.jsonrpc).toBe('2.0');
-    expect(body.error.message).toMatch(/store unreachable/);
-    // Probes still answer, and the endpoint serves again as soon as the process can.
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    state.down = undefined;
-    expect((await list()).status).toBe(200);
-  });
-
   it('answers 200 when ready, 503 with the reason otherwise, whatever Host a probe sends', async () => {
     const state: { reason?: string } = {};
     const base = await serveWith(async () => state.reason);

@@ -41,12 +41,6 @@ export interface HttpEdgeOptions {
    */
   readiness?: () => Promise<string | undefined>;
   /**
-   * Asked (synchronously) before each request to the endpoint: a reason when this process cannot serve now (its store
-   * does not answer). The request then gets 503 with `Retry-After` before anything is read or done, so a balancer
-   * can safely try another replica.
-   */
-  unavailable?: () => string | undefined;
-  /**
    * Bytes that the bodies being read at once may hold together (default 64 MiB); a body that would go over is
    * refused with 503. Bodies are read only after the request's credentials were accepted.
    */
@@ -110,19 +104,6 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
       return;
     }
     if (servedRoute(edge, req, reply, pathname)) return;
-    const down = options.unavailable?.();
-    if (down !== undefined) {
-      reply.json(
-        503,
-        errorResponse(
-          null,
-          new ProtocolError(ErrorCode.InternalError, `Service unavailable: ${down}; retry`),
-        ),
-        { 'retry-after': '1' },
-      );
-      req.resume();
-      return;
-    }
     if (req.method !== 'POST') {
       serveOther(edge, req, reply, header);
       req.resume();
