@@ -32,6 +32,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
           authenticator: options.authenticator,
           audit: options.audit,
           onError: options.onError,
+          onResponse: options.onResponse,
         });
   const { extraRoutes } = options;
   const routes: HttpEdgeOptions['extraRoutes'] =

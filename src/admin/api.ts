@@ -1,6 +1,7 @@
 // The operator API (JSON under /admin/api/v1), a route of the HTTP edge: the same credentials as /mcp, the operator
 // role and its tenants, a CSRF token on every change, an audit line for every change and every refusal.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AuditLog } from '../protocol/audit.js';
 import type { AdminScope, TaskAdmin } from '../tasks/admin.js';
@@ -30,6 +31,8 @@ export interface AdminRouteOptions extends AdminApiOptions {
   audit?: AuditLog;
   /** Told of an error no action caught (the request got a 500). */
   onError?: (err: unknown) => void;
+  /** Told of each response: `admin <METHOD> <route>`, the HTTP status and the duration (as the edge's requests). */
+  onResponse?: (method: string, status: number, durationMs: number) => void;
 }
 
 /** A route of the edge: true when it answered the request, false for a path that is not the operator API's. */
@@ -50,6 +53,7 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     if (route.kind === 'none') return false;
     // No operator route takes a body: whatever is sent is read and dropped, never buffered.
     req.resume();
+    report(options, res, `admin ${req.method ?? ''} ${route.kind === 'route' ? route.label : 'tasks/{id}'}`);
     if (route.kind === 'bad_id') {
       sendError(res, 'bad_request', 'Malformed task id');
       return true;
@@ -68,6 +72,14 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     });
     return true;
   };
+}
+
+/** Reports the response once it has gone out. */
+function report(options: AdminRouteOptions, res: ServerResponse, label: string): void {
+  const { onResponse } = options;
+  if (onResponse === undefined) return;
+  const started = performance.now();
+  res.once('finish', () => onResponse(label, res.statusCode, performance.now() - started));
 }
 
 interface Request {
