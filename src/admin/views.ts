@@ -38,6 +38,7 @@ export const detailView = (task: TaskInspection) => ({
   tenant: task.owner.tenant,
   principal: task.owner.principal,
   tool: task.tool,
+  toolVersion: task.toolVersion,
   status: task.status,
   statusMessage: task.statusMessage,
   createdAt: iso(task.createdAt),

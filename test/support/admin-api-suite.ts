@@ -113,6 +113,7 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
       expect(await count('tenant=B')).toBe(4);
       expect(await count('principal=alice')).toBe(6);
       expect(await count('tenant=A&tool=flaky_steps')).toBe(3);
+      expect(await count('toolVersion=2')).toBe(5);
       expect(await count('status=failed,completed')).toBe(8);
       expect(await count('status=working')).toBe(2);
       expect(await count('hasError=true')).toBe(5);
@@ -204,6 +205,7 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
         tenant: 'A',
         principal: 'alice',
         tool: 'flaky_steps',
+        toolVersion: '2',
         status: 'failed',
       });
       expect(detail.createdAt).toMatch(ISO);
