@@ -1,7 +1,10 @@
 // The operator API of `serve` on SQLite, and its absence when no credential can be an operator.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer, type AdminServer } from '../support/admin-api.js';
+import { startServe } from '../support/cli.js';
 import { defineAdminApiSuite } from '../support/admin-api-suite.js';
 
 defineAdminApiSuite('the operator API on SQLite', (dir) => ['--store', join(dir, 'tasks.db')]);
@@ -31,5 +34,34 @@ describe('a server without operators', () => {
         const reply = await server.api(method, path, who);
         expect([reply.status, reply.body], `${method} ${path} as ${who}`).toEqual([404, JSON.parse(body)]);
       }
+  });
+});
+
+describe('anonymous development mode', () => {
+  it('serves the operator API to the anonymous caller only with --dev-operator', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-admin-dev-'));
+    try {
+      for (const [flags, status] of [
+        [['--dev-operator'], 200],
+        [[], 404],
+      ] as const) {
+        const proc = await startServe(['--store', join(dir, 'tasks.db'), '--port', '0', ...flags]);
+        try {
+          const res = await fetch(`${proc.origin}/admin/api/v1/session`);
+          expect(res.status).toBe(status);
+          if (status === 200)
+            expect(await res.json()).toMatchObject({
+              tenant: 'default',
+              principal: 'anonymous',
+              operator: { tenants: 'all' },
+            });
+        } finally {
+          proc.child.kill('SIGTERM');
+          await proc.exited;
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

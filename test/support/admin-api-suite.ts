@@ -60,6 +60,9 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
       expect(none.status).toBe(401);
       expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expect(errorOf(none)).toMatchObject({ code: 'unauthorized' });
+      const foreign = await server.api('GET', '/tasks', 'root', { origin: 'http://evil.example' });
+      expect(foreign.status).toBe(403);
+      expect(JSON.stringify(foreign.body)).toMatch(/evil\.example/);
       const wrong = await server.api('GET', '/tasks', undefined, {
         authorization: 'Bearer not-a-known-token-at-all',
       });
