@@ -18,6 +18,8 @@ export const layers = {
   auth: ['protocol (types)', 'wire (types)', 'tasks (types)'],
   observability: ['tasks', 'wire', 'protocol (types)', 'node:http (types)'], // wire: the method names it labels
   legacy: ['protocol', 'tasks', 'wire', 'transport/http (types)', 'node:http (types)'], // a wire of the HTTP edge
+  // a route of the HTTP edge: the store's operators' port behind the authenticator's operator role
+  admin: ['tasks', 'auth (types)', 'protocol (types)', 'wire (types)', 'node:http (types)'],
   client: ['wire'],
   cli: ['*'],
   roots: ['*'],

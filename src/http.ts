@@ -1,5 +1,6 @@
 // The MCP endpoint for node:http as durable-mcp serves it: the HTTP edge with the 2026-07-28 core and, unless
-// switched off, the 2025-11-25 stateful wire beside it.
+// switched off, the 2025-11-25 stateful wire beside it, and the operator API when one is configured.
+import { createAdminRoute, type AdminApiOptions } from './admin/api.js';
 import { createLegacyWire, type LegacyOptions } from './legacy/wire.js';
 import { createHttpEdge, type HttpEdgeOptions, type HttpHandler } from './transport/http/handler.js';
 import type { HttpWire } from './transport/http/wire.js';
@@ -12,10 +13,31 @@ export interface HttpHandlerOptions extends Omit<HttpEdgeOptions, 'wires'> {
   legacy?: LegacyOptions | false;
   /** Other wires, offered each request after the legacy one and before the modern core. */
   wires?: readonly HttpWire[];
+  /**
+   * The operator API under `/admin/api/v1` (docs/operations.md), for the operators the authenticator grants. Give it
+   * only when the authenticator can grant the role and the store has an `admin` port; without it every `/admin/…`
+   * path is 404, as any unknown path.
+   */
+  admin?: AdminApiOptions;
 }
 
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
-  const { legacy, wires = [], ...edge } = options;
+  const { legacy, wires = [], admin, ...edge } = options;
   const legacyWire = legacy === false ? [] : [createLegacyWire({ server: options.server, ...legacy })];
-  return createHttpEdge({ ...edge, wires: [...legacyWire, ...wires] });
+  const adminRoute =
+    admin === undefined
+      ? undefined
+      : createAdminRoute({
+          ...admin,
+          authenticator: options.authenticator,
+          audit: options.audit,
+          onError: options.onError,
+          onResponse: options.onResponse,
+        });
+  const { extraRoutes } = options;
+  const routes: HttpEdgeOptions['extraRoutes'] =
+    adminRoute === undefined
+      ? extraRoutes
+      : (req, res) => adminRoute(req, res) || (extraRoutes?.(req, res) ?? false);
+  return createHttpEdge({ ...edge, extraRoutes: routes, wires: [...legacyWire, ...wires] });
 }

@@ -57,6 +57,7 @@ export type { AuditEvent, AuditEventName, AuditLog } from './protocol/audit.js';
 // Serving: HTTP (with its own node:http server or inside yours) and stdio; who the caller is.
 export { createHttpHandler } from './http.js';
 export type { HttpHandlerOptions } from './http.js';
+export type { AdminApiOptions } from './admin/api.js';
 export type { HttpHandler } from './transport/http/handler.js';
 export type { HttpWire, WireExchange, WirePost } from './transport/http/wire.js';
 export type { HeaderLookup } from './wire/headers.js';

@@ -73,6 +73,8 @@ export function parseTokenFile(text: string): TokenFileOutcome {
 export interface StaticTokenAuthenticator extends Authenticator {
   /** Re-reads the file; on a bad file the previous tokens stay in force and the reason is returned. */
   reload(): string | undefined;
+  /** Whether a token of the file in force is an operator's. */
+  grantsOperators(): boolean;
 }
 
 export function createStaticTokenAuthenticator(path: string): StaticTokenAuthenticator {
@@ -107,6 +109,7 @@ export function createStaticTokenAuthenticator(path: string): StaticTokenAuthent
       }
       return found ?? invalid;
     },
+    grantsOperators: () => [...tokens.values()].some((grant) => grant.operator !== undefined),
     reload() {
       try {
         tokens = load();

@@ -1,4 +1,7 @@
 // The operator-role flags of `serve`: parsed into the authenticator's options, or a usage error (exit 2).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from './args.js';
 import { authFlagsFrom, buildAuth } from './auth-config.js';
@@ -63,6 +66,29 @@ describe('operator flags', () => {
       operator: { tenants: 'all' },
     });
     expect(dev.describe).toMatch(/an operator of every tenant/);
+    expect([plain.operators, dev.operators]).toEqual([false, true]);
+  });
+
+  it('tells whether the authenticator can grant the role (the operator API is served only then)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-auth-'));
+    try {
+      const file = join(dir, 'tokens.json');
+      const user = { token: 'user-token-0123456789', tenant: 'A', principal: 'u' };
+      writeFileSync(file, JSON.stringify({ tokens: [user] }));
+      expect(buildAuth(authFlagsFrom({ auth: file }), 'http://127.0.0.1:3000/mcp').operators).toBe(false);
+      const ops = { token: 'ops-token-01234567890', tenant: 'A', principal: 'o', roles: ['operator'] };
+      writeFileSync(file, JSON.stringify({ tokens: [user, ops] }));
+      expect(buildAuth(authFlagsFrom({ auth: file }), 'http://127.0.0.1:3000/mcp').operators).toBe(true);
+      const jwt = (values: Record<string, string>) =>
+        buildAuth(
+          authFlagsFrom({ ...JWT, jwks: 'https://auth.example.test/jwks', ...values }),
+          'http://127.0.0.1:3000/mcp',
+        ).operators;
+      expect(jwt({})).toBe(false);
+      expect(jwt({ 'jwt-operator-scope': 'ops' })).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('ends `serve` with exit 2 and the reason before anything is opened', async () => {

@@ -75,6 +75,11 @@ export interface AuthSetup {
   /** Re-reads credentials (SIGHUP); returns an error message when the new file was refused. */
   reload: (() => string | undefined) | undefined;
   describe: string;
+  /**
+   * Whether the authenticator can grant the operator role (a token file with an operator entry at start, JWT
+   * operator flags, --dev-operator): the operator API is served only then.
+   */
+  operators: boolean;
 }
 
 export function buildAuth(flags: AuthFlags, resourceUrl: string): AuthSetup {
@@ -93,6 +98,7 @@ export function buildAuth(flags: AuthFlags, resourceUrl: string): AuthSetup {
       metadata: undefined,
       reload: () => auth.reload(),
       describe: `static tokens from ${flags.auth}`,
+      operators: auth.grantsOperators(),
     };
   }
   if (jwtFlags > 0) {
@@ -122,6 +128,7 @@ export function buildAuth(flags: AuthFlags, resourceUrl: string): AuthSetup {
       metadata: protectedResourceMetadata(audience, flags.jwtIssuer),
       reload: undefined,
       describe: `JWT access tokens from ${flags.jwtIssuer} for ${audience}${operatorNote(flags.jwtOperator)}`,
+      operators: flags.jwtOperator !== undefined,
     };
   }
   const dev = flags.devOperator === true;
@@ -130,6 +137,7 @@ export function buildAuth(flags: AuthFlags, resourceUrl: string): AuthSetup {
     metadata: undefined,
     reload: undefined,
     describe: `anonymous development mode — every caller is the same principal${dev ? ', an operator of every tenant' : ''}; do not expose this server`,
+    operators: dev,
   };
 }
 

@@ -225,6 +225,7 @@ export function createMetrics(
       else if (
         event.event === 'task.denied' ||
         event.event === 'auth.denied' ||
+        event.event === 'admin.denied' ||
         event.event === 'task.limited'
       ) {
         tasks.denied.inc({ event: event.event });

@@ -1,6 +1,10 @@
 // Audit events for task access: who did what to which task, and the outcome. Never payloads or secrets.
 
-/** `task.joined`: a tools/call whose idempotency key named an existing task got that task. */
+/**
+ * `task.joined`: a tools/call whose idempotency key named an existing task got that task. `admin.*`: an operator's
+ * change through the operator API (`tenant`/`principal` are the operator's), and `admin.denied` a refused attempt
+ * (not an operator, or no valid CSRF token).
+ */
 export type AuditEventName =
   | 'task.created'
   | 'task.joined'
@@ -8,7 +12,11 @@ export type AuditEventName =
   | 'task.answered'
   | 'task.denied'
   | 'task.limited'
-  | 'auth.denied';
+  | 'auth.denied'
+  | 'admin.cancel'
+  | 'admin.retry'
+  | 'admin.purge'
+  | 'admin.denied';
 
 export interface AuditEvent {
   event: AuditEventName;

@@ -167,6 +167,8 @@ export interface TaskInspection {
   id: string;
   owner: TaskOwner;
   tool: string;
+  /** The tool version the task was created with (when the tool set declares one). */
+  toolVersion: string | undefined;
   status: TaskStatus;
   statusMessage: string | undefined;
   createdAt: number;

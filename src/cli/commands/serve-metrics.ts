@@ -2,6 +2,7 @@
 // reaches), with /healthz and /readyz beside it for probes; the MCP port then answers 404 for /metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Metrics } from '../../observability/metrics.js';
+import { NOT_FOUND_BODY } from '../../transport/http/handler.js';
 import {
   listenHttp,
   type ListenHttpOptions,
@@ -36,7 +37,7 @@ export function metricsHandler(
     else if (metrics()?.route(req, res) === true) return;
     else if (req.method === 'GET' && pathname === '/metrics')
       json(res, 503, '{"status":"not ready","reason":"store unreachable"}');
-    else json(res, 404, '{"error":"not found"}');
+    else json(res, 404, NOT_FOUND_BODY);
   };
 }
 

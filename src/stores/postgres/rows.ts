@@ -171,6 +171,7 @@ export function toInspection(row: InspectRow, open: Opener): TaskInspection {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
+    toolVersion: row.tool_version ?? undefined,
     status: row.status,
     statusMessage: openStatus(row.id, row.status_message, open),
     createdAt: toNumber(row.created_at),

@@ -99,6 +99,7 @@ export function toInspection(
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
     tool: row.tool,
+    toolVersion: row.tool_version ?? undefined,
     status: row.status,
     statusMessage: openStatus(row.id, row.status_message, open),
     createdAt: row.created_at,

@@ -221,9 +221,12 @@ function servedRoute(edge: Edge, req: IncomingMessage, reply: HttpReply, pathnam
   }
   if (edge.options.extraRoutes?.(req, reply.res) === true) return true;
   if (pathname === edge.path) return false;
-  reply.json(404, '{"error":"not found"}');
+  reply.json(404, NOT_FOUND_BODY);
   return true;
 }
+
+/** The answer to a path that is not served (the operator API's too, when it is not configured). */
+export const NOT_FOUND_BODY = '{"error":{"code":"not_found","message":"Not found"}}';
 
 /** Authenticates the request once for whichever wire serves it; answers 401 (with the request's id) otherwise. */
 async function authenticate(

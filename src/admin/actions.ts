@@ -1,0 +1,112 @@
+// What each operator route does once the caller is known to be an operator (and, for a change, sent its CSRF token):
+// within the operator's tenants, a task elsewhere looks absent.
+import type { ServerResponse } from 'node:http';
+import type { AuditLog } from '../protocol/audit.js';
+import { AdminQueryError, type AdminActionResult, type AdminScope, type TaskAdmin } from '../tasks/admin.js';
+import { StoreUnavailableError } from '../tasks/errors.js';
+import type { TaskOwner } from '../tasks/task.js';
+import { parseOverviewQuery, parseTaskQuery } from './query.js';
+import { bounded, sendError, sendJson } from './reply.js';
+import type { AdminAction, AdminChange } from './routes.js';
+import { detailView, summaryView } from './views.js';
+
+export interface ActionContext {
+  store: TaskAdmin;
+  res: ServerResponse;
+  /** The operator's own identity. */
+  who: TaskOwner;
+  scope: AdminScope;
+  now: number;
+  params: URLSearchParams;
+  /** The task a path names. */
+  id: string | undefined;
+  audit: AuditLog | undefined;
+  csrfToken: () => string;
+}
+
+const NOT_FOUND = 'Task not found';
+
+/** What a 409 says for each refusal of a change. */
+const CONFLICT_MESSAGES = {
+  terminal: 'The task has already finished',
+  not_failed: 'Only a failed task can be retried',
+  not_terminal: 'Only a finished task can be purged',
+} as const;
+
+/** Runs one action; a refused query is a 400, a store that does not answer a 503. */
+export async function serveAction(context: ActionContext, action: AdminAction): Promise<void> {
+  try {
+    await run(context, action);
+  } catch (err) {
+    if (err instanceof AdminQueryError) sendError(context.res, 'bad_request', err.message);
+    else if (err instanceof StoreUnavailableError)
+      sendError(context.res, 'unavailable', 'Task store unavailable; retry', { 'retry-after': '1' });
+    else throw err;
+  }
+}
+
+async function run(context: ActionContext, action: AdminAction): Promise<void> {
+  const { store, res, scope, now } = context;
+  switch (action) {
+    case 'session':
+      sendJson(res, 200, {
+        ...context.who,
+        operator: { tenants: scope.tenants },
+        csrfToken: context.csrfToken(),
+      });
+      return;
+    case 'list':
+      return list(context);
+    case 'overview':
+      return overview(context);
+    case 'detail': {
+      const task = await store.detail(scope, context.id ?? '', now);
+      if (task === undefined) sendError(res, 'not_found', NOT_FOUND);
+      else sendJson(res, 200, detailView(task));
+      return;
+    }
+    default:
+      return change(context, action);
+  }
+}
+
+async function list(context: ActionContext): Promise<void> {
+  const query = parseTaskQuery(context.params);
+  if (!query.ok) {
+    sendError(context.res, 'bad_request', query.reason);
+    return;
+  }
+  const page = await context.store.list(context.scope, query.value, context.now);
+  sendJson(context.res, 200, { items: page.items.map(summaryView), next: page.next });
+}
+
+async function overview(context: ActionContext): Promise<void> {
+  const query = parseOverviewQuery(context.params);
+  if (!query.ok) {
+    sendError(context.res, 'bad_request', query.reason);
+    return;
+  }
+  sendJson(context.res, 200, await context.store.overview(context.scope, context.now, query.value));
+}
+
+/** Cancel, retry or purge: one audit line with the outcome, then 200, 404 or 409. */
+async function change(context: ActionContext, action: AdminChange): Promise<void> {
+  const { store, res, scope, now, who } = context;
+  const id = context.id ?? '';
+  let result: AdminActionResult;
+  try {
+    result = await store[action](scope, id, now);
+  } catch (err) {
+    context.audit?.({ event: `admin.${action}`, ...who, taskId: bounded(id), outcome: 'error' });
+    throw err;
+  }
+  context.audit?.({
+    event: `admin.${action}`,
+    ...who,
+    taskId: bounded(id),
+    outcome: result.ok ? 'ok' : result.reason,
+  });
+  if (result.ok) sendJson(res, 200, { ok: true });
+  else if (result.reason === 'not_found') sendError(res, 'not_found', NOT_FOUND);
+  else sendError(res, result.reason, CONFLICT_MESSAGES[result.reason]);
+}

@@ -1,0 +1,142 @@
+// The operator API (JSON under /admin/api/v1), a route of the HTTP edge: the same credentials as /mcp, the operator
+// role and its tenants, a CSRF token on every change, an audit line for every change and every refusal.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { AuditLog } from '../protocol/audit.js';
+import type { AdminScope, TaskAdmin } from '../tasks/admin.js';
+import type { TaskOwner } from '../tasks/task.js';
+import type { HeaderLookup } from '../wire/headers.js';
+import { serveAction, type ActionContext } from './actions.js';
+import { createCsrfTokens, type CsrfTokens } from './csrf.js';
+import { bounded, sendError } from './reply.js';
+import { isChange, matchRoute, type AdminAction } from './routes.js';
+
+/** The operator API of a server: its store's operators' port, and the secret CSRF tokens are derived from. */
+export interface AdminApiOptions {
+  /** The store's `admin` port. */
+  store: TaskAdmin;
+  /**
+   * The secret CSRF tokens are derived from; every replica must have the same one: the backend's `stateSecret` (the
+   * one stored in the backend, or DURABLE_MCP_STATE_SECRET).
+   */
+  secret: string | Buffer;
+  /** Time in ms since the epoch (default Date.now). */
+  now?: () => number;
+}
+
+/** What the operator API takes from the edge it is served by. */
+export interface AdminRouteOptions extends AdminApiOptions {
+  authenticator: Authenticator;
+  audit?: AuditLog;
+  /** Told of an error no action caught (the request got a 500). */
+  onError?: (err: unknown) => void;
+  /** Told of each response: `admin <METHOD> <route>`, the HTTP status and the duration (as the edge's requests). */
+  onResponse?: (method: string, status: number, durationMs: number) => void;
+}
+
+/** A route of the edge: true when it answered the request, false for a path that is not the operator API's. */
+export type AdminRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+interface Api {
+  readonly options: AdminRouteOptions;
+  readonly csrf: CsrfTokens;
+  readonly now: () => number;
+}
+
+export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
+  const api: Api = { options, csrf: createCsrfTokens(options.secret), now: options.now ?? Date.now };
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const route = matchRoute(q === -1 ? url : url.slice(0, q));
+    if (route.kind === 'none') return false;
+    // No operator route takes a body: whatever is sent is read and dropped, never buffered.
+    req.resume();
+    report(options, res, `admin ${req.method ?? ''} ${route.kind === 'route' ? route.label : 'tasks/{id}'}`);
+    if (route.kind === 'bad_id') {
+      sendError(res, 'bad_request', 'Malformed task id');
+      return true;
+    }
+    const action = route.methods[req.method ?? ''];
+    if (action === undefined) {
+      const allow = Object.keys(route.methods).join(', ');
+      sendError(res, 'method_not_allowed', `Method not allowed: use ${allow}`, { allow });
+      return true;
+    }
+    const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    const label = `${req.method ?? ''} ${route.label}`;
+    serve(api, req, res, { action, label, params, id: route.id }).catch((err: unknown) => {
+      options.onError?.(err);
+      sendError(res, 'internal', 'Internal error');
+    });
+    return true;
+  };
+}
+
+/** Reports the response once it has gone out. */
+function report(options: AdminRouteOptions, res: ServerResponse, label: string): void {
+  const { onResponse } = options;
+  if (onResponse === undefined) return;
+  const started = performance.now();
+  res.once('finish', () => onResponse(label, res.statusCode, performance.now() - started));
+}
+
+interface Request {
+  action: AdminAction;
+  label: string;
+  params: URLSearchParams;
+  id: string | undefined;
+}
+
+const headerOf =
+  (req: IncomingMessage): HeaderLookup =>
+  (name) => {
+    const v = req.headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  };
+
+/** Credentials, the operator role, the CSRF token of a change; then the action. */
+async function serve(api: Api, req: IncomingMessage, res: ServerResponse, request: Request): Promise<void> {
+  const { authenticator, audit } = api.options;
+  const header = headerOf(req);
+  const outcome = await authenticator.authenticate(header);
+  if (!outcome.ok) {
+    audit?.({ event: 'auth.denied', method: request.label, outcome: bounded(outcome.message) });
+    sendError(res, outcome.status === 401 ? 'unauthorized' : 'forbidden', outcome.message, {
+      'www-authenticate': outcome.challenge,
+    });
+    return;
+  }
+  const who: TaskOwner = { tenant: outcome.auth.tenant, principal: outcome.auth.principal };
+  const refused = (reason: string): void =>
+    audit?.({
+      event: 'admin.denied',
+      ...who,
+      method: request.label,
+      ...(request.id === undefined ? {} : { taskId: bounded(request.id) }),
+      outcome: reason,
+    });
+  if (outcome.operator === undefined) {
+    refused('not an operator');
+    sendError(res, 'forbidden', 'Operator role required');
+    return;
+  }
+  if (isChange(request.action) && !api.csrf.check(who, header('x-csrf-token'))) {
+    refused('csrf');
+    sendError(res, 'csrf', 'Missing or invalid X-CSRF-Token');
+    return;
+  }
+  const context: ActionContext = {
+    store: api.options.store,
+    res,
+    who,
+    scope: outcome.operator satisfies AdminScope,
+    now: api.now(),
+    params: request.params,
+    id: request.id,
+    audit,
+    csrfToken: () => api.csrf.issue(who),
+  };
+  await serveAction(context, request.action);
+}

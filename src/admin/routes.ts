@@ -1,0 +1,59 @@
+// The routes of the operator API under /admin/api/v1: which path and method run which action, and whether the action
+// changes anything (then it needs the CSRF token).
+export const ADMIN_BASE_PATH = '/admin/api/v1';
+
+export type AdminAction = 'session' | 'list' | 'overview' | 'detail' | 'cancel' | 'retry' | 'purge';
+
+/** The actions that change a task: audited, and refused without the CSRF token. */
+export type AdminChange = Extract<AdminAction, 'cancel' | 'retry' | 'purge'>;
+
+export const isChange = (action: AdminAction): action is AdminChange =>
+  action === 'cancel' || action === 'retry' || action === 'purge';
+
+export type RouteMatch =
+  | { kind: 'none' }
+  | { kind: 'bad_id' }
+  | { kind: 'route'; label: string; methods: Readonly<Record<string, AdminAction>>; id?: string };
+
+const FIXED: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
+  session: { GET: 'session' },
+  tasks: { GET: 'list' },
+  overview: { GET: 'overview' },
+};
+
+const TASK_ROUTES: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
+  '': { GET: 'detail', DELETE: 'purge' },
+  cancel: { POST: 'cancel' },
+  retry: { POST: 'retry' },
+};
+
+/** The longest task id accepted in a path (ids the server makes are far shorter). */
+const MAX_ID = 256;
+
+/** The route a path names (`none`: not an operator route, answered as any unknown path). */
+export function matchRoute(pathname: string): RouteMatch {
+  if (!pathname.startsWith(`${ADMIN_BASE_PATH}/`)) return { kind: 'none' };
+  const parts = pathname.slice(ADMIN_BASE_PATH.length + 1).split('/');
+  const [first, id, sub, ...rest] = parts;
+  if (first === undefined) return { kind: 'none' };
+  if (parts.length === 1) {
+    const methods = FIXED[first];
+    return methods === undefined ? { kind: 'none' } : { kind: 'route', label: first, methods };
+  }
+  if (first !== 'tasks' || id === undefined || id === '' || rest.length > 0) return { kind: 'none' };
+  const methods = TASK_ROUTES[sub ?? ''];
+  if (methods === undefined || sub === '') return { kind: 'none' };
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(id);
+  } catch {
+    return { kind: 'bad_id' };
+  }
+  if (decoded.length > MAX_ID) return { kind: 'bad_id' };
+  return {
+    kind: 'route',
+    label: sub === undefined ? 'tasks/{id}' : `tasks/{id}/${sub}`,
+    methods,
+    id: decoded,
+  };
+}

@@ -1,0 +1,61 @@
+// What the operator API sends of a task: owners flattened, times as ISO 8601, absent fields left out, and never an
+// argument, a result or an error's data.
+import type { AdminTaskSummary } from '../tasks/admin.js';
+import type { StepFailure, TaskError, TaskFailure, TaskInspection } from '../tasks/task.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrUndefined = (ms: number | null | undefined): string | undefined =>
+  ms === undefined || ms === null ? undefined : iso(ms);
+
+/** A task's error without its data (which may quote what a tool returned). */
+const errorView = (error: Pick<TaskError, 'code' | 'message'> | undefined) =>
+  error === undefined ? undefined : { code: error.code, message: error.message };
+
+/** A row of a search. */
+export const summaryView = (task: AdminTaskSummary) => ({
+  id: task.id,
+  tenant: task.owner.tenant,
+  principal: task.owner.principal,
+  tool: task.tool,
+  toolVersion: task.toolVersion,
+  status: task.status,
+  statusMessage: task.statusMessage,
+  createdAt: iso(task.createdAt),
+  updatedAt: iso(task.updatedAt),
+  attempt: task.attempt,
+  error: errorView(task.error),
+});
+
+const stepFailureView = (failure: StepFailure | undefined) =>
+  failure === undefined ? undefined : { ...failure, at: iso(failure.at) };
+
+const failureView = (failure: TaskFailure | undefined) =>
+  failure === undefined ? undefined : { ...failure, at: iso(failure.at) };
+
+/** A task's detail: what TaskStore.inspect keeps, without payloads. */
+export const detailView = (task: TaskInspection) => ({
+  id: task.id,
+  tenant: task.owner.tenant,
+  principal: task.owner.principal,
+  tool: task.tool,
+  toolVersion: task.toolVersion,
+  status: task.status,
+  statusMessage: task.statusMessage,
+  createdAt: iso(task.createdAt),
+  updatedAt: iso(task.updatedAt),
+  expiresAt: isoOrUndefined(task.expiresAt),
+  attempt: task.attempt,
+  leaseOwner: task.leaseOwner,
+  leaseUntil: isoOrUndefined(task.leaseUntil),
+  wakeAt: isoOrUndefined(task.wakeAt),
+  cancelRequested: task.cancelRequested,
+  idempotencyKey: task.idempotencyKey,
+  steps: task.steps.map((step) => ({
+    name: step.name,
+    done: step.done,
+    failedAttempts: step.failedAttempts,
+    lastFailure: stepFailureView(step.lastFailure),
+  })),
+  failure: failureView(task.failure),
+  error: errorView(task.error),
+});
