@@ -32,7 +32,7 @@ const str = (v: unknown): string => (v === undefined || v === null || v === '' ?
 export function shortTime(value: unknown): string {
   if (typeof value !== 'string') return str(value);
   const ms = Date.parse(value);
-  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 19).replace('T', ' ') : value;
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 19).replace('T', ' ') : str(value);
 }
 
 export function shorten(text: string, width: number): string {
