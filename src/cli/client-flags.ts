@@ -2,6 +2,7 @@
 import { createClient, type McpClient } from '../client/client.js';
 import type { InputHandler } from '../client/task-handle.js';
 import { VERSION } from '../version.js';
+import { UsageError } from './args.js';
 
 export const CLIENT_FLAGS = {
   url: { type: 'string' },
@@ -31,10 +32,16 @@ export interface ClientContext {
   url: string;
 }
 
-export function clientFromFlags(values: Record<string, unknown>, onInput?: InputHandler): ClientContext {
+/** The server endpoint and bearer token of --url/--token, or of their environment variables. */
+export function serverFromFlags(values: Record<string, unknown>): { url: string; token: string | undefined } {
   const url =
     (values.url as string | undefined) ?? process.env.DURABLE_MCP_URL ?? 'http://127.0.0.1:3000/mcp';
   const token = (values.token as string | undefined) ?? process.env.DURABLE_MCP_TOKEN;
+  return { url, token };
+}
+
+export function clientFromFlags(values: Record<string, unknown>, onInput?: InputHandler): ClientContext {
+  const { url, token } = serverFromFlags(values);
   const client = createClient({
     url,
     token,
@@ -43,4 +50,11 @@ export function clientFromFlags(values: Record<string, unknown>, onInput?: Input
     capabilities: { elicitation: {}, roots: {} },
   });
   return { client, json: values.output === 'json', url };
+}
+
+/** Whether --output asks for JSON; any other value than `json` is a usage error. */
+export function jsonOutput(values: Record<string, unknown>): boolean {
+  if (values.output !== undefined && values.output !== 'json')
+    throw new UsageError(`--output must be json (got "${String(values.output)}")`);
+  return values.output === 'json';
 }

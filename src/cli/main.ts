@@ -1,5 +1,6 @@
 // Entry point of the `durable-mcp` command: dispatches to a sub-command.
 import { UsageError } from './args.js';
+import { admin, adminHelp, adminUsage } from './commands/admin.js';
 import { call, callUsage } from './commands/call.js';
 import { demo, demoUsage } from './commands/demo.js';
 import { discover, discoverUsage, tools, toolsUsage } from './commands/inspect.js';
@@ -19,6 +20,8 @@ Client side:
   task       get | watch | cancel | answer a task
   tools      list the server's tools
   discover   show what the server supports
+Operators:
+  admin      tasks list | get | cancel | retry | purge, overview: every owner's tasks (durable-mcp admin --help)
 Other:
   version    print the version
 
@@ -26,6 +29,8 @@ Every command takes --help.`;
 
 interface Command {
   usage: string;
+  /** The help of a sub-command, when its words are given (`admin tasks list --help`); default `usage`. */
+  help?: (argv: string[]) => string;
   /** Resolves with the exit code; `serve` resolves once it is listening (the process stays up). */
   run: (argv: string[]) => Promise<number | void>;
 }
@@ -38,6 +43,7 @@ const COMMANDS: Record<string, Command> = {
   task: { usage: taskUsage, run: task },
   tools: { usage: toolsUsage, run: tools },
   discover: { usage: discoverUsage, run: discover },
+  admin: { usage: adminUsage, help: adminHelp, run: admin },
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -54,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${usage}`);
     if (rest.includes('--help') || rest.includes('-h')) {
-      console.log(command.usage);
+      console.log(command.help?.(rest) ?? command.usage);
       return 0;
     }
     return (await command.run(rest)) ?? 0;

@@ -75,3 +75,13 @@ export function terminalInput(): {
     },
   };
 }
+
+/** Asks a yes/no question on the terminal (stderr); only `y`/`yes` is a yes. */
+export async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N]: `)).trim());
+  } finally {
+    rl.close();
+  }
+}

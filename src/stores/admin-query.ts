@@ -11,11 +11,10 @@ import {
   type AdminTaskSummary,
 } from '../tasks/admin.js';
 import type { CancelResult } from '../tasks/store.js';
-import type { TaskError, TaskStatus } from '../tasks/task.js';
+import { TASK_STATUSES, type TaskError, type TaskStatus } from '../tasks/task.js';
 import { openColumn, openStatus, type Opener } from './payload-sealing.js';
 
 export const ADMIN_MAX_LIMIT = 500;
-const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 
 export type AdminSort = 'created' | 'updated';
 export type AdminOrder = 'asc' | 'desc';
@@ -85,7 +84,7 @@ export function checkAdminQuery(query: AdminTaskQuery): CheckedQuery {
   if (sort !== 'created' && sort !== 'updated') throw new AdminQueryError('sort must be created or updated');
   if (order !== 'asc' && order !== 'desc') throw new AdminQueryError('order must be asc or desc');
   for (const s of filter.status ?? [])
-    if (!STATUSES.includes(s)) throw new AdminQueryError(`unknown status: ${String(s)}`);
+    if (!TASK_STATUSES.includes(s)) throw new AdminQueryError(`unknown status: ${String(s)}`);
   for (const key of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const)
     if (!isTime(filter[key])) throw new AdminQueryError(`${key} must be a time in ms`);
   const checked: CheckedQuery = { filter, sort, order, limit };

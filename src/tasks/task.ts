@@ -1,6 +1,14 @@
 // The task domain model: statuses, the stored record, and what a run produces.
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** Every status, in the order of a task's life. */
+export const TASK_STATUSES: readonly TaskStatus[] = [
+  'working',
+  'input_required',
+  'completed',
+  'failed',
+  'cancelled',
+];
 export type TerminalStatus = 'completed' | 'failed' | 'cancelled';
 export const TERMINAL_STATUSES: readonly TerminalStatus[] = ['completed', 'failed', 'cancelled'];
 /** Whether a status is final: a task in it never changes again (whatever the value's source, wire or row). */

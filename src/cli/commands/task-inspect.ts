@@ -20,7 +20,7 @@ export const inspectHelp = `  inspect   (operators) everything the store keeps a
             [--encryption-key K (or $DURABLE_MCP_ENCRYPTION_KEY) to read encrypted payloads]`;
 
 const iso = (t: number | null | undefined): string =>
-  t === null || t === undefined ? '-' : new Date(t).toISOString();
+  t === null || t === undefined || !Number.isFinite(t) ? '-' : new Date(t).toISOString();
 
 const indent = (text: string, by: string): string =>
   text

@@ -1,0 +1,134 @@
+// The people's view of the operator API's answers: a task table, a task's detail (as `task inspect` shows it), the
+// overview. The API's JSON is read defensively: a field it lacks prints as `-`, never as a crash.
+import type { StepFailure, TaskFailure, TaskInspection, TaskStatus } from '../tasks/task.js';
+import { TASK_STATUSES } from '../tasks/task.js';
+import { formatDuration } from './durations.js';
+
+/** One row of `GET /tasks` (times ISO 8601). */
+export interface AdminTaskRow {
+  id: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  toolVersion?: string;
+  status: string;
+  statusMessage?: string;
+  createdAt: string;
+  updatedAt: string;
+  attempt: number;
+  error?: { code: number; message: string };
+}
+
+export interface AdminTaskPageJson {
+  items: AdminTaskRow[];
+  next?: string;
+}
+
+const ERROR_WIDTH = 60;
+
+const str = (v: unknown): string => (v === undefined || v === null || v === '' ? '-' : String(v));
+
+/** An ISO time to the second, as a table shows it (`2026-01-31 12:00:00`); anything else as it came. */
+export function shortTime(value: unknown): string {
+  if (typeof value !== 'string') return str(value);
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 19).replace('T', ' ') : str(value);
+}
+
+export function shorten(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+}
+
+const toolLabel = (tool: unknown, version: unknown): string =>
+  typeof version === 'string' && version !== '' ? `${str(tool)}@${version}` : str(tool);
+
+/** Columns padded to their widest cell; the last one is not padded. */
+function table(rows: string[][]): string {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export function taskTable(items: readonly AdminTaskRow[]): string {
+  if (items.length === 0) return 'no tasks match';
+  const head = ['ID', 'STATUS', 'TOOL', 'OWNER', 'CREATED', 'UPDATED', 'ATTEMPT', 'ERROR'];
+  const rows = items.map((t) => [
+    str(t.id),
+    str(t.status),
+    toolLabel(t.tool, t.toolVersion),
+    `${str(t.tenant)}/${str(t.principal)}`,
+    shortTime(t.createdAt),
+    shortTime(t.updatedAt),
+    str(t.attempt),
+    t.error === undefined ? '' : shorten(str(t.error.message), ERROR_WIDTH),
+  ]);
+  return table([head, ...rows]);
+}
+
+const msOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : Number(value));
+const optionalMs = (value: unknown): number | undefined => (value === undefined ? undefined : msOf(value));
+
+type Json = Record<string, unknown>;
+
+/** `GET /tasks/{id}` as the inspection `task inspect` prints: ISO times back to ms, the tool as `tool@version`. */
+export function inspectionOf(d: Json): TaskInspection {
+  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const withAt = <T extends { at: number }>(v: unknown): T | undefined =>
+    typeof v === 'object' && v !== null ? ({ ...v, at: msOf((v as Json).at) } as T) : undefined;
+  const steps = Array.isArray(d.steps) ? (d.steps as Json[]) : [];
+  return {
+    id: str(d.id),
+    owner: { tenant: str(d.tenant), principal: str(d.principal) },
+    tool: toolLabel(d.tool, d.toolVersion),
+    status: d.status as TaskStatus,
+    statusMessage: text(d.statusMessage),
+    createdAt: msOf(d.createdAt),
+    updatedAt: msOf(d.updatedAt),
+    expiresAt: d.expiresAt === undefined || d.expiresAt === null ? null : msOf(d.expiresAt),
+    attempt: Number(d.attempt),
+    leaseOwner: text(d.leaseOwner),
+    leaseUntil: optionalMs(d.leaseUntil),
+    wakeAt: optionalMs(d.wakeAt),
+    cancelRequested: d.cancelRequested === true,
+    idempotencyKey: text(d.idempotencyKey),
+    steps: steps.map((s) => ({
+      name: str(s.name),
+      done: s.done === true,
+      failedAttempts: Number(s.failedAttempts ?? 0),
+      lastFailure: withAt<StepFailure>(s.lastFailure),
+    })),
+    failure: withAt<TaskFailure>(d.failure),
+    error: d.error as TaskInspection['error'],
+  };
+}
+
+/** `GET /overview` for people: statuses, stuck tasks, the windows, then each tool's counts. */
+export function describeOverview(o: Json, stuckMs: number): string {
+  const byStatus = (o.byStatus ?? {}) as Record<string, unknown>;
+  const lines = [`tasks: ${TASK_STATUSES.map((s) => `${s} ${str(byStatus[s] ?? 0)}`).join(', ')}`];
+  lines.push(`stuck (unfinished, not updated for ${formatDuration(stuckMs)}): ${str(o.stuck)}`);
+  for (const w of Array.isArray(o.windows) ? (o.windows as Json[]) : [])
+    lines.push(
+      `last ${formatDuration(Number(w.windowMs))}: created ${str(w.created)}, completed ${str(w.completed)}, failed ${str(w.failed)}`,
+    );
+  const tools = new Map<string, string[]>();
+  for (const t of Array.isArray(o.byTool) ? (o.byTool as Json[]) : []) {
+    const label = toolLabel(t.tool, t.toolVersion);
+    tools.set(label, [...(tools.get(label) ?? []), `${str(t.status)} ${str(t.count)}`]);
+  }
+  if (tools.size > 0) {
+    const width = Math.max(...[...tools.keys()].map((k) => k.length));
+    lines.push(
+      'by tool:',
+      ...[...tools].map(([label, counts]) => `  ${label.padEnd(width)}  ${counts.join(', ')}`),
+    );
+  }
+  return lines.join('\n');
+}

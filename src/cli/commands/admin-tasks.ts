@@ -1,0 +1,93 @@
+// `durable-mcp admin tasks get|cancel|retry|purge <id>`: one task of any owner, through the operator API.
+import { AdminApiError, adminApiFromFlags, AdminTransportError, type AdminApi } from '../admin-api.js';
+import { reportAdminError } from '../admin-report.js';
+import { inspectionOf } from '../admin-view.js';
+import { parseFlags, UsageError } from '../args.js';
+import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
+import { confirm } from '../prompt.js';
+import { describeInspection } from './task-inspect.js';
+
+export const taskVerbsUsage = `durable-mcp admin tasks <get|cancel|retry|purge> <taskId> [--yes] [flags]   (operators)
+  get      everything the server keeps about the task, whoever owns it: steps, attempts, lease, errors
+  cancel   request cancellation of an unfinished task
+  retry    run a failed task again from its last finished step (finished steps keep their results)
+  purge    delete a finished task and all it keeps; asks first on a terminal, needs --yes without one
+  --yes    do not ask
+${clientFlagsHelp}`;
+
+const TASK_FLAGS = { ...CLIENT_FLAGS, yes: { type: 'boolean' } } as const;
+
+/** Each action: its method, its path under the task, and what it did in words. */
+const ACTIONS = {
+  cancel: { method: 'POST', path: '/cancel', done: (id: string) => `cancel requested for task ${id}` },
+  retry: { method: 'POST', path: '/retry', done: (id: string) => `task ${id} will run again` },
+  purge: { method: 'DELETE', path: '', done: (id: string) => `task ${id} purged` },
+} as const;
+
+type Action = keyof typeof ACTIONS;
+const isAction = (verb: string): verb is Action => Object.hasOwn(ACTIONS, verb);
+
+const taskPath = (id: string): string => `/tasks/${encodeURIComponent(id)}`;
+
+/** A 404 of `GET /tasks/{id}` means "not found" only if the server has an operator API at all. */
+async function hasApi(api: AdminApi): Promise<boolean> {
+  try {
+    await api.get('/session');
+    return true;
+  } catch (err) {
+    return !(err instanceof AdminApiError && err.status === 404);
+  }
+}
+
+async function getTask(api: AdminApi, id: string, json: boolean): Promise<number> {
+  try {
+    const body = await api.get(taskPath(id));
+    if (typeof (body as { id?: unknown }).id !== 'string')
+      throw new AdminTransportError(`the answer to GET ${taskPath(id)} is not a task`);
+    console.log(
+      json ? JSON.stringify(body) : describeInspection(inspectionOf(body as Record<string, unknown>)),
+    );
+    return EXIT.ok;
+  } catch (err) {
+    const missing = err instanceof AdminApiError && err.status === 404 && (await hasApi(api));
+    return reportAdminError(err, api.base, missing ? id : undefined);
+  }
+}
+
+async function act(api: AdminApi, action: Action, id: string, json: boolean): Promise<number> {
+  const { method, path, done } = ACTIONS[action];
+  let proof;
+  try {
+    proof = await api.session();
+  } catch (err) {
+    return reportAdminError(err, api.base); // a 404 here: no operator API
+  }
+  try {
+    const body = await api.act(proof, method, taskPath(id) + path);
+    console.log(json ? JSON.stringify({ ...(body as object), id, action }) : done(id));
+    return EXIT.ok;
+  } catch (err) {
+    return reportAdminError(err, api.base, id); // a 404 here: no such task (in the operator's scope)
+  }
+}
+
+export async function taskVerb(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, TASK_FLAGS, true);
+  const [, verb = '', id, ...extra] = positionals;
+  if (verb !== 'get' && !isAction(verb))
+    throw new UsageError(`unknown admin tasks command "${verb}"\n\n${taskVerbsUsage}`);
+  if (id === undefined || id === '' || extra.length > 0)
+    throw new UsageError(`admin tasks ${verb} needs exactly one task id`);
+  const json = jsonOutput(values);
+  const api = adminApiFromFlags(values);
+  if (verb === 'get') return getTask(api, id, json);
+  if (verb === 'purge' && values.yes !== true) {
+    if (process.stdin.isTTY !== true)
+      throw new UsageError('purge deletes the task for good: pass --yes (there is no terminal to ask on)');
+    if (!(await confirm(`purge task ${id} and everything kept about it?`))) {
+      console.error('nothing purged');
+      return EXIT.toolFailed;
+    }
+  }
+  return act(api, verb, id, json);
+}

@@ -1,0 +1,36 @@
+// `durable-mcp admin …`: the operators' commands, over the server's operator API (every owner's tasks in their tenants).
+import { UsageError } from '../args.js';
+import { listTasks, listUsage } from './admin-list.js';
+import { overview, overviewUsage } from './admin-overview.js';
+import { taskVerb, taskVerbsUsage } from './admin-tasks.js';
+
+export const adminUsage = `durable-mcp admin <command> [flags]   (operators: every owner's tasks within your tenants)
+  tasks list [filters]        search tasks: a table, or --output json (durable-mcp admin tasks list --help)
+  tasks get <taskId>          everything the server keeps about a task: steps, attempts, lease, errors
+  tasks cancel <taskId>       request cancellation of an unfinished task
+  tasks retry <taskId>        run a failed task again from its last finished step
+  tasks purge <taskId>        delete a finished task and all it keeps (asks first; --yes without a terminal)
+  overview                    counts by status and tool, recent activity, stuck tasks
+The token (--token or $DURABLE_MCP_TOKEN) must have the operator role; the API is /admin/api/v1 at the origin of
+--url (default $DURABLE_MCP_URL or http://127.0.0.1:3000/mcp). Exit codes: 0 done, 1 task not found or the action
+refused (409), 2 usage errors, 3 not an operator (401/403), no operator API, server or connection errors.`;
+
+/** The help for the words given: `admin tasks list --help` shows the list's filters. */
+export function adminHelp(argv: string[]): string {
+  const [group, verb] = argv;
+  if (group === 'overview') return overviewUsage;
+  if (group !== 'tasks' || verb === undefined || verb.startsWith('-')) return adminUsage;
+  return verb === 'list' ? listUsage : taskVerbsUsage;
+}
+
+export async function admin(argv: string[]): Promise<number> {
+  const [group, verb] = argv;
+  if (group === 'overview') return overview(argv);
+  if (group === 'tasks' && verb === 'list') return listTasks(argv);
+  if (group === 'tasks' && verb !== undefined && !verb.startsWith('-')) return taskVerb(argv);
+  throw new UsageError(
+    group === undefined || group.startsWith('-') || group === 'tasks'
+      ? adminUsage
+      : `unknown admin command "${group}"\n\n${adminUsage}`,
+  );
+}
