@@ -1,5 +1,5 @@
-// Prometheus metrics (prom-client): tasks by status, creations, completions, run durations, lease takeovers,
-// runnable backlog, input waits, HTTP requests by method and code, open subscriptions.
+// Prometheus metrics (prom-client): tasks by status, runnable backlog, input waits, HTTP requests by method and code,
+// open subscriptions, the process, and the task metrics by tool (task-metrics.ts); served on GET /metrics.
 import { SERVED_METHODS } from '../wire/methods.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -9,6 +9,8 @@ import type { AuditEvent } from '../protocol/audit.js';
 import type { TaskObserver } from '../tasks/observer.js';
 import type { TaskStore } from '../tasks/store.js';
 import { createStatsCache } from './stats-cache.js';
+import { createTaskMetrics } from './task-metrics.js';
+import { createToolLabels } from './tool-labels.js';
 
 export interface Metrics {
   readonly registry: Registry;
@@ -28,6 +30,13 @@ export interface MetricsOptions {
   statsIntervalMs?: number;
   /** When set, GET /metrics answers only requests with `Authorization: Bearer <token>` (others get 401). */
   token?: string;
+  /**
+   * The tools the server serves: only these get a `tool` label of their own (the first `maxToolLabels`), any other
+   * tool is counted as "other". Without it, the first `maxToolLabels` distinct tools seen get one.
+   */
+  tools?: Iterable<string>;
+  /** Default MAX_TOOL_LABELS (100). */
+  maxToolLabels?: number;
 }
 
 export const DEFAULT_STATS_INTERVAL_MS = 5_000;
@@ -36,54 +45,6 @@ export const DEFAULT_STATS_INTERVAL_MS = 5_000;
 const KNOWN_METHODS: ReadonlySet<string> = new Set(SERVED_METHODS);
 
 const P = 'durable_mcp_';
-
-/** What the task metrics count and measure. */
-function taskInstruments(registry: Registry) {
-  return {
-    created: new Counter({
-      name: `${P}task_creations_total`,
-      help: 'Tasks created',
-      labelNames: ['tool'],
-      registers: [registry],
-    }),
-    ended: new Counter({
-      name: `${P}task_runs_total`,
-      help: 'Task runs by how they ended (completed, failed, cancelled, input_required, waiting, released)',
-      labelNames: ['outcome'],
-      registers: [registry],
-    }),
-    durations: new Histogram({
-      name: `${P}task_run_duration_seconds`,
-      help: 'Duration of task runs (one run lasts until the task ends or waits for input)',
-      labelNames: ['outcome'],
-      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800],
-      registers: [registry],
-    }),
-    toolErrors: new Counter({
-      name: `${P}tool_errors_total`,
-      help: 'Errors thrown by tool handlers (kept with their task, or answered as an isError result)',
-      labelNames: ['tool'],
-      registers: [registry],
-    }),
-    waitingForCode: new Gauge({
-      name: `${P}tasks_waiting_for_code`,
-      help: 'Runnable tasks this process cannot replay (their tool version is not one its code declares), by tool and version',
-      labelNames: ['tool', 'version'],
-      registers: [registry],
-    }),
-    takeovers: new Counter({
-      name: `${P}lease_takeovers_total`,
-      help: 'Runs that took over an expired lease',
-      registers: [registry],
-    }),
-    denied: new Counter({
-      name: `${P}access_denied_total`,
-      help: 'Refused task or credential checks',
-      labelNames: ['event'],
-      registers: [registry],
-    }),
-  };
-}
 
 /** The gauges of the store's task counts, set from its stats on each scrape. */
 function storeGauges(registry: Registry) {
@@ -196,41 +157,18 @@ export function createMetrics(
     registers: [registry],
   }).set({ version: VERSION }, 1);
   const gauges = storeGauges(registry);
-  const tasks = taskInstruments(registry);
+  const tasks = createTaskMetrics(
+    registry,
+    createToolLabels({ tools: options.tools, max: options.maxToolLabels }),
+  );
   const http = httpInstruments(registry);
   const collect = statsCollector(store, gauges, options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS, now);
   const allowed = bearerCheck(options.token);
 
   return {
     registry,
-    taskObserver: {
-      runStarted(run) {
-        if (run.takenOver) tasks.takeovers.inc();
-      },
-      runFinished(_run, outcome, durationMs) {
-        tasks.ended.inc({ outcome });
-        tasks.durations.observe({ outcome }, durationMs / 1000);
-      },
-      toolError(report) {
-        tasks.toolErrors.inc({ tool: report.tool });
-      },
-      outOfScope(waiting) {
-        tasks.waitingForCode.reset();
-        for (const { tool, version, count } of waiting)
-          tasks.waitingForCode.set({ tool, version: version ?? '' }, count);
-      },
-    },
-    audit(event) {
-      if (event.event === 'task.created') tasks.created.inc({ tool: event.tool ?? 'unknown' });
-      else if (
-        event.event === 'task.denied' ||
-        event.event === 'auth.denied' ||
-        event.event === 'admin.denied' ||
-        event.event === 'task.limited'
-      ) {
-        tasks.denied.inc({ event: event.event });
-      }
-    },
+    taskObserver: tasks.observer,
+    audit: (event) => tasks.audit(event),
     httpResponse: httpRecorder(http),
     subscription(delta) {
       http.subscriptions.inc(delta);

@@ -1,4 +1,4 @@
-// Hooks the worker calls as runs start and end (metrics, logs, traces); all optional.
+// Hooks the worker calls as runs start and end and as steps are retried (metrics, logs, traces); all optional.
 import type { RunOutcome, TaskFailure } from './task.js';
 import type { OutOfScopeTasks } from './store.js';
 
@@ -17,8 +17,17 @@ export interface ToolErrorReport {
 
 export interface TaskObserver {
   runStarted?(run: RunInfo): void;
-  /** `written` is false when the ending write was refused (lease lost, task already ended). */
+  /**
+   * `written` is false when the ending write was refused (lease lost, task already ended) or not made (the lease was
+   * lost, or the store unavailable, during the run). Also called, after `runStarted`, for a claim that ends the task
+   * without running its tool (a cancel requested before it ran; a crash takeover of a tool that must not re-run).
+   */
   runFinished?(run: RunInfo, outcome: RunOutcome['kind'], durationMs: number, written: boolean): void;
+  /**
+   * A step attempt failed and will be retried (after its backoff): called once the failure is kept, with the step's
+   * name and the 1-based number of the attempt that failed.
+   */
+  stepRetried?(run: RunInfo, step: string, attempt: number): void;
   /** Called once per kept tool error: after the write that ended the task with it. */
   toolError?(report: ToolErrorReport): void;
   error?(err: unknown, taskId?: string): void;
@@ -36,6 +45,7 @@ export function combineObservers(...observers: (TaskObserver | undefined)[]): Ta
     runStarted: (run) => list.forEach((o) => o.runStarted?.(run)),
     runFinished: (run, outcome, ms, written) =>
       list.forEach((o) => o.runFinished?.(run, outcome, ms, written)),
+    stepRetried: (run, step, attempt) => list.forEach((o) => o.stepRetried?.(run, step, attempt)),
     toolError: (report) => list.forEach((o) => o.toolError?.(report)),
     error: (err, id) => list.forEach((o) => o.error?.(err, id)),
     outOfScope: (waiting) => list.forEach((o) => o.outOfScope?.(waiting)),

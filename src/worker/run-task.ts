@@ -39,23 +39,33 @@ export interface RunningTask {
   readonly done: Promise<void>;
 }
 
-/** Cancel requested before the run, or a crash takeover of a tool that must not re-run: end without running. */
-async function endsBeforeRunning(deps: RunDeps, task: ClaimedTask): Promise<boolean> {
-  const { store, clock } = deps;
-  if (task.cancelRequested) {
-    await store.finish(task.id, task.token, { kind: 'cancelled' }, clock.now());
-    return true;
-  }
+/** Cancel requested before the run, or a crash takeover of a tool that must not re-run: the outcome to end with. */
+function outcomeBeforeRunning(task: ClaimedTask): RunOutcome | undefined {
+  if (task.cancelRequested) return { kind: 'cancelled' };
   if (task.takenOver && !task.replayAfterCrash) {
-    const outcome: RunOutcome = {
+    return {
       kind: 'failed',
       error: TASK_CRASHED_ERROR,
       statusMessage: 'The server restarted while this task was running; it is not safe to re-run.',
     };
-    await store.finish(task.id, task.token, outcome, clock.now());
-    return true;
   }
-  return false;
+  return undefined;
+}
+
+type Finished = (kind: RunOutcome['kind'], written: boolean) => void;
+
+/** Ends the task without running its tool when it must (see outcomeBeforeRunning); true when it did. */
+async function endedBeforeRunning(deps: RunDeps, task: ClaimedTask, finished: Finished): Promise<boolean> {
+  const outcome = outcomeBeforeRunning(task);
+  if (outcome === undefined) return false;
+  let written = false;
+  try {
+    written = await deps.store.finish(task.id, task.token, outcome, deps.clock.now());
+  } catch (err) {
+    deps.onError?.(err, task.id);
+  }
+  finished(outcome.kind, written);
+  return true;
 }
 
 export function startRun(deps: RunDeps, task: ClaimedTask): RunningTask {
@@ -171,15 +181,12 @@ async function run(
   reason: () => AbortReason | undefined,
 ): Promise<void> {
   const { store, clock } = deps;
-  try {
-    if (await endsBeforeRunning(deps, task)) return;
-  } catch (err) {
-    deps.onError?.(err, task.id);
-    return;
-  }
   const info = { id: task.id, tool: task.tool, takenOver: task.takenOver };
   const started = Date.now();
   deps.observer?.runStarted?.(info);
+  const finished: Finished = (kind, written) =>
+    deps.observer?.runFinished?.(info, kind, Date.now() - started, written);
+  if (await endedBeforeRunning(deps, task, finished)) return;
   const stopKeeping = keepLease(deps, task, abort);
   let storeError: StoreUnavailableError | undefined;
   let wait: { until: number; statusMessage: string } | undefined;
@@ -205,7 +212,16 @@ async function run(
   };
   const exec: ExecutionContext = {
     signal,
-    ...createSteps({ store, clock, random: deps.random ?? Math.random }, task, state),
+    ...createSteps(
+      {
+        store,
+        clock,
+        random: deps.random ?? Math.random,
+        onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
+      },
+      task,
+      state,
+    ),
     async status(message) {
       if (storeError !== undefined) throw storeError;
       await store.setStatusMessage(task.id, task.token, message, clock.now()).catch((err: unknown) => {
@@ -218,14 +234,14 @@ async function run(
     let outcome = await runHandler(deps, task, exec, storeLost);
     const why = reason();
     if (why === 'lease-lost' || why === 'store-unavailable') {
-      deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, false);
+      finished(outcome.kind, false);
       return;
     }
     outcome = settle(outcome, why, () => wait, diverged);
     // Operators learn of it: the code changed under a task in flight.
     if (diverged !== undefined) deps.onError?.(diverged, task.id);
     const written = await store.finish(task.id, task.token, outcome, clock.now());
-    deps.observer?.runFinished?.(info, outcome.kind, Date.now() - started, written);
+    finished(outcome.kind, written);
     if (!written) return;
     if (outcome.kind === 'waiting') deps.onWait?.(outcome.until);
     if ((outcome.kind === 'completed' || outcome.kind === 'failed') && outcome.failure !== undefined)

@@ -22,6 +22,8 @@ export interface StepDeps {
   store: TaskStore;
   clock: Clock;
   random: () => number;
+  /** A failed attempt of `step` (1-based `attempt`) was kept and will be retried. */
+  onRetry?: (step: string, attempt: number) => void;
 }
 
 /** How the run is doing, as the steps need to know it. */
@@ -193,6 +195,7 @@ export function createSteps(
           markStepError(thrown, name, attempt);
           throw thrown;
         }
+        deps.onRetry?.(name, attempt);
         const until = clock.now() + retryDelay(policy, attempt, deps.random());
         const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
         return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);

@@ -54,7 +54,11 @@ describe('observability', () => {
       'durable_mcp_tasks',
       'durable_mcp_task_creations_total',
       'durable_mcp_task_runs_total',
+      'durable_mcp_task_runs_started_total',
+      'durable_mcp_task_failures_total',
+      'durable_mcp_step_retries_total',
       'durable_mcp_task_run_duration_seconds',
+      'durable_mcp_tool_run_duration_seconds',
       'durable_mcp_lease_takeovers_total',
       'durable_mcp_runnable_backlog',
       'durable_mcp_input_waits',
@@ -79,8 +83,15 @@ describe('observability', () => {
       value(before, 'durable_mcp_task_creations_total{tool="generate_report"}') + 1,
     );
     expect(value(after, 'durable_mcp_tasks{status="completed"}')).toBeGreaterThanOrEqual(1);
-    expect(value(after, 'durable_mcp_task_runs_total{outcome="input_required"}')).toBeGreaterThanOrEqual(1);
-    expect(value(after, 'durable_mcp_task_runs_total{outcome="completed"}')).toBeGreaterThanOrEqual(1);
+    // Two runs of the tool: one asks for input, the one after the answer completes.
+    const runs = (outcome: string) =>
+      `durable_mcp_task_runs_total{tool="generate_report",outcome="${outcome}"}`;
+    expect(value(after, runs('input_required'))).toBe(value(before, runs('input_required')) + 1);
+    expect(value(after, runs('completed'))).toBe(value(before, runs('completed')) + 1);
+    const started = 'durable_mcp_task_runs_started_total{tool="generate_report"}';
+    expect(value(after, started)).toBe(value(before, started) + 2);
+    const durations = 'durable_mcp_tool_run_duration_seconds_count{tool="generate_report"}';
+    expect(value(after, durations)).toBe(value(before, durations) + 2);
     expect(
       value(after, 'durable_mcp_http_requests_total{method="tools/call",code="200"}'),
     ).toBeGreaterThanOrEqual(1);
@@ -93,6 +104,29 @@ describe('observability', () => {
     expect(
       value(await scrape(), 'durable_mcp_access_denied_total{event="auth.denied"}'),
     ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts failed step attempts that will be retried under their tool', async () => {
+    const retries = 'durable_mcp_step_retries_total{tool="remind_me"}';
+    const before = value(await scrape(), retries);
+    const client = createClient({ url: server.url, token: TOKEN });
+    // The first delivery fails; the next attempt is 30 s away (the task waits in the store meanwhile).
+    const call = await client.callTool('remind_me', {
+      text: 'stand up',
+      inSeconds: 0,
+      flakyAttempts: 1,
+    } as never);
+    if (call.kind !== 'task') throw new Error('expected a task');
+    // The retry is counted once the failure is kept, the run's end once its ending write is made: wait for both.
+    const waiting = 'durable_mcp_task_runs_total{tool="remind_me",outcome="waiting"}';
+    let text = await scrape();
+    for (let i = 0; i < 100 && (value(text, retries) === before || value(text, waiting) === 0); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      text = await scrape();
+    }
+    expect(value(text, retries)).toBe(before + 1);
+    expect(value(text, waiting)).toBe(1);
+    expect(text).not.toContain('tool="other"');
   });
 
   it('logs structured JSON lines with task ids, never tokens or payloads', async () => {

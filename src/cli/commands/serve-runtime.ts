@@ -29,13 +29,20 @@ interface Observability {
   audit: (event: AuditEvent) => void;
 }
 
-function observabilityFor(settings: ServeSettings, backend: Backend, logger: Logger): Observability {
+function observabilityFor(
+  settings: ServeSettings,
+  backend: Backend,
+  toolSets: ToolSet[],
+  logger: Logger,
+): Observability {
   const metrics =
     settings.metrics === false
       ? undefined
       : createMetrics(backend.tasks, Date.now, {
           statsIntervalMs: settings.metrics.statsIntervalMs,
           token: settings.metrics.token,
+          // The `tool` label takes the names of the tools served; any other is counted as "other".
+          tools: toolSets.flatMap((set) => (set.tools ?? []).map((tool) => tool.name)),
         });
   const auditLines = settings.audit
     ? (event: AuditEvent) => logger.info({ type: 'audit', ...event })
@@ -134,7 +141,7 @@ export function runtimeOn(
   toolSets: ToolSet[],
   logger: Logger,
 ): DurableMcp {
-  return runtimeFor(settings, backend, toolSets, observabilityFor(settings, backend, logger));
+  return runtimeFor(settings, backend, toolSets, observabilityFor(settings, backend, toolSets, logger));
 }
 
 /**
@@ -149,7 +156,7 @@ export function serveOn(
   auth: AuthSetup,
   readiness: () => Promise<string | undefined>,
 ): Served {
-  const observability = observabilityFor(settings, backend, logger);
+  const observability = observabilityFor(settings, backend, toolSets, logger);
   const runtime = runtimeFor(settings, backend, toolSets, observability);
   return {
     runtime,
