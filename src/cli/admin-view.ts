@@ -77,7 +77,7 @@ const optionalMs = (value: unknown): number | undefined => (value === undefined 
 
 type Json = Record<string, unknown>;
 
-/** `GET /tasks/{id}` as the inspection `task inspect` prints: ISO times back to ms, the tool as `tool@version`. */
+/** `GET /tasks/{id}` as the inspection `task inspect` prints: ISO times back to ms. */
 export function inspectionOf(d: Json): TaskInspection {
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
   const withAt = <T extends { at: number }>(v: unknown): T | undefined =>
@@ -86,7 +86,8 @@ export function inspectionOf(d: Json): TaskInspection {
   return {
     id: str(d.id),
     owner: { tenant: str(d.tenant), principal: str(d.principal) },
-    tool: toolLabel(d.tool, d.toolVersion),
+    tool: str(d.tool),
+    toolVersion: text(d.toolVersion),
     status: d.status as TaskStatus,
     statusMessage: text(d.statusMessage),
     createdAt: msOf(d.createdAt),

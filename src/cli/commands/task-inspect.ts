@@ -40,7 +40,9 @@ function stepLine(step: TaskInspection['steps'][number]): string {
 /** The human view of an inspection. */
 export function describeInspection(t: TaskInspection): string {
   const lines = [`${t.id}: ${t.status}${t.statusMessage === undefined ? '' : ` — ${t.statusMessage}`}`];
-  lines.push(`  tool ${t.tool}, owner ${t.owner.tenant}/${t.owner.principal}, runs ${t.attempt}`);
+  lines.push(
+    `  tool ${t.tool}${t.toolVersion === undefined ? '' : `@${t.toolVersion}`}, owner ${t.owner.tenant}/${t.owner.principal}, runs ${t.attempt}`,
+  );
   lines.push(`  created ${iso(t.createdAt)}, updated ${iso(t.updatedAt)}, expires ${iso(t.expiresAt)}`);
   if (t.wakeAt !== undefined) lines.push(`  waiting until ${iso(t.wakeAt)}`);
   if (t.leaseOwner !== undefined) lines.push(`  leased by ${t.leaseOwner} until ${iso(t.leaseUntil)}`);
