@@ -1,0 +1,109 @@
+// `durable-mcp admin` against a real server's operator API (not a stand-in): list with filters and every page, the
+// detail of a failed task, retry from its last finished step, cancel, purge and the overview, as operators scoped to
+// one tenant and to all of them.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAdminServer, TOKENS, waitUntil, type AdminServer, type Who } from '../support/admin-api.js';
+import { BIN } from '../support/cli.js';
+
+let server: AdminServer;
+const failed: string[] = [];
+let quickB = '';
+let slowA = '';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function admin(who: Who, args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, 'admin', ...args, '--url', server.proc.url], {
+    env: { ...process.env, DURABLE_MCP_TOKEN: TOKENS[who] },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+const json = async (who: Who, args: string[]): Promise<Record<string, unknown>> => {
+  const run = await admin(who, [...args, '--output', 'json']);
+  if (run.code !== 0) throw new Error(`admin ${args.join(' ')}: exit ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+};
+
+const statusOf = async (id: string): Promise<string> =>
+  String((await server.api('GET', `/tasks/${id}`, 'root')).body.status);
+
+beforeAll(async () => {
+  server = await startAdminServer((dir) => ['--store', join(dir, 'tasks.db')]);
+  for (let i = 0; i < 3; i += 1) failed.push(await server.create('alice', 'flaky_steps'));
+  quickB = await server.create('bob', 'quick_job');
+  slowA = await server.create('alice', 'slow_job', { ms: 60_000 });
+  for (const id of failed) await waitUntil(async () => (await statusOf(id)) === 'failed', `${id} to fail`);
+  await waitUntil(async () => (await statusOf(quickB)) === 'completed', 'the quick job');
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('durable-mcp admin against the operator API', () => {
+  it('lists with filters, following every page, within the operator’s tenants', async () => {
+    const all = await json('root', ['tasks', 'list', '--all', '--limit', '2']);
+    const ids = (all.items as { id: string }[]).map((t) => t.id);
+    expect(new Set(ids)).toEqual(new Set([...failed, quickB, slowA]));
+    const flaky = await json('root', ['tasks', 'list', '--tool', 'flaky_steps', '--status', 'failed']);
+    expect((flaky.items as { id: string }[]).map((t) => t.id).sort()).toEqual([...failed].sort());
+    // The operator of tenant A never sees tenant B's task.
+    const scoped = await json('opsA', ['tasks', 'list', '--all']);
+    expect((scoped.items as { id: string }[]).map((t) => t.id)).not.toContain(quickB);
+    expect((await admin('opsA', ['tasks', 'get', quickB])).code).toBe(1);
+    // People get a table naming the tasks.
+    const table = await admin('root', ['tasks', 'list', '--has-error']);
+    expect(table.code).toBe(0);
+    for (const id of failed) expect(table.stdout).toContain(id);
+    // An ordinary user is told the operator role is needed.
+    const refused = await admin('alice', ['tasks', 'list']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/operator/i);
+  });
+
+  it('shows a failed task, retries it from its last finished step, and cancels and purges', async () => {
+    const [first] = failed as [string];
+    const detail = await admin('opsA', ['tasks', 'get', first]);
+    expect(detail.code).toBe(0);
+    expect(detail.stdout).toContain('flaky_steps@2');
+    expect(detail.stdout).toMatch(/step c broke/);
+    const retried = await admin('opsA', ['tasks', 'retry', first]);
+    expect(retried.code).toBe(0);
+    await waitUntil(async () => (await statusOf(first)) === 'completed', 'the retried task');
+    const steps = readFileSync(server.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.endsWith(` ${first}`));
+    expect(steps.filter((l) => l.startsWith('step a ')).length).toBe(1);
+    expect(steps.filter((l) => l.startsWith('step c ')).length).toBe(2);
+    // Retrying it again is refused: it is no longer failed.
+    expect((await admin('opsA', ['tasks', 'retry', first])).code).toBe(1);
+    expect((await admin('opsA', ['tasks', 'cancel', slowA])).code).toBe(0);
+    await waitUntil(async () => (await statusOf(slowA)) === 'cancelled', 'the cancelled task');
+    expect((await admin('root', ['tasks', 'purge', quickB, '--yes'])).code).toBe(0);
+    expect((await server.api('GET', `/tasks/${quickB}`, 'root')).status).toBe(404);
+  });
+
+  it('sums up the tasks in an overview', async () => {
+    const overview = await json('root', ['overview', '--windows', '1h', '--stuck', '15m']);
+    const byStatus = overview.byStatus as Record<string, number>;
+    expect(byStatus.failed).toBe(2);
+    expect(byStatus.completed).toBe(1);
+    expect(byStatus.cancelled).toBe(1);
+    const text = await admin('root', ['overview']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/failed/);
+  });
+});
