@@ -60,6 +60,17 @@ export const PG_PROBE_TIMEOUT_MS = 3_000;
 export const SCALE_SMALL = 1_000;
 export const SCALE_LARGE = 1_000_000;
 export const SCALE_SAMPLE = 5_000;
+/**
+ * Tools the completed tasks of the stored-task stores (SQLite and PostgreSQL) are spread over, in turn: the operator
+ * list rows ask for one tool's newest page, so each filter matches a tenth of the store.
+ */
+export const SCALE_TOOLS: readonly string[] = Array.from({ length: 10 }, (_, k) =>
+  k === 0 ? 'bench_task' : `bench_task_${k}`,
+);
+/** Tasks per page of the operator list rows (GET /admin/api/v1/tasks?tool=…&limit=…). */
+export const ADMIN_PAGE = 50;
+/** Connections of each PostgreSQL operator-list server (one sequential client needs one). */
+export const PG_SCALE_POOL = 2;
 /** Longest sequential tasks/get run of the scale rows (seconds), and how long filling one store may take. */
 export const SCALE_GET_MAX_SECONDS = 1;
 export const SCALE_FILL_TIMEOUT_MS = 600_000;

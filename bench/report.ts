@@ -4,7 +4,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { HOST, PROTOCOL_VERSION, RESULTS_DIR, ROOT, SCALE_SAMPLE } from './config.js';
+import {
+  ADMIN_PAGE,
+  HOST,
+  PROTOCOL_VERSION,
+  RESULTS_DIR,
+  ROOT,
+  SCALE_SAMPLE,
+  SCALE_TOOLS,
+} from './config.js';
 import { fmtInt } from './format.js';
 import type { PostgresReport } from './harness/postgres.js';
 import { SERVERS } from './harness/servers.js';
@@ -13,7 +21,7 @@ import { latencyTable } from './tables/latency.js';
 import { footprintTable, memoryTable } from './tables/memory.js';
 import { postgresNote, throughputSection } from './tables/throughput.js';
 import type { FootprintRow, LatencyRow, MemoryRow, Row, ThroughputRow } from './types-rows.js';
-import type { FillSummary, Params, ScaleFill, Scenario, SleepFill } from './types.js';
+import type { FillSummary, Params, PgScaleFill, ScaleFill, Scenario, SleepFill } from './types.js';
 
 export interface Machine {
   cpuModel: string;
@@ -43,6 +51,7 @@ export interface Report {
   servers: Record<string, string>;
   postgres: PostgresReport;
   scale?: ScaleReport;
+  pgScale?: PgScaleFill;
   sleepers?: SleepFill;
   scenarios: Row[];
 }
@@ -102,9 +111,10 @@ export function buildReport(
   machine: Machine,
   rows: Row[],
   postgres: PostgresReport,
-  scale: ScaleReport | undefined,
+  stores: { scale: ScaleReport | undefined; pgScale: PgScaleFill | undefined },
   sleepers: SleepFill | undefined,
 ): Report {
+  const { scale, pgScale } = stores;
   const {
     help: _help,
     cpuProf: _cpuProf,
@@ -130,6 +140,7 @@ export function buildReport(
     servers: Object.fromEntries(Object.entries(SERVERS).map(([k, v]) => [k, v.label])),
     postgres,
     ...(scale === undefined ? {} : { scale }),
+    ...(pgScale === undefined ? {} : { pgScale }),
     ...(sleepers === undefined ? {} : { sleepers }),
     scenarios: rows,
   };
@@ -145,7 +156,21 @@ function scaleNote(scale: ScaleReport | undefined): string[] {
       'principal, cloned from one task our server ran (bench/children/scale-tasks.ts); filled in ' +
       `${small.ms} ms and ${(large.ms / 1000).toFixed(1)} s (${(large.bytes / 2 ** 20).toFixed(0)} MiB), ` +
       `${(totalMs / 1000).toFixed(1)} s with the template run. Each tasks/get reads another task, sampled ` +
-      `from the whole store (${fmtInt(SCALE_SAMPLE)} samples, visited in turn).`,
+      `from the whole store (${fmtInt(SCALE_SAMPLE)} samples, visited in turn). The operator list rows ask ` +
+      `the same servers (run with --dev-operator) for the newest ${ADMIN_PAGE} tasks of one of the ` +
+      `${SCALE_TOOLS.length} tools the tasks are spread over, another tool per request.`,
+  ];
+}
+
+function pgScaleNote(fill: PgScaleFill | undefined): string[] {
+  if (fill === undefined) return [];
+  const { small, large, totalMs } = fill;
+  return [
+    '',
+    `- PostgreSQL operator list rows: schemas of ${fmtInt(small.count)} and ${fmtInt(large.count)} completed ` +
+      `tasks, each migrated by the store's migrations and filled with one INSERT … SELECT over generate_series, ` +
+      `then ANALYZEd (bench/harness/pg-fill.ts): ${small.ms} ms and ${(large.ms / 1000).toFixed(1)} s ` +
+      `(${(large.bytes / 2 ** 20).toFixed(0)} MiB with indexes), ${(totalMs / 1000).toFixed(1)} s in all.`,
   ];
 }
 
@@ -157,7 +182,7 @@ export function markdown(report: Report): string {
   const footprint = rows.filter((r): r is FootprintRow => r.kind === 'footprint');
   const lines = [...throughputSection(report, throughput), '', postgresNote(report)];
   if (latency.length > 0) lines.push('', ...latencyTable(latency));
-  lines.push(...scaleNote(report.scale));
+  lines.push(...scaleNote(report.scale), ...pgScaleNote(report.pgScale));
   if (memory.length > 0) lines.push('', ...memoryTable(memory));
   if (footprint.length > 0) lines.push('', ...footprintTable(footprint, report.sleepers));
   return lines.join('\n') + '\n';

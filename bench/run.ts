@@ -1,8 +1,8 @@
 // Benchmark runner (`npm run bench`): interleaved rounds of our server next to baselines measured in the same
 // run — a bare node:http JSON-RPC echo, the official TypeScript SDK v2 server as a peer, raw better-sqlite3 and
 // raw `pg` inserts and selects, the tasks/get round trip that push latency is compared with — and the scale rows
-// (1k vs 1M stored tasks, memory per open subscription, creation next to 10k waiting or retrying tasks, 100k
-// sleeping tasks). The rows are in sections/, the process and load plumbing in harness/, bench/README.md says
+// (tasks/get and the operators' list page with 1k vs 1M stored tasks, memory per open subscription, creation next to
+// 10k waiting or retrying tasks, 100k sleeping tasks). The rows are in sections/, the process and load plumbing in harness/, bench/README.md says
 // how to read the results. Exit code: 0 on success, 1 on a failed check or measurement, 2 for bad flags.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import {
   type States,
   type Targets,
 } from './harness/measure.js';
+import { preparePgScale } from './harness/pg-fill.js';
 import { dropSchemas, planPostgres, postgresReport, redactUrl, type PgPlan } from './harness/postgres.js';
 import { cleanUpNow, makeWorkDir, removeWorkDirs, startProcess, stopAll } from './harness/processes.js';
 import { SERVERS, startServer, type RunContext } from './harness/servers.js';
@@ -26,6 +27,10 @@ import { selectScenarios } from './sections/index.js';
 import { summarize } from './summarize.js';
 import type { Row } from './types-rows.js';
 import type { Params, Scenario } from './types.js';
+
+/** Rows on PostgreSQL (left out without it), and rows on stored-task stores (left out with --no-scale). */
+const needsPg = (s: Scenario) => s.needs === 'pg' || s.needs === 'pg-scale';
+const needsScale = (s: Scenario) => s.needs === 'scale' || s.needs === 'pg-scale';
 
 async function startTargets(scenarios: Scenario[], ctx: RunContext): Promise<Targets> {
   const keys = [...new Set(scenarios.map((s) => s.server))];
@@ -64,6 +69,9 @@ const LATENCY_CLIENT = {
 
 async function benchmark(params: Params, scenarios: Scenario[], ctx: RunContext): Promise<Row[]> {
   if (scenarios.some((s) => s.needs === 'scale')) ctx.scale = await prepareScale(ctx);
+  if (scenarios.some((s) => s.needs === 'pg-scale') && ctx.pg.skipped === undefined) {
+    ctx.pgScale = await preparePgScale(ctx.pg);
+  }
   ctx.sleepers = await prepareSleepers(
     ctx,
     scenarios.map((s) => s.server),
@@ -88,7 +96,7 @@ function reportFailures(rows: Row[]): boolean {
 let pgPlan: PgPlan | undefined;
 
 async function planRun(params: Params, selected: Scenario[]): Promise<PgPlan> {
-  const plan: PgPlan = selected.some((s) => s.needs === 'pg')
+  const plan: PgPlan = selected.some(needsPg)
     ? await planPostgres(params)
     : { skipped: 'no PostgreSQL row selected (--only)' };
   pgPlan = plan;
@@ -107,7 +115,7 @@ async function main(argv: string[]): Promise<void> {
   if (selected === undefined) throw new UsageError(`--only ${params.only!.source}: no row matches`);
   const plan = await planRun(params, selected);
   const scenarios = selected.filter(
-    (s) => (s.needs !== 'pg' || plan.skipped === undefined) && (s.needs !== 'scale' || !params.noScale),
+    (s) => (!needsPg(s) || plan.skipped === undefined) && (!needsScale(s) || !params.noScale),
   );
   const ctx: RunContext = { workDir: makeWorkDir(), cpuProf: params.cpuProf, pg: plan, started: [] };
   if (params.cpuProf) mkdirSync(params.cpuProf, { recursive: true });
@@ -121,7 +129,14 @@ async function main(argv: string[]): Promise<void> {
     dropped = await dropSchemas(plan);
   }
   const scale = scaleReport(params, selected, ctx.scale);
-  const report = buildReport(params, machine, rows, postgresReport(plan), scale, ctx.sleepers);
+  const report = buildReport(
+    params,
+    machine,
+    rows,
+    postgresReport(plan),
+    { scale, pgScale: ctx.pgScale },
+    ctx.sleepers,
+  );
   const md = markdown(report);
   writeResults(report, md);
   console.log(md);

@@ -118,6 +118,10 @@ function summarizeLatency(scenario: LatencyScenario, list: Array<Rounded<Latency
       ? { intervalMs: Math.max(...list.map((x) => x.intervalMs!)), missed: sum(list.map((x) => x.missed!)) }
       : {}),
     ...(scenario.target === undefined ? {} : { target: { ...scenario.target } }),
+    // The stored-task rows: sequential requests per second, the median over rounds.
+    ...(scenario.needs === 'scale' || scenario.needs === 'pg-scale'
+      ? { opsPerSecond: round1(median(list.map((x) => x.rps))) }
+      : {}),
     non2xx: 0,
     errors: 0,
   };

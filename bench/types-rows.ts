@@ -92,6 +92,8 @@ export interface LatencyRow extends PooledStats, Partial<Omit<PushFigures, 'serv
   errors: number;
   ratio?: P50P99 | null;
   interval?: { ms: number; p50: number; p99: number };
+  /** The stored-task rows: requests per second of the sequential client, the median over rounds. */
+  opsPerSecond?: number;
 }
 
 export interface MemoryRow {

@@ -48,6 +48,13 @@ export interface ScaleFill {
 
 export type SleepFill = Partial<Record<StoreSize, FillSummary>> & { totalMs: number };
 
+/** The PostgreSQL stored-task schemas of the operator list rows, once filled (bench/harness/pg-fill.ts). */
+export interface PgScaleFill {
+  small: FillSummary;
+  large: FillSummary;
+  totalMs: number;
+}
+
 /** What a latency row's run needs of its target (all the latency client process is handed). */
 export interface TargetView {
   key: string;
@@ -173,7 +180,8 @@ interface ScenarioBase {
   name: string;
   server: string;
   baseline: string | null;
-  needs?: 'pg' | 'scale';
+  /** PostgreSQL (skipped without it), stored-task stores (skipped by --no-scale), or both. */
+  needs?: 'pg' | 'scale' | 'pg-scale';
   setup?: (target: Target) => RowState | undefined | Promise<RowState | undefined>;
 }
 

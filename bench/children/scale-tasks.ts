@@ -4,7 +4,8 @@
 // default), or into a durable sleep (`sleeping`: status working, not runnable, no lease, wake_at set). TARGET becomes
 // a copy of it (VACUUM INTO) holding COUNT tasks: the real one and COUNT - 1 clones of its row and of its rows in
 // task_steps (every column as the server wrote it, so the same owner, tool, payloads, wake-up time and step memo)
-// with new random ids and creation times spread over the last COUNT ms, all expiring a day after creation. Rows go in
+// with new random ids and creation times spread over the last COUNT ms, all expiring a day after creation; completed
+// clones are spread over the tools of SCALE_TOOLS in turn (the template's tool first). Rows go in
 // in id order, in large transactions, with synchronous=OFF and no journal (a crash would only lose this scratch
 // file); the file is switched back to WAL at the end. Prints one JSON line: { count, ms, bytes, sample }, where
 // `sample` holds SAMPLE ids picked at random from the whole table (for the requests of the rows).
@@ -12,6 +13,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { SCALE_TOOLS } from '../config.js';
 
 /** Rows per transaction. */
 const BATCH = 100_000;
@@ -65,8 +67,18 @@ function inserter(db: Database.Database, table: string, row: Row, names: string[
   return { insert, values: columns.map((c) => row[c]), at };
 }
 
-/** Inserts the clones (ids in order, BATCH rows per transaction) and checks that every row is there. */
-function insertClones(db: Database.Database, target: string, template: Row, steps: Row[], ids: string[]) {
+/**
+ * Inserts the clones (ids in order, BATCH rows per transaction) and checks that every row is there; with `tools`,
+ * the n-th task (the template is the 0th) gets tool `tools[n % tools.length]`.
+ */
+function insertClones(
+  db: Database.Database,
+  target: string,
+  template: Row,
+  steps: Row[],
+  ids: string[],
+  tools?: readonly string[],
+) {
   const count = ids.length + 1;
   const now = Date.now();
   const createdAt = (i: number) => now - (count - i);
@@ -78,8 +90,10 @@ function insertClones(db: Database.Database, target: string, template: Row, step
     template.id,
   );
   // One parameter array per table, reused: only the id and the times change from row to row.
-  const task = inserter(db, 'tasks', template, ['id', 'created_at', 'updated_at', 'ttl_ms', 'expires_at']);
-  const [idAt, createdAtAt, updatedAtAt, ttlAt, expiresAt] = task.at as [
+  const columns = ['id', 'created_at', 'updated_at', 'ttl_ms', 'expires_at', 'tool'];
+  const task = inserter(db, 'tasks', template, columns);
+  const [idAt, createdAtAt, updatedAtAt, ttlAt, expiresAt, toolAt] = task.at as [
+    number,
     number,
     number,
     number,
@@ -95,6 +109,7 @@ function insertClones(db: Database.Database, target: string, template: Row, step
       task.values[createdAtAt] = created;
       task.values[updatedAtAt] = created + touched;
       task.values[expiresAt] = created + TTL_MS;
+      if (tools !== undefined) task.values[toolAt] = tools[(i + 1) % tools.length];
       task.insert.run(task.values);
       for (const step of stepRows) {
         step.values[step.at[0]!] = ids[i];
@@ -121,7 +136,12 @@ function fill(source: string, target: string, count: number, sampleSize: number,
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -262144');
     const ids = Array.from({ length: count - 1 }, newId).sort();
-    insertClones(db, target, template, steps, ids);
+    if (kind === 'completed' && template.tool !== SCALE_TOOLS[0]) {
+      throw new Error(
+        `${source}: the template task's tool is ${String(template.tool)}, not ${SCALE_TOOLS[0]}`,
+      );
+    }
+    insertClones(db, target, template, steps, ids, kind === 'completed' ? SCALE_TOOLS : undefined);
     db.pragma('journal_mode = WAL');
     ids.push(template.id as string);
     const sample = Array.from({ length: Math.min(sampleSize, ids.length) }, () => ids[randomInt(ids.length)]);

@@ -55,24 +55,28 @@ export async function sendTo(url: string, req: LoadRequest): Promise<Answer> {
   return { status: res.status, text: await res.text() };
 }
 
-/** One POST over node:http (keep-alive `agent`), the client whose timing the latency rows use. */
+/**
+ * One request over node:http (keep-alive `agent`), the client whose timing the latency rows use: a POST of its body,
+ * or another method (a GET of the operator API) to `url` resolved against the request's path.
+ */
 export function post(agent: Agent, url: string, req: LoadRequest): Promise<Answer> {
   const body = req.body ?? '';
+  const method = req.method || 'POST';
+  const headers =
+    method === 'GET' ? req.headers : { ...req.headers, 'content-length': Buffer.byteLength(body) };
+  const to = method === 'POST' ? url : new URL(req.path ?? '/', url);
   return new Promise((resolvePost, reject) => {
-    const r = httpRequest(
-      url,
-      { method: 'POST', agent, headers: { ...req.headers, 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolvePost({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
+    const r = httpRequest(to, { method, agent, ...(headers === undefined ? {} : { headers }) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolvePost({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
     r.on('error', reject);
-    r.end(body);
+    if (method === 'GET') r.end();
+    else r.end(body);
   });
 }
 

@@ -1,12 +1,19 @@
 // PostgreSQL of the pg rows: a reachability check before the run, fresh schemas for the run, dropped at the end.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { PG_CONNECTIONS, PG_PROBE_TIMEOUT_MS, PG_REPLICAS } from '../config.js';
+import { PG_CONNECTIONS, PG_PROBE_TIMEOUT_MS, PG_REPLICAS, PG_SCALE_POOL } from '../config.js';
 import { log } from '../format.js';
 import type { Params } from '../types.js';
 
 /** The servers that get a schema of their own. */
-export type PgServerKey = 'pg-raw' | 'ours-pg1' | 'ours-pg3' | 'ours-pg-push1' | 'ours-pg-push3';
+export type PgServerKey =
+  | 'pg-raw'
+  | 'ours-pg1'
+  | 'ours-pg3'
+  | 'ours-pg-push1'
+  | 'ours-pg-push3'
+  | 'ours-pg-ops-small'
+  | 'ours-pg-ops-large';
 
 export interface PgRun {
   skipped?: undefined;
@@ -31,8 +38,10 @@ export type PostgresReport =
 export const redactUrl = (url: string): string => url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 
 /** Connections the pg rows hold at once: the raw child's, and per server process its pool and its LISTEN client. */
-// The raw loops, the creation/polling servers (pool 10 + LISTEN each) and the push servers (pool 4 + LISTEN each).
-const PG_CONNECTIONS_NEEDED = PG_CONNECTIONS + (1 + PG_REPLICAS) * (10 + 1) + (1 + PG_REPLICAS) * (4 + 1);
+// The raw loops, the creation/polling servers (pool 10 + LISTEN each), the push servers (pool 4 + LISTEN each) and
+// the two operator-list servers (pool PG_SCALE_POOL + LISTEN each).
+const PG_CONNECTIONS_NEEDED =
+  PG_CONNECTIONS + (1 + PG_REPLICAS) * (10 + 1) + (1 + PG_REPLICAS) * (4 + 1) + 2 * (PG_SCALE_POOL + 1);
 
 function newClient(url: string): pg.Client {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PG_PROBE_TIMEOUT_MS });
@@ -78,6 +87,8 @@ export async function planPostgres(params: Pick<Params, 'noPg' | 'pg'>): Promise
       'ours-pg3': `${base}_r3`,
       'ours-pg-push1': `${base}_p1`,
       'ours-pg-push3': `${base}_p3`,
+      'ours-pg-ops-small': `${base}_os`,
+      'ours-pg-ops-large': `${base}_ol`,
     },
   };
 }

@@ -106,3 +106,13 @@ export const listenTasks = (taskIds: string[], id: string): LoadRequest & { body
     params: { notifications: { taskIds }, _meta: INPUT_META },
   }),
 });
+
+/**
+ * The operators' list page: one tool's newest `limit` tasks (GET /admin/api/v1/tasks). The servers of these rows run
+ * in anonymous mode with `--dev-operator`: the anonymous caller is an operator of every tenant, no token is sent.
+ */
+export const listToolTasks = (tool: string, limit: number): LoadRequest => ({
+  method: 'GET',
+  path: `/admin/api/v1/tasks?tool=${encodeURIComponent(tool)}&limit=${limit}`,
+  headers: { accept: 'application/json' },
+});

@@ -9,6 +9,7 @@ import {
   MEM_PROBE_FLAGS,
   PG_CONNECTIONS,
   PG_REPLICAS,
+  PG_SCALE_POOL,
   RETRYING_TASKS,
   ROOT,
   SCALE_FILES,
@@ -22,7 +23,7 @@ import {
   type StoreSize,
 } from '../config.js';
 import { fmtInt } from '../format.js';
-import type { ScaleFill, SleepFill, Target } from '../types.js';
+import type { PgScaleFill, ScaleFill, SleepFill, Target } from '../types.js';
 import type { PgPlan, PgRun, PgServerKey } from './postgres.js';
 import { startProcess, type ProcessSpec } from './processes.js';
 
@@ -34,6 +35,8 @@ export interface RunContext {
   /** Names of every process started, in order (the CPU profiles are named after them). */
   started: string[];
   scale?: ScaleFill;
+  /** The PostgreSQL stored-task schemas of the operator list rows, once filled. */
+  pgScale?: PgScaleFill;
   sleepers?: SleepFill | undefined;
 }
 
@@ -108,11 +111,39 @@ export const memProbeEnv = (ctx: RunContext, name: string): Record<string, strin
   DURABLE_MCP_BENCH_MEM_PROBE: join(ctx.workDir, `${name}.memory.json`),
 });
 
-/** Our server on one of the stored-task scale files (filled before the servers start). */
+/** The operator list rows' callers: the anonymous caller is an operator of every tenant. */
+const DEV_OPERATOR = '--dev-operator';
+
+/** Our server on one of the stored-task scale files (filled before the servers start), also an operator's. */
 const serveScale = (size: StoreSize, count: number): ServerSpec => ({
-  label: `the same on a SQLite file holding ${fmtInt(count)} completed tasks (bench/children/scale-tasks.ts)`,
+  label:
+    `the same with ${DEV_OPERATOR} on a SQLite file holding ${fmtInt(count)} completed tasks ` +
+    '(bench/children/scale-tasks.ts)',
   scale: size,
-  command: (ctx, key) => serveCommand(ctx, key, SCALE_FILES[size], ['--tools', BENCH_TOOLS, ...UNLIMITED]),
+  command: (ctx, key) =>
+    serveCommand(ctx, key, SCALE_FILES[size], ['--tools', BENCH_TOOLS, DEV_OPERATOR, ...UNLIMITED]),
+});
+
+/** Our server on one of the PostgreSQL stored-task schemas (filled before the servers start), no worker. */
+const servePgScale = (key: 'ours-pg-ops-small' | 'ours-pg-ops-large', count: number): ServerSpec => ({
+  label:
+    `node bin/durable-mcp.js serve --store postgres://… --pg-schema <fresh> --tools bench/tools.mjs --concurrency 0 ` +
+    `--pg-pool-size ${PG_SCALE_POOL} ${DEV_OPERATOR} --no-audit --tasks-get-rate 0 --max-active-tasks 0 ` +
+    `--max-stored-tasks 0 (a schema holding ${fmtInt(count)} completed tasks, bench/harness/pg-fill.ts)`,
+  pg: true,
+  command: (ctx, name) =>
+    serveStore(ctx, name, pgRun(ctx).url, [
+      '--pg-schema',
+      pgSchema(ctx, key),
+      '--tools',
+      BENCH_TOOLS,
+      '--concurrency',
+      '0',
+      '--pg-pool-size',
+      String(PG_SCALE_POOL),
+      DEV_OPERATOR,
+      ...UNLIMITED,
+    ]),
 });
 
 /**
@@ -180,6 +211,8 @@ const PG_SERVERS: Record<string, ServerSpec> = {
     replicas: PG_REPLICAS,
     command: (ctx, name) => servePg(ctx, name, pgSchema(ctx, 'ours-pg3')),
   },
+  'ours-pg-ops-small': servePgScale('ours-pg-ops-small', SCALE_SMALL),
+  'ours-pg-ops-large': servePgScale('ours-pg-ops-large', SCALE_LARGE),
 };
 
 const SQLITE_TASK_SERVERS: Record<string, ServerSpec> = {

@@ -3,6 +3,7 @@
 import type { Scenario } from '../types.js';
 import { keyedPgRows, keyedSqliteRows } from './idempotency.js';
 import { memoryRows } from './memory.js';
+import { operatorRows, pgOperatorRows } from './operator.js';
 import { pgCreationRows, pgReplicaRows } from './postgres.js';
 import { pgPushRows, pushRows } from './push.js';
 import { scaleRows } from './scale.js';
@@ -22,6 +23,7 @@ export const SCENARIOS: Scenario[] = [
   // The latency table.
   ...pushRows,
   ...scaleRows,
+  ...operatorRows,
   // The memory tables.
   ...memoryRows,
   ...sleepingRows,
@@ -30,6 +32,7 @@ export const SCENARIOS: Scenario[] = [
   ...keyedPgRows,
   ...pgReplicaRows,
   ...pgPushRows,
+  ...pgOperatorRows,
 ];
 
 /**

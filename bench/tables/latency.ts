@@ -69,7 +69,9 @@ const LATENCY_NOTE =
   'Poller: during the same rounds, one more client polls tasks/get of the task being answered, one request ' +
   'at a time, back to back, over its own connection: the round trip a client pays at that load instead of ' +
   'subscribing. The latency rows run in a client process of their own (bench/children/latency-client.ts), ' +
-  'which keeps the stream chunks unparsed, with their arrival time, until the timed steps are over.';
+  'which keeps the stream chunks unparsed, with their arrival time, until the timed steps are over. ' +
+  'Operator list: GET /admin/api/v1/tasks?tool=…&limit=50, one request at a time over one keep-alive ' +
+  'connection, each for another of the tools the stored tasks are spread over (a full page, newest first).';
 
 function wakeNote(r: LatencyRow & Required<Pick<LatencyRow, 'interval'>>): string {
   return (
@@ -134,6 +136,15 @@ export function latencyTable(rows: LatencyRow[]): string[] {
     '',
     LATENCY_NOTE,
   ];
+  const rates = rows.filter((r) => r.opsPerSecond !== undefined);
+  if (rates.length > 0) {
+    lines.push(
+      '',
+      '- Stored-task rows, requests per second of their one sequential client (median over rounds): ' +
+        rates.map((r) => `${r.name} ${fmtInt(r.opsPerSecond!)} ops/s`).join('; ') +
+        '.',
+    );
+  }
   for (const r of rows) {
     if (r.interval !== undefined) lines.push('', wakeNote({ ...r, interval: r.interval }));
   }
