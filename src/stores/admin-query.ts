@@ -160,7 +160,10 @@ export function adminPageOrder(
     q.after === undefined
       ? undefined
       : `(${column}, id) ${q.order === 'desc' ? '<' : '>'} (${d.param(params, q.after.t)}, ${d.param(params, q.after.id)})`;
-  return { after, orderBy: `ORDER BY ${column} ${dir}, id ${dir}` };
+  // With one tool asked for, the order names it first (the same order, as it is constant): the (tool, time, id) index
+  // then gives the page without a sort, however few or old that tool's tasks are among the others.
+  const lead = q.sort === 'created' && q.filter.tool !== undefined ? `tool ${dir}, ` : '';
+  return { after, orderBy: `ORDER BY ${lead}${column} ${dir}, id ${dir}` };
 }
 
 /** A page of `limit` rows from the `limit + 1` read: the cursor of the next page when there were more. */
