@@ -17,6 +17,8 @@ const CAPS = { elicitation: {}, extensions: { [TASKS]: {} } };
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-replay-'));
 let serving: DurableTestServer | undefined;
+/** The store of the current deploy (operators act on it directly here). */
+let store: ReturnType<typeof createSqliteTaskStore> | undefined;
 
 afterEach(async () => {
   await serving?.close();
@@ -29,7 +31,7 @@ async function deploy(file: string, tools: ToolDefinition<never>[]): Promise<Dur
   await serving?.close();
   serving = await startDurableServer({
     toolSets: [{ tools }],
-    store: () => createSqliteTaskStore({ path: join(dir, file) }),
+    store: () => (store = createSqliteTaskStore({ path: join(dir, file) })),
     worker: { pollMs: 20 },
   });
   return serving;
@@ -154,6 +156,36 @@ describe('code changed under a task in flight', () => {
     await answer(server, fresh);
     expect((await until(server, fresh, ended)).status).toBe('completed');
     expect(applied).toEqual(['v1', 'v2', 'finish']);
+  });
+
+  it('an operator resumes a task failed for non-determinism once the fix is deployed, from its history', async () => {
+    const applied: string[] = [];
+    const migrate = (first: string) =>
+      defineTool({
+        name: 'migrate',
+        version: '1',
+        task: { support: 'optional' },
+        handler: async (_args, ctx) => {
+          await ctx.step(first, () => (applied.push(first), true));
+          ctx.input('confirm', CONFIRM);
+          await ctx.step('finish', () => (applied.push('finish'), true));
+          return textResult('migrated');
+        },
+      });
+    let server = await deploy('resumed.db', [migrate('apply_schema')]);
+    const taskId = String((await rpc(server, 'tools/call', { name: 'migrate', arguments: {} })).taskId);
+    await until(server, taskId, waiting);
+    // A deploy that renamed the step: the task fails, nothing new runs.
+    server = await deploy('resumed.db', [migrate('apply_schema_v2')]);
+    await answer(server, taskId);
+    expect((await until(server, taskId, ended)).status).toBe('failed');
+    // The fix (the old name back), then the operator's retry: the task goes on from its history.
+    server = await deploy('resumed.db', [migrate('apply_schema')]);
+    expect(await store?.admin?.retry({ tenants: 'all' }, taskId, Date.now())).toEqual({ ok: true });
+    const done = await until(server, taskId, ended);
+    expect(done.status).toBe('completed');
+    // The recorded step did not run again, the answer given before was kept, and only the rest ran.
+    expect(applied).toEqual(['apply_schema', 'finish']);
   });
 
   it('a step inserted before recorded ones is caught as well; one added after them runs', async () => {
