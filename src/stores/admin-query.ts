@@ -166,6 +166,30 @@ export function adminPageOrder(
   return { after, orderBy: `ORDER BY ${lead}${column} ${dir}, id ${dir}` };
 }
 
+/** The columns of a search row. */
+const SUMMARY_COLUMNS = `id, tenant, principal, tool, tool_version, status, status_message, created_at, updated_at,
+  attempt, error`;
+
+/**
+ * The statement and parameters of one page of a search of `table` within `tenants` (undefined: any), in the
+ * dialect's placeholders; undefined when nothing can match.
+ */
+export function adminSearchSql(
+  d: AdminDialect,
+  table: string,
+  tenants: readonly string[] | undefined,
+  q: CheckedQuery,
+): { sql: string; params: unknown[] } | undefined {
+  const params: unknown[] = [];
+  const conditions = adminConditions(d, tenants, q.filter, params);
+  if (conditions === undefined) return undefined;
+  const { after, orderBy } = adminPageOrder(d, q, params);
+  if (after !== undefined) conditions.push(after);
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+  const limit = d.param(params, q.limit + 1);
+  return { sql: `SELECT ${SUMMARY_COLUMNS} FROM ${table} ${where} ${orderBy} LIMIT ${limit}`, params };
+}
+
 /** A page of `limit` rows from the `limit + 1` read: the cursor of the next page when there were more. */
 export function adminPage<R>(
   rows: readonly R[],

@@ -1,10 +1,7 @@
 // SQL of the PostgreSQL task store. The operators' port: searches (built per set of filters), a task's owner by id,
 // retry and purge under the task's row lock, and the overview's counts.
-import { adminConditions, adminPageOrder, type AdminDialect, type CheckedQuery } from '../../admin-query.js';
+import { adminSearchSql, type AdminDialect, type CheckedQuery } from '../../admin-query.js';
 import { fairPlace, NON_TERMINAL, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
-
-const SUMMARY = `id, tenant, principal, tool, tool_version, status, status_message, created_at, updated_at, attempt,
-  error`;
 
 const dialect: AdminDialect = {
   param(params, value) {
@@ -23,20 +20,8 @@ const dialect: AdminDialect = {
 };
 
 /** The statement and parameters of one page of a search within `tenants` (undefined: any); undefined: no match. */
-export function searchSql(
-  s: string,
-  tenants: readonly string[] | undefined,
-  q: CheckedQuery,
-): { sql: string; params: unknown[] } | undefined {
-  const params: unknown[] = [];
-  const conditions = adminConditions(dialect, tenants, q.filter, params);
-  if (conditions === undefined) return undefined;
-  const { after, orderBy } = adminPageOrder(dialect, q, params);
-  if (after !== undefined) conditions.push(after);
-  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-  params.push(q.limit + 1);
-  return { sql: `SELECT ${SUMMARY} FROM ${s}.tasks ${where} ${orderBy} LIMIT $${params.length}`, params };
-}
+export const searchSql = (s: string, tenants: readonly string[] | undefined, q: CheckedQuery) =>
+  adminSearchSql(dialect, `${s}.tasks`, tenants, q);
 
 /** The overview's counts; `scoped`: the tenants are the last parameter. */
 function overviewSql(s: string, scoped: boolean) {

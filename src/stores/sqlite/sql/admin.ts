@@ -2,8 +2,7 @@
 // once), a task's owner by id, retry, purge and the overview's counts.
 import type { TaskStatus } from '../../../tasks/task.js';
 import {
-  adminConditions,
-  adminPageOrder,
+  adminSearchSql,
   type AdminDialect,
   type AdminSummaryColumns,
   type CheckedQuery,
@@ -11,9 +10,6 @@ import {
 } from '../../admin-query.js';
 import type { SqliteDatabase } from '../database.js';
 import { FAIR_PLACE, NON_TERMINAL } from './conditions.js';
-
-const SUMMARY = `id, tenant, principal, tool, tool_version, status, status_message, created_at, updated_at, attempt,
-  error`;
 
 const dialect: AdminDialect = {
   param(params, value) {
@@ -32,19 +28,8 @@ const dialect: AdminDialect = {
 };
 
 /** The statement and parameters of one page of a search within `tenants` (undefined: any); undefined: no match. */
-export function searchSql(
-  tenants: readonly string[] | undefined,
-  q: CheckedQuery,
-): { sql: string; params: unknown[] } | undefined {
-  const params: unknown[] = [];
-  const conditions = adminConditions(dialect, tenants, q.filter, params);
-  if (conditions === undefined) return undefined;
-  const { after, orderBy } = adminPageOrder(dialect, q, params);
-  if (after !== undefined) conditions.push(after);
-  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-  params.push(q.limit + 1);
-  return { sql: `SELECT ${SUMMARY} FROM tasks ${where} ${orderBy} LIMIT ?`, params };
-}
+export const searchSql = (tenants: readonly string[] | undefined, q: CheckedQuery) =>
+  adminSearchSql(dialect, 'tasks', tenants, q);
 
 /** The scope condition of the overview's counts (`@tenants`: a JSON list), if any. */
 const scoped = (tenants: readonly string[] | undefined): string =>
