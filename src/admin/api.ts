@@ -33,7 +33,7 @@ export interface AdminApiOptions {
    */
   changes?: ChangeFeed;
   /** The event stream's keep-alive interval and lifetime (default 15 s and 10 min). */
-  eventStream?: Partial<EventStreamOptions>;
+  eventStream?: { keepAliveMs?: number; maxStreamMs?: number };
 }
 
 /** What the operator API takes from the edge it is served by. */

@@ -4,7 +4,7 @@ import { call, describeError } from './api.js';
 import { h, notify, show, statusBadge, time } from './dom.js';
 import { onLive } from './live.js';
 import { toolName } from './overview.js';
-import { STATUSES, type TaskPage, type TaskRow } from './types.js';
+import { STATUSES, isTerminal, type TaskPage, type TaskRow } from './types.js';
 
 const TEXT_FILTERS = [
   ['tool', 'Tool'],
@@ -158,7 +158,7 @@ function row(task: TaskRow): HTMLTableRowElement {
     h('td', {}, task.attempt),
     h('td', {}, time(task.updatedAt)),
     task.error === undefined
-      ? h('td', { class: 'muted' }, task.statusMessage ?? '')
+      ? h('td', { class: 'muted' }, isTerminal(task.status) ? '' : (task.statusMessage ?? ''))
       : h('td', { class: 'error-text' }, task.error.message),
   );
 }
