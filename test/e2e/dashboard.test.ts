@@ -93,9 +93,34 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     expect(foreign.status).toBe(403);
   });
 
-  it('streams events to operators only', async () => {
+  it('streams events to operators only, naming only tasks of their tenants', async () => {
     expect((await server.api('GET', '/events')).status).toBe(401);
     expect((await server.api('GET', '/events', 'alice')).status).toBe(403);
+    const abort = new AbortController();
+    const res = await fetch(`${server.proc.origin}/admin/api/v1/events`, {
+      headers: { authorization: `Bearer ${TOKENS.opsA}` },
+      signal: abort.signal,
+    });
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    const read = async () => (text += new TextDecoder().decode((await reader.read()).value));
+    await read();
+    expect(text).toBe(': open\n\n');
+    const foreign = await server.create('bob', 'quick_job');
+    const own = await server.create('alice', 'quick_job');
+    while (!text.includes(`"completed"`) || !text.includes(own)) await read();
+    abort.abort();
+    expect(text).not.toContain(foreign);
+    const events = text
+      .split('\n\n')
+      .filter((m) => m.startsWith('data: '))
+      .map((m) => JSON.parse(m.slice(6)) as { taskId: string; task: { status: string; tenant: string } });
+    expect(events.every((e) => e.taskId === own && e.task.tenant === 'A')).toBe(true);
+    expect(events.at(-1)?.task.status).toBe('completed');
+    // Gone again, so that the views below count the tasks made before.
+    expect((await server.change('DELETE', `/tasks/${own}`, 'root')).status).toBe(200);
+    await server.change('DELETE', `/tasks/${foreign}`, 'root');
   });
 
   it('signs in with an operator token kept for the tab only, and refuses others plainly', async () => {
