@@ -71,7 +71,10 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     assets: createAssetRoute(undefined, onError),
   };
   return (req, res) => {
-    if (api.assets(req, res)) return true;
+    if (api.assets(req, res)) {
+      report(options, res, `admin ${req.method ?? ''} ui`);
+      return true;
+    }
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const route = matchRoute(q === -1 ? url : url.slice(0, q));

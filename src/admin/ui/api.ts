@@ -5,6 +5,8 @@ import type { Session } from './types.js';
 export const BASE = '/admin/api/v1';
 const TOKEN_KEY = 'durable-mcp-admin.token';
 export const CSRF_KEY = 'durable-mcp-admin.csrf';
+/** The window event a refused token raises (its detail: what the server said). */
+export const SIGNED_OUT = 'durable-mcp-admin:signed-out';
 
 export class ApiError extends Error {
   constructor(
@@ -57,7 +59,11 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string): 
   }
   if (!res.ok) {
     const error = (body as { error?: { code?: string; message?: string } }).error;
-    throw new ApiError(res.status, error?.code ?? 'error', error?.message ?? res.statusText);
+    const failure = new ApiError(res.status, error?.code ?? 'error', error?.message ?? res.statusText);
+    // The token stopped working (revoked, or the server's keys changed): the tab signs out and says why.
+    if (res.status === 401 && path !== '/session')
+      window.dispatchEvent(new CustomEvent(SIGNED_OUT, { detail: failure.describe() }));
+    throw failure;
   }
   return body as T;
 }

@@ -1,6 +1,6 @@
 // The operators' dashboard, a page of hash routes: #/sign-in, #/overview, #/tasks?filters, #/tasks/<id>. Signed in,
 // it keeps one event stream open for every view's live updates.
-import { describeError, forget, refreshSession, token } from './api.js';
+import { SIGNED_OUT, describeError, forget, refreshSession, token } from './api.js';
 import { byId, h, notify } from './dom.js';
 import { onLiveState, startLive, stopLive } from './live.js';
 import { overviewView } from './overview.js';
@@ -11,6 +11,8 @@ import type { Session } from './types.js';
 
 let leave: () => void = () => undefined;
 let session: Session | undefined;
+/** Why the tab was signed out, shown once by the sign-in view. */
+let signedOutBecause: string | undefined;
 
 function route(): void {
   leave();
@@ -19,7 +21,8 @@ function route(): void {
   const path = q === -1 ? hash : hash.slice(0, q);
   const params = new URLSearchParams(q === -1 ? '' : hash.slice(q + 1));
   if (session === undefined || path === '/sign-in') {
-    leave = signInView(signedIn);
+    leave = signInView(signedIn, signedOutBecause);
+    signedOutBecause = undefined;
     return;
   }
   for (const link of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
@@ -64,6 +67,11 @@ onLiveState((state, why) => {
 });
 
 window.addEventListener('hashchange', route);
+window.addEventListener(SIGNED_OUT, (event) => {
+  if (session === undefined) return;
+  signedOutBecause = `Signed out: ${String((event as CustomEvent<string>).detail)}`;
+  signOut();
+});
 if (token() === null) route();
 else
   refreshSession().then(signedIn, (err: unknown) => {

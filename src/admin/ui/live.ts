@@ -1,6 +1,6 @@
 // Live updates: GET /admin/api/v1/events read with fetch() and a ReadableStream (EventSource cannot send the
 // Authorization header). Reconnects with a growing pause; after a reconnection the views read again.
-import { BASE, authHeaders } from './api.js';
+import { BASE, SIGNED_OUT, authHeaders } from './api.js';
 import type { TaskEvent } from './types.js';
 
 export interface LiveHandlers {
@@ -44,6 +44,12 @@ async function run(signal: AbortSignal): Promise<void> {
     stateListener('connecting');
     try {
       const res = await fetch(`${BASE}/events`, { headers: authHeaders(), signal, cache: 'no-store' });
+      if (res.status === 401) {
+        window.dispatchEvent(
+          new CustomEvent(SIGNED_OUT, { detail: 'the server no longer accepts the token' }),
+        );
+        return;
+      }
       if (res.status === 404) {
         stateListener('off', 'this server has no change feed');
         return;

@@ -3,7 +3,8 @@ import { describeError, signIn } from './api.js';
 import { h, notify, show } from './dom.js';
 import type { Session } from './types.js';
 
-export function signInView(onSignedIn: (session: Session) => void): () => void {
+/** `why`: a reason the tab was signed out, shown until the next attempt. */
+export function signInView(onSignedIn: (session: Session) => void, why?: string): () => void {
   const input = h('input', {
     id: 'token',
     name: 'token',
@@ -12,7 +13,7 @@ export function signInView(onSignedIn: (session: Session) => void): () => void {
     required: true,
     spellcheck: 'false',
   });
-  const error = h('p', { class: 'error', role: 'alert', id: 'sign-in-error' });
+  const error = h('p', { class: 'error', role: 'alert', id: 'sign-in-error' }, why);
   const button = h('button', { type: 'submit' }, 'Sign in');
   const form = h(
     'form',
