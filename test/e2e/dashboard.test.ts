@@ -22,6 +22,8 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 const available = existsSync(CHROMIUM);
+/** expect.poll with room for a loaded CI machine (its default gives up after 1 s). */
+const poll = <T>(probe: () => Promise<T>, timeout = 10_000) => expect.poll(probe, { timeout, interval: 50 });
 if (!available && process.env.CI !== 'true')
   console.log(`dashboard browser tests skipped: no Chromium at ${CHROMIUM} (set DURABLE_MCP_CHROMIUM)`);
 
@@ -136,7 +138,7 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     await shot('sign-in');
     await page.getByLabel('Operator token').fill(TOKENS.alice);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.locator('#sign-in-error').textContent()).toContain('403 forbidden');
+    await poll(() => page.locator('#sign-in-error').textContent()).toContain('403 forbidden');
     await page.getByLabel('Operator token').fill(TOKENS.opsA);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
@@ -149,7 +151,7 @@ describe.skipIf(!available)("the operators' dashboard", () => {
 
   it('shows counts by status within the operator tenants, and by tool', async () => {
     // Tenant A only: alice's three quick jobs, not bob's.
-    await expect.poll(() => page.locator('li[data-status="completed"] strong').textContent()).toBe('3');
+    await poll(() => page.locator('li[data-status="completed"] strong').textContent()).toBe('3');
     expect(await page.locator('li[data-status="failed"] strong').textContent()).toBe('1');
     await page.getByRole('table', { name: 'By tool' }).getByText('flaky_steps@2').waitFor();
     await page.locator('#live[data-state="live"]').waitFor();
@@ -163,33 +165,31 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     expect(await page.locator(`tr[data-task-id="${ids.bob}"]`).count()).toBe(0);
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(() => page.locator('table.tasks tbody tr').count()).toBe(1);
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(1);
     await page.locator(`tr[data-task-id="${ids.flaky}"]`).waitFor();
     expect(page.url()).toContain('status=failed');
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Tool').fill('quick_job');
     await page.getByLabel('Error text').fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(() => page.locator('table.tasks tbody tr').count()).toBe(3);
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(3);
     await page.getByLabel('Error text').fill('step c');
     await page.getByLabel('Tool').fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(() => page.locator('table.tasks tbody tr').count()).toBe(1);
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(1);
     // Pages of two, newest first: the cursor of the first page gives the next two.
     await page.goto(`${server.proc.origin}/admin#/tasks?limit=2`);
-    await expect.poll(() => page.locator('table.tasks tbody tr').count()).toBe(2);
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(2);
     const first = await page
       .locator('table.tasks tbody tr')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id')));
     expect(first).toEqual([ids.flaky, ids.quick3]);
     await page.getByRole('link', { name: 'Next page' }).click();
-    await expect
-      .poll(() =>
-        page
-          .locator('table.tasks tbody tr')
-          .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id'))),
-      )
-      .toEqual([ids.quick2, ids.quick1]);
+    await poll(() =>
+      page
+        .locator('table.tasks tbody tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id'))),
+    ).toEqual([ids.quick2, ids.quick1]);
     await page.getByRole('link', { name: 'First page' }).waitFor();
   });
 
@@ -203,19 +203,17 @@ describe.skipIf(!available)("the operators' dashboard", () => {
       token: TOKENS.alice,
       capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} },
     });
-    const created = await client.request('tools/call', { name: 'ask_job', arguments: { ms: 1500 } });
+    const created = await client.request('tools/call', { name: 'ask_job', arguments: { ms: 3000 } });
     const id = created.result.taskId as string;
     const foreign = await server.create('bob', 'quick_job');
-    await expect.poll(() => status(id).getAttribute('data-status')).toBe('working');
+    await poll(() => status(id).getAttribute('data-status'), 2500).toBe('working');
     await shot('list');
-    await expect
-      .poll(() => status(id).getAttribute('data-status'), { timeout: 10_000 })
-      .toBe('input_required');
+    await poll(() => status(id).getAttribute('data-status')).toBe('input_required');
     await client.request('tasks/update', {
       taskId: id,
       inputResponses: { go: { action: 'accept', content: { go: true } } },
     });
-    await expect.poll(() => status(id).getAttribute('data-status')).toBe('completed');
+    await poll(() => status(id).getAttribute('data-status')).toBe('completed');
     expect(await page.evaluate('window.kept')).toBe(42);
     // Bob's task (tenant B) never reached ops-a's page.
     await settled(foreign, 'completed');
@@ -232,9 +230,9 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     await page.evaluate("sessionStorage.removeItem('durable-mcp-admin.csrf')");
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Retry' }).click();
-    await expect
-      .poll(() => page.locator('#notice').textContent())
-      .toContain('Retry refused: 403 csrf: Missing or invalid X-CSRF-Token');
+    await poll(() => page.locator('#notice').textContent()).toContain(
+      'Retry refused: 403 csrf: Missing or invalid X-CSRF-Token',
+    );
     expect((await server.api('GET', `/tasks/${ids.flaky}`, 'root')).body.status).toBe('failed');
     // A reload reads the session again, and with it the token.
     await page.reload();
@@ -242,7 +240,7 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     const dialog = page.getByRole('dialog');
     expect(await dialog.textContent()).toContain('runs again from its last finished step');
     await dialog.getByRole('button', { name: 'Retry' }).click();
-    await expect.poll(() => page.locator('h1 [data-status]').getAttribute('data-status')).toBe('completed');
+    await poll(() => page.locator('h1 [data-status]').getAttribute('data-status')).toBe('completed');
     expect(await page.locator('#notice').textContent()).toContain('Retry requested');
   });
 
@@ -264,9 +262,7 @@ describe.skipIf(!available)("the operators' dashboard", () => {
       "sessionStorage.setItem('durable-mcp-admin.token', 'revoked-token-0123456789abcdef')",
     );
     await page.getByRole('link', { name: 'Overview' }).click();
-    await expect
-      .poll(() => page.locator('#sign-in-error').textContent())
-      .toContain('Signed out: 401 unauthorized');
+    await poll(() => page.locator('#sign-in-error').textContent()).toContain('Signed out: 401 unauthorized');
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(await page.locator('#nav').isHidden()).toBe(true);
   });
