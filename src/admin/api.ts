@@ -1,5 +1,6 @@
-// The operator API (JSON under /admin/api/v1), a route of the HTTP edge: the same credentials as /mcp, the operator
-// role and its tenants, a CSRF token on every change, an audit line for every change and every refusal.
+// The operator API (JSON under /admin/api/v1, and its event stream), a route of the HTTP edge: the same credentials as
+// /mcp, the operator role and its tenants, a CSRF token on every change, an audit line for every change and every
+// refusal. The dashboard's files (/admin) are served beside it, and only with it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../auth/authenticator.js';
