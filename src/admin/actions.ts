@@ -24,6 +24,9 @@ export interface ActionContext {
   csrfToken: () => string;
 }
 
+/** Every action but the event stream (a response of its own, event-stream.ts). */
+export type QueryOrChange = Exclude<AdminAction, 'events'>;
+
 const NOT_FOUND = 'Task not found';
 
 /** What a 409 says for each refusal of a change. */
@@ -34,7 +37,7 @@ const CONFLICT_MESSAGES = {
 } as const;
 
 /** Runs one action; a refused query is a 400, a store that does not answer a 503. */
-export async function serveAction(context: ActionContext, action: AdminAction): Promise<void> {
+export async function serveAction(context: ActionContext, action: QueryOrChange): Promise<void> {
   try {
     await run(context, action);
   } catch (err) {
@@ -45,7 +48,7 @@ export async function serveAction(context: ActionContext, action: AdminAction): 
   }
 }
 
-async function run(context: ActionContext, action: AdminAction): Promise<void> {
+async function run(context: ActionContext, action: QueryOrChange): Promise<void> {
   const { store, res, scope, now } = context;
   switch (action) {
     case 'session':

@@ -1,14 +1,19 @@
-// The operator API (JSON under /admin/api/v1), a route of the HTTP edge: the same credentials as /mcp, the operator
-// role and its tenants, a CSRF token on every change, an audit line for every change and every refusal.
+// The operator API (JSON under /admin/api/v1, and its event stream), a route of the HTTP edge: the same credentials as
+// /mcp, the operator role and its tenants, a CSRF token on every change, an audit line for every change and every
+// refusal. The dashboard's files (/admin) are served beside it, and only with it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AuditLog } from '../protocol/audit.js';
 import type { AdminScope, TaskAdmin } from '../tasks/admin.js';
+import type { ChangeFeed } from '../tasks/store.js';
 import type { TaskOwner } from '../tasks/task.js';
 import type { HeaderLookup } from '../wire/headers.js';
 import { serveAction, type ActionContext } from './actions.js';
+import { createAssetRoute, type AssetRoute } from './assets.js';
 import { createCsrfTokens, type CsrfTokens } from './csrf.js';
+import { DEFAULT_EVENT_STREAM, openEventStream, type EventStreamOptions } from './event-stream.js';
+import { createTaskEventHub, type TaskEventHub } from './events.js';
 import { bounded, sendError } from './reply.js';
 import { isChange, matchRoute, type AdminAction } from './routes.js';
 
@@ -23,6 +28,13 @@ export interface AdminApiOptions {
   secret: string | Buffer;
   /** Time in ms since the epoch (default Date.now). */
   now?: () => number;
+  /**
+   * The store's change feed: `GET /admin/api/v1/events` streams task changes from it (the dashboard's live updates).
+   * Without one, that route is 404 and the dashboard reloads by hand.
+   */
+  changes?: ChangeFeed;
+  /** The event stream's keep-alive interval and lifetime (default 15 s and 10 min). */
+  eventStream?: { keepAliveMs?: number; maxStreamMs?: number };
 }
 
 /** What the operator API takes from the edge it is served by. */
@@ -42,11 +54,28 @@ interface Api {
   readonly options: AdminRouteOptions;
   readonly csrf: CsrfTokens;
   readonly now: () => number;
+  readonly events: TaskEventHub | undefined;
+  readonly eventStream: EventStreamOptions;
+  readonly assets: AssetRoute;
 }
 
 export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
-  const api: Api = { options, csrf: createCsrfTokens(options.secret), now: options.now ?? Date.now };
+  const now = options.now ?? Date.now;
+  const { changes, onError } = options;
+  const api: Api = {
+    options,
+    csrf: createCsrfTokens(options.secret),
+    now,
+    events:
+      changes === undefined ? undefined : createTaskEventHub({ changes, store: options.store, now, onError }),
+    eventStream: { ...DEFAULT_EVENT_STREAM, ...options.eventStream },
+    assets: createAssetRoute(undefined, onError),
+  };
   return (req, res) => {
+    if (api.assets(req, res)) {
+      report(options, res, `admin ${req.method ?? ''} ui`);
+      return true;
+    }
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const route = matchRoute(q === -1 ? url : url.slice(0, q));
@@ -59,6 +88,10 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
       return true;
     }
     const action = route.methods[req.method ?? ''];
+    if (action === 'events' && api.events === undefined) {
+      sendError(res, 'not_found', 'No change feed: live events are not available');
+      return true;
+    }
     if (action === undefined) {
       const allow = Object.keys(route.methods).join(', ');
       sendError(res, 'method_not_allowed', `Method not allowed: use ${allow}`, { allow });
@@ -127,11 +160,16 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     sendError(res, 'csrf', 'Missing or invalid X-CSRF-Token');
     return;
   }
+  const scope: AdminScope = outcome.operator;
+  if (request.action === 'events') {
+    if (api.events !== undefined) openEventStream(api.events, scope, res, api.eventStream);
+    return;
+  }
   const context: ActionContext = {
     store: api.options.store,
     res,
     who,
-    scope: outcome.operator satisfies AdminScope,
+    scope,
     now: api.now(),
     params: request.params,
     id: request.id,

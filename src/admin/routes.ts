@@ -2,7 +2,8 @@
 // changes anything (then it needs the CSRF token).
 export const ADMIN_BASE_PATH = '/admin/api/v1';
 
-export type AdminAction = 'session' | 'list' | 'overview' | 'detail' | 'cancel' | 'retry' | 'purge';
+export type AdminAction =
+  'session' | 'events' | 'list' | 'overview' | 'detail' | 'cancel' | 'retry' | 'purge';
 
 /** The actions that change a task: audited, and refused without the CSRF token. */
 export type AdminChange = Extract<AdminAction, 'cancel' | 'retry' | 'purge'>;
@@ -17,6 +18,7 @@ export type RouteMatch =
 
 const FIXED: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
   session: { GET: 'session' },
+  events: { GET: 'events' },
   tasks: { GET: 'list' },
   overview: { GET: 'overview' },
 };

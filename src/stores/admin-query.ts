@@ -2,6 +2,7 @@
 // scope, and the WHERE clause of a search written once for both SQL dialects.
 import {
   AdminQueryError,
+  inAdminScope,
   type AdminActionResult,
   type AdminOverview,
   type AdminScope,
@@ -29,9 +30,7 @@ export interface CheckedQuery {
   after?: { t: number; id: string };
 }
 
-/** Whether a task of `tenant` is within the operator's scope. */
-export const inAdminScope = (scope: AdminScope, tenant: string): boolean =>
-  scope.tenants === 'all' || scope.tenants.includes(tenant);
+export { inAdminScope };
 
 /**
  * The tenants a search may read: undefined for any, else a list (empty: nothing is visible). A tenant filter

@@ -5,6 +5,10 @@ import type { TaskInspection, TaskOwner, TaskStatus } from './task.js';
 /** The tenants an operator may see and act on: all of them, or a list. */
 export type AdminScope = { tenants: 'all' } | { tenants: readonly string[] };
 
+/** Whether a task of `tenant` is within the operator's scope. */
+export const inAdminScope = (scope: AdminScope, tenant: string): boolean =>
+  scope.tenants === 'all' || scope.tenants.includes(tenant);
+
 /** Filters of a task search; every one given must hold. Times are ms since the epoch, ranges half-open [from, to). */
 export interface AdminTaskFilter {
   tenant?: string;

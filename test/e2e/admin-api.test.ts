@@ -27,6 +27,7 @@ describe('a server without operators', () => {
       ['GET', '/session'],
       ['GET', '/tasks'],
       ['GET', '/overview'],
+      ['GET', '/events'],
       ['POST', '/tasks/x/retry'],
       ['DELETE', '/tasks/x'],
     ] as const)
@@ -34,6 +35,9 @@ describe('a server without operators', () => {
         const reply = await server.api(method, path, who);
         expect([reply.status, reply.body], `${method} ${path} as ${who}`).toEqual([404, JSON.parse(body)]);
       }
+    // The dashboard too.
+    for (const path of ['/admin', '/admin/', '/admin/ui/app.js', '/admin/ui/dashboard.css'])
+      expect((await fetch(`${server.proc.origin}${path}`)).status, path).toBe(404);
   });
 });
 

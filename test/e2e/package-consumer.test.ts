@@ -2,7 +2,16 @@
 // compile with `skipLibCheck: false` and without `@types/better-sqlite3` or `@types/pg`; `durable-mcp/client` loads
 // without the native SQLite addon (or pg) installed; the one-call server from the README runs from the tarball.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +105,13 @@ afterAll(() => {
 });
 
 describe('the packed package in a consumer project', () => {
+  it("ships the operators' dashboard: its page, style and compiled scripts, without their sources", () => {
+    const ui = join(modules(), 'durable-mcp', 'dist', 'src', 'admin', 'ui');
+    for (const name of ['index.html', 'dashboard.css', 'app.js', 'live.js'])
+      expect(existsSync(join(ui, name)), name).toBe(true);
+    expect(readdirSync(ui).filter((name) => name.endsWith('.ts'))).toEqual([]);
+  });
+
   it('durable-mcp/client loads without the native SQLite addon or pg installed', () => {
     writeFileSync(
       join(project, 'client.mjs'),

@@ -119,10 +119,11 @@ function handlerFor(
     legacy:
       http.legacy === false ? false : { store: backend.tasks, sessions: backend.sessions, ...http.legacy },
     extraRoutes: metricsHere === undefined ? undefined : (req, res) => metricsHere.route(req, res),
-    // The operator API, when a credential can be an operator's; CSRF tokens from the secret every replica shares.
+    // The operator API and dashboard, when a credential can be an operator's; CSRF tokens from the secret every
+    // replica shares; live events from the store's change feed.
     admin:
       auth.operators && backend.tasks.admin !== undefined
-        ? { store: backend.tasks.admin, secret: backend.stateSecret }
+        ? { store: backend.tasks.admin, secret: backend.stateSecret, changes: backend.tasks.changes }
         : undefined,
     onError: (err) => logger.error({ err }, 'request failed'),
     maxBufferedBytes: http.maxBufferedBytes,

@@ -1,0 +1,188 @@
+// A task's detail: status, owner, tool@version, lease and times, the steps with their attempts and last failure, and
+// the actions (cancel, retry, purge), each confirmed first. Read again whenever the task changes.
+import { call, describeError } from './api.js';
+import { confirmAction, h, notify, show, statusBadge, time, type Child } from './dom.js';
+import { onLive } from './live.js';
+import { toolName } from './overview.js';
+import { isTerminal, type TaskDetail } from './types.js';
+
+interface Action {
+  label: string;
+  method: 'POST' | 'DELETE';
+  path: string;
+  explain: string;
+  done: string;
+  allowed: (task: TaskDetail) => boolean;
+}
+
+const ACTIONS: readonly Action[] = [
+  {
+    label: 'Cancel',
+    method: 'POST',
+    path: '/cancel',
+    explain: 'The task is asked to stop; its run ends at its next check and it turns cancelled.',
+    done: 'Cancellation requested.',
+    allowed: (t) => !isTerminal(t.status),
+  },
+  {
+    label: 'Retry',
+    method: 'POST',
+    path: '/retry',
+    explain: 'The failed task runs again from its last finished step; steps with a result are not run again.',
+    done: 'Retry requested: the task is working again.',
+    allowed: (t) => t.status === 'failed',
+  },
+  {
+    label: 'Purge',
+    method: 'DELETE',
+    path: '',
+    explain: 'The task and everything kept about it are deleted. This cannot be undone.',
+    done: 'Task purged.',
+    allowed: (t) => isTerminal(t.status),
+  },
+];
+
+export function taskDetailView(id: string): () => void {
+  const path = `/tasks/${encodeURIComponent(id)}`;
+  let stopped = false;
+  const load = (): void => {
+    call<TaskDetail>('GET', path).then(
+      (task) => {
+        if (!stopped) show(render(task, path, load));
+      },
+      (err: unknown) => {
+        if (!stopped)
+          show(h('h1', {}, 'Task'), h('p', { class: 'error', role: 'alert' }, describeError(err)));
+      },
+    );
+  };
+  load();
+  const off = onLive({
+    resync: load,
+    event(event) {
+      if (event.taskId !== id) return;
+      if ('removed' in event) show(h('h1', {}, 'Task'), h('p', { role: 'status' }, 'This task was purged.'));
+      else load();
+    },
+  });
+  return () => {
+    stopped = true;
+    off();
+  };
+}
+
+function render(task: TaskDetail, path: string, reload: () => void): HTMLElement {
+  const buttons = ACTIONS.filter((a) => a.allowed(task)).map((action) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: action.method === 'DELETE' ? 'danger' : '',
+        onclick: () => void act(task, path, action, reload),
+      },
+      action.label,
+    ),
+  );
+  return h(
+    'article',
+    { 'aria-labelledby': 'task-title' },
+    h('p', {}, h('a', { href: '#/tasks' }, '← Tasks')),
+    h(
+      'h1',
+      { id: 'task-title' },
+      'Task ',
+      h('span', { class: 'mono' }, task.id),
+      ' ',
+      statusBadge(task.status),
+    ),
+    h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' }, ...buttons),
+    facts(task),
+    errors(task),
+    steps(task),
+  );
+}
+
+async function act(task: TaskDetail, path: string, action: Action, reload: () => void): Promise<void> {
+  const sure = await confirmAction(`${action.label} task ${task.id}?`, action.explain, action.label);
+  if (!sure) return;
+  try {
+    await call(action.method, `${path}${action.path}`);
+    notify(action.done);
+    if (action.method === 'DELETE') location.hash = '#/tasks';
+    else reload();
+  } catch (err) {
+    notify(`${action.label} refused: ${describeError(err)}`, 'error');
+  }
+}
+
+function facts(t: TaskDetail): HTMLElement {
+  const rows: [string, Child][] = [
+    ['Status', t.statusMessage === undefined ? t.status : `${t.status} — ${t.statusMessage}`],
+    ['Owner', `${t.principal} @ ${t.tenant}`],
+    ['Tool', toolName(t.tool, t.toolVersion)],
+    ['Runs', t.attempt],
+    ['Created', time(t.createdAt)],
+    ['Updated', time(t.updatedAt)],
+    ['Expires', time(t.expiresAt)],
+    [
+      'Lease',
+      t.leaseOwner === undefined ? 'none' : h('span', {}, `${t.leaseOwner} until `, time(t.leaseUntil)),
+    ],
+    ['Wakes', time(t.wakeAt)],
+    ['Cancel requested', t.cancelRequested ? 'yes' : 'no'],
+    ['Idempotency key', t.idempotencyKey ?? '—'],
+  ];
+  return h('dl', { class: 'facts' }, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+function errors(t: TaskDetail): Child {
+  if (t.error === undefined && t.failure === undefined) return null;
+  return h(
+    'section',
+    { class: 'card failure', 'aria-labelledby': 'failure-title' },
+    h('h2', { id: 'failure-title' }, 'Error'),
+    t.error && h('p', {}, `${t.error.code}: ${t.error.message}`),
+    t.failure &&
+      h(
+        'p',
+        {},
+        `${t.failure.name ?? 'Error'}: ${t.failure.message}`,
+        t.failure.step === undefined ? '' : ` (step ${t.failure.step}, run ${t.failure.attempt ?? '?'}) `,
+        time(t.failure.at),
+      ),
+    t.failure?.stack && h('details', {}, h('summary', {}, 'Stack'), h('pre', {}, t.failure.stack)),
+  );
+}
+
+function steps(t: TaskDetail): HTMLElement {
+  const items = t.steps.map((s) =>
+    h(
+      'li',
+      { class: s.done ? 'done' : 'pending', 'data-step': s.name },
+      h('strong', {}, s.name),
+      ' ',
+      h('span', { class: 'muted' }, s.done ? 'done' : 'not done'),
+      s.failedAttempts > 0 &&
+        h(
+          'span',
+          { class: 'attempts' },
+          ` · ${s.failedAttempts} failed attempt${s.failedAttempts === 1 ? '' : 's'}`,
+        ),
+      s.lastFailure &&
+        h(
+          'div',
+          { class: 'error-text' },
+          `Last failure (attempt ${s.lastFailure.attempt}): ${s.lastFailure.message} `,
+          time(s.lastFailure.at),
+        ),
+    ),
+  );
+  return h(
+    'section',
+    { 'aria-labelledby': 'steps-title' },
+    h('h2', { id: 'steps-title' }, 'Steps'),
+    items.length === 0
+      ? h('p', { class: 'muted' }, 'No step has run yet.')
+      : h('ol', { class: 'timeline' }, ...items),
+  );
+}

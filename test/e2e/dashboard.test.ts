@@ -1,0 +1,273 @@
+// The operators' dashboard in a real browser (headless Chromium through playwright-core) against a real `serve` on
+// SQLite: sign-in, the overview, filters and pages of the list, a task changing live, a retry, a refused change.
+// Screenshots of each view go to test-results/screenshots/. Without Chromium the suite is skipped with a reason,
+// except with CI=true, where it fails.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../src/advanced.js';
+import { startAdminServer, TOKENS, waitUntil, type AdminServer } from '../support/admin-api.js';
+
+const CHROMIUM = process.env.DURABLE_MCP_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = 'test-results/screenshots';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const available = existsSync(CHROMIUM);
+/** expect.poll with room for a loaded CI machine (its default gives up after 1 s). */
+const poll = <T>(probe: () => Promise<T>, timeout = 10_000) => expect.poll(probe, { timeout, interval: 50 });
+if (!available && process.env.CI !== 'true')
+  console.log(`dashboard browser tests skipped: no Chromium at ${CHROMIUM} (set DURABLE_MCP_CHROMIUM)`);
+
+describe('the dashboard in CI', () => {
+  it.runIf(!available && process.env.CI === 'true')('needs Chromium', () => {
+    throw new Error(`CI=true: the dashboard tests need Chromium at ${CHROMIUM} (apt-get install chromium)`);
+  });
+});
+
+describe.skipIf(!available)("the operators' dashboard", () => {
+  let server: AdminServer;
+  let browser: Browser;
+  let page: Page;
+  const ids: Record<string, string> = {};
+  const pageErrors: string[] = [];
+
+  const status = (id: string) => page.locator(`tr[data-task-id="${id}"] [data-status]`);
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const settled = (id: string, want: string) =>
+    waitUntil(
+      async () => (await server.api('GET', `/tasks/${id}`, 'root')).body.status === want,
+      `${id} ${want}`,
+    );
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [server, browser] = await Promise.all([
+      startAdminServer((dir) => ['--store', join(dir, 'tasks.db')]),
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
+    ]);
+    ids.quick1 = await server.create('alice', 'quick_job');
+    ids.quick2 = await server.create('alice', 'quick_job');
+    ids.quick3 = await server.create('alice', 'quick_job');
+    ids.flaky = await server.create('alice', 'flaky_steps');
+    ids.bob = await server.create('bob', 'quick_job');
+    for (const id of [ids.quick1, ids.quick2, ids.quick3, ids.bob]) await settled(id as string, 'completed');
+    await settled(ids.flaky as string, 'failed');
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(10_000);
+    // Script errors and CSP violations; refused requests (401, 403) are logged by the browser and expected.
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        pageErrors.push(message.text());
+    });
+  }, 40_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('is served with a strict CSP, its own content types and no framing', async () => {
+    const html = await fetch(`${server.proc.origin}/admin`);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(html.headers.get('content-security-policy')).toContain(
+      "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'",
+    );
+    expect(html.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(html.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(html.headers.get('cache-control')).toBe('no-cache');
+    const js = await fetch(`${server.proc.origin}/admin/ui/app.js`);
+    expect([js.status, js.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+    const again = await fetch(`${server.proc.origin}/admin/ui/app.js`, {
+      headers: { 'if-none-match': js.headers.get('etag') ?? '' },
+    });
+    expect(again.status).toBe(304);
+    const css = await fetch(`${server.proc.origin}/admin/ui/dashboard.css`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    for (const path of ['/admin/ui/nope.js', '/admin/ui/../tokens.json', '/admin/ui/app.ts'])
+      expect((await fetch(`${server.proc.origin}${path}`)).status, path).toBe(404);
+    expect((await fetch(`${server.proc.origin}/admin`, { method: 'POST' })).status).toBe(405);
+    const foreign = await fetch(`${server.proc.origin}/admin`, {
+      headers: { origin: 'https://evil.example' },
+    });
+    expect(foreign.status).toBe(403);
+  });
+
+  it('streams events to operators only, naming only tasks of their tenants', async () => {
+    expect((await server.api('GET', '/events')).status).toBe(401);
+    expect((await server.api('GET', '/events', 'alice')).status).toBe(403);
+    const abort = new AbortController();
+    const res = await fetch(`${server.proc.origin}/admin/api/v1/events`, {
+      headers: { authorization: `Bearer ${TOKENS.opsA}` },
+      signal: abort.signal,
+    });
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    const read = async () => (text += new TextDecoder().decode((await reader.read()).value));
+    await read();
+    expect(text).toBe(': open\n\n');
+    const foreign = await server.create('bob', 'quick_job');
+    const own = await server.create('alice', 'quick_job');
+    while (!text.includes(`"completed"`) || !text.includes(own)) await read();
+    abort.abort();
+    expect(text).not.toContain(foreign);
+    const events = text
+      .split('\n\n')
+      .filter((m) => m.startsWith('data: '))
+      .map((m) => JSON.parse(m.slice(6)) as { taskId: string; task: { status: string; tenant: string } });
+    expect(events.every((e) => e.taskId === own && e.task.tenant === 'A')).toBe(true);
+    expect(events.at(-1)?.task.status).toBe('completed');
+    // Gone again, so that the views below count the tasks made before.
+    expect((await server.change('DELETE', `/tasks/${own}`, 'root')).status).toBe(200);
+    await server.change('DELETE', `/tasks/${foreign}`, 'root');
+  });
+
+  it('signs in with an operator token kept for the tab only, and refuses others plainly', async () => {
+    await page.goto(`${server.proc.origin}/admin`);
+    await page.getByLabel('Operator token').waitFor();
+    await shot('sign-in');
+    await page.getByLabel('Operator token').fill(TOKENS.alice);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await poll(() => page.locator('#sign-in-error').textContent()).toContain('403 forbidden');
+    await page.getByLabel('Operator token').fill(TOKENS.opsA);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(await page.locator('#who').textContent()).toContain('ops-a @ A');
+    // Page code as strings: this file is compiled for Node, without the DOM's names.
+    const stored = await page.evaluate<Record<string, string>>('({ ...sessionStorage })');
+    expect(stored['durable-mcp-admin.token']).toBe(TOKENS.opsA);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+  });
+
+  it('shows counts by status within the operator tenants, and by tool', async () => {
+    // Tenant A only: alice's three quick jobs, not bob's.
+    await poll(() => page.locator('li[data-status="completed"] strong').textContent()).toBe('3');
+    expect(await page.locator('li[data-status="failed"] strong').textContent()).toBe('1');
+    await page.getByRole('table', { name: 'By tool' }).getByText('flaky_steps@2').waitFor();
+    await page.locator('#live[data-state="live"]').waitFor();
+    await shot('overview');
+  });
+
+  it('lists tasks newest first, filters them and pages through them', async () => {
+    await page.getByRole('link', { name: 'Tasks', exact: true }).click();
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    expect(await page.locator('table.tasks tbody tr').count()).toBe(4);
+    expect(await page.locator(`tr[data-task-id="${ids.bob}"]`).count()).toBe(0);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(1);
+    await page.locator(`tr[data-task-id="${ids.flaky}"]`).waitFor();
+    expect(page.url()).toContain('status=failed');
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Tool').fill('quick_job');
+    await page.getByLabel('Error text').fill('');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(3);
+    await page.getByLabel('Error text').fill('step c');
+    await page.getByLabel('Tool').fill('');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(1);
+    // Pages of two, newest first: the cursor of the first page gives the next two.
+    await page.goto(`${server.proc.origin}/admin#/tasks?limit=2`);
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(2);
+    const first = await page
+      .locator('table.tasks tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id')));
+    expect(first).toEqual([ids.flaky, ids.quick3]);
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await poll(() =>
+      page
+        .locator('table.tasks tbody tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id'))),
+    ).toEqual([ids.quick2, ids.quick1]);
+    await page.getByRole('link', { name: 'First page' }).waitFor();
+  });
+
+  it('shows a task move from working to input_required to completed without a reload', async () => {
+    await page.goto(`${server.proc.origin}/admin#/tasks`);
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    await page.locator('#live[data-state="live"]').waitFor();
+    await page.evaluate('window.kept = 42');
+    const client = createHttpClient({
+      url: server.proc.url,
+      token: TOKENS.alice,
+      capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} },
+    });
+    const created = await client.request('tools/call', { name: 'ask_job', arguments: { ms: 3000 } });
+    const id = created.result.taskId as string;
+    const foreign = await server.create('bob', 'quick_job');
+    await poll(() => status(id).getAttribute('data-status'), 2500).toBe('working');
+    await shot('list');
+    await poll(() => status(id).getAttribute('data-status')).toBe('input_required');
+    await client.request('tasks/update', {
+      taskId: id,
+      inputResponses: { go: { action: 'accept', content: { go: true } } },
+    });
+    await poll(() => status(id).getAttribute('data-status')).toBe('completed');
+    expect(await page.evaluate('window.kept')).toBe(42);
+    // Bob's task (tenant B) never reached ops-a's page.
+    await settled(foreign, 'completed');
+    expect(await page.locator(`tr[data-task-id="${foreign}"]`).count()).toBe(0);
+  });
+
+  it('refuses a retry without the CSRF token, then retries a failed task to completion', async () => {
+    await page.goto(`${server.proc.origin}/admin#/tasks?status=failed`);
+    await page.locator(`a[href="#/tasks/${ids.flaky}"]`).click();
+    await page.getByRole('heading', { name: /^Task / }).waitFor();
+    await page.locator('li[data-step="c"]').getByText('1 failed attempt').waitFor();
+    expect(await page.locator('.failure').textContent()).toContain('step c broke');
+    await shot('detail');
+    await page.evaluate("sessionStorage.removeItem('durable-mcp-admin.csrf')");
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Retry' }).click();
+    await poll(() => page.locator('#notice').textContent()).toContain(
+      'Retry refused: 403 csrf: Missing or invalid X-CSRF-Token',
+    );
+    expect((await server.api('GET', `/tasks/${ids.flaky}`, 'root')).body.status).toBe('failed');
+    // A reload reads the session again, and with it the token.
+    await page.reload();
+    await page.getByRole('button', { name: 'Retry' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain('runs again from its last finished step');
+    await dialog.getByRole('button', { name: 'Retry' }).click();
+    await poll(() => page.locator('h1 [data-status]').getAttribute('data-status')).toBe('completed');
+    expect(await page.locator('#notice').textContent()).toContain('Retry requested');
+  });
+
+  it('purges a finished task after confirmation', async () => {
+    await page.goto(`${server.proc.origin}/admin#/tasks/${ids.quick1}`);
+    await page.getByRole('button', { name: 'Purge' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Keep the task as it is' }).click();
+    expect((await server.api('GET', `/tasks/${ids.quick1}`, 'root')).status).toBe(200);
+    await page.getByRole('button', { name: 'Purge' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Purge' }).click();
+    await page.getByRole('heading', { name: 'Tasks' }).waitFor();
+    expect((await server.api('GET', `/tasks/${ids.quick1}`, 'root')).status).toBe(404);
+  });
+
+  it('signs the tab out, saying why, once the server refuses its token', async () => {
+    await page.goto(`${server.proc.origin}/admin#/tasks`);
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    await page.evaluate(
+      "sessionStorage.setItem('durable-mcp-admin.token', 'revoked-token-0123456789abcdef')",
+    );
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await poll(() => page.locator('#sign-in-error').textContent()).toContain('Signed out: 401 unauthorized');
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(await page.locator('#nav').isHidden()).toBe(true);
+  });
+
+  it('ran without a script error or a Content-Security-Policy violation', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
