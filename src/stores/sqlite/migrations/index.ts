@@ -199,4 +199,38 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX tasks_updated ON tasks (updated_at, id);
     `,
   },
+  {
+    version: 14,
+    name: 'status-history-and-step-timings',
+    // started_at, saved_at: when a step's successful attempt started and when its result was saved (steps saved
+    // before are NULL: unknown). task_history: each status a task took, with its time and status message (kept as
+    // the task row keeps it: sealed when the task's payloads are), written by triggers in the transaction of the
+    // write that changed the status, whatever wrote it (an older process too). A change to working that set no
+    // message records none (an answered task resumes). The last 100 entries of a task are kept.
+    sql: `
+      ALTER TABLE task_steps ADD COLUMN started_at INTEGER;
+      ALTER TABLE task_steps ADD COLUMN saved_at INTEGER;
+      CREATE TABLE task_history (
+        task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        message TEXT,
+        PRIMARY KEY (task_id, seq)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TRIGGER task_history_created AFTER INSERT ON tasks BEGIN
+        INSERT INTO task_history (task_id, seq, at, status, message)
+        VALUES (NEW.id, 1, NEW.created_at, NEW.status, NEW.status_message);
+      END;
+      CREATE TRIGGER task_history_changed AFTER UPDATE OF status ON tasks WHEN NEW.status IS NOT OLD.status BEGIN
+        INSERT INTO task_history (task_id, seq, at, status, message)
+        SELECT NEW.id, coalesce(max(seq), 0) + 1, NEW.updated_at, NEW.status,
+          CASE WHEN NEW.status = 'working' AND NEW.status_message IS OLD.status_message THEN NULL
+            ELSE NEW.status_message END
+        FROM task_history WHERE task_id = NEW.id;
+        DELETE FROM task_history WHERE task_id = NEW.id
+          AND seq <= (SELECT max(seq) FROM task_history WHERE task_id = NEW.id) - 100;
+      END;
+    `,
+  },
 ];
