@@ -213,6 +213,10 @@ export interface InspectedStep {
   savedAt?: number;
 }
 
+/** How long a step's successful attempt took, from its start to its saved result (undefined: unknown). */
+export const stepDuration = (step: Pick<InspectedStep, 'startedAt' | 'savedAt'>): number | undefined =>
+  step.startedAt === undefined || step.savedAt === undefined ? undefined : step.savedAt - step.startedAt;
+
 /** One status a task took (TaskInspection.history). */
 export interface TaskStatusChange {
   at: number;
