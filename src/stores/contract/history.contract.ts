@@ -36,7 +36,7 @@ export function historyContract(h: ContractStore): void {
     });
 
     it('records a cancel (idle or running), a TTL expiry, and nothing for renewals or status messages', async () => {
-      const idle = await h.store.create(newTask({ createdAt: T0 }));
+      const idle = await h.store.create(newTask({ createdAt: T0, statusMessage: undefined }));
       await h.store.requestCancel(idle.id, ALICE, T0 + 5);
       const running = await h.running({ createdAt: T0 + 6 });
       await h.store.renew(running.id, running.token, 1_000, T0 + 7);
@@ -46,7 +46,11 @@ export function historyContract(h: ContractStore): void {
       const late = await h.store.create(newTask({ createdAt: T0 + 11, ttlMs: 1_000 }));
       expect(await h.store.expire(T0 + 1_011)).toBe(1);
       const cancelled = { status: 'cancelled', statusMessage: 'Task was cancelled.' };
-      expect((await historyOf(idle.id))?.slice(1)).toEqual([{ at: T0 + 5, ...cancelled }]);
+      // Created without a status message: its first entry has none.
+      expect(await historyOf(idle.id)).toEqual([
+        { at: T0, status: 'working' },
+        { at: T0 + 5, ...cancelled },
+      ]);
       expect((await historyOf(running.id))?.slice(1)).toEqual([{ at: T0 + 10, ...cancelled }]);
       expect((await historyOf(late.id))?.slice(1)).toEqual([
         { at: T0 + 1_011, status: 'failed', statusMessage: 'Task expired before it finished.' },

@@ -198,14 +198,17 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     version: 13,
     name: 'status-history-and-step-timings',
     // started_at, saved_at: when a step's successful attempt started and when its result was saved (steps saved
-    // before are NULL: unknown; nullable columns without defaults: no table rewrite). task_history: each status a
-    // task took, with its time and status message (kept as the task row keeps it: sealed when the task's payloads
-    // are), written by triggers in the statement that changed the status, whatever wrote it (an older replica too).
-    // Creations are recorded per statement (one insert for a batch); a status change per row, and only when the
-    // status changed (renewals and step writes pay nothing). A change to working that set no message records none
-    // (an answered task resumes). The last 100 entries of a task are kept. The tasks row lock orders a task's entries.
+    // before are NULL: unknown). created_message: the status message a task was created with, as status_message
+    // keeps it ('' none; NULL: created before this migration, or by an older replica), which is the first entry of
+    // its history; written by the insert, so a creation writes no other row. Nullable columns without defaults: no
+    // table rewrite. task_history: each later change of status, with its time and the status message the task had
+    // after it (as the row keeps it: sealed when the task's payloads are), written by a row trigger in the statement
+    // that changed the status, whatever wrote it (an older replica too), and only when the status changed (renewals
+    // and step writes pay nothing). A change to working that set no message records none (an answered task
+    // resumes). The last 100 changes of a task are kept; the tasks row lock orders a task's entries.
     sql: (s) => `
       ALTER TABLE ${s}.task_steps ADD COLUMN started_at bigint, ADD COLUMN saved_at bigint;
+      ALTER TABLE ${s}.tasks ADD COLUMN created_message text;
       CREATE TABLE ${s}.task_history (
         task_id text NOT NULL REFERENCES ${s}.tasks (id) ON DELETE CASCADE,
         seq integer NOT NULL,
@@ -214,14 +217,6 @@ export const postgresMigrations: readonly PostgresMigration[] = [
         message text,
         PRIMARY KEY (task_id, seq)
       );
-      CREATE FUNCTION ${s}.task_history_created() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO ${s}.task_history (task_id, seq, at, status, message)
-        SELECT id, 1, created_at, status, status_message FROM created;
-        RETURN NULL;
-      END $$;
-      CREATE TRIGGER task_history_created AFTER INSERT ON ${s}.tasks REFERENCING NEW TABLE AS created
-        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.task_history_created();
       CREATE FUNCTION ${s}.task_history_changed() RETURNS trigger LANGUAGE plpgsql AS $$
       DECLARE next integer;
       BEGIN

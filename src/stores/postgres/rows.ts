@@ -48,6 +48,8 @@ export interface TaskRow {
   failure: string | null;
   /** Migration 11. */
   tool_version: string | null;
+  /** The status message the task was created with ('' none; null: created before histories were kept). */
+  created_message?: string | null;
   [column: string]: unknown;
 }
 
@@ -190,7 +192,11 @@ export function toInspection(row: InspectRow, open: Opener): TaskInspection {
       row.done_steps.map(([name, startedAt, savedAt]) => ({ name, startedAt, savedAt })),
       attempts,
     ),
-    history: toStatusHistory(row.id, row.history, open),
+    history: toStatusHistory(
+      { id: row.id, createdAt: toNumber(row.created_at), createdMessage: row.created_message },
+      row.history,
+      open,
+    ),
     failure: openColumn<TaskFailure>(row.failure, 'tasks.failure', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
   };

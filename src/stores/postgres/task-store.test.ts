@@ -202,8 +202,8 @@ function defineSuites(): void {
       // Take the schema back to that release (before migration 13).
       await admin.query(`
         DROP TABLE ${s}.task_history;
-        DROP TRIGGER task_history_created ON ${s}.tasks; DROP TRIGGER task_history_changed ON ${s}.tasks;
-        DROP FUNCTION ${s}.task_history_created(); DROP FUNCTION ${s}.task_history_changed();
+        DROP TRIGGER task_history_changed ON ${s}.tasks; DROP FUNCTION ${s}.task_history_changed();
+        ALTER TABLE ${s}.tasks DROP COLUMN created_message;
         ALTER TABLE ${s}.task_steps DROP COLUMN started_at, DROP COLUMN saved_at;
         DELETE FROM ${s}.schema_migrations WHERE version = 13`);
 

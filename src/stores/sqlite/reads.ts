@@ -47,7 +47,7 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
       if (row === undefined) return undefined;
       return toInspection(
         row,
-        { done: q.doneSteps(id), attempts: q.stepAttempts(id), history: q.history(id) },
+        { done: q.doneSteps(id), attempts: q.stepAttempts(id), history: q.history(id, row.created_at) },
         codec.open,
       );
     },

@@ -41,6 +41,8 @@ export interface TaskRow {
   failure: string | null;
   /** Migration 12. */
   tool_version: string | null;
+  /** The status message the task was created with ('' none; null: created before histories were kept). */
+  created_message?: string | null;
 }
 
 export interface InputRow {
@@ -113,7 +115,11 @@ export function toInspection(
     cancelRequested: row.cancel_requested === 1,
     idempotencyKey: row.idempotency_key ?? undefined,
     steps: inspectionSteps(kept.done, kept.attempts),
-    history: toStatusHistory(row.id, kept.history, open),
+    history: toStatusHistory(
+      { id: row.id, createdAt: row.created_at, createdMessage: row.created_message },
+      kept.history,
+      open,
+    ),
     failure: openColumn<TaskFailure>(row.failure, 'tasks.failure', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
   };

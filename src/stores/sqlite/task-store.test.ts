@@ -257,7 +257,8 @@ describe('SQLite task store on a shared file', () => {
     // Take the file back to the schema of that release (before migration 14).
     const raw = new Database(path);
     raw.exec(`
-      DROP TRIGGER task_history_created; DROP TRIGGER task_history_changed; DROP TABLE task_history;
+      DROP TRIGGER task_history_changed; DROP TRIGGER task_history_deleted; DROP TABLE task_history;
+      ALTER TABLE tasks DROP COLUMN created_message;
       ALTER TABLE task_steps DROP COLUMN started_at; ALTER TABLE task_steps DROP COLUMN saved_at;
       DELETE FROM schema_migrations WHERE version = 14`);
     raw.close();

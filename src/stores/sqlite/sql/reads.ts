@@ -59,7 +59,9 @@ export function prepareReadQueries(db: SqliteDatabase) {
     `SELECT name, started_at AS startedAt, saved_at AS savedAt FROM task_steps WHERE task_id = ?`,
   );
   const history = db
-    .prepare(`SELECT at, status, message FROM task_history WHERE task_id = ? ORDER BY seq`)
+    .prepare(
+      `SELECT seq, at, status, message FROM task_history WHERE task_created = ? AND task_id = ? ORDER BY seq`,
+    )
     .raw();
   return {
     getOwned: (id: string, owner: TaskOwner) =>
@@ -68,7 +70,7 @@ export function prepareReadQueries(db: SqliteDatabase) {
     nextWake: (now: number) => nextWake.get(now) as number | undefined,
     inspect: (id: string) => inspectTask.get(id) as TaskRow | undefined,
     doneSteps: (id: string) => doneSteps.all(id) as DoneStep[],
-    history: (id: string) => history.all(id) as HistoryRow[],
+    history: (id: string, createdAt: number) => history.all(createdAt, id) as HistoryRow[],
     stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countStored: (owner: TaskOwner) => countStored.get(owner.tenant, owner.principal) as number,
