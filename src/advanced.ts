@@ -52,6 +52,7 @@ export type {
   TaskPage,
   TaskStats,
   RenewResult,
+  SaveStepOptions,
   AnswerResult,
   CancelResult,
 } from './tasks/store.js';
@@ -74,6 +75,8 @@ export type {
   TaskFailure,
   StepFailure,
   TaskInspection,
+  InspectedStep,
+  TaskStatusChange,
   TaskError,
   NewTask,
   ClaimedTask,

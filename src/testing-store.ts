@@ -49,9 +49,9 @@ export function recordingStore(
       if (result.ok && history !== undefined) Object.assign(history.answers, responses);
       return result;
     },
-    async saveStep(id, token, name, value, now) {
+    async saveStep(id, token, name, value, now, options) {
       if (refused(id, token)) return false;
-      const saved = await store.saveStep(id, token, name, value, now);
+      const saved = await store.saveStep(id, token, name, value, now, options);
       if (!saved) return false;
       recorded.get(id)?.steps.push([name, value]);
       const run = crashes.runs.get(runKey(id, token));

@@ -2,6 +2,7 @@
 // argument, a result or an error's data.
 import type { AdminTaskSummary } from '../tasks/admin.js';
 import type { StepFailure, TaskError, TaskFailure, TaskInspection } from '../tasks/task.js';
+import { stepDuration } from '../tasks/task.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrUndefined = (ms: number | null | undefined): string | undefined =>
@@ -55,6 +56,15 @@ export const detailView = (task: TaskInspection) => ({
     done: step.done,
     failedAttempts: step.failedAttempts,
     lastFailure: stepFailureView(step.lastFailure),
+    startedAt: isoOrUndefined(step.startedAt),
+    savedAt: isoOrUndefined(step.savedAt),
+    durationMs: stepDuration(step),
+  })),
+  // Oldest first; absent from a store that keeps none.
+  history: task.history?.map((change) => ({
+    at: iso(change.at),
+    status: change.status,
+    statusMessage: change.statusMessage,
   })),
   failure: failureView(task.failure),
   error: errorView(task.error),

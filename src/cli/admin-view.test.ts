@@ -29,3 +29,46 @@ describe('the admin views', () => {
     expect(view).toContain('  steps:\n    s: not done');
   });
 });
+
+describe("a task's story", () => {
+  const detail = {
+    id: 't1',
+    status: 'completed',
+    createdAt: '2026-01-31T12:00:01.234Z',
+    steps: [
+      { name: 'a', done: true, startedAt: '2026-01-31T12:00:01.300Z', savedAt: '2026-01-31T12:00:01.312Z' },
+      { name: 'b', done: true },
+    ],
+    history: [
+      { at: '2026-01-31T12:00:01.234Z', status: 'working', statusMessage: 'Queued.' },
+      { at: '2026-01-31T12:00:02.000Z', status: 'input_required', statusMessage: 'waiting for approval' },
+      { at: '2026-02-01T09:30:00.000Z', status: 'working' },
+      { at: '2026-02-01T09:30:00.050Z', status: 'completed' },
+    ],
+  };
+
+  it('prints the statuses on a timeline, the date again when the day changes, and step durations', () => {
+    const view = describeInspection(inspectionOf(detail));
+    expect(view).toContain(
+      [
+        '  history (UTC):',
+        '    12:00:01.234 working: Queued.',
+        '    12:00:02.000 input_required: waiting for approval',
+        '    2026-02-01 09:30:00.000 working',
+        '    09:30:00.050 completed',
+      ].join('\n'),
+    );
+    expect(view).toContain('    a: done in 12 ms (started 12:00:01.300)\n    b: done (time unknown)');
+  });
+
+  it('says where a history starts when it does not begin with the creation, and when there is none', () => {
+    const later = { ...detail, history: detail.history.slice(2) };
+    expect(describeInspection(inspectionOf(later))).toContain(
+      '  history (UTC) starts at 2026-02-01T09:30:00.000Z:\n    2026-02-01 09:30:00.000 working',
+    );
+    expect(describeInspection(inspectionOf({ ...detail, history: [] }))).toContain(
+      '  history: none recorded (the task predates it)',
+    );
+    expect(describeInspection(inspectionOf({ ...detail, history: undefined }))).not.toContain('history');
+  });
+});

@@ -1,6 +1,6 @@
 // The people's view of the operator API's answers: a task table, a task's detail (as `task inspect` shows it), the
 // overview. The API's JSON is read defensively: a field it lacks prints as `-`, never as a crash.
-import type { StepFailure, TaskFailure, TaskInspection, TaskStatus } from '../tasks/task.js';
+import type { InspectedStep, StepFailure, TaskFailure, TaskInspection, TaskStatus } from '../tasks/task.js';
 import { TASK_STATUSES } from '../tasks/task.js';
 import { formatDuration } from './durations.js';
 
@@ -77,6 +77,27 @@ const optionalMs = (value: unknown): number | undefined => (value === undefined 
 
 type Json = Record<string, unknown>;
 
+/** A step's timings from the API (ISO times), those it has. */
+function timesOf(step: Json): Pick<InspectedStep, 'startedAt' | 'savedAt'> {
+  const times: Pick<InspectedStep, 'startedAt' | 'savedAt'> = {};
+  if (typeof step.startedAt === 'string') times.startedAt = msOf(step.startedAt);
+  if (typeof step.savedAt === 'string') times.savedAt = msOf(step.savedAt);
+  return times;
+}
+
+/** The status history from the API (absent when the server's store keeps none). */
+function historyOf(history: unknown): Pick<TaskInspection, 'history'> {
+  if (!Array.isArray(history)) return {};
+  const entries = (history as unknown[]).filter((e): e is Json => typeof e === 'object' && e !== null);
+  return {
+    history: entries.map((e) => ({
+      at: msOf(e.at),
+      status: e.status as TaskStatus,
+      ...(typeof e.statusMessage === 'string' ? { statusMessage: e.statusMessage } : {}),
+    })),
+  };
+}
+
 /** `GET /tasks/{id}` as the inspection `task inspect` prints: ISO times back to ms. */
 export function inspectionOf(d: Json): TaskInspection {
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -104,7 +125,9 @@ export function inspectionOf(d: Json): TaskInspection {
       done: s.done === true,
       failedAttempts: Number(s.failedAttempts ?? 0),
       lastFailure: withAt<StepFailure>(s.lastFailure),
+      ...timesOf(s),
     })),
+    ...historyOf(d.history),
     failure: withAt<TaskFailure>(d.failure),
     error: d.error as TaskInspection['error'],
   };

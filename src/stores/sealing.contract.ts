@@ -114,6 +114,9 @@ export function sealingContract(name: string, h: SealingHarness): void {
         statusMessage: `Failed: ${canary}`,
         error,
       });
+      // The status history keeps the messages as the task does: sealed, and read back open.
+      const history = (await store.inspect?.(task.id, T0 + 5))?.history;
+      expect(history?.at(-1)).toEqual({ at: T0 + 4, status: 'failed', statusMessage: `Failed: ${canary}` });
       const sessions = store.sessions;
       if (sessions !== undefined) {
         const state = { clientInfo: { name: canary }, subscriptions: [`file:///${canary}`] };

@@ -8,6 +8,7 @@ import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
 import { finishContract } from './contract/finish.contract.js';
 import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
+import { historyContract } from './contract/history.contract.js';
 import { housekeepingContract } from './contract/housekeeping.contract.js';
 import { idempotencyContract } from './contract/idempotency.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
@@ -16,7 +17,11 @@ import { sessionsContract } from './contract/sessions.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
 export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
-export { expectUpgradedTasksResume, seedUpgradeTasks } from './contract/upgrade.contract.js';
+export {
+  expectUpgradedInspection,
+  expectUpgradedTasksResume,
+  seedUpgradeTasks,
+} from './contract/upgrade.contract.js';
 
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
   describe(`TaskStore contract: ${options.name}`, () => {
@@ -33,5 +38,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     fairnessContract(h);
     consumeOnceContract(h);
     scopeContract(h);
+    historyContract(h);
   });
 }

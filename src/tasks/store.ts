@@ -35,6 +35,11 @@ export interface OutOfScopeTasks {
   count: number;
 }
 
+export interface SaveStepOptions {
+  /** When the step's successful attempt started (ms). */
+  startedAt?: number;
+}
+
 export interface RenewResult {
   /** False when the lease was lost (taken over, or the task ended): the run must stop. */
   held: boolean;
@@ -128,8 +133,18 @@ export interface TaskStore {
    */
   outOfScope?(scope: ClaimScope, now: number): Promise<OutOfScopeTasks[]>;
   renew(id: string, token: number, leaseMs: number, now: number): Promise<RenewResult>;
-  /** Memoizes a step result; false when the lease is no longer held. */
-  saveStep(id: string, token: number, name: string, value: JsonValue, now: number): Promise<boolean>;
+  /**
+   * Memoizes a step result, saved at `now`; false when the lease is no longer held. `options.startedAt`: when the
+   * attempt that produced it started (kept for operators; a store may ignore it).
+   */
+  saveStep(
+    id: string,
+    token: number,
+    name: string,
+    value: JsonValue,
+    now: number,
+    options?: SaveStepOptions,
+  ): Promise<boolean>;
   /** Records a failed attempt of a step (the count becomes `failure.attempt`); false when the lease is no longer held. */
   saveStepFailure(
     id: string,

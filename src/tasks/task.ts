@@ -191,23 +191,67 @@ export interface TaskInspection {
   cancelRequested: boolean;
   idempotencyKey: string | undefined;
   /** Steps with a result or with failed attempts, in name order. */
-  steps: { name: string; done: boolean; failedAttempts: number; lastFailure: StepFailure | undefined }[];
+  steps: InspectedStep[];
+  /**
+   * The statuses the task took, oldest first, each with its time and status message (absent from a store that keeps
+   * none). Bounded: a store keeps the latest entries; a task stored before the store kept them has those since.
+   */
+  history?: TaskStatusChange[];
   failure: TaskFailure | undefined;
   error: TaskError | undefined;
 }
 
+/** One step of an inspection. */
+export interface InspectedStep {
+  name: string;
+  done: boolean;
+  failedAttempts: number;
+  lastFailure: StepFailure | undefined;
+  /** When the successful attempt started (ms; absent: unknown, e.g. saved before the store kept it). */
+  startedAt?: number;
+  /** When the step's result was saved (ms; absent: unknown). */
+  savedAt?: number;
+}
+
+/** How long a step's successful attempt took, from its start to its saved result (undefined: unknown). */
+export const stepDuration = (step: Pick<InspectedStep, 'startedAt' | 'savedAt'>): number | undefined =>
+  step.startedAt === undefined || step.savedAt === undefined ? undefined : step.savedAt - step.startedAt;
+
+/** One status a task took (TaskInspection.history). */
+export interface TaskStatusChange {
+  at: number;
+  status: TaskStatus;
+  /** The status message it came with (absent: none set by that change). */
+  statusMessage?: string;
+}
+
+/** A step with a result, as a store keeps it: when it ran, when known. */
+export interface DoneStep {
+  name: string;
+  startedAt?: number | null;
+  savedAt?: number | null;
+}
+
 /** The steps of an inspection: those with a result and those with failed attempts, in name order. */
 export function inspectionSteps(
-  done: readonly string[],
+  done: readonly DoneStep[],
   attempts: Record<string, StepAttempts>,
 ): TaskInspection['steps'] {
-  const names = [...new Set([...done, ...Object.keys(attempts)])].sort();
-  return names.map((name) => ({
-    name,
-    done: done.includes(name),
-    failedAttempts: attempts[name]?.failed ?? 0,
-    lastFailure: attempts[name]?.last,
-  }));
+  const byName = new Map(done.map((step) => [step.name, step]));
+  const names = [...new Set([...byName.keys(), ...Object.keys(attempts)])].sort();
+  return names.map((name) => {
+    const step = byName.get(name);
+    const timings: Pick<InspectedStep, 'startedAt' | 'savedAt'> = {};
+    if (typeof step?.startedAt === 'number') timings.startedAt = step.startedAt;
+    if (typeof step?.savedAt === 'number') timings.savedAt = step.savedAt;
+    return {
+      name,
+      done: step !== undefined,
+      failedAttempts: attempts[name]?.failed ?? 0,
+      lastFailure: attempts[name]?.last,
+      ...timings,
+    };
+  });
 }
 
 /** Why a lookup found nothing usable. Foreign, purged and never-existing ids are all `not_found`. */

@@ -100,6 +100,7 @@ describe('step retries', () => {
         ({ attempt }) => {
           attempts.push(attempt);
           if (attempt < 4) throw new Error(`boom ${attempt}`);
+          clock.advance(12); // the successful attempt takes 12 ms
           return `ok after ${attempt}`;
         },
         { retry: { maxAttempts: 5, initialDelayMs: 1_000, backoffFactor: 2, jitter: 0 } },
@@ -130,14 +131,20 @@ describe('step retries', () => {
     expect(done).toMatchObject({ status: 'completed', result: { value: 'ok after 4' } });
     expect(waits).toEqual([1_000, 2_000, 4_000]);
     expect(attempts).toEqual([1, 2, 3, 4]);
-    expect((await inspect(store, task.id)).steps).toEqual([
+    const inspected = await inspect(store, task.id);
+    // The step's timings are those of its successful attempt, after the waits.
+    expect(inspected.steps).toEqual([
       {
         name: 'flaky',
         done: true,
         failedAttempts: 3,
         lastFailure: expect.objectContaining({ attempt: 3, message: 'boom 3', final: false }),
+        startedAt: clock.now() - 12,
+        savedAt: clock.now(),
       },
     ]);
+    // Waiting between attempts is no change of status: created working, then completed.
+    expect(inspected.history?.map((e) => e.status)).toEqual(['working', 'completed']);
   });
 
   it('stops at once on a non-retryable error (class or predicate) and hands it to the handler', async () => {

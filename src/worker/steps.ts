@@ -146,6 +146,21 @@ async function decidePatch(
   return decision;
 }
 
+/**
+ * Keeps a step's value (or a sleep's wake-up) under `name`, in the order things are done; `startedAt`: when the
+ * step's successful attempt started (operators read its duration).
+ */
+function createKeeper({ store, clock }: StepDeps, task: ClaimedTask, run: RunState) {
+  return async (name: string, value: JsonValue, startedAt?: number): Promise<void> => {
+    const options = startedAt === undefined ? undefined : { startedAt };
+    await writeOrStop(task, run, () =>
+      store.saveStep(task.id, task.token, name, value, clock.now(), options),
+    );
+    task.steps[name] = value;
+    task.stepOrder.push(name);
+  };
+}
+
 export function createSteps(
   deps: StepDeps,
   task: ClaimedTask,
@@ -153,15 +168,8 @@ export function createSteps(
 ): Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> {
   const { store, clock } = deps;
   const replay = createReplayGuard(task, run);
-
   const write = (save: () => Promise<boolean>): Promise<void> => writeOrStop(task, run, save);
-
-  /** Keeps a step's value (or a sleep's wake-up) under `name`, in the order things are done. */
-  const keep = async (name: string, value: JsonValue): Promise<void> => {
-    await write(() => store.saveStep(task.id, task.token, name, value, clock.now()));
-    task.steps[name] = value;
-    task.stepOrder.push(name);
-  };
+  const keep = createKeeper(deps, task, run);
 
   return {
     async step(name, fn, options: StepOptions = {}) {
@@ -181,6 +189,7 @@ export function createSteps(
       }
       const attempt = failedBefore + 1;
       let value: JsonValue;
+      const startedAt = clock.now();
       try {
         value = (await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal)) as JsonValue;
       } catch (err) {
@@ -201,7 +210,7 @@ export function createSteps(
         return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
       }
       guard(task, run);
-      await keep(name, value);
+      await keep(name, value, startedAt);
       return value as never;
     },
 

@@ -226,7 +226,8 @@ describe('durable-mcp admin tasks get|cancel|retry|purge', () => {
     expect(failed.out).toContain('  error {"code":-32603,"message":"upstream 502 from billing');
     const working = await admin(['tasks', 'get', 'task_c']);
     expect(working.out).toContain('  leased by worker-a until 2026-01-10T00:03:30.000Z');
-    expect(working.out).toContain('  steps:\n    fetch: done\n    render: not done');
+    expect(working.out).toContain('  history (UTC):\n    00:02:00.000 working: Queued.\n  steps:\n    fetch: done in 12 ms (started 00:02:01.000)\n    render: not done');
+    expect(failed.out).toContain('  history (UTC):\n    00:01:00.000 working: Queued.\n    00:02:00.000 failed\n');
     const json = JSON.parse((await admin(['tasks', 'get', 'task_c', '--output', 'json'])).out) as object;
     expect(json).toMatchObject({ id: 'task_c', leaseOwner: 'worker-a', steps: [{ name: 'fetch' }, { name: 'render' }] });
     expect(await admin(['tasks', 'get', 'task_zz'])).toMatchObject({ code: 1, err: 'task not found: task_zz\n' });

@@ -141,6 +141,10 @@ describe('durable-mcp client commands', () => {
       `tool error ${ref} in step "fetch", attempt 3: Error: fetch failed hard (attempt 3)`,
     );
     expect(human.stdout).toMatch(/^ {6} +at .*durable-tools\.mjs/m); // the stack, indented
+    // The story: created working, then completed (a tool error is a completed result), on a timeline.
+    expect(human.stdout).toMatch(
+      /^ {2}history \(UTC\):\n {4}\d\d:\d\d:\d\d\.\d{3} working.*\n {4}\d\d:\d\d:\d\d\.\d{3} completed/m,
+    );
     expect(human.stdout).toContain(
       '    fetch: not done; 3 failed attempts, last Error: fetch failed hard (attempt 3) (no retry left)',
     );

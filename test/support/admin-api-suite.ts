@@ -212,15 +212,23 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
         status: 'failed',
       });
       expect(detail.createdAt).toMatch(ISO);
+      // Done steps carry when their attempt started and when their result was saved.
+      const timed = { startedAt: expect.stringMatching(ISO), savedAt: expect.stringMatching(ISO) };
       expect(detail.steps).toEqual([
-        { name: 'a', done: true, failedAttempts: 0 },
-        { name: 'b', done: true, failedAttempts: 0 },
+        { name: 'a', done: true, failedAttempts: 0, ...timed, durationMs: expect.any(Number) },
+        { name: 'b', done: true, failedAttempts: 0, ...timed, durationMs: expect.any(Number) },
         {
           name: 'c',
           done: false,
           failedAttempts: 1,
           lastFailure: expect.objectContaining({ message: 'step c broke', at: expect.stringMatching(ISO) }),
         },
+      ]);
+      for (const step of detail.steps as { durationMs?: number }[])
+        expect(step.durationMs ?? 0).toBeGreaterThanOrEqual(0);
+      expect(detail.history).toEqual([
+        { at: detail.createdAt, status: 'working', statusMessage: 'The task is now in progress.' },
+        { at: expect.stringMatching(ISO), status: 'failed', statusMessage: expect.any(String) },
       ]);
       expect(detail.failure).toMatchObject({ message: 'step c broke', step: 'c' });
       for (const key of ['arguments', 'result', 'input', 'owner']) expect(detail).not.toHaveProperty(key);
@@ -264,6 +272,8 @@ function defineChanges(get: () => Scenario): void {
       .split('\n')
       .filter((l) => l.endsWith(` ${id}`));
     expect(steps.sort()).toEqual([`step a ${id}`, `step b ${id}`, `step c ${id}`, `step c ${id}`]);
+    const history = (await server.api('GET', `/tasks/${id}`, 'root')).body.history as { status: string }[];
+    expect(history.map((change) => change.status)).toEqual(['working', 'failed', 'working', 'completed']);
     const again = await server.change('POST', `/tasks/${id}/retry`, 'root');
     expect(again.status).toBe(409);
     expect(errorOf(again)).toMatchObject({ code: 'not_failed' });

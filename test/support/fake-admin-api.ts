@@ -120,6 +120,12 @@ function list(tasks: Map<string, FakeTask>, q: Record<string, string>) {
   return offset + limit < found.length ? { items, next: `c${offset + limit}` } : { items };
 }
 
+const stepTimes = (startedAt: number, durationMs: number) => ({
+  startedAt: iso(startedAt),
+  savedAt: iso(startedAt + durationMs),
+  durationMs,
+});
+
 function detail(t: FakeTask) {
   return {
     ...row(t),
@@ -133,7 +139,9 @@ function detail(t: FakeTask) {
         : [{ name: 'render', done: t.status === 'completed', failedAttempts: 0 }]),
     ].map((s) =>
       s.failedAttempts === 0
-        ? s
+        ? s.done
+          ? { ...s, ...stepTimes(t.createdAt + 1_000, 12) }
+          : s
         : {
             ...s,
             lastFailure: {
@@ -145,6 +153,10 @@ function detail(t: FakeTask) {
             },
           },
     ),
+    history: [
+      { at: iso(t.createdAt), status: 'working', statusMessage: 'Queued.' },
+      ...(t.status === 'working' ? [] : [{ at: iso(t.updatedAt), status: t.status }]),
+    ],
     ...(t.status === 'failed'
       ? {
           failure: {

@@ -7,6 +7,7 @@ import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
 import { parseFlags, UsageError } from '../args.js';
 import { EXIT } from '../client-flags.js';
 import { storeFrom, isPostgresUrl } from '../store-config.js';
+import { historyLines, stepTiming } from '../inspection-timeline.js';
 
 export const INSPECT_FLAGS = {
   store: { type: 'string' },
@@ -32,7 +33,8 @@ function stepLine(step: TaskInspection['steps'][number]): string {
   const failed = (f: StepFailure): string =>
     `${step.failedAttempts} failed attempt${step.failedAttempts === 1 ? '' : 's'}, last ${f.name}: ${f.message}` +
     (f.final === true ? ' (no retry left)' : '');
-  const parts = [step.done ? 'done' : 'not done'];
+  const timing = stepTiming(step);
+  const parts = [step.done ? `done${timing === undefined ? '' : ` ${timing}`}` : 'not done'];
   if (step.lastFailure !== undefined) parts.push(failed(step.lastFailure));
   return `    ${step.name}: ${parts.join('; ')}`;
 }
@@ -55,6 +57,7 @@ export function describeInspection(t: TaskInspection): string {
     lines.push(`  tool error ${f.ref}${origin}: ${f.name}: ${f.message}`);
     if (f.stack !== undefined) lines.push(indent(f.stack, '      '));
   }
+  lines.push(...historyLines(t));
   if (t.steps.length > 0) lines.push('  steps:', ...t.steps.map(stepLine));
   return lines.join('\n');
 }

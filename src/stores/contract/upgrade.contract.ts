@@ -40,3 +40,20 @@ export async function expectUpgradedTasksResume(
   expect(await store.finish(running, 2, { kind: 'completed', result }, t0 + 2_003)).toBe(true);
   expect(await store.get(running, ALICE, t0 + 2_004)).toMatchObject({ status: 'completed', result });
 }
+
+/**
+ * After the upgrade to status history and step timings (and the resumption above), the inspection of those tasks
+ * reads without error: their history starts at the upgrade, and the step saved before it has no timings.
+ */
+export async function expectUpgradedInspection(
+  store: TaskStore,
+  { running, asking }: { running: string; asking: string },
+  t0: number,
+): Promise<void> {
+  const ran = await store.inspect?.(running, t0 + 2_005);
+  // A change records the status message the task has after it (a completion that sets none keeps the last one).
+  expect(ran?.history).toEqual([{ at: t0 + 2_003, status: 'completed', statusMessage: 'Queued.' }]);
+  expect(ran?.steps).toEqual([{ name: 'fetched', done: true, failedAttempts: 0, lastFailure: undefined }]);
+  const asked = await store.inspect?.(asking, t0 + 2_005);
+  expect(asked?.history).toEqual([{ at: t0 + 2_001, status: 'working' }]);
+}

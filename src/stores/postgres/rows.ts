@@ -12,6 +12,7 @@ import type {
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
 import { openCaps, openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
+import { toStatusHistory, type HistoryRow } from '../status-history.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -47,6 +48,8 @@ export interface TaskRow {
   failure: string | null;
   /** Migration 11. */
   tool_version: string | null;
+  /** The status message the task was created with ('' none; null: created before histories were kept). */
+  created_message?: string | null;
   [column: string]: unknown;
 }
 
@@ -86,8 +89,10 @@ export interface ClaimRow extends TaskRow {
 export type AttemptList = [string, number, string][];
 
 export interface InspectRow extends TaskRow {
-  step_names: string[];
+  /** `[name, started_at, saved_at]` of task_steps. */
+  done_steps: [string, number | null, number | null][];
   attempts: AttemptList;
+  history: HistoryRow[];
 }
 
 function toStepAttempts(id: string, list: AttemptList, open: Opener): Record<string, StepAttempts> {
@@ -183,7 +188,15 @@ export function toInspection(row: InspectRow, open: Opener): TaskInspection {
     wakeAt: row.wake_at === null ? undefined : toNumber(row.wake_at),
     cancelRequested: row.cancel_requested,
     idempotencyKey: row.idempotency_key ?? undefined,
-    steps: inspectionSteps(row.step_names, attempts),
+    steps: inspectionSteps(
+      row.done_steps.map(([name, startedAt, savedAt]) => ({ name, startedAt, savedAt })),
+      attempts,
+    ),
+    history: toStatusHistory(
+      { id: row.id, createdAt: toNumber(row.created_at), createdMessage: row.created_message },
+      row.history,
+      open,
+    ),
     failure: openColumn<TaskFailure>(row.failure, 'tasks.failure', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
   };

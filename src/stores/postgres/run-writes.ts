@@ -51,10 +51,11 @@ export function runWrites(ctx: StoreContext): RunWrites {
         : { held: true, cancelRequested: row.cancel_requested };
     },
 
-    async saveStep(id, token, name, value, _now) {
+    async saveStep(id, token, name, value, now, options) {
       const seal = await codec.sealerOf(id);
       const sealed = seal(JSON.stringify(value), sealedAt('task_steps.value', id, name));
-      return (await db.query(q.saveStep, [id, token, name, sealed])).length === 1;
+      const params = [id, token, name, sealed, options?.startedAt ?? null, now];
+      return (await db.query(q.saveStep, params)).length === 1;
     },
 
     async saveStepFailure(id, token, name, failure, now) {

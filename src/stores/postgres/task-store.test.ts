@@ -8,6 +8,7 @@ import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js
 import type { TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, TaskOwner } from '../../tasks/task.js';
 import {
+  expectUpgradedInspection,
   expectUpgradedTasksResume,
   newTask,
   runTaskStoreContract,
@@ -191,6 +192,29 @@ function defineSuites(): void {
       expect(await migrate(admin, schema)).toEqual([7]);
       const after = open({ schema });
       await expectUpgradedTasksResume(after, seeded, T0);
+    });
+
+    it('migrates a schema of the release before status history and step timings; its tasks resume and read', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const before = open({ schema });
+      const seeded = await seedUpgradeTasks(before, T0);
+      // Take the schema back to that release (before migration 13).
+      await admin.query(`
+        DROP TABLE ${s}.task_history;
+        DROP TRIGGER task_history_changed ON ${s}.tasks; DROP FUNCTION ${s}.task_history_changed();
+        ALTER TABLE ${s}.tasks DROP COLUMN created_message;
+        ALTER TABLE ${s}.task_steps DROP COLUMN started_at, DROP COLUMN saved_at;
+        DELETE FROM ${s}.schema_migrations WHERE version = 13`);
+
+      expect(await migrate(admin, schema)).toEqual([13]);
+      const after = open({ schema });
+      await expectUpgradedTasksResume(after, seeded, T0);
+      await expectUpgradedInspection(after, seeded, T0);
+      // Purging a task takes its history with it.
+      expect(await after.purge(T0 + 3_600_000, 0)).toBe(2);
+      const left = await admin.query(`SELECT count(*)::int AS n FROM ${s}.task_history`);
+      expect(left.rows).toEqual([{ n: 0 }]);
     });
 
     it('adds the status index to a schema holding tasks, and counts by status with it', async () => {

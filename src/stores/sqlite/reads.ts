@@ -45,7 +45,11 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
     async inspect(id) {
       const row = q.inspect(id);
       if (row === undefined) return undefined;
-      return toInspection(row, q.stepNames(id), q.stepAttempts(id), codec.open);
+      return toInspection(
+        row,
+        { done: q.doneSteps(id), attempts: q.stepAttempts(id), history: q.history(id, row.created_at) },
+        codec.open,
+      );
     },
 
     async countActive(owner) {

@@ -1,5 +1,6 @@
 // Row types of the SQLite task tables and their mapping to domain types.
 import type {
+  DoneStep,
   NewTask,
   StepAttempts,
   TaskFailure,
@@ -9,6 +10,7 @@ import type {
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
 import { openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
+import { toStatusHistory, type HistoryRow } from '../status-history.js';
 
 export interface TaskRow {
   id: string;
@@ -39,6 +41,8 @@ export interface TaskRow {
   failure: string | null;
   /** Migration 12. */
   tool_version: string | null;
+  /** The status message the task was created with ('' none; null: created before histories were kept). */
+  created_message?: string | null;
 }
 
 export interface InputRow {
@@ -91,8 +95,7 @@ export function newSnapshot(task: NewTask): TaskSnapshot {
 /** Everything kept about a task, for operators. */
 export function toInspection(
   row: TaskRow,
-  stepNames: string[],
-  attempts: Record<string, StepAttempts>,
+  kept: { done: DoneStep[]; attempts: Record<string, StepAttempts>; history: HistoryRow[] },
   open: Opener,
 ): TaskInspection {
   return {
@@ -111,7 +114,12 @@ export function toInspection(
     wakeAt: row.wake_at ?? undefined,
     cancelRequested: row.cancel_requested === 1,
     idempotencyKey: row.idempotency_key ?? undefined,
-    steps: inspectionSteps(stepNames, attempts),
+    steps: inspectionSteps(kept.done, kept.attempts),
+    history: toStatusHistory(
+      { id: row.id, createdAt: row.created_at, createdMessage: row.created_message },
+      kept.history,
+      open,
+    ),
     failure: openColumn<TaskFailure>(row.failure, 'tasks.failure', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
   };

@@ -121,10 +121,10 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
         : { held: true, cancelRequested: row.cancel_requested === 1 };
     },
 
-    async saveStep(id, token, name, value, _now) {
+    async saveStep(id, token, name, value, now, options) {
       return writes.immediate(() => {
         if (!q.holds(id, token)) return false;
-        q.putStep(id, name, JSON.stringify(value));
+        q.putStep(id, name, JSON.stringify(value), options?.startedAt ?? null, now);
         return true;
       });
     },

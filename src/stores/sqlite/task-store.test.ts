@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import {
+  expectUpgradedInspection,
   expectUpgradedTasksResume,
   newTask,
   runTaskStoreContract,
@@ -246,6 +247,30 @@ describe('SQLite task store on a shared file', () => {
     const after = open(path);
     await expectUpgradedTasksResume(after, seeded, T0);
     expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
+  });
+
+  it('opens a file of the release before status history and step timings; its tasks resume and read', async () => {
+    const path = freshPath();
+    const before = open(path);
+    const seeded = await seedUpgradeTasks(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 14).
+    const raw = new Database(path);
+    raw.exec(`
+      DROP TRIGGER task_history_changed; DROP TRIGGER task_history_deleted; DROP TABLE task_history;
+      ALTER TABLE tasks DROP COLUMN created_message;
+      ALTER TABLE task_steps DROP COLUMN started_at; ALTER TABLE task_steps DROP COLUMN saved_at;
+      DELETE FROM schema_migrations WHERE version = 14`);
+    raw.close();
+
+    const after = open(path);
+    await expectUpgradedTasksResume(after, seeded, T0);
+    await expectUpgradedInspection(after, seeded, T0);
+    // Purging a task takes its history with it.
+    expect(await after.purge(T0 + 3_600_000, 0)).toBe(2);
+    const left = new Database(path, { readonly: true });
+    expect(left.prepare('SELECT count(*) AS n FROM task_history').get()).toEqual({ n: 0 });
+    left.close();
   });
 
   /** A store on a connection that records the SQL of every statement it prepares (to check their plans). */

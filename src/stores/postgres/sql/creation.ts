@@ -28,10 +28,10 @@ export function creationSql(s: string, notify: Notify) {
       ), inserted AS (
         INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
           ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key,
-          fair_at, tool_version)
+          fair_at, tool_version, created_message)
         SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
           poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key,
-          fair_at, tool_version
+          fair_at, tool_version, coalesce(status_message, '')
         FROM placed
         ORDER BY ord
         RETURNING *

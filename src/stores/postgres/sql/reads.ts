@@ -20,7 +20,10 @@ export function readSql(s: string) {
     /** Everything about one task, whoever owns it (operators). */
     inspect: `
       SELECT t.*,
-        (SELECT coalesce(json_agg(st.name), '[]'::json) FROM ${s}.task_steps st WHERE st.task_id = t.id) AS step_names,
+        (SELECT coalesce(json_agg(json_build_array(st.name, st.started_at, st.saved_at)), '[]'::json)
+          FROM ${s}.task_steps st WHERE st.task_id = t.id) AS done_steps,
+        (SELECT coalesce(json_agg(json_build_array(h.seq, h.at, h.status, h.message) ORDER BY h.seq), '[]'::json)
+          FROM ${s}.task_history h WHERE h.task_id = t.id) AS history,
         (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
           FROM ${s}.task_step_attempts a WHERE a.task_id = t.id) AS attempts
       FROM ${s}.tasks t WHERE t.id = $1`,

@@ -67,12 +67,17 @@ export function runSql(s: string, notify: Notify) {
     renew: `
       UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1 WHERE ${FENCED} RETURNING cancel_requested`,
 
-    /** FOR SHARE holds off a takeover until the step is written; a stale token finds no row. */
+    /**
+     * $3 name, $4 value, $5 when its attempt started (null: unknown), $6 now. FOR SHARE holds off a takeover until
+     * the step is written; a stale token finds no row.
+     */
     saveStep: `
       WITH held AS (SELECT id FROM ${s}.tasks WHERE ${FENCED} FOR SHARE)
-      INSERT INTO ${s}.task_steps (task_id, name, value, seq)
-      SELECT id, $3, $4, (SELECT coalesce(max(seq), 0) + 1 FROM ${s}.task_steps WHERE task_id = held.id) FROM held
-      ON CONFLICT (task_id, name) DO UPDATE SET value = EXCLUDED.value
+      INSERT INTO ${s}.task_steps (task_id, name, value, seq, started_at, saved_at)
+      SELECT id, $3, $4, (SELECT coalesce(max(seq), 0) + 1 FROM ${s}.task_steps WHERE task_id = held.id),
+        $5::bigint, $6::bigint FROM held
+      ON CONFLICT (task_id, name) DO UPDATE SET value = EXCLUDED.value, started_at = EXCLUDED.started_at,
+        saved_at = EXCLUDED.saved_at
       RETURNING 1 AS saved`,
 
     /** $3 name, $4 failed attempts so far, $5 the last failure, $6 now. Fenced like saveStep. */

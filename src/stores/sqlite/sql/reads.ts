@@ -1,5 +1,6 @@
 // Prepared SQL of the SQLite task store. Reads: a task for its owner or an operator, the next wake-up, and the counts.
-import type { TaskOwner, TaskStatus } from '../../../tasks/task.js';
+import type { DoneStep, TaskOwner, TaskStatus } from '../../../tasks/task.js';
+import type { HistoryRow } from '../../status-history.js';
 import type { SqliteDatabase } from '../database.js';
 import type { InputRow, TaskRow } from '../rows.js';
 import { DUE, WORKING } from './conditions.js';
@@ -54,14 +55,22 @@ export function prepareReadQueries(db: SqliteDatabase) {
        AND (expires_at IS NULL OR expires_at > @now)) + (SELECT count(*) FROM tasks WHERE ${DUE}) AS n`,
   );
   const inspectTask = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
-  const stepNames = db.prepare(`SELECT name FROM task_steps WHERE task_id = ?`).pluck();
+  const doneSteps = db.prepare(
+    `SELECT name, started_at AS startedAt, saved_at AS savedAt FROM task_steps WHERE task_id = ?`,
+  );
+  const history = db
+    .prepare(
+      `SELECT seq, at, status, message FROM task_history WHERE task_created = ? AND task_id = ? ORDER BY seq`,
+    )
+    .raw();
   return {
     getOwned: (id: string, owner: TaskOwner) =>
       getOwned.get(id, owner.tenant, owner.principal) as TaskRow | undefined,
     outstandingInputs: (id: string) => outstanding.all(id) as InputRow[],
     nextWake: (now: number) => nextWake.get(now) as number | undefined,
     inspect: (id: string) => inspectTask.get(id) as TaskRow | undefined,
-    stepNames: (id: string) => stepNames.all(id) as string[],
+    doneSteps: (id: string) => doneSteps.all(id) as DoneStep[],
+    history: (id: string, createdAt: number) => history.all(createdAt, id) as HistoryRow[],
     stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countStored: (owner: TaskOwner) => countStored.get(owner.tenant, owner.principal) as number,

@@ -9,8 +9,10 @@ export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) 
     `SELECT 1 FROM tasks WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`,
   );
   // seq: the order steps are done in (the lease holder writes them one at a time).
-  const putStep = db.prepare(`INSERT OR REPLACE INTO task_steps (task_id, name, value, seq)
-    VALUES (@id, @name, @value, (SELECT coalesce(max(seq), 0) + 1 FROM task_steps WHERE task_id = @id))`);
+  const putStep =
+    db.prepare(`INSERT OR REPLACE INTO task_steps (task_id, name, value, seq, started_at, saved_at)
+    VALUES (@id, @name, @value, (SELECT coalesce(max(seq), 0) + 1 FROM task_steps WHERE task_id = @id),
+      @startedAt, @savedAt)`);
   const putStepFailure = db.prepare(`
     INSERT INTO task_step_attempts (task_id, name, failed, last_failure, updated_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (task_id, name) DO UPDATE SET failed = excluded.failed, last_failure = excluded.last_failure,
@@ -20,8 +22,14 @@ export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) 
     WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
   return {
     holds: (id: string, token: number) => holds.get(id, token) !== undefined,
-    putStep: (id: string, name: string, value: string) =>
-      putStep.run({ id, name, value: codec.seal(id, value, sealedAt('task_steps.value', id, name)) }),
+    putStep: (id: string, name: string, value: string, startedAt: number | null, savedAt: number) =>
+      putStep.run({
+        id,
+        name,
+        value: codec.seal(id, value, sealedAt('task_steps.value', id, name)),
+        startedAt,
+        savedAt,
+      }),
     putStepFailure: (id: string, name: string, failure: StepFailure, now: number) =>
       putStepFailure.run(
         id,
