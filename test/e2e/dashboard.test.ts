@@ -228,6 +228,11 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     await page.getByRole('heading', { name: /^Task / }).waitFor();
     await page.locator('li[data-step="c"]').getByText('1 failed attempt').waitFor();
     expect(await page.locator('.failure').textContent()).toContain('step c broke');
+    // The task's story: the statuses it took, and how long each finished step ran.
+    expect(
+      await page.locator('li[data-status]').evaluateAll((els) => els.map((e) => e.dataset.status)),
+    ).toEqual(['working', 'failed']);
+    expect(await page.locator('li[data-step="a"]').textContent()).toMatch(/done in \d+ ms/);
     await shot('detail');
     await page.evaluate("sessionStorage.removeItem('durable-mcp-admin.csrf')");
     await page.getByRole('button', { name: 'Retry' }).click();
@@ -244,6 +249,10 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     await dialog.getByRole('button', { name: 'Retry' }).click();
     await poll(() => page.locator('h1 [data-status]').getAttribute('data-status')).toBe('completed');
     expect(await page.locator('#notice').textContent()).toContain('Retry requested');
+    await page.reload();
+    await poll(() =>
+      page.locator('li[data-status]').evaluateAll((els) => els.map((e) => e.dataset.status)),
+    ).toEqual(['working', 'failed', 'working', 'completed']);
   });
 
   it('purges a finished task after confirmation', async () => {

@@ -98,6 +98,7 @@ function render(task: TaskDetail, path: string, reload: () => void): HTMLElement
     h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' }, ...buttons),
     facts(task),
     errors(task),
+    history(task),
     steps(task),
   );
 }
@@ -162,6 +163,8 @@ function steps(t: TaskDetail): HTMLElement {
       h('strong', {}, s.name),
       ' ',
       h('span', { class: 'muted' }, s.done ? 'done' : 'not done'),
+      s.durationMs !== undefined && h('span', { class: 'muted' }, ` in ${duration(s.durationMs)}`),
+      s.startedAt !== undefined && h('span', { class: 'muted' }, ' · started ', time(s.startedAt)),
       s.failedAttempts > 0 &&
         h(
           'span',
@@ -184,5 +187,37 @@ function steps(t: TaskDetail): HTMLElement {
     items.length === 0
       ? h('p', { class: 'muted' }, 'No step has run yet.')
       : h('ol', { class: 'timeline' }, ...items),
+  );
+}
+
+/** A step's duration for people: ms below a second, then seconds, then minutes. */
+function duration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/** The statuses the task took, oldest first (kept from the store's upgrade on, at most the last 100). */
+function history(t: TaskDetail): Child {
+  const changes = t.history ?? [];
+  if (changes.length === 0) return null;
+  return h(
+    'section',
+    { 'aria-labelledby': 'history-title' },
+    h('h2', { id: 'history-title' }, 'History'),
+    h(
+      'ol',
+      { class: 'timeline' },
+      ...changes.map((c) =>
+        h(
+          'li',
+          { class: isTerminal(c.status) ? 'done' : 'pending', 'data-status': c.status },
+          time(c.at),
+          ' ',
+          statusBadge(c.status),
+          c.statusMessage === undefined ? '' : h('span', { class: 'muted' }, ` ${c.statusMessage}`),
+        ),
+      ),
+    ),
   );
 }

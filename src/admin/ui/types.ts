@@ -53,7 +53,17 @@ export interface TaskDetail extends TaskRow {
   wakeAt?: string;
   cancelRequested: boolean;
   idempotencyKey?: string;
-  steps: { name: string; done: boolean; failedAttempts: number; lastFailure?: StepFailure }[];
+  steps: {
+    name: string;
+    done: boolean;
+    failedAttempts: number;
+    lastFailure?: StepFailure;
+    startedAt?: string;
+    savedAt?: string;
+    durationMs?: number;
+  }[];
+  /** The statuses the task took (the last 100), oldest first; absent from servers without it. */
+  history?: { at: string; status: TaskStatus; statusMessage?: string }[];
   failure?: {
     ref?: string;
     name?: string;
