@@ -67,6 +67,8 @@ export type {
   AdminTaskSummary,
   AdminOverview,
   AdminActionResult,
+  AdminPayload,
+  AdminTaskPayloads,
 } from './tasks/admin.js';
 export type {
   TaskSnapshot,

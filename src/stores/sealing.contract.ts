@@ -143,6 +143,39 @@ export function sealingContract(name: string, h: SealingHarness): void {
       await store.close();
     });
 
+    it('opens a task’s payloads for operators within their scope; one sealed with a missing key shows as sealed', async () => {
+      const { store, raw } = await h.open(keyring());
+      const admin = store.admin;
+      if (admin?.payloads === undefined) throw new Error('expected the operators’ payloads');
+      const task = await store.create(newTask({ args: { who: 'a' }, createdAt: T0 }));
+      const first = await store.claim('w', 60_000, T0 + 1);
+      if (first === undefined) throw new Error('expected a claim');
+      const requests = { k1: { method: 'elicitation/create', message: 'Name?' } };
+      await store.finish(task.id, first.token, { kind: 'input_required', requests }, T0 + 2);
+      await store.answer(task.id, ALICE, { k1: { action: 'accept', content: { name: 'Ada' } } }, T0 + 3);
+      const second = await store.claim('w', 60_000, T0 + 4);
+      if (second === undefined) throw new Error('expected a claim');
+      await store.finish(task.id, second.token, { kind: 'completed', result: { secret: 'r' } }, T0 + 5);
+      const all = { tenants: 'all' } as const;
+      expect(await admin.payloads(all, task.id, T0 + 6)).toEqual({
+        arguments: { who: 'a' },
+        inputs: [{ key: 'k1', request: requests.k1, answer: { action: 'accept', content: { name: 'Ada' } } }],
+        result: { secret: 'r' },
+      });
+      expect(await admin.payloads({ tenants: ['globex'] }, task.id, T0 + 6)).toBeUndefined();
+      expect(await admin.payloads(all, 'no-such-task', T0 + 6)).toBeUndefined();
+      // A result sealed with a key this store does not hold (as after a key was dropped from the keyring).
+      await raw.exec('UPDATE tasks SET result = ? WHERE id = ?', [
+        sealedUnbound(keyring('gone'), '{"x":1}'),
+        task.id,
+      ]);
+      expect(await admin.payloads(all, task.id, T0 + 7)).toMatchObject({
+        arguments: { who: 'a' },
+        result: { sealed: true },
+      });
+      await store.close();
+    });
+
     it('opens values sealed before the row binding, wherever they are', async () => {
       const spec = keyring();
       const { store, raw } = await h.open(spec);

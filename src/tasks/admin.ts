@@ -1,6 +1,6 @@
 // What operators may see and do with every task, whoever owns it, within the tenants they are scoped to: the store
 // port behind the operator API, the `durable-mcp admin` commands and the dashboard. Owners' paths never use it.
-import type { TaskInspection, TaskOwner, TaskStatus } from './task.js';
+import type { JsonValue, TaskInspection, TaskOwner, TaskStatus } from './task.js';
 
 /** The tenants an operator may see and act on: all of them, or a list. */
 export type AdminScope = { tenants: 'all' } | { tenants: readonly string[] };
@@ -76,6 +76,19 @@ export interface AdminOverview {
 export type AdminActionResult =
   { ok: true } | { ok: false; reason: 'not_found' | 'terminal' | 'not_failed' | 'not_terminal' };
 
+/** A payload as an operator reads it: its JSON value, or `{ sealed: true }` when this process cannot open it. */
+export type AdminPayload = JsonValue | { sealed: true };
+
+/** A task's payloads (TaskAdmin.payloads): what its caller sent, what it asked and was answered, what it returned. */
+export interface AdminTaskPayloads {
+  /** The tool call's arguments. */
+  arguments: AdminPayload;
+  /** Every input request the task made and each answer given, in the order asked. */
+  inputs: { key: string; request?: AdminPayload; answer?: AdminPayload }[];
+  /** The task's result (completed tasks). */
+  result?: AdminPayload;
+}
+
 /** A query the store refuses: a malformed cursor, a limit out of range, an unknown status. */
 export class AdminQueryError extends Error {
   constructor(message: string) {
@@ -89,6 +102,11 @@ export interface TaskAdmin {
   list(scope: AdminScope, query: AdminTaskQuery, now: number): Promise<AdminTaskPage>;
   /** Everything kept about one task within the scope (as TaskStore.inspect), or undefined. */
   detail(scope: AdminScope, id: string, now: number): Promise<TaskInspection | undefined>;
+  /**
+   * The task's payloads within the scope, opened with the store's cipher, or undefined. A value sealed with a key the
+   * store lacks is `{ sealed: true }`, never an error. Only the operator API's `payloads` option reads them.
+   */
+  payloads?(scope: AdminScope, id: string, now: number): Promise<AdminTaskPayloads | undefined>;
   /** Requests cancellation of an unfinished task (as its owner's tasks/cancel would); `terminal` if finished. */
   cancel(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
   /**

@@ -14,6 +14,7 @@ import {
   visibleTenants,
   type AdminSummaryColumns,
 } from '../admin-query.js';
+import { toAdminPayloads } from '../admin-payloads.js';
 import { withCommitted, type StoreContext } from './context.js';
 import type { Run } from './db.js';
 import { requestCancel } from './owner-writes.js';
@@ -21,6 +22,14 @@ import type { SnapshotColumns } from './rows.js';
 import { searchSql } from './sql/admin.js';
 
 const NOT_FOUND: AdminActionResult = { ok: false, reason: 'not_found' };
+
+interface PayloadRow extends Record<string, unknown> {
+  id: string;
+  tenant: string;
+  args: string;
+  result: string | null;
+  inputs: [key: string, request: string | null, answer: string | null][];
+}
 
 interface OwnerRow extends Record<string, unknown> {
   tenant: string;
@@ -62,6 +71,13 @@ export function postgresAdmin(
     async detail(scope, id, now) {
       const found = await inspect(id, now);
       return found !== undefined && inAdminScope(scope, found.owner.tenant) ? found : undefined;
+    },
+
+    async payloads(scope, id) {
+      const [row] = await db.query<PayloadRow>(sql.payloads, [id]);
+      if (row === undefined || !inAdminScope(scope, row.tenant)) return undefined;
+      const inputs = row.inputs.map(([key, request, answer]) => ({ key, request, answer }));
+      return toAdminPayloads({ ...row, inputs }, codec.open);
     },
 
     async cancel(scope, id, now) {

@@ -15,6 +15,7 @@ import {
   toAdminSummary,
   visibleTenants,
 } from '../admin-query.js';
+import { toAdminPayloads } from '../admin-payloads.js';
 import type { StoreContext } from './context.js';
 import { guarded } from './guarded.js';
 import { prepareAdminQueries } from './sql/admin.js';
@@ -45,6 +46,13 @@ export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin
     async detail(scope, id, now) {
       const found = await deps.inspect(id, now);
       return found !== undefined && inAdminScope(scope, found.owner.tenant) ? found : undefined;
+    },
+
+    async payloads(scope, id) {
+      const row = guarded(() => aq.payloads(id));
+      return row !== undefined && inAdminScope(scope, row.tenant)
+        ? toAdminPayloads(row, codec.open)
+        : undefined;
     },
 
     async cancel(scope, id, now) {

@@ -1,5 +1,5 @@
 // SQL of the PostgreSQL task store. The operators' port: searches (built per set of filters), a task's owner by id,
-// retry and purge under the task's row lock, and the overview's counts.
+// its payload columns, retry and purge under the task's row lock, and the overview's counts.
 import { adminSearchSql, type AdminDialect, type CheckedQuery } from '../../admin-query.js';
 import { fairPlace, NON_TERMINAL, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 
@@ -51,6 +51,13 @@ export function adminSql(s: string, notify: Notify) {
     some: overviewSql(s, true),
 
     ownerOf: `SELECT tenant, principal, status FROM ${s}.tasks WHERE id = $1`,
+
+    /** The task's tenant and payload columns: arguments, result and `[key, request, answer]` rows in the order asked. */
+    payloads: `
+      SELECT t.id, t.tenant, t.args, t.result,
+        (SELECT coalesce(json_agg(json_build_array(i.key, i.request, i.answer) ORDER BY i.asked_at, i.key COLLATE "C"),
+          '[]'::json) FROM ${s}.task_inputs i WHERE i.task_id = t.id) AS inputs
+      FROM ${s}.tasks t WHERE t.id = $1`,
 
     /** The row lock of retry and purge: a run's ending or an owner's write waits for, then re-checks, this one. */
     lock: `SELECT tenant, principal, status FROM ${s}.tasks WHERE id = $1 FOR UPDATE`,

@@ -1,5 +1,5 @@
 // Prepared SQL of the SQLite task store. The operators' port: searches (one statement per set of filters, prepared
-// once), a task's owner by id, retry, purge and the overview's counts.
+// once), a task's owner by id, its payload columns, retry, purge and the overview's counts.
 import type { TaskStatus } from '../../../tasks/task.js';
 import {
   adminSearchSql,
@@ -8,6 +8,7 @@ import {
   type CheckedQuery,
   type ToolCounts,
 } from '../../admin-query.js';
+import type { PayloadColumns } from '../../admin-payloads.js';
 import type { SqliteDatabase } from '../database.js';
 import { FAIR_PLACE, NON_TERMINAL } from './conditions.js';
 
@@ -56,6 +57,18 @@ function prepareOverview(db: SqliteDatabase, tenants: readonly string[] | undefi
   };
 }
 
+/** A task's tenant and payload columns: arguments, result and every input row, in the order asked. */
+function preparePayloads(db: SqliteDatabase) {
+  const task = db.prepare(`SELECT id, tenant, args, result FROM tasks WHERE id = ?`);
+  const inputs = db.prepare(
+    `SELECT key, request, answer FROM task_inputs WHERE task_id = ? ORDER BY asked_at, key`,
+  );
+  return (id: string): (PayloadColumns & { tenant: string }) | undefined => {
+    const row = task.get(id) as (Omit<PayloadColumns, 'inputs'> & { tenant: string }) | undefined;
+    return row === undefined ? undefined : { ...row, inputs: inputs.all(id) as PayloadColumns['inputs'] };
+  };
+}
+
 export function prepareAdminQueries(db: SqliteDatabase) {
   const searches = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   const search = (sql: string) => {
@@ -83,6 +96,7 @@ export function prepareAdminQueries(db: SqliteDatabase) {
     },
     ownerOf: (id: string) =>
       ownerOf.get(id) as { tenant: string; principal: string; status: TaskStatus } | undefined,
+    payloads: preparePayloads(db),
     /** Makes a failed task runnable again from its steps; false when it is not failed. */
     retry(id: string, owner: { tenant: string; principal: string }, message: string, now: number): boolean {
       if (retry.run({ id, now, message, tenant: owner.tenant, principal: owner.principal }).changes !== 1)
