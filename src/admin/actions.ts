@@ -22,6 +22,8 @@ export interface ActionContext {
   id: string | undefined;
   audit: AuditLog | undefined;
   csrfToken: () => string;
+  /** The detail shows payloads (AdminApiOptions.payloads). */
+  payloads: boolean;
 }
 
 /** Every action but the event stream (a response of its own, event-stream.ts). */
@@ -49,7 +51,7 @@ export async function serveAction(context: ActionContext, action: QueryOrChange)
 }
 
 async function run(context: ActionContext, action: QueryOrChange): Promise<void> {
-  const { store, res, scope, now } = context;
+  const { res, scope } = context;
   switch (action) {
     case 'session':
       sendJson(res, 200, {
@@ -62,15 +64,35 @@ async function run(context: ActionContext, action: QueryOrChange): Promise<void>
       return list(context);
     case 'overview':
       return overview(context);
-    case 'detail': {
-      const task = await store.detail(scope, context.id ?? '', now);
-      if (task === undefined) sendError(res, 'not_found', NOT_FOUND);
-      else sendJson(res, 200, detailView(task));
-      return;
-    }
+    case 'detail':
+      return detail(context);
     default:
       return change(context, action);
   }
+}
+
+/** A task's detail; with payloads on, its payloads too, each read an audit line (it reveals what users sent). */
+async function detail(context: ActionContext): Promise<void> {
+  const { store, res, scope, now } = context;
+  const id = context.id ?? '';
+  const task = await store.detail(scope, id, now);
+  if (task === undefined) {
+    sendError(res, 'not_found', NOT_FOUND);
+    return;
+  }
+  if (!context.payloads || store.payloads === undefined) {
+    sendJson(res, 200, detailView(task));
+    return;
+  }
+  const payloads = await store.payloads(scope, id, now);
+  context.audit?.({
+    event: 'admin.payloads',
+    ...context.who,
+    taskId: bounded(id),
+    outcome: payloads === undefined ? 'not_found' : 'ok',
+  });
+  if (payloads === undefined) sendError(res, 'not_found', NOT_FOUND);
+  else sendJson(res, 200, { ...detailView(task), ...payloads });
 }
 
 async function list(context: ActionContext): Promise<void> {

@@ -35,6 +35,11 @@ export interface AdminApiOptions {
   changes?: ChangeFeed;
   /** The event stream's keep-alive interval and lifetime (default 15 s and 10 min). */
   eventStream?: { keepAliveMs?: number; maxStreamMs?: number };
+  /**
+   * A task's detail also shows its payloads (arguments, input requests and answers, result), opened with the store's
+   * cipher; each such read is an `admin.payloads` audit line. Default false: the detail never shows a payload.
+   */
+  payloads?: boolean;
 }
 
 /** What the operator API takes from the edge it is served by. */
@@ -175,6 +180,7 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     id: request.id,
     audit,
     csrfToken: () => api.csrf.issue(who),
+    payloads: api.options.payloads === true,
   };
   await serveAction(context, request.action);
 }

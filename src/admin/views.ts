@@ -1,5 +1,5 @@
 // What the operator API sends of a task: owners flattened, times as ISO 8601, absent fields left out, and never an
-// argument, a result or an error's data.
+// argument, a result or an error's data (unless the API is told to show payloads: actions.ts adds them).
 import type { AdminTaskSummary } from '../tasks/admin.js';
 import type { StepFailure, TaskError, TaskFailure, TaskInspection } from '../tasks/task.js';
 import { stepDuration } from '../tasks/task.js';

@@ -3,7 +3,7 @@
 /**
  * `task.joined`: a tools/call whose idempotency key named an existing task got that task. `admin.*`: an operator's
  * change through the operator API (`tenant`/`principal` are the operator's), and `admin.denied` a refused attempt
- * (not an operator, or no valid CSRF token).
+ * (not an operator, or no valid CSRF token); `admin.payloads` an operator's read of a task's payloads.
  */
 export type AuditEventName =
   | 'task.created'
@@ -16,6 +16,7 @@ export type AuditEventName =
   | 'admin.cancel'
   | 'admin.retry'
   | 'admin.purge'
+  | 'admin.payloads'
   | 'admin.denied';
 
 export interface AuditEvent {

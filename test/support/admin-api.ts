@@ -52,10 +52,11 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-/** Starts `serve` with the admin tools and the tokens file; `storeArgs` choose the store. */
+/** Starts `serve` with the admin tools and the tokens file; `storeArgs` choose the store, `extra` more flags. */
 export async function startAdminServer(
   storeArgs: (dir: string) => string[],
   operators = true,
+  extra: string[] = [],
 ): Promise<AdminServer> {
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-admin-'));
   const tokens = join(dir, 'tokens.json');
@@ -75,6 +76,7 @@ export async function startAdminServer(
       '0',
       '--shutdown-grace-ms',
       '500',
+      ...extra,
     ],
     20_000,
     { DURABLE_MCP_TEST_LOG: logFile },

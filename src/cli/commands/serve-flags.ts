@@ -48,6 +48,7 @@ export const SERVE_FLAGS = {
   'jwt-operator-claim': { type: 'string' },
   'jwt-operator-tenants-claim': { type: 'string' },
   'dev-operator': { type: 'boolean' },
+  'admin-payloads': { type: 'boolean' },
   'resource-url': { type: 'string' },
   'encryption-key': { type: 'string' },
   encrypt: { type: 'string' },
@@ -96,6 +97,8 @@ export interface HttpSettings {
   maxBufferedBytes: number;
   legacy: false | { maxSessionsPerPrincipal: number; resultWaitMs: number };
   limits: ListenHttpOptions;
+  /** The operator API's task detail shows payloads (--admin-payloads). */
+  adminPayloads: boolean;
 }
 
 /** /metrics: on the main port, or on a listener of its own; behind a bearer token or not. */
@@ -210,6 +213,7 @@ function httpFromFlags(values: Flags): HttpSettings {
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
     maxBodyBytes: intFlag(values['max-body-mb'], 'max-body-mb', 4, 1) * MIB,
     maxBufferedBytes: intFlag(values['max-buffered-mb'], 'max-buffered-mb', 64, 1) * MIB,
+    adminPayloads: values['admin-payloads'] === true,
     legacy:
       values['no-legacy'] === true
         ? false
@@ -263,6 +267,9 @@ function metricsFromFlags(values: Flags, host: string): MetricsSettings | false 
 /** Every flag read and checked: usage errors first, before anything is opened. */
 export function serveSettings(values: Flags): ServeSettings {
   const http = httpFromFlags(values);
+  // Each read of payloads is an audit line: without audit lines nobody could tell who read what.
+  if (http.adminPayloads && values['no-audit'] === true)
+    throw new UsageError('--admin-payloads audits every read of payloads: drop --no-audit');
   return {
     store: storeFromFlags(values),
     tools: (values.tools as string | undefined) ?? 'demo',

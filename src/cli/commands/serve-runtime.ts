@@ -120,10 +120,15 @@ function handlerFor(
       http.legacy === false ? false : { store: backend.tasks, sessions: backend.sessions, ...http.legacy },
     extraRoutes: metricsHere === undefined ? undefined : (req, res) => metricsHere.route(req, res),
     // The operator API and dashboard, when a credential can be an operator's; CSRF tokens from the secret every
-    // replica shares; live events from the store's change feed.
+    // replica shares; live events from the store's change feed; payloads in the detail only with --admin-payloads.
     admin:
       auth.operators && backend.tasks.admin !== undefined
-        ? { store: backend.tasks.admin, secret: backend.stateSecret, changes: backend.tasks.changes }
+        ? {
+            store: backend.tasks.admin,
+            secret: backend.stateSecret,
+            changes: backend.tasks.changes,
+            payloads: http.adminPayloads,
+          }
         : undefined,
     onError: (err) => logger.error({ err }, 'request failed'),
     maxBufferedBytes: http.maxBufferedBytes,

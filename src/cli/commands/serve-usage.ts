@@ -59,6 +59,9 @@ Authentication (default: anonymous development mode):
                          token's own tenant; a malformed claim grants no operator role
   --dev-operator         anonymous mode only: the anonymous caller is an operator of every tenant
                          (default: no operator; without one, operator surfaces answer 404)
+  --admin-payloads       the operator API's task detail shows the task's arguments, input requests and answers and
+                         result (opened with --encryption-key; {"sealed":true} where a key is missing), each read an
+                         admin.payloads audit line (not with --no-audit); default: never a payload
   --resource-url URL     public URL of this endpoint (default http://HOST:PORT/mcp); the JWT audience by default
 Protection of stored data and limits:
   --encryption-key K     kid:base64(32 bytes)[,older keys…] encrypts task payloads at rest (or DURABLE_MCP_ENCRYPTION_KEY)
