@@ -53,7 +53,8 @@ describe.skipIf(!available)("the operators' dashboard", () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     [server, browser] = await Promise.all([
-      startAdminServer((dir) => ['--store', join(dir, 'tasks.db')]),
+      // With payloads in the detail, shown collapsed.
+      startAdminServer((dir) => ['--store', join(dir, 'tasks.db')], true, ['--admin-payloads']),
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }),
     ]);
     ids.quick1 = await server.create('alice', 'quick_job');
@@ -255,8 +256,20 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     ).toEqual(['working', 'failed', 'working', 'completed']);
   });
 
-  it('purges a finished task after confirmation', async () => {
+  it('shows a task’s payloads collapsed, as text, then purges it after confirmation', async () => {
     await page.goto(`${server.proc.origin}/admin#/tasks/${ids.quick1}`);
+    const payloads = page.locator('section[aria-labelledby="payloads-title"]');
+    await payloads.locator('summary', { hasText: 'Result' }).waitFor();
+    expect(
+      await payloads.locator('details').evaluateAll((els) => els.map((e) => e.hasAttribute('open'))),
+    ).toEqual([false, false]);
+    expect(await payloads.locator('details', { hasText: 'Arguments' }).locator('pre').textContent()).toBe(
+      '{}',
+    );
+    await payloads.locator('summary', { hasText: 'Result' }).click();
+    expect(await payloads.locator('details', { hasText: 'Result' }).locator('pre').textContent()).toContain(
+      '"text": "done"',
+    );
     await page.getByRole('button', { name: 'Purge' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Keep the task as it is' }).click();
     expect((await server.api('GET', `/tasks/${ids.quick1}`, 'root')).status).toBe(200);

@@ -1,9 +1,11 @@
-// A task's detail: status, owner, tool@version, lease and times, the steps with their attempts and last failure, and
-// the actions (cancel, retry, purge), each confirmed first. Read again whenever the task changes.
+// A task's detail: status, owner, tool@version, lease and times, the steps with their attempts and last failure, the
+// payloads when the server shows them, and the actions (cancel, retry, purge), each confirmed first. Read again
+// whenever the task changes.
 import { call, describeError } from './api.js';
 import { confirmAction, h, notify, show, statusBadge, time, type Child } from './dom.js';
 import { onLive } from './live.js';
 import { toolName } from './overview.js';
+import { payloads } from './task-payloads.js';
 import { isTerminal, type TaskDetail } from './types.js';
 
 interface Action {
@@ -100,6 +102,7 @@ function render(task: TaskDetail, path: string, reload: () => void): HTMLElement
     errors(task),
     history(task),
     steps(task),
+    payloads(task),
   );
 }
 

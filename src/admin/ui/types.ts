@@ -62,6 +62,10 @@ export interface TaskDetail extends TaskRow {
     savedAt?: string;
     durationMs?: number;
   }[];
+  /** The task's payloads: only from a server started with --admin-payloads. */
+  arguments?: unknown;
+  inputs?: { key: string; request?: unknown; answer?: unknown }[];
+  result?: unknown;
   /** The statuses the task took (the last 100), oldest first; absent from servers without it. */
   history?: { at: string; status: TaskStatus; statusMessage?: string }[];
   failure?: {
