@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { AuditLog } from '../protocol/audit.js';
 import { AdminQueryError, type AdminActionResult, type AdminScope, type TaskAdmin } from '../tasks/admin.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
+import type { OutOfScopeTasks } from '../tasks/store.js';
 import type { TaskOwner } from '../tasks/task.js';
 import { parseOverviewQuery, parseTaskQuery } from './query.js';
 import { bounded, sendError, sendJson } from './reply.js';
@@ -24,6 +25,8 @@ export interface ActionContext {
   csrfToken: () => string;
   /** The detail shows payloads (AdminApiOptions.payloads). */
   payloads: boolean;
+  /** AdminApiOptions.waitingForCode. */
+  waitingForCode?: () => readonly OutOfScopeTasks[] | undefined;
 }
 
 /** Every action but the event stream (a response of its own, event-stream.ts). */
@@ -111,7 +114,10 @@ async function overview(context: ActionContext): Promise<void> {
     sendError(context.res, 'bad_request', query.reason);
     return;
   }
-  sendJson(context.res, 200, await context.store.overview(context.scope, context.now, query.value));
+  const counts = await context.store.overview(context.scope, context.now, query.value);
+  // Counted over every tenant: shown only to operators of all of them.
+  const waiting = context.scope.tenants === 'all' ? context.waitingForCode?.() : undefined;
+  sendJson(context.res, 200, waiting === undefined ? counts : { ...counts, waitingForCode: waiting });
 }
 
 /** Cancel, retry or purge: one audit line with the outcome, then 200, 404 or 409. */

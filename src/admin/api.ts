@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AuditLog } from '../protocol/audit.js';
 import type { AdminScope, TaskAdmin } from '../tasks/admin.js';
-import type { ChangeFeed } from '../tasks/store.js';
+import type { ChangeFeed, OutOfScopeTasks } from '../tasks/store.js';
 import type { TaskOwner } from '../tasks/task.js';
 import type { HeaderLookup } from '../wire/headers.js';
 import { serveAction, type ActionContext } from './actions.js';
@@ -40,6 +40,13 @@ export interface AdminApiOptions {
    * cipher; each such read is an `admin.payloads` audit line. Default false: the detail never shows a payload.
    */
   payloads?: boolean;
+  /**
+   * The tasks this process's worker last found waiting for a process that runs their tool version (all tenants):
+   * the overview shows them to operators of every tenant as `waitingForCode`. Each replica counts against its own
+   * code, so a count that every replica reports (the least of `durable_mcp_tasks_waiting_for_code` over them) is
+   * what no running process can replay.
+   */
+  waitingForCode?: () => readonly OutOfScopeTasks[] | undefined;
 }
 
 /** What the operator API takes from the edge it is served by. */
@@ -181,6 +188,7 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     audit,
     csrfToken: () => api.csrf.issue(who),
     payloads: api.options.payloads === true,
+    waitingForCode: api.options.waitingForCode,
   };
   await serveAction(context, request.action);
 }

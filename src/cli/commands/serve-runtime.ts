@@ -8,6 +8,7 @@ import { createTracingObserver, traced } from '../../observability/tracing.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { allowedHostsFor, createDurableMcp, type DurableMcp } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
+import type { OutOfScopeTasks } from '../../tasks/store.js';
 import { combineObservers } from '../../tasks/observer.js';
 import type { HttpHandler } from '../../transport/http/handler.js';
 import type { AuthSetup } from '../auth-config.js';
@@ -27,6 +28,8 @@ interface Observability {
   logger: Logger;
   metrics: Metrics | undefined;
   audit: (event: AuditEvent) => void;
+  /** The tasks this process's worker last found waiting for another tool version (for the operators' overview). */
+  waiting: { last?: readonly OutOfScopeTasks[] };
 }
 
 function observabilityFor(
@@ -51,15 +54,16 @@ function observabilityFor(
     auditLines?.(event);
     metrics?.audit(event);
   };
-  return { logger, metrics, audit };
+  return { logger, metrics, audit, waiting: {} };
 }
 
 function runtimeFor(
   settings: ServeSettings,
   backend: Backend,
   toolSets: ToolSet[],
-  { logger, metrics, audit }: Observability,
+  observability: Observability,
 ): DurableMcp {
+  const { logger, metrics, audit } = observability;
   const { runtime, otel } = settings;
   const rate = runtime.tasksGetRate;
   return createDurableMcp({
@@ -88,7 +92,10 @@ function runtimeFor(
             ...runtime.worker,
             onError: (err, taskId) => logger.error({ err, taskId }, 'worker error'),
             observer: combineObservers(metrics?.taskObserver, otel ? createTracingObserver() : undefined, {
-              outOfScope: (waiting) => logOutOfScope(logger, waiting),
+              outOfScope: (waiting) => {
+                observability.waiting.last = waiting;
+                logOutOfScope(logger, waiting);
+              },
             }),
           },
   });
@@ -100,7 +107,7 @@ function handlerFor(
   backend: Backend,
   auth: AuthSetup,
   readiness: () => Promise<string | undefined>,
-  { logger, metrics, audit }: Observability,
+  { logger, metrics, audit, waiting }: Observability,
 ): HttpHandler {
   const { http } = settings;
   // With a port of its own, /metrics is not served on the MCP port.
@@ -128,6 +135,7 @@ function handlerFor(
             secret: backend.stateSecret,
             changes: backend.tasks.changes,
             payloads: http.adminPayloads,
+            waitingForCode: () => waiting.last,
           }
         : undefined,
     onError: (err) => logger.error({ err }, 'request failed'),
