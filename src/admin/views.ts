@@ -66,6 +66,8 @@ export const detailView = (task: TaskInspection) => ({
     status: change.status,
     statusMessage: change.statusMessage,
   })),
+  // Only while the task waits for input: the keys of the requests still unanswered (never their content).
+  pendingInputs: task.pendingInputs,
   failure: failureView(task.failure),
   error: errorView(task.error),
 });

@@ -128,6 +128,7 @@ export function inspectionOf(d: Json): TaskInspection {
       ...timesOf(s),
     })),
     ...historyOf(d.history),
+    ...(Array.isArray(d.pendingInputs) ? { pendingInputs: (d.pendingInputs as unknown[]).map(String) } : {}),
     failure: withAt<TaskFailure>(d.failure),
     error: d.error as TaskInspection['error'],
   };

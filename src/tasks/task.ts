@@ -199,6 +199,8 @@ export interface TaskInspection {
   history?: TaskStatusChange[];
   failure: TaskFailure | undefined;
   error: TaskError | undefined;
+  /** Keys of the input requests still waiting for an answer (the operators' detail; absent elsewhere). */
+  pendingInputs?: string[];
 }
 
 /** One step of an inspection. */

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../src/advanced.js';
 import { startAdminServer, TOKENS, waitUntil, type AdminServer, type Who } from '../support/admin-api.js';
 import { BIN } from '../support/cli.js';
 
@@ -12,6 +13,7 @@ let server: AdminServer;
 const failed: string[] = [];
 let quickB = '';
 let slowA = '';
+let askingA = '';
 
 interface Run {
   code: number | null;
@@ -45,8 +47,16 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i += 1) failed.push(await server.create('alice', 'flaky_steps'));
   quickB = await server.create('bob', 'quick_job');
   slowA = await server.create('alice', 'slow_job', { ms: 60_000 });
+  // Asking for input needs a client that takes elicitation.
+  const asker = createHttpClient({
+    url: server.proc.url,
+    token: TOKENS.alice,
+    capabilities: { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+  });
+  askingA = String((await asker.request('tools/call', { name: 'ask_job', arguments: {} })).result.taskId);
   for (const id of failed) await waitUntil(async () => (await statusOf(id)) === 'failed', `${id} to fail`);
   await waitUntil(async () => (await statusOf(quickB)) === 'completed', 'the quick job');
+  await waitUntil(async () => (await statusOf(askingA)) === 'input_required', 'the question');
 }, 60_000);
 
 afterAll(async () => {
@@ -57,7 +67,7 @@ describe('durable-mcp admin against the operator API', () => {
   it('lists with filters, following every page, within the operator’s tenants', async () => {
     const all = await json('root', ['tasks', 'list', '--all', '--limit', '2']);
     const ids = (all.items as { id: string }[]).map((t) => t.id);
-    expect(new Set(ids)).toEqual(new Set([...failed, quickB, slowA]));
+    expect(new Set(ids)).toEqual(new Set([...failed, quickB, slowA, askingA]));
     const flaky = await json('root', ['tasks', 'list', '--tool', 'flaky_steps', '--status', 'failed']);
     expect((flaky.items as { id: string }[]).map((t) => t.id).sort()).toEqual([...failed].sort());
     // The operator of tenant A never sees tenant B's task.
@@ -80,6 +90,8 @@ describe('durable-mcp admin against the operator API', () => {
     expect(detail.code).toBe(0);
     expect(detail.stdout).toContain('flaky_steps@2');
     expect(detail.stdout).toMatch(/step c broke/);
+    // A task that waits names the input it waits for (its key, never the request's content).
+    expect((await admin('opsA', ['tasks', 'get', askingA])).stdout).toContain('waiting for input: go');
     const retried = await admin('opsA', ['tasks', 'retry', first]);
     expect(retried.code).toBe(0);
     await waitUntil(async () => (await statusOf(first)) === 'completed', 'the retried task');

@@ -133,6 +133,7 @@ function facts(t: TaskDetail): HTMLElement {
       t.leaseOwner === undefined ? 'none' : h('span', {}, `${t.leaseOwner} until `, time(t.leaseUntil)),
     ],
     ['Wakes', time(t.wakeAt)],
+    ['Waiting for input', t.pendingInputs === undefined ? '—' : t.pendingInputs.join(', ')],
     ['Cancel requested', t.cancelRequested ? 'yes' : 'no'],
     ['Idempotency key', t.idempotencyKey ?? '—'],
   ];

@@ -66,6 +66,8 @@ export interface TaskDetail extends TaskRow {
   arguments?: unknown;
   inputs?: { key: string; request?: unknown; answer?: unknown }[];
   result?: unknown;
+  /** While the task waits for input: the keys of the requests still unanswered. */
+  pendingInputs?: string[];
   /** The statuses the task took (the last 100), oldest first; absent from servers without it. */
   history?: { at: string; status: TaskStatus; statusMessage?: string }[];
   failure?: {

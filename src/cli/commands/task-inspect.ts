@@ -48,6 +48,7 @@ export function describeInspection(t: TaskInspection): string {
   lines.push(`  created ${iso(t.createdAt)}, updated ${iso(t.updatedAt)}, expires ${iso(t.expiresAt)}`);
   if (t.wakeAt !== undefined) lines.push(`  waiting until ${iso(t.wakeAt)}`);
   if (t.leaseOwner !== undefined) lines.push(`  leased by ${t.leaseOwner} until ${iso(t.leaseUntil)}`);
+  if (t.pendingInputs !== undefined) lines.push(`  waiting for input: ${t.pendingInputs.join(', ')}`);
   if (t.cancelRequested) lines.push('  cancel requested');
   if (t.idempotencyKey !== undefined) lines.push(`  idempotency key ${t.idempotencyKey}`);
   if (t.error !== undefined) lines.push(`  error ${JSON.stringify(t.error)}`);

@@ -48,6 +48,23 @@ export function adminActionsContract(h: ContractStore): void {
       expect(await admin.detail(ALL, 'task_missing', h.t)).toBeUndefined();
     });
 
+    it('names the input requests still unanswered while the task waits, and none otherwise', async () => {
+      const run = await h.running();
+      const requests = { k2: { method: 'elicitation/create' }, k1: { method: 'elicitation/create' } };
+      const asking = { kind: 'input_required', requests } as const;
+      expect(await h.store.finish(run.id, run.token, asking, h.t)).toBe(true);
+      const admin = adminOf(h);
+      expect((await admin.detail(ALL, run.id, h.t))?.pendingInputs).toEqual(['k1', 'k2']);
+      expect(
+        await h.store.answer(run.id, ALICE, { k1: { action: 'accept', content: {} } }, h.t + 1),
+      ).toMatchObject({
+        ok: true,
+      });
+      expect((await admin.detail(ALL, run.id, h.t + 1))?.pendingInputs).toEqual(['k2']);
+      const working = await seed(h, { createdAt: T0 + 5 });
+      expect((await admin.detail(ALL, working, h.t))?.pendingInputs).toBeUndefined();
+    });
+
     it('cancels as the owner would: at once when idle, by flag when running; terminal when finished', async () => {
       const idle = await h.store.create(newTask({ createdAt: h.t }));
       const seen = watch(h);

@@ -70,7 +70,10 @@ export function postgresAdmin(
 
     async detail(scope, id, now) {
       const found = await inspect(id, now);
-      return found !== undefined && inAdminScope(scope, found.owner.tenant) ? found : undefined;
+      if (found === undefined || !inAdminScope(scope, found.owner.tenant)) return undefined;
+      if (found.status !== 'input_required') return found;
+      const keys = await db.query<{ key: string }>(sql.pendingInputs, [id]);
+      return { ...found, pendingInputs: keys.map((r) => r.key) };
     },
 
     async payloads(scope, id) {

@@ -45,7 +45,9 @@ export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin
 
     async detail(scope, id, now) {
       const found = await deps.inspect(id, now);
-      return found !== undefined && inAdminScope(scope, found.owner.tenant) ? found : undefined;
+      if (found === undefined || !inAdminScope(scope, found.owner.tenant)) return undefined;
+      if (found.status !== 'input_required') return found;
+      return { ...found, pendingInputs: guarded(() => aq.pendingInputs(id)) };
     },
 
     async payloads(scope, id) {

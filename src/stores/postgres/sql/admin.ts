@@ -52,6 +52,10 @@ export function adminSql(s: string, notify: Notify) {
 
     ownerOf: `SELECT tenant, principal, status FROM ${s}.tasks WHERE id = $1`,
 
+    /** Keys of the task's input requests still waiting for an answer, in the order asked. */
+    pendingInputs: `SELECT key FROM ${s}.task_inputs WHERE task_id = $1 AND answer IS NULL AND NOT superseded
+      ORDER BY asked_at, key COLLATE "C"`,
+
     /** The task's tenant and payload columns: arguments, result and `[key, request, answer]` rows in the order asked. */
     payloads: `
       SELECT t.id, t.tenant, t.args, t.result,

@@ -78,6 +78,9 @@ export function prepareAdminQueries(db: SqliteDatabase) {
   };
   const overviews = { all: prepareOverview(db, undefined), some: prepareOverview(db, []) };
   const ownerOf = db.prepare(`SELECT tenant, principal, status FROM tasks WHERE id = ?`);
+  const pendingInputs = db.prepare(
+    `SELECT key FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
+  );
   // Failed attempts of steps without a result are forgotten: the retried step's policy counts afresh.
   const forgetFailedAttempts = db.prepare(`
     DELETE FROM task_step_attempts
@@ -96,6 +99,7 @@ export function prepareAdminQueries(db: SqliteDatabase) {
     },
     ownerOf: (id: string) =>
       ownerOf.get(id) as { tenant: string; principal: string; status: TaskStatus } | undefined,
+    pendingInputs: (id: string) => (pendingInputs.all(id) as { key: string }[]).map((r) => r.key),
     payloads: preparePayloads(db),
     /** Makes a failed task runnable again from its steps; false when it is not failed. */
     retry(id: string, owner: { tenant: string; principal: string }, message: string, now: number): boolean {
