@@ -23,6 +23,8 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Requests safe to repeat sent again after HTTP 502/503 or a refused or reset connection (see RetryOptions). */
   retry?: RetryOptions | false;
+  /** The JSON-RPC id of the first request (default 1); each next one is one more. */
+  firstId?: number;
 }
 
 export interface RpcReply {
@@ -50,7 +52,7 @@ export function createHttpClient(options: ClientOptions): McpHttpClient {
     retry: options.retry,
   });
   const version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
-  let nextId = 1;
+  let nextId = options.firstId ?? 1;
 
   async function request(
     method: string,

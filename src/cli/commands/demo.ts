@@ -1,20 +1,27 @@
-// `durable-mcp demo`: runs the generate_report flow over real HTTP, restarts the server, shows the task survived.
+// `durable-mcp demo`: runs the generate_report flow over real HTTP and prints the reference sequence of the lesson
+// (six requests, ids 0–5), then checks what the lesson asks a reader to verify, then restarts the server and shows
+// the task survived. Waiting between the shown requests is done by a second client, so no shown id is spent on it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHttpClient, type McpHttpClient } from '../../client/http-client.js';
+import { ProtocolError } from '../../wire/protocol-error.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { VERSION } from '../../version.js';
-import { parseFlags } from '../args.js';
+import { parseFlags, UsageError } from '../args.js';
 
-export const demoUsage = `durable-mcp demo [--store PATH]
-  Starts a server on a free loopback port (demo tools, SQLite store), runs generate_report as a durable task:
-  create, poll, answer the approval, poll to completion; then restarts the server on the same store and reads
-  the task again. Prints one line per response: id=N resultType=… status=…`;
+export const demoUsage = `durable-mcp demo [--store PATH] [--output json]
+  Starts a server on a free loopback port (demo tools, SQLite store) and runs generate_report as a durable task,
+  printing one line per shown request (ids 0–5): discover, create, working, input_required, the answer, completed.
+  Then checks that tasks/status, tasks/result and tasks/list answer method-not-found, that tools/list is
+  deterministic and that task methods need their task id in Mcp-Name; then restarts the server on the same store
+  and reads the task again. --output json prints one JSON document instead.`;
 
 const BIN = fileURLToPath(new URL('../../../../bin/durable-mcp.js', import.meta.url));
+const CAPS = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
+const TERMINAL = ['completed', 'failed', 'cancelled'];
 
 interface Server {
   child: ChildProcess;
@@ -25,9 +32,7 @@ function startServer(store: string, port: number): Promise<Server> {
   const child = spawn(
     process.execPath,
     [BIN, 'serve', '--port', String(port), '--store', store, '--tools', 'demo'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new Promise((resolve, reject) => {
     let out = '';
@@ -42,86 +47,155 @@ function startServer(store: string, port: number): Promise<Server> {
 
 const stopServer = (s: Server): Promise<void> =>
   new Promise((resolve) => {
+    if (s.child.exitCode !== null) return resolve();
     s.child.once('exit', () => resolve());
     s.child.kill('SIGTERM');
   });
 
-const line = (id: unknown, result: Record<string, unknown>, extra = ''): void =>
-  console.log(
-    `id=${String(id)} resultType=${String(result.resultType)} status=${String(result.status ?? '-')}${extra}`,
-  );
+interface Shown {
+  id: number;
+  resultType: string;
+  /** The task's status, or `ack` for a result without one. */
+  status: string;
+}
 
-async function followUntil(
-  client: McpHttpClient,
-  taskId: string,
-  until: string[],
-  lastPrinted: string,
-  /** Print only the final status (after an answer the task may pass through working again). */
-  finalOnly = false,
-): Promise<Record<string, unknown>> {
-  let printed = lastPrinted;
-  for (let i = 0; i < 600; i++) {
-    const reply = await client.request('tasks/get', { taskId });
-    const status = String(reply.result.status);
-    if (status !== printed && (!finalOnly || until.includes(status))) {
-      line(reply.id, reply.result);
-      printed = status;
-    }
-    if (until.includes(status)) return reply.result;
-    await new Promise((r) => setTimeout(r, Number(reply.result.pollIntervalMs ?? 500)));
+const shown = (id: unknown, result: Record<string, unknown>): Shown => ({
+  id: Number(id),
+  resultType: String(result.resultType),
+  status: String(result.status ?? 'ack'),
+});
+
+const showLine = ({ id, resultType, status }: Shown): string =>
+  `id=${id} resultType=${resultType} status=${status}`;
+
+/** Polls (with the hidden client) until the task reaches one of `until`. */
+async function waitFor(hidden: McpHttpClient, taskId: string, until: string[]): Promise<void> {
+  for (let i = 0; i < 1_200; i++) {
+    const { result } = await hidden.request('tasks/get', { taskId });
+    if (until.includes(String(result.status))) return;
+    await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`task ${taskId} did not reach ${until.join('/')} in time`);
+}
+
+interface Check {
+  check: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The code of the error a request gets, or undefined when it succeeds. */
+async function errorCode(run: () => Promise<unknown>): Promise<number | undefined> {
+  try {
+    await run();
+    return undefined;
+  } catch (err) {
+    if (err instanceof ProtocolError) return err.code;
+    throw err;
+  }
+}
+
+/** What the lesson asks a reader to verify on the modern service. */
+async function checks(url: string, hidden: McpHttpClient, taskId: string): Promise<Check[]> {
+  const out: Check[] = [];
+  for (const method of ['tasks/status', 'tasks/result', 'tasks/list']) {
+    const code = await errorCode(() => hidden.request(method, { taskId }));
+    out.push({ check: method, ok: code === -32601, detail: `method not found (${String(code)})` });
+  }
+  const [a, b] = [await hidden.request('tools/list'), await hidden.request('tools/list')];
+  const same = JSON.stringify(a.result) === JSON.stringify(b.result);
+  out.push({ check: 'tools/list', ok: same, detail: same ? 'deterministic' : 'differs between calls' });
+  // The client mirrors the task id in Mcp-Name; a request whose header names another task is refused.
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tasks/get',
+      'mcp-name': 'task_not_this_one',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'check',
+      method: 'tasks/get',
+      params: {
+        taskId,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': CAPS,
+        },
+      },
+    }),
+  });
+  const body = (await res.json()) as { error?: { code?: number } };
+  const code = body.error?.code;
+  out.push({
+    check: 'Mcp-Name',
+    ok: code === -32020,
+    detail: `mirrors the task id on task methods; another id is refused (${String(code)})`,
+  });
+  return out;
+}
+
+async function run(client: McpHttpClient, hidden: McpHttpClient, url: string) {
+  const steps: Shown[] = [];
+  const discover = await client.request('server/discover');
+  steps.push(shown(discover.id, discover.result));
+  const created = await client.request('tools/call', {
+    name: 'generate_report',
+    arguments: { size: 'medium' },
+  });
+  steps.push(shown(created.id, created.result));
+  const taskId = String(created.result.taskId);
+  const working = await client.request('tasks/get', { taskId });
+  steps.push(shown(working.id, working.result));
+  await waitFor(hidden, taskId, ['input_required', ...TERMINAL]);
+  const waiting = await client.request('tasks/get', { taskId });
+  steps.push(shown(waiting.id, waiting.result));
+  const keys = Object.keys((waiting.result.inputRequests as Record<string, unknown> | undefined) ?? {});
+  const answers = Object.fromEntries(keys.map((k) => [k, { action: 'accept', content: { approved: true } }]));
+  const ack = await client.request('tasks/update', { taskId, inputResponses: answers });
+  steps.push(shown(ack.id, ack.result));
+  await waitFor(hidden, taskId, TERMINAL);
+  const done = await client.request('tasks/get', { taskId });
+  steps.push(shown(done.id, done.result));
+  return { steps, taskId, done: done.result, checks: await checks(url, hidden, taskId) };
 }
 
 const withoutMeta = (r: Record<string, unknown>): string => JSON.stringify({ ...r, _meta: undefined });
 
 export async function demo(argv: string[]): Promise<void> {
-  const { values } = parseFlags(argv, { store: { type: 'string' } });
+  const { values } = parseFlags(argv, { store: { type: 'string' }, output: { type: 'string' } });
+  if (values.output !== undefined && values.output !== 'json') throw new UsageError('--output must be json');
+  const json = values.output === 'json';
   const dir = values.store === undefined ? mkdtempSync(join(tmpdir(), 'durable-mcp-demo-')) : undefined;
   const store = (values.store as string | undefined) ?? join(dir as string, 'tasks.db');
   let server = await startServer(store, 0);
   try {
     const port = Number(new URL(server.url).port);
-    console.log(`server ${server.url} (store ${store})`);
-    const client = createHttpClient({
-      url: server.url,
-      clientInfo: { name: 'durable-mcp-demo', version: VERSION },
-      capabilities: { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } },
-    });
-    const discover = await client.request('server/discover');
-    line(discover.id, discover.result);
-    const created = await client.request('tools/call', {
-      name: 'generate_report',
-      arguments: { size: 'medium' },
-    });
-    line(created.id, created.result, ` taskId=${String(created.result.taskId)}`);
-    const taskId = String(created.result.taskId);
-    const waiting = await followUntil(
-      client,
-      taskId,
-      ['input_required', 'completed', 'failed', 'cancelled'],
-      '',
-    );
-    const keys = Object.keys((waiting.inputRequests as Record<string, unknown> | undefined) ?? {});
-    const answers = Object.fromEntries(
-      keys.map((k) => [k, { action: 'accept', content: { approved: true } }]),
-    );
-    const ack = await client.request('tasks/update', { taskId, inputResponses: answers });
-    line(ack.id, ack.result);
-    const done = await followUntil(
-      client,
-      taskId,
-      ['completed', 'failed', 'cancelled'],
-      'input_required',
-      true,
-    );
-    console.log('restarting the server on the same store…');
+    if (!json) console.error(`server ${server.url} (store ${store})`);
+    const clientInfo = { name: 'durable-mcp-demo', version: VERSION };
+    const client = createHttpClient({ url: server.url, clientInfo, capabilities: CAPS, firstId: 0 });
+    const hidden = createHttpClient({ url: server.url, clientInfo, capabilities: CAPS, firstId: 1_000 });
+    const result = await run(client, hidden, server.url);
+    if (!json) {
+      for (const step of result.steps) console.log(showLine(step));
+      for (const c of result.checks) console.log(`check ${c.check}: ${c.ok ? 'ok' : 'FAILED'}, ${c.detail}`);
+      console.log('restarting the server on the same store…');
+    }
     await stopServer(server);
     server = await startServer(store, port);
-    const again = await client.request('tasks/get', { taskId });
-    const same = withoutMeta(again.result) === withoutMeta(done);
-    line(again.id, again.result, ` (after restart: ${same ? 'identical snapshot' : 'snapshot differs'})`);
-    if (!same) process.exitCode = 1;
+    const again = await client.request('tasks/get', { taskId: result.taskId });
+    const same = withoutMeta(again.result) === withoutMeta(result.done);
+    if (json) {
+      const restart = { ...shown(again.id, again.result), identical: same };
+      console.log(JSON.stringify({ responses: result.steps, checks: result.checks, restart }, null, 2));
+    } else
+      console.log(
+        `${showLine(shown(again.id, again.result))} (after restart: ${same ? 'identical snapshot' : 'snapshot differs'})`,
+      );
+    if (!same || result.checks.some((c) => !c.ok)) process.exitCode = 1;
   } finally {
     await stopServer(server);
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
