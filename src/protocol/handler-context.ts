@@ -43,7 +43,7 @@ class RoundContext implements HandlerContext {
     return this.round.state;
   }
 
-  async step<T extends JsonValue>(
+  async step<T extends JsonValue | void>(
     name: string,
     fn: (attempt: StepAttempt) => T | Promise<T>,
     options?: StepOptions,

@@ -3,6 +3,7 @@ import { runAttempt } from '../tasks/attempt.js';
 import { systemClock } from '../tasks/clock.js';
 import {
   isControlFlow,
+  keptStepValue,
   markStepError,
   stepOptionsProblem,
   type StepAttempt,
@@ -44,7 +45,10 @@ export async function runStepInline<T>(
   const policy = resolveRetryPolicy(options.retry);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await runAttempt(systemClock, name, fn, attempt, options.timeoutMs, signal);
+      return keptStepValue(
+        name,
+        await runAttempt(systemClock, name, fn, attempt, options.timeoutMs, signal),
+      ) as T;
     } catch (err) {
       if (signal.aborted || isControlFlow(err)) throw err;
       if (!isRetryable(policy, err, attempt)) {

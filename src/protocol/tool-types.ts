@@ -56,11 +56,12 @@ export interface HandlerContext {
   readonly taskId: string | undefined;
   /**
    * Runs `fn` until an attempt succeeds: as a task, its JSON result is then stored and a replay (after input, a
-   * crash, on another replica) returns it without running `fn` again. `options.retry` retries failing attempts
+   * crash, on another replica) returns it without running `fn` again. Every run gets the value as JSON keeps it (a
+   * Date as its string; nothing as null); a value JSON cannot hold (a BigInt, a cycle) fails the step. `options.retry` retries failing attempts
    * (as a task the wait between them is durable: the run ends and any process retries on time); `timeoutMs` bounds
    * each attempt. The final error is thrown. Synchronously, attempts and waits happen within the request.
    */
-  step<T extends JsonValue>(
+  step<T extends JsonValue | void>(
     name: string,
     fn: (attempt: StepAttempt) => T | Promise<T>,
     options?: StepOptions,

@@ -1,5 +1,5 @@
 // What a task run sees of the runtime (steps, waits, status, cancellation), and the runner the protocol layer provides.
-import { retryPolicyProblem, type RetryPolicy } from './retry.js';
+import { NonRetryableError, retryPolicyProblem, type RetryPolicy } from './retry.js';
 import type { ClaimedTask, JsonValue, RunOutcome } from './task.js';
 
 /** What one attempt of a step gets. */
@@ -15,6 +15,25 @@ export interface StepOptions {
   retry?: RetryPolicy;
   /** Each attempt's time bound: its signal fires, it counts as failed, and a result arriving later is dropped. */
   timeoutMs?: number;
+}
+
+/**
+ * What a step's result is kept as, and what every run gets back, its first run included, so a replay sees exactly
+ * what the first run saw: the value through JSON, with nothing (undefined, as from a step that only has side
+ * effects) kept as null. A value JSON cannot hold (a BigInt, a cycle, a function) fails the step for good, naming it.
+ */
+export function keptStepValue(name: string, value: unknown): JsonValue {
+  if (value === undefined) return null;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new NonRetryableError(`step "${name}" returned a value JSON cannot hold (${why})`, { cause: err });
+  }
+  if (text === undefined)
+    throw new NonRetryableError(`step "${name}" returned a ${typeof value}, which JSON cannot hold`);
+  return JSON.parse(text) as JsonValue;
 }
 
 /** Step options from several layers (server, tool, step): later ones win, retry policies field by field. */
@@ -46,7 +65,7 @@ export interface ExecutionContext {
    * Runs `fn` until one attempt succeeds, then never again for the task's life: later runs get the stored result.
    * A failed attempt with attempts left ends the run; the task waits in the store and any process retries it.
    */
-  step<T extends JsonValue>(
+  step<T extends JsonValue | void>(
     name: string,
     fn: (attempt: StepAttempt) => T | Promise<T>,
     options?: StepOptions,

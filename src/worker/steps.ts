@@ -4,6 +4,7 @@ import { StoreUnavailableError } from '../tasks/errors.js';
 import {
   errorParts,
   isControlFlow,
+  keptStepValue,
   LeaseLostError,
   markStepError,
   NonDeterminismError,
@@ -191,7 +192,10 @@ export function createSteps(
       let value: JsonValue;
       const startedAt = clock.now();
       try {
-        value = (await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal)) as JsonValue;
+        value = keptStepValue(
+          name,
+          await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal),
+        );
       } catch (err) {
         // A run that is stopping, and the runtime's own signals, are not failures of the step.
         if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
