@@ -90,5 +90,5 @@ export type {
 export { createPayloadCipher, parseKeyring } from './tasks/payload-cipher.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
 export { createHttpClient } from './client/http-client.js';
-export type { ClientOptions, McpHttpClient, RpcReply } from './client/http-client.js';
+export type { ClientOptions, HttpRequestOptions, McpHttpClient, RpcReply } from './client/http-client.js';
 export type { RetryOptions } from './client/retry.js';

@@ -35,12 +35,15 @@ export interface RpcReply {
   result: JsonObject;
 }
 
+export interface HttpRequestOptions {
+  capabilities?: JsonObject;
+  signal?: AbortSignal;
+  onNotification?: (notification: JsonObject) => void;
+}
+
 export interface McpHttpClient {
-  request(
-    method: string,
-    params?: JsonObject,
-    options?: { capabilities?: JsonObject; signal?: AbortSignal },
-  ): Promise<RpcReply>;
+  /** `onNotification` sees each notification as it arrives (on a stream), before the reply. */
+  request(method: string, params?: JsonObject, options?: HttpRequestOptions): Promise<RpcReply>;
   call(method: string, params?: JsonObject, options?: { capabilities?: JsonObject }): Promise<JsonObject>;
 }
 
@@ -57,7 +60,7 @@ export function createHttpClient(options: ClientOptions): McpHttpClient {
   async function request(
     method: string,
     params: JsonObject = {},
-    opts: { capabilities?: JsonObject; signal?: AbortSignal } = {},
+    opts: HttpRequestOptions = {},
   ): Promise<RpcReply> {
     const id: RequestId = nextId++;
     const meta: JsonObject = {
@@ -68,7 +71,13 @@ export function createHttpClient(options: ClientOptions): McpHttpClient {
     const notifications: JsonObject[] = [];
     const { message, status = 0 } = await transport.send(
       { id, method, params: { ...params, _meta: { ...meta, ...(params._meta as JsonObject) } } },
-      { signal: opts.signal, onNotification: (n) => notifications.push(n) },
+      {
+        signal: opts.signal,
+        onNotification: (n) => {
+          notifications.push(n);
+          opts.onNotification?.(n);
+        },
+      },
     );
     if (isJsonObject(message.error)) {
       const e = message.error;

@@ -1,6 +1,7 @@
 // `durable-mcp demo`: runs the generate_report flow over real HTTP and prints the reference sequence of the lesson
 // (six requests, ids 0–5), then checks what the lesson asks a reader to verify, then restarts the server and shows
-// the task survived. Waiting between the shown requests is done by a second client, so no shown id is spent on it.
+// the task survived. Waiting between the shown requests is done on the task's changes, pushed on one
+// subscriptions/listen stream of a second client, so no shown id is spent on it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { parseFlags, UsageError } from '../args.js';
 export const demoUsage = `durable-mcp demo [--store PATH] [--output json]
   Starts a server on a free loopback port (demo tools, SQLite store) and runs generate_report as a durable task,
   printing one line per shown request (ids 0–5): discover, create, working, input_required, the answer, completed.
+  The waits in between follow the task's changes on one subscriptions/listen stream, so they spend no shown id.
   Then checks that tasks/status, tasks/result and tasks/list answer method-not-found, that tools/list is
   deterministic and that task methods need their task id in Mcp-Name; then restarts the server on the same store
   and reads the task again. --output json prints one JSON document instead.`;
@@ -68,14 +70,62 @@ const shown = (id: unknown, result: Record<string, unknown>): Shown => ({
 const showLine = ({ id, resultType, status }: Shown): string =>
   `id=${id} resultType=${resultType} status=${status}`;
 
-/** Polls (with the hidden client) until the task reaches one of `until`. */
-async function waitFor(hidden: McpHttpClient, taskId: string, until: string[]): Promise<void> {
-  for (let i = 0; i < 1_200; i++) {
-    const { result } = await hidden.request('tasks/get', { taskId });
-    if (until.includes(String(result.status))) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`task ${taskId} did not reach ${until.join('/')} in time`);
+/**
+ * Waits on the task's changes: one subscriptions/listen stream of the watching client (a POST answered with events),
+ * open from creation to the end, which gets the task's snapshot at once and then each change. No request is spent
+ * on a wait, and none by the shown client.
+ */
+function watchTask(watcher: McpHttpClient, taskId: string) {
+  const stop = new AbortController();
+  let status: string | undefined;
+  let failure: Error | undefined;
+  const waiting = new Set<() => void>();
+  const wake = (): void => {
+    for (const w of waiting) w();
+  };
+  void watcher
+    .request(
+      'subscriptions/listen',
+      { notifications: { taskIds: [taskId] } },
+      {
+        signal: stop.signal,
+        onNotification: (m) => {
+          const p = m.params as Record<string, unknown> | undefined;
+          if (m.method !== 'notifications/tasks' || p?.taskId !== taskId) return;
+          status = String(p.status);
+          wake();
+        },
+      },
+    )
+    .then(
+      () => (failure = new Error('the listen stream ended before the task did')),
+      (err: unknown) => (failure = err instanceof Error ? err : new Error(String(err))),
+    )
+    .finally(wake);
+  return {
+    /** Resolves once the task's pushed status is one of `until`. */
+    async until(until: string[]): Promise<void> {
+      const deadline = setTimeout(() => {
+        failure ??= new Error(`task ${taskId} did not reach ${until.join('/')} in time`);
+        wake();
+      }, 60_000);
+      try {
+        while (status === undefined || !until.includes(status)) {
+          if (failure !== undefined && !stop.signal.aborted) throw failure;
+          await new Promise<void>((resolve) => {
+            const w = (): void => {
+              waiting.delete(w);
+              resolve();
+            };
+            waiting.add(w);
+          });
+        }
+      } finally {
+        clearTimeout(deadline);
+      }
+    },
+    close: (): void => stop.abort(),
+  };
 }
 
 interface Check {
@@ -138,7 +188,7 @@ async function checks(url: string, hidden: McpHttpClient, taskId: string): Promi
   return out;
 }
 
-async function run(client: McpHttpClient, hidden: McpHttpClient, url: string) {
+async function run(client: McpHttpClient, watcher: McpHttpClient, url: string) {
   const steps: Shown[] = [];
   const discover = await client.request('server/discover');
   steps.push(shown(discover.id, discover.result));
@@ -148,19 +198,26 @@ async function run(client: McpHttpClient, hidden: McpHttpClient, url: string) {
   });
   steps.push(shown(created.id, created.result));
   const taskId = String(created.result.taskId);
-  const working = await client.request('tasks/get', { taskId });
-  steps.push(shown(working.id, working.result));
-  await waitFor(hidden, taskId, ['input_required', ...TERMINAL]);
-  const waiting = await client.request('tasks/get', { taskId });
-  steps.push(shown(waiting.id, waiting.result));
-  const keys = Object.keys((waiting.result.inputRequests as Record<string, unknown> | undefined) ?? {});
-  const answers = Object.fromEntries(keys.map((k) => [k, { action: 'accept', content: { approved: true } }]));
-  const ack = await client.request('tasks/update', { taskId, inputResponses: answers });
-  steps.push(shown(ack.id, ack.result));
-  await waitFor(hidden, taskId, TERMINAL);
-  const done = await client.request('tasks/get', { taskId });
-  steps.push(shown(done.id, done.result));
-  return { steps, taskId, done: done.result, checks: await checks(url, hidden, taskId) };
+  const watch = watchTask(watcher, taskId);
+  try {
+    const working = await client.request('tasks/get', { taskId });
+    steps.push(shown(working.id, working.result));
+    await watch.until(['input_required', ...TERMINAL]);
+    const waiting = await client.request('tasks/get', { taskId });
+    steps.push(shown(waiting.id, waiting.result));
+    const keys = Object.keys((waiting.result.inputRequests as Record<string, unknown> | undefined) ?? {});
+    const answers = Object.fromEntries(
+      keys.map((k) => [k, { action: 'accept', content: { approved: true } }]),
+    );
+    const ack = await client.request('tasks/update', { taskId, inputResponses: answers });
+    steps.push(shown(ack.id, ack.result));
+    await watch.until(TERMINAL);
+    const done = await client.request('tasks/get', { taskId });
+    steps.push(shown(done.id, done.result));
+    return { steps, taskId, done: done.result, checks: await checks(url, watcher, taskId) };
+  } finally {
+    watch.close();
+  }
 }
 
 const withoutMeta = (r: Record<string, unknown>): string => JSON.stringify({ ...r, _meta: undefined });
@@ -177,8 +234,8 @@ export async function demo(argv: string[]): Promise<void> {
     if (!json) console.error(`server ${server.url} (store ${store})`);
     const clientInfo = { name: 'durable-mcp-demo', version: VERSION };
     const client = createHttpClient({ url: server.url, clientInfo, capabilities: CAPS, firstId: 0 });
-    const hidden = createHttpClient({ url: server.url, clientInfo, capabilities: CAPS, firstId: 1_000 });
-    const result = await run(client, hidden, server.url);
+    const watcher = createHttpClient({ url: server.url, clientInfo, capabilities: CAPS, firstId: 1_000 });
+    const result = await run(client, watcher, server.url);
     if (!json) {
       for (const step of result.steps) console.log(showLine(step));
       for (const c of result.checks) console.log(`check ${c.check}: ${c.ok ? 'ok' : 'FAILED'}, ${c.detail}`);
