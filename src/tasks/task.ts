@@ -256,6 +256,9 @@ export function inspectionSteps(
   });
 }
 
+/** The status message of a task whose last outstanding input was just answered (it is working again). */
+export const RESUMED_STATUS_MESSAGE = 'Input received; the task is in progress.';
+
 /** Why a lookup found nothing usable. Foreign, purged and never-existing ids are all `not_found`. */
 export type LookupMiss = 'not_found' | 'expired';
 

@@ -120,7 +120,8 @@ export function createTaskRunner(
         const error = { code: ErrorCode.InternalError, message: UNSERIALIZABLE_RESULT };
         return { kind: 'failed', error, statusMessage: 'The tool returned a result that is not JSON.' };
       }
-      return { kind: 'completed', result };
+      // Said outright: the message the run set last (or an input's wait) is no longer what the task is doing.
+      return { kind: 'completed', result, statusMessage: 'The task completed.' };
     } catch (err) {
       // Neither ends the task: the worker ends this run without a write, and the task runs again later.
       if (err instanceof LeaseLostError || err instanceof StoreUnavailableError) throw err;

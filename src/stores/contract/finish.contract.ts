@@ -1,6 +1,6 @@
 // The TaskStore contract: How a run ends: each outcome, fenced by its token, and terminal states that never change.
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../tasks/task.js';
+import { RESUMED_STATUS_MESSAGE, type JsonObject } from '../../tasks/task.js';
 import { ALICE, LEASE, newTask, T0, type ContractStore } from './harness.contract.js';
 
 export function finishContract(h: ContractStore): void {
@@ -111,6 +111,8 @@ export function finishContract(h: ContractStore): void {
       ).toEqual({ ok: true, resumed: true });
       got = await h.snap(task.id);
       expect(got.status).toBe('working');
+      // No longer "waiting for input": the answer says so.
+      expect(got.statusMessage).toBe(RESUMED_STATUS_MESSAGE);
       expect(got.inputRequests).toEqual({});
       expect(got.updatedAt).toBe(T0 + 15);
       expect(await h.store.countRunnable(h.t)).toBe(1);

@@ -1,6 +1,6 @@
 // The TaskStore contract: what operators read of a task's story (TaskInspection.history and step timings).
 import { describe, expect, it } from 'vitest';
-import type { TaskInspection } from '../../tasks/task.js';
+import { RESUMED_STATUS_MESSAGE, type TaskInspection } from '../../tasks/task.js';
 import { ALICE, must, newTask, T0, type ContractStore } from './harness.contract.js';
 
 /** The most entries a store keeps of one task's history. */
@@ -30,7 +30,7 @@ export function historyContract(h: ContractStore): void {
       expect(await historyOf(task.id)).toEqual([
         { at: T0, status: 'working', statusMessage: 'Queued.' },
         { at: T0 + 20, status: 'input_required', statusMessage: 'Waiting for approval.' },
-        { at: T0 + 30, status: 'working' },
+        { at: T0 + 30, status: 'working', statusMessage: RESUMED_STATUS_MESSAGE },
         { at: T0 + 50, status: 'completed', statusMessage: 'Done.' },
       ]);
     });

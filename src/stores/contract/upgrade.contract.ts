@@ -1,6 +1,7 @@
 // One upgrade scenario for both backends' migration tests: tasks stored before the upgrade resume after it.
 import { expect } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
+import { RESUMED_STATUS_MESSAGE } from '../../tasks/task.js';
 import { ALICE, newTask } from './harness.contract.js';
 
 /**
@@ -55,5 +56,8 @@ export async function expectUpgradedInspection(
   expect(ran?.history).toEqual([{ at: t0 + 2_003, status: 'completed', statusMessage: 'Queued.' }]);
   expect(ran?.steps).toEqual([{ name: 'fetched', done: true, failedAttempts: 0, lastFailure: undefined }]);
   const asked = await store.inspect?.(asking, t0 + 2_005);
-  expect(asked?.history).toEqual([{ at: t0 + 2_001, status: 'working' }]);
+  // Answered: working again, and saying so.
+  expect(asked?.history).toEqual([
+    { at: t0 + 2_001, status: 'working', statusMessage: RESUMED_STATUS_MESSAGE },
+  ]);
 }

@@ -1,7 +1,7 @@
 // The owner's writes (answer, cancel): one READ COMMITTED transaction each, holding the task's row lock from the
 // first read to the commit, so a concurrent completion, cancel or answer waits and then re-checks its condition.
 import type { AnswerResult, CancelResult } from '../../tasks/store.js';
-import type { JsonObject, TaskOwner } from '../../tasks/task.js';
+import { RESUMED_STATUS_MESSAGE, type JsonObject, type TaskOwner } from '../../tasks/task.js';
 import { missOf, withCommitted, type StoreContext } from './context.js';
 import { toNumber, type SnapshotColumns } from './rows.js';
 import { sealedAt } from '../payload-sealing.js';
@@ -42,7 +42,7 @@ export async function answerInputs(
     ]);
     if (counts === undefined || counts.answered === 0) return { ok: true, resumed: false };
     const resumed = counts.open_before === counts.answered;
-    [touched] = await run<SnapshotColumns>(q.touchAfterAnswer, [id, now, resumed]);
+    [touched] = await run<SnapshotColumns>(q.touchAfterAnswer, [id, now, resumed, RESUMED_STATUS_MESSAGE]);
     changed = true;
     return { ok: true, resumed };
   });

@@ -22,12 +22,13 @@ export function ownerWriteSql(s: string, notify: Notify) {
 
     /**
      * $2 now, $3 resumed: a task all of whose input is answered is runnable again, at a new place in line
-     * (fragments.ts, fairPlace).
+     * (fragments.ts, fairPlace), $4 its status message then.
      */
     touchAfterAnswer: `
       WITH u AS (
         UPDATE ${s}.tasks t SET updated_at = $2::bigint,
           status = CASE WHEN $3::boolean THEN 'working' ELSE t.status END,
+          status_message = CASE WHEN $3::boolean THEN $4::text ELSE t.status_message END,
           runnable = CASE WHEN $3::boolean THEN true ELSE t.runnable END,
           fair_at = CASE WHEN $3::boolean THEN ${fairPlace(s, '$2::bigint', 't.tenant', 't.principal')}
             ELSE t.fair_at END,

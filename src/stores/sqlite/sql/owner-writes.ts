@@ -1,7 +1,7 @@
 // Prepared SQL of the SQLite task store. The owner's writes: answers and cancellation.
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
-import type { TaskOwner } from '../../../tasks/task.js';
+import { RESUMED_STATUS_MESSAGE, type TaskOwner } from '../../../tasks/task.js';
 import { FAIR_PLACE, NON_TERMINAL } from './conditions.js';
 import { sealedAt } from '../../payload-sealing.js';
 
@@ -12,6 +12,7 @@ export function prepareOwnerWriteQueries(db: SqliteDatabase, codec: PayloadCodec
   const touchAfterAnswer = db.prepare(`
     UPDATE tasks SET updated_at = @now,
       status = CASE WHEN @resumed THEN 'working' ELSE status END,
+      status_message = CASE WHEN @resumed THEN @resumedMessage ELSE status_message END,
       runnable = CASE WHEN @resumed THEN 1 ELSE runnable END,
       fair_at = CASE WHEN @resumed THEN ${FAIR_PLACE} ELSE fair_at END
     WHERE id = @id`);
@@ -27,6 +28,7 @@ export function prepareOwnerWriteQueries(db: SqliteDatabase, codec: PayloadCodec
         id,
         now,
         resumed: resumed ? 1 : 0,
+        resumedMessage: RESUMED_STATUS_MESSAGE,
         tenant: owner.tenant,
         principal: owner.principal,
       }),
