@@ -109,6 +109,31 @@ describe('client', () => {
     expect(broken).toBeGreaterThan(0);
   });
 
+  it('mirrors the task id in Mcp-Name on every task method it sends (get, update, cancel)', async () => {
+    const sent: { method: string; taskId: unknown; mcpName: string | null }[] = [];
+    const recording: typeof fetch = (input, init) => {
+      const body = JSON.parse(String(init?.body)) as { method?: string; params?: { taskId?: unknown } };
+      const method = String(body.method);
+      if (method.startsWith('tasks/'))
+        sent.push({
+          method,
+          taskId: body.params?.taskId,
+          mcpName: new Headers(init?.headers).get('mcp-name'),
+        });
+      return fetch(input, init);
+    };
+    const client = createClient({ url, onInput: approve, fetch: recording });
+    const answered = await client.callTool('generate_report', { size: 'small' });
+    const cancelled = await client.callTool('generate_report', { size: 'large' });
+    if (answered.kind !== 'task' || cancelled.kind !== 'task') throw new Error('expected tasks');
+    expect((await answered.task.result({ poll: true })).status).toBe('completed');
+    await cancelled.task.cancel();
+    expect(new Set(sent.map((s) => s.method))).toEqual(
+      new Set(['tasks/get', 'tasks/update', 'tasks/cancel']),
+    );
+    for (const s of sent) expect(s.mcpName).toBe(s.taskId);
+  });
+
   it('cancels through the handle', async () => {
     const client = createClient({ url });
     const call = await client.callTool('generate_report', { size: 'large' });

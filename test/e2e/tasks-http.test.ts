@@ -218,6 +218,43 @@ describe('tasks/get, tasks/update, tasks/cancel', () => {
     }
   });
 
+  it('needs Mcp-Name to mirror the task id on every task method: missing or another id is 400 -32020', async () => {
+    const id = await create('confirm_delete', { filename: 'b.txt' });
+    await until(id, ['input_required']);
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      for (const mcpName of [undefined, `task_${'C'.repeat(32)}`, id.toLowerCase()]) {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': method,
+            ...(mcpName === undefined ? {} : { 'mcp-name': mcpName }),
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 'n',
+            method,
+            params: {
+              taskId: id,
+              inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } },
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
+              },
+            },
+          }),
+        });
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32020);
+      }
+    }
+    // None of those reached the task: it still waits, and the mirrored id works.
+    expect((await rpc('tasks/get', { taskId: id })).result.status).toBe('input_required');
+    expect((await rpc('tasks/cancel', { taskId: id })).error).toBeUndefined();
+  });
+
   it('tells a malformed id from an unknown one, both -32602', async () => {
     const malformed = await rpc('tasks/get', { taskId: 'nope' });
     expect(malformed.error).toMatchObject({ code: -32602, message: 'invalid task id' });
