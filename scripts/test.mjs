@@ -29,6 +29,8 @@ const steps = [
       '--outputFile.json=test-results/vitest.json',
     ]),
   ],
+  // Every test docs/lesson.md names ran and passed (read from the results above).
+  ['lesson', ['node', ['scripts/check-lesson.mjs']]],
 ];
 // The reliability suite (scripts/chaos/run.ts --ci, about 90 s): its PostgreSQL sections skip with a printed reason
 // when PostgreSQL is unreachable, except with CI=true, where they fail (as the PostgreSQL unit tests do).
@@ -62,7 +64,7 @@ for (const [name, [cmd, args], options = {}] of steps) {
   }
   if (r.status !== 0) {
     failedSteps.push(name);
-    if (!['vitest', 'chaos', 'conformance', 'conformance-client'].includes(name)) break;
+    if (!['vitest', 'lesson', 'chaos', 'conformance', 'conformance-client'].includes(name)) break;
   }
 }
 
