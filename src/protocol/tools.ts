@@ -37,10 +37,22 @@ export function resolveToolCall(registry: Registry, params: JsonObject, scope: R
   return { tool, args: rawArgs };
 }
 
+/** Names what a handler returned, in a few words and without its content. */
+function whatItIs(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object without a content array';
+  return `a ${typeof value}`;
+}
+
 /** Checks a handler's result (content array; structuredContent against outputSchema) and marks it complete. */
 export function toolResult(tool: RegisteredTool, result: CallToolResult): JsonObject {
   if (!isJsonObject(result) || !Array.isArray(result.content)) {
-    throw new ProtocolError(ErrorCode.InternalError, `Tool ${tool.def.name} returned an invalid result`);
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Tool ${tool.def.name} returned ${whatItIs(result)} instead of a result: a handler returns ` +
+        `{ content: [...] }, e.g. textResult('…')`,
+    );
   }
   if (tool.validateOutput !== undefined && result.isError !== true) {
     const checked = tool.validateOutput(result.structuredContent);
