@@ -3,7 +3,15 @@ import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
 import type { AuthInfo, HandlerContext, ServerControl } from './context.js';
-import { mergeStepOptions, useStepName, type StepAttempt, type StepOptions } from '../tasks/execution.js';
+import {
+  checkedMs,
+  checkedStatus,
+  checkedTime,
+  mergeStepOptions,
+  useStepName,
+  type StepAttempt,
+  type StepOptions,
+} from '../tasks/execution.js';
 import type { StepDefaults } from './define.js';
 import { runStepInline, sleepInline } from './inline-steps.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
@@ -54,15 +62,18 @@ class RoundContext implements HandlerContext {
 
   async sleep(name: string, ms: number): Promise<void> {
     useStepName((this.names ??= new Set()), name);
-    return sleepInline(ms, this.scope.signal);
+    return sleepInline(checkedMs(name, ms, Date.now()), this.scope.signal);
   }
 
   async sleepUntil(name: string, at: Date | number): Promise<void> {
     useStepName((this.names ??= new Set()), name);
-    return sleepInline(Number(at) - Date.now(), this.scope.signal);
+    return sleepInline(checkedTime(name, at) - Date.now(), this.scope.signal);
   }
 
-  async status(): Promise<void> {}
+  /** No task to show it on; checked all the same, so that a tool behaves alike with and without a task. */
+  async status(message: string): Promise<void> {
+    checkedStatus(message);
+  }
 
   /** No history to keep to: always the new path. */
   async patched(): Promise<boolean> {

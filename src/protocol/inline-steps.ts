@@ -11,26 +11,30 @@ import {
 } from '../tasks/execution.js';
 import { isRetryable, resolveRetryPolicy, retryDelay } from '../tasks/retry.js';
 
+/** The longest delay one timer takes (a longer one fires at once): longer waits chain timers. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 /** Resolves after `ms`, or rejects with the signal's reason once it fires. */
 export function sleepInline(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
+  const end = Date.now() + Math.max(0, ms);
   return new Promise((resolve, reject) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', stop);
-    };
+    let timer: NodeJS.Timeout | undefined;
     const stop = (): void => {
-      done();
+      clearTimeout(timer);
       reject(signal.reason as Error);
     };
-    const timer = setTimeout(
-      () => {
-        done();
+    const arm = (): void => {
+      const left = end - Date.now();
+      if (left <= 0) {
+        signal.removeEventListener('abort', stop);
         resolve();
-      },
-      Math.max(0, ms),
-    );
+        return;
+      }
+      timer = setTimeout(arm, Math.min(left, LONGEST_TIMER_MS));
+    };
     signal.addEventListener('abort', stop, { once: true });
+    arm();
   });
 }
 

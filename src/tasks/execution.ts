@@ -36,6 +36,35 @@ export function keptStepValue(name: string, value: unknown): JsonValue {
   return JSON.parse(text) as JsonValue;
 }
 
+/** The latest time a Date can hold (ms after the epoch): no wake-up can be later. */
+const LATEST_TIME = 8.64e15;
+
+/** The length of sleep `name` (from `now`), checked: a number of ms of at least 0 whose end a Date can hold. */
+export function checkedMs(name: string, ms: number, now: number): number {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    throw new TypeError(`sleep "${name}": ms must be a number of at least 0`);
+  if (now + ms > LATEST_TIME)
+    throw new RangeError(`sleep "${name}": ${ms} ms would end past the latest time a date can hold`);
+  return ms;
+}
+
+/** The end of sleepUntil `name` (a Date or ms after the epoch), checked. */
+export function checkedTime(name: string, at: Date | number): number {
+  const t = Number(at);
+  if (!Number.isFinite(t) || Math.abs(t) > LATEST_TIME)
+    throw new TypeError(`sleepUntil "${name}": not a valid date`);
+  return t;
+}
+
+/** A status message, checked: a string (a value of another type is a mistake the store must not meet). */
+export function checkedStatus(message: unknown): string {
+  if (typeof message !== 'string')
+    throw new TypeError(
+      `status: the message must be a string, not ${message === null ? 'null' : typeof message}`,
+    );
+  return message;
+}
+
 /** Step options from several layers (server, tool, step): later ones win, retry policies field by field. */
 export function mergeStepOptions(...layers: (StepOptions | undefined)[]): StepOptions {
   const out: StepOptions = {};

@@ -1,5 +1,12 @@
 // The HandlerContext a tool handler gets when it runs (or replays) as a durable task.
-import { mergeStepOptions, stepOptionsProblem, type ExecutionContext } from '../../tasks/execution.js';
+import {
+  checkedMs,
+  checkedStatus,
+  checkedTime,
+  mergeStepOptions,
+  stepOptionsProblem,
+  type ExecutionContext,
+} from '../../tasks/execution.js';
 import type { ClaimedTask } from '../../tasks/task.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
@@ -38,18 +45,6 @@ function createProgressWriter(exec: ExecutionContext): (message: string) => void
     else write(message);
   };
 }
-
-export const checkedMs = (name: string, ms: number): number => {
-  if (!Number.isFinite(ms) || ms < 0)
-    throw new TypeError(`sleep "${name}": ms must be a number of at least 0`);
-  return ms;
-};
-
-export const checkedTime = (name: string, at: Date | number): number => {
-  const t = Number(at);
-  if (!Number.isFinite(t)) throw new TypeError(`sleepUntil "${name}": not a valid date`);
-  return t;
-};
 
 export function createTaskHandlerContext(
   task: ClaimedTask,
@@ -98,9 +93,9 @@ export function createTaskHandlerContext(
       if (problem !== undefined) throw new TypeError(`step "${name}": ${problem}`);
       return exec.step(name, fn, merged);
     },
-    sleep: (name, ms) => exec.sleepUntil(name, exec.now() + checkedMs(name, ms)),
-    sleepUntil: (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
-    status: (message) => exec.status(message),
+    sleep: async (name, ms) => exec.sleepUntil(name, exec.now() + checkedMs(name, ms, exec.now())),
+    sleepUntil: async (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
+    status: async (message) => exec.status(checkedStatus(message)),
     patched: (id) => exec.patched(id),
   };
 }

@@ -1,0 +1,95 @@
+// A handler's mistakes with ctx.sleep, ctx.sleepUntil and ctx.status are errors that name the call, the same with
+// and without a task, and never reach the store (where they would surface as a driver's error, or a wake-up time no
+// date can hold).
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineTool, textResult, type HandlerContext } from '../src/index.js';
+import { createTestKit, type TestKit } from '../src/testing.js';
+import { startDurableServer } from './support/durable-server.js';
+
+type Misuse = [label: string, use: (ctx: HandlerContext) => Promise<unknown>, message: string];
+const MISUSES: Misuse[] = [
+  ['a negative sleep', (ctx) => ctx.sleep('nap', -5), 'sleep "nap": ms must be a number of at least 0'],
+  ['a NaN sleep', (ctx) => ctx.sleep('nap', NaN), 'sleep "nap": ms must be a number of at least 0'],
+  ['an endless sleep', (ctx) => ctx.sleep('nap', Infinity), 'sleep "nap": ms must be a number of at least 0'],
+  [
+    'a sleep past the last date',
+    (ctx) => ctx.sleep('nap', 1e20),
+    'sleep "nap": 100000000000000000000 ms would end past the latest time a date can hold',
+  ],
+  ['an invalid date', (ctx) => ctx.sleepUntil('nap', new Date(NaN)), 'sleepUntil "nap": not a valid date'],
+  ['a time past the last date', (ctx) => ctx.sleepUntil('nap', 9e15), 'sleepUntil "nap": not a valid date'],
+  [
+    'a status that is not a string',
+    (ctx) => ctx.status({ done: 1 } as never),
+    'status: the message must be a string, not object',
+  ],
+];
+
+const tools = MISUSES.map(([, use], i) =>
+  defineTool({
+    name: `misuse_${i}`,
+    description: 'Misuses its context',
+    task: { support: 'optional' },
+    handler: async (_args, ctx) => {
+      await use(ctx);
+      return textResult('not reached');
+    },
+  }),
+);
+
+const kits: TestKit[] = [];
+afterEach(async () => {
+  for (const kit of kits.splice(0)) await kit.close();
+});
+
+describe('context misuse', () => {
+  it('as a task: the task completes at once with a tool error naming the call', async () => {
+    const kit = await createTestKit({ tools });
+    kits.push(kit);
+    for (const [i, [label, , message]] of MISUSES.entries()) {
+      const task = await kit.start(`misuse_${i}`);
+      await kit.settle();
+      const ended = await task.get();
+      expect(ended.status, label).toBe('completed');
+      const result = ended.result as { isError?: boolean; content: { text: string }[] };
+      expect(result.isError, label).toBe(true);
+      expect(result.content[0]?.text, label).toBe(message);
+    }
+  });
+
+  it('within a request: the same tool errors', async () => {
+    const server = await startDurableServer({ toolSets: [{ tools }] });
+    try {
+      for (const [i, [label, , message]] of MISUSES.entries()) {
+        const res = await fetch(server.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': `misuse_${i}`,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: i,
+            method: 'tools/call',
+            params: {
+              name: `misuse_${i}`,
+              arguments: {},
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          }),
+        });
+        const body = (await res.json()) as { result?: { isError?: boolean; content: { text: string }[] } };
+        expect(body.result?.isError, label).toBe(true);
+        expect(body.result?.content[0]?.text, label).toBe(message);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
