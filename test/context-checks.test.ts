@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool, textResult, type HandlerContext } from '../src/index.js';
 import { createTestKit, type TestKit } from '../src/testing.js';
 import { startDurableServer } from './support/durable-server.js';
+import { lastMessage, rpc } from './support/server.js';
 
 type Misuse = [label: string, use: (ctx: HandlerContext) => Promise<unknown>, message: string];
 const MISUSES: Misuse[] = [
@@ -61,30 +62,8 @@ describe('context misuse', () => {
     const server = await startDurableServer({ toolSets: [{ tools }] });
     try {
       for (const [i, [label, , message]] of MISUSES.entries()) {
-        const res = await fetch(server.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2026-07-28',
-            'mcp-method': 'tools/call',
-            'mcp-name': `misuse_${i}`,
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: i,
-            method: 'tools/call',
-            params: {
-              name: `misuse_${i}`,
-              arguments: {},
-              _meta: {
-                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-                'io.modelcontextprotocol/clientCapabilities': {},
-              },
-            },
-          }),
-        });
-        const body = (await res.json()) as { result?: { isError?: boolean; content: { text: string }[] } };
+        const res = await rpc(server.url, 'tools/call', { name: `misuse_${i}`, arguments: {} });
+        const body = lastMessage(res) as { result?: { isError?: boolean; content: { text: string }[] } };
         expect(body.result?.isError, label).toBe(true);
         expect(body.result?.content[0]?.text, label).toBe(message);
       }

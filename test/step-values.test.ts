@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool, textResult } from '../src/index.js';
 import { createTestKit, type TestKit } from '../src/testing.js';
 import { startDurableServer } from './support/durable-server.js';
+import { lastMessage, rpc } from './support/server.js';
 
 const kits: TestKit[] = [];
 afterEach(async () => {
@@ -126,32 +127,8 @@ describe('step values within a request (no task)', () => {
     });
     const server = await startDurableServer({ toolSets: [{ tools: [inline] }] });
     try {
-      const call = async (args: Record<string, unknown>) => {
-        const res = await fetch(server.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2026-07-28',
-            'mcp-method': 'tools/call',
-            'mcp-name': 'inline',
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: {
-              name: 'inline',
-              arguments: args,
-              _meta: {
-                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-                'io.modelcontextprotocol/clientCapabilities': {},
-              },
-            },
-          }),
-        });
-        return (await res.json()) as Record<string, unknown>;
-      };
+      const call = async (args: Record<string, unknown>) =>
+        lastMessage(await rpc(server.url, 'tools/call', { name: 'inline', arguments: args }));
       const ok = await call({});
       expect(JSON.stringify(ok)).toContain('"text":"null"');
       const bad = await call({ big: true });

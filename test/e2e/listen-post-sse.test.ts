@@ -6,6 +6,7 @@ import { defineTool, textResult } from '../../src/index.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { parseSse } from '../support/http.js';
 import { validateMessage } from '../support/schema.js';
+import { lastMessage, rpc } from '../support/server.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const CAPS = { elicitation: {}, extensions: { [EXT]: {} } };
@@ -39,19 +40,10 @@ const headers = (method: string, extra: Record<string, string> = {}): Record<str
 });
 
 async function create(): Promise<string> {
-  const res = await fetch(server.url, {
-    method: 'POST',
-    headers: headers('tools/call', { 'mcp-name': 'pause' }),
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'pause', arguments: {}, _meta: META },
-    }),
-  });
-  const body = (await res.json()) as { result: { resultType: string; taskId: string } };
-  expect(body.result.resultType).toBe('task');
-  return body.result.taskId;
+  const res = await rpc(server.url, 'tools/call', { name: 'pause', arguments: {} }, { caps: CAPS });
+  const { result } = lastMessage(res) as { result: { resultType: string; taskId: string } };
+  expect(result.resultType).toBe('task');
+  return result.taskId;
 }
 
 type Msg = { method?: string; params?: Record<string, unknown> };

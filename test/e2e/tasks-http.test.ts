@@ -4,6 +4,7 @@ import conformance from '../../examples/conformance/index.js';
 import demo from '../../examples/demo/index.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { validateMessage } from '../support/schema.js';
+import { lastMessage, rpc as wireRpc } from '../support/server.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
@@ -223,31 +224,15 @@ describe('tasks/get, tasks/update, tasks/cancel', () => {
     await until(id, ['input_required']);
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
       for (const mcpName of [undefined, `task_${'C'.repeat(32)}`, id.toLowerCase()]) {
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2026-07-28',
-            'mcp-method': method,
-            ...(mcpName === undefined ? {} : { 'mcp-name': mcpName }),
-          },
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 'n',
-            method,
-            params: {
-              taskId: id,
-              inputResponses: { confirm_delete: { action: 'accept', content: { confirm: true } } },
-              _meta: {
-                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-                'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
-              },
-            },
-          }),
-        });
+        const answer = { confirm_delete: { action: 'accept', content: { confirm: true } } };
+        const res = await wireRpc(
+          url,
+          method,
+          { taskId: id, inputResponses: answer },
+          { caps: WITH_TASKS, headers: { 'mcp-name': mcpName } },
+        );
         expect(res.status).toBe(400);
-        expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32020);
+        expect((lastMessage(res).error as { code: number }).code).toBe(-32020);
       }
     }
     // None of those reached the task: it still waits, and the mirrored id works.
