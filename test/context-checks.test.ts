@@ -1,6 +1,6 @@
-// A handler's mistakes with ctx.sleep, ctx.sleepUntil and ctx.status are errors that name the call, the same with
-// and without a task, and never reach the store (where they would surface as a driver's error, or a wake-up time no
-// date can hold).
+// A handler's mistakes with ctx.sleep, ctx.sleepUntil, ctx.status and ctx.input are errors that name the call, the
+// same with and without a task, and never reach the store or the wire (where they would surface as a driver's error,
+// a wake-up time no date can hold, a task stuck running, or a request no client can read).
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool, textResult, type HandlerContext } from '../src/index.js';
 import { createTestKit, type TestKit } from '../src/testing.js';
@@ -23,6 +23,25 @@ const MISUSES: Misuse[] = [
     'a status that is not a string',
     (ctx) => ctx.status({ done: 1 } as never),
     'status: the message must be a string, not object',
+  ],
+  [
+    'an input request of no known method',
+    async (ctx) => ctx.input('ask', { method: 'foo/bar', params: {} } as never),
+    'input request "ask": method must be elicitation/create, sampling/createMessage or roots/list (got "foo/bar")',
+  ],
+  [
+    'an elicitation without params',
+    async (ctx) => ctx.input('ask', { method: 'elicitation/create' } as never),
+    'input request "ask" (elicitation/create): params: Invalid input: expected object, received undefined',
+  ],
+  [
+    'an input request holding what JSON cannot',
+    async (ctx) =>
+      ctx.input('ask', {
+        method: 'elicitation/create',
+        params: { message: 'm', requestedSchema: { type: 'object', properties: {} }, n: 10n as never },
+      }),
+    'input request "ask" (elicitation/create): params.n: Expected a JSON value',
   ],
 ];
 

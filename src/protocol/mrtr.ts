@@ -3,6 +3,7 @@ import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2'
 import type { ClientCapabilities } from '../wire/envelope.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { invalidParams, missingCapability } from '../wire/protocol-error.js';
+import { checkInputRequests } from './input-requests.js';
 import { newNonce } from './one-time.js';
 import type { StateSealer } from './request-state.js';
 import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
@@ -11,10 +12,13 @@ import type { InputRequest, InputRequests, InputResponses, JsonValue } from './t
 export class InputPending {
   /** Steers the round (ends it asking for input): never a failed step attempt nor a tool error. */
   readonly controlFlow = true;
+  /** Throws a TypeError instead when a request is not one a client can answer (checkInputRequests). */
   constructor(
     readonly requests: InputRequests,
     readonly state: JsonValue | undefined,
-  ) {}
+  ) {
+    checkInputRequests(requests);
+  }
 }
 
 export interface MrtrRound {
