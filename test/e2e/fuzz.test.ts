@@ -39,6 +39,7 @@ import {
   oversizeBody,
   sentOf,
   sometimes,
+  sseTimeoutFor,
   uriArb,
   type Json,
   type Sent,
@@ -107,7 +108,7 @@ let sentCount = 0;
 
 /** Sends one fuzz case and checks it; every 50th case also checks /healthz. */
 async function exchange(body: string | Uint8Array, headers: HeaderInit, kind = 'body'): Promise<PostResult> {
-  const res = await post(url, body, headers, { timeoutMs: 15_000, sseTimeoutMs: 300 });
+  const res = await post(url, body, headers, { timeoutMs: 15_000, sseTimeoutMs: sseTimeoutFor(body) });
   expectSound(sentOf(body, kind, headers), res);
   if (++sentCount % 50 === 0) await expectHealthy();
   return res;
@@ -455,7 +456,10 @@ describe('fuzz: the HTTP endpoint', () => {
         // A 1 MB name cannot travel in a header (headersFor leaves it out); the mismatch (-32020) is a fine answer.
         const headers = headersFor({ ...CORRECT_PLAN, region: { kind: 'omit' } }, parsed);
         try {
-          const res = await post(url, text, headers, { timeoutMs: 15_000, sseTimeoutMs: 150 });
+          const res = await post(url, text, headers, {
+            timeoutMs: 15_000,
+            sseTimeoutMs: sseTimeoutFor(text),
+          });
           expectSound({ parsed, label }, res);
         } catch (err) {
           failures.push(`${label}: ${String(err).split('\n').slice(0, 3).join(' | ').slice(0, 400)}`);

@@ -1219,3 +1219,11 @@ function bytesOf(validRequestArb: fc.Arbitrary<Json>): fc.Arbitrary<string | Uin
     }),
   );
 }
+
+/**
+ * How long a fuzz case's event stream may stay open before the case counts as "a stream that never ended": a listen
+ * stream stays open by design (its first 150 ms show how it starts); any other must end by itself, given time that
+ * is generous on a shared, loaded machine.
+ */
+export const sseTimeoutFor = (body: string | Uint8Array): number =>
+  typeof body === 'string' && body.includes('subscriptions/listen') ? 150 : 5_000;

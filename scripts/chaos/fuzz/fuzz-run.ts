@@ -1,6 +1,6 @@
 // The state of the fuzz section: its server, figures and failures, and how one generated case is sent and judged.
 import fc from 'fast-check';
-import { check, sentOf, type Verdict } from '../../../test/support/fuzz-model.js';
+import { check, sentOf, sseTimeoutFor, type Verdict } from '../../../test/support/fuzz-model.js';
 import { post, type HeaderInit, type PostResult } from '../../../test/support/http.js';
 import {
   META_CLIENT_CAPABILITIES,
@@ -109,7 +109,7 @@ export class FuzzRun {
     headers: HeaderInit,
     label: string,
   ): Promise<PostResult | undefined> {
-    const options = { timeoutMs: 20_000, sseTimeoutMs: 150 };
+    const options = { timeoutMs: 20_000, sseTimeoutMs: sseTimeoutFor(body) };
     try {
       return await post(this.url, body, headers, options);
     } catch (err) {
