@@ -67,8 +67,44 @@ export async function followTask(task: TaskHandle, json: boolean, label: string)
   }
 }
 
-/** Maps errors of client commands to a message and an exit code. */
-export function reportError(err: unknown): number {
+/** What a failed connection's code says, in words. */
+const NETWORK_FAILURES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused (is the server running there?)',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'the connection was reset',
+  EPIPE: 'the connection was closed',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the connection was closed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
+};
+
+/** The code of a failed connection, found along an error's causes (fetch wraps it), or undefined. */
+export function networkCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && Object.hasOwn(NETWORK_FAILURES, code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Codes of connections that failed before anything was sent: no request reached the server. */
+export const NOT_SENT: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** Maps errors of client commands to a message and an exit code; `url`: the server the command spoke to. */
+export function reportError(err: unknown, url?: string): number {
   if (err instanceof ProtocolError) {
     console.error(`error ${err.code}: ${err.message}`);
     return EXIT.protocol;
@@ -76,6 +112,11 @@ export function reportError(err: unknown): number {
   if (err instanceof InputRequiredError) {
     console.error(`${err.message}; run in a terminal to answer`);
     return EXIT.inputNeeded;
+  }
+  const network = networkCode(err);
+  if (network !== undefined) {
+    console.error(`error: cannot reach ${url ?? 'the server'}: ${NETWORK_FAILURES[network]} (${network})`);
+    return EXIT.protocol;
   }
   const cause = (err as { cause?: { code?: string } }).cause;
   console.error(

@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,6 +109,34 @@ describe('durable-mcp client commands', () => {
     expect(screen).toContain('small report');
     expect(code).toBe(0);
   }, 30_000);
+  it('a server that is not there: every command names the URL it cannot reach; call suggests no key (nothing was sent)', async () => {
+    // A port that was free a moment ago: nothing listens on it.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const url = `http://127.0.0.1:${port}/mcp`;
+    // The client retries a refused connection for a few seconds (a restarting server): the three run at once.
+    const run = (args: string[]) =>
+      new Promise<{ args: string; status: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, ...args, '--url', url], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('close', (status) => resolve({ args: args.join(' '), status, stderr }));
+      });
+    const runs = await Promise.all(
+      [['call', 'echo', '--arg', 'text=hi'], ['task', 'get', `task_${'A'.repeat(32)}`], ['tools']].map(run),
+    );
+    for (const r of runs) {
+      expect(r.status, r.args).toBe(3);
+      expect(r.stderr, r.args).toBe(
+        `error: cannot reach ${url}: connection refused (is the server running there?) (ECONNREFUSED)\n`,
+      );
+    }
+  });
+
   it('call --idempotency-key: the same key reaches the same task, other arguments are refused', () => {
     const call = (id: string) =>
       cli('call', 'tracked_job', '--arg', `id=${id}`, '--idempotency-key', 'deploy-7', '--detach');

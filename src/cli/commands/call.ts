@@ -2,7 +2,7 @@
 import type { JsonObject } from '../../wire/jsonrpc.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
-import { followTask, printResult, reportError } from '../follow.js';
+import { followTask, networkCode, NOT_SENT, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
 import { InputRequiredError } from '../../client/errors.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
@@ -64,14 +64,17 @@ export async function call(argv: string[]): Promise<number> {
   const args = parseArgsFlags(values);
   const input = terminalInput();
   const interactive = process.stdin.isTTY === true;
-  const { client, json } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
+  const { client, json, url } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
   const key = (values['idempotency-key'] as string | undefined) ?? newIdempotencyKey();
   if (key.length === 0 || key.length > 255)
     throw new UsageError('--idempotency-key must have 1 to 255 characters');
   try {
     const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {
-      // The answer may be lost while the task exists: say how to reach it again instead of calling anew.
-      if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError))
+      // The answer may be lost while the task exists: say how to reach it again instead of calling anew (unless
+      // the call never left: then there is no task to reach).
+      const code = networkCode(err);
+      const unsent = code !== undefined && NOT_SENT.has(code);
+      if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError) && !unsent)
         console.error(
           `the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
         );
@@ -85,7 +88,7 @@ export async function call(argv: string[]): Promise<number> {
     if (!json) console.error(`task ${outcome.task.taskId} created`);
     return await followTask(outcome.task, json, tool);
   } catch (err) {
-    return reportError(err);
+    return reportError(err, url);
   } finally {
     input.close();
     await client.close();

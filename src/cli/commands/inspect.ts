@@ -8,7 +8,7 @@ export const discoverUsage = `durable-mcp discover [flags]   show the server's v
 
 export async function tools(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, CLIENT_FLAGS);
-  const { client, json } = clientFromFlags(values);
+  const { client, json, url } = clientFromFlags(values);
   try {
     const list = await client.listTools();
     if (json) console.log(JSON.stringify(list));
@@ -17,7 +17,7 @@ export async function tools(argv: string[]): Promise<number> {
         console.log(`${String(t.name)}${t.description ? ` — ${String(t.description)}` : ''}`);
     return EXIT.ok;
   } catch (err) {
-    return reportError(err);
+    return reportError(err, url);
   } finally {
     await client.close();
   }
@@ -25,7 +25,7 @@ export async function tools(argv: string[]): Promise<number> {
 
 export async function discover(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, CLIENT_FLAGS);
-  const { client, json } = clientFromFlags(values);
+  const { client, json, url } = clientFromFlags(values);
   try {
     const result = await client.discover();
     if (json) console.log(JSON.stringify(result));
@@ -41,7 +41,7 @@ export async function discover(argv: string[]): Promise<number> {
     }
     return EXIT.ok;
   } catch (err) {
-    return reportError(err);
+    return reportError(err, url);
   } finally {
     await client.close();
   }

@@ -46,7 +46,7 @@ export async function task(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { ...CLIENT_FLAGS, responses: { type: 'string' } }, true);
   const [verb, taskId] = positionals;
   if (verb === undefined || taskId === undefined || positionals.length > 2) throw new UsageError(taskUsage);
-  const { client, json } = clientFromFlags(values);
+  const { client, json, url } = clientFromFlags(values);
   const handle = client.task(taskId);
   try {
     switch (verb) {
@@ -92,7 +92,7 @@ export async function task(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    return reportError(err);
+    return reportError(err, url);
   } finally {
     await client.close();
   }
