@@ -94,15 +94,6 @@ export function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Codes of connections that failed before anything was sent: no request reached the server. */
-export const NOT_SENT: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
 /** Maps errors of client commands to a message and an exit code; `url`: the server the command spoke to. */
 export function reportError(err: unknown, url?: string): number {
   if (err instanceof ProtocolError) {

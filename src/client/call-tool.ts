@@ -8,6 +8,7 @@ import { newIdempotencyKey } from './idempotency-key.js';
 import type { Journal } from './journal.js';
 import type { Request, RequestOptions } from './request.js';
 import { TaskHandle, type InputHandler, type TaskClient } from './task-handle.js';
+import { neverSent } from './retry.js';
 import { delay } from './wait.js';
 
 /** Options of one tools/call. */
@@ -41,9 +42,12 @@ export interface ToolCallDeps {
   settings: CallSettings;
 }
 
-/** True for a failure that may have lost the answer (not a JSON-RPC error, not the caller's own abort). */
+/**
+ * True for a failure that may have lost the answer: not a JSON-RPC error, not the caller's own abort, and not a call
+ * that was never sent (a refused connection, which the transport has already tried again as its policy says).
+ */
 const answerLost = (err: unknown, signal: AbortSignal | undefined): boolean =>
-  !(err instanceof ProtocolError) && signal?.aborted !== true;
+  !(err instanceof ProtocolError) && signal?.aborted !== true && !neverSent(err);
 
 /**
  * Sends a tools/call, again after a lost answer when it carries an idempotency key (same body, so the same key); a

@@ -35,7 +35,8 @@ export interface CreateClientOptions {
   maxRounds?: number;
   /**
    * How many times a tools/call with an idempotency key whose answer was lost (the connection failed, or a proxy
-   * answered instead of the server) is sent again, with the same key, before the error is thrown (default 2). A call
+   * answered instead of the server) is sent again, with the same key, before the error is thrown (default 2). A
+   * refused connection or an unknown host lost nothing, since nothing was sent: `retry` alone covers those. A call
    * without a key (the tasks extension off and no `idempotencyKey` given) is never sent twice. A task is never
    * created twice this way. A tool that runs without a task may run again when its first round is repeated; a later
    * round (one that carries a `requestState`) is refused as already used (-32602) rather than acted on twice.

@@ -4,6 +4,7 @@ import {
   fetchWithRetry,
   isConnectionFailure,
   isSafeToRepeat,
+  neverSent,
   retryAfterMs,
   retryDelayMs,
   retryPolicy,
@@ -116,6 +117,15 @@ describe('fetchWithRetry', () => {
     const once = scripted(refused(503), new Response('{}'));
     expect((await fetchWithRetry(undefined, undefined, once.attempt)).status).toBe(503);
     expect(once.calls()).toBe(1);
+  });
+
+  it('tells a request never sent (refused, unknown host) from one whose answer may be lost (reset)', () => {
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'])
+      expect(neverSent(connectionError(code))).toBe(true);
+    for (const code of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'])
+      expect(neverSent(connectionError(code))).toBe(false);
+    expect(neverSent(new Error('boom'))).toBe(false);
+    expect(neverSent(undefined)).toBe(false);
   });
 
   it('gives up when the next wait would pass maxElapsedMs', async () => {

@@ -89,6 +89,26 @@ export function isConnectionFailure(err: unknown): boolean {
   return false;
 }
 
+/** Connection failures that happen before a request is sent: no server saw it, so no answer was lost. */
+const NOT_SENT: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** Whether a request failed before it was sent (a refused connection, an unknown host), along `cause`s. */
+export function neverSent(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** A `Retry-After` value (seconds or an HTTP date) in milliseconds; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;

@@ -197,6 +197,25 @@ describe('client', () => {
     await other.task.cancel();
   });
 
+  it('tries a call to a server that refuses connections as often as the transport policy says, not again on top', async () => {
+    let sent = 0;
+    const refusing: typeof fetch = async () => {
+      sent++;
+      const cause = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      throw new TypeError('fetch failed', { cause });
+    };
+    const client = createClient({
+      url,
+      fetch: refusing,
+      retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+      callRetries: 2,
+      callRetryDelayMs: 1,
+    });
+    // Nothing was sent, so no answer was lost: the call's own retries (for lost answers) do not multiply the three.
+    await expect(client.callTool('generate_report', { size: 'small' })).rejects.toThrow('fetch failed');
+    expect(sent).toBe(3);
+  });
+
   it('journals a call before sending it: after a crash, resumeAll gets the task it created, not a second', async () => {
     const journalPath = join(dir, 'crash.journal');
     const keys: string[] = [];

@@ -2,11 +2,12 @@
 import type { JsonObject } from '../../wire/jsonrpc.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
-import { followTask, networkCode, NOT_SENT, printResult, reportError } from '../follow.js';
+import { followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
 import { InputRequiredError } from '../../client/errors.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { newIdempotencyKey } from '../../client/idempotency-key.js';
+import { neverSent } from '../../client/retry.js';
 
 export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
   --arg key=value  an argument (value parsed as JSON when it is valid JSON, else a string); repeatable
@@ -72,9 +73,7 @@ export async function call(argv: string[]): Promise<number> {
     const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {
       // The answer may be lost while the task exists: say how to reach it again instead of calling anew (unless
       // the call never left: then there is no task to reach).
-      const code = networkCode(err);
-      const unsent = code !== undefined && NOT_SENT.has(code);
-      if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError) && !unsent)
+      if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError) && !neverSent(err))
         console.error(
           `the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
         );
