@@ -1,5 +1,6 @@
 // Prints results and follows tasks for the client commands (status line, terminal prompts, exit codes).
 import { InputRequiredError } from '../client/errors.js';
+import { failureCode } from '../client/retry.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import type { TaskHandle, TaskOutcome } from '../client/task-handle.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
@@ -83,16 +84,7 @@ const NETWORK_FAILURES: Readonly<Record<string, string>> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
 };
 
-/** The code of a failed connection, found along an error's causes (fetch wraps it), or undefined. */
-export function networkCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && Object.hasOwn(NETWORK_FAILURES, code)) return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
+const NETWORK_CODES: ReadonlySet<string> = new Set(Object.keys(NETWORK_FAILURES));
 
 /** Maps errors of client commands to a message and an exit code; `url`: the server the command spoke to. */
 export function reportError(err: unknown, url?: string): number {
@@ -104,7 +96,7 @@ export function reportError(err: unknown, url?: string): number {
     console.error(`${err.message}; run in a terminal to answer`);
     return EXIT.inputNeeded;
   }
-  const network = networkCode(err);
+  const network = failureCode(err, NETWORK_CODES);
   if (network !== undefined) {
     console.error(`error: cannot reach ${url ?? 'the server'}: ${NETWORK_FAILURES[network]} (${network})`);
     return EXIT.protocol;

@@ -78,16 +78,22 @@ export function isSafeToRepeat(request: OutgoingRequest): boolean {
   );
 }
 
-/** Whether `fetch` failed because the connection was refused or reset before any response. */
-export function isConnectionFailure(err: unknown): boolean {
+/**
+ * The first of `codes` found on an error or along its `cause`s (`fetch` puts the socket error there), or undefined.
+ */
+export function failureCode(err: unknown, codes: { has(code: string): boolean }): string | undefined {
   let e: unknown = err;
   for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_FAILURES.has(code)) return true;
+    if (typeof code === 'string' && codes.has(code)) return code;
     e = (e as { cause?: unknown }).cause;
   }
-  return false;
+  return undefined;
 }
+
+/** Whether `fetch` failed because the connection was refused or reset before any response. */
+export const isConnectionFailure = (err: unknown): boolean =>
+  failureCode(err, CONNECTION_FAILURES) !== undefined;
 
 /** Connection failures that happen before a request is sent: no server saw it, so no answer was lost. */
 const NOT_SENT: ReadonlySet<string> = new Set([
@@ -98,16 +104,8 @@ const NOT_SENT: ReadonlySet<string> = new Set([
   'ENETUNREACH',
 ]);
 
-/** Whether a request failed before it was sent (a refused connection, an unknown host), along `cause`s. */
-export function neverSent(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NOT_SENT.has(code)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
+/** Whether a request failed before it was sent (a refused connection, an unknown host). */
+export const neverSent = (err: unknown): boolean => failureCode(err, NOT_SENT) !== undefined;
 
 /** A `Retry-After` value (seconds or an HTTP date) in milliseconds; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
