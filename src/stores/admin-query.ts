@@ -13,7 +13,8 @@ import {
 } from '../tasks/admin.js';
 import type { CancelResult } from '../tasks/store.js';
 import { TASK_STATUSES, type TaskError, type TaskStatus } from '../tasks/task.js';
-import { openColumn, openStatus, type Opener } from './payload-sealing.js';
+import { openColumn, type Opener } from './payload-sealing.js';
+import { toTaskHead, type TaskHeadColumns } from './task-head.js';
 
 export const ADMIN_MAX_LIMIT = 500;
 
@@ -243,18 +244,8 @@ export function cancelOutcome(result: CancelResult): AdminActionResult {
 /** The status message of a task an operator retried. */
 export const RETRIED_MESSAGE = 'Retrying from the last finished step (an operator retried the task).';
 
-/** The columns a search reads (times as numbers, or as the strings of PostgreSQL's bigint). */
-export interface AdminSummaryColumns {
-  id: string;
-  tenant: string;
-  principal: string;
-  tool: string;
-  tool_version: string | null;
-  status: TaskStatus;
-  status_message: string | null;
-  created_at: number | string;
-  updated_at: number | string;
-  attempt: number;
+/** The columns a search reads. */
+export interface AdminSummaryColumns extends TaskHeadColumns {
   error: string | null;
 }
 
@@ -262,15 +253,7 @@ export interface AdminSummaryColumns {
 export function toAdminSummary(row: AdminSummaryColumns, open: Opener): AdminTaskSummary {
   const error = openColumn<TaskError>(row.error, 'tasks.error', row.id, open);
   return {
-    id: row.id,
-    owner: { tenant: row.tenant, principal: row.principal },
-    tool: row.tool,
-    toolVersion: row.tool_version ?? undefined,
-    status: row.status,
-    statusMessage: openStatus(row.id, row.status_message, open),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    attempt: row.attempt,
+    ...toTaskHead(row, open),
     error: error === undefined ? undefined : { code: error.code, message: error.message },
   };
 }

@@ -13,6 +13,7 @@ import type {
 import { inspectionSteps } from '../../tasks/task.js';
 import { openCaps, openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
 import { toStatusHistory, type HistoryRow } from '../status-history.js';
+import { toTaskHead } from '../task-head.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -173,16 +174,8 @@ export function toClaimedTask(row: ClaimRow, open: Opener): ClaimedTask {
 export function toInspection(row: InspectRow, open: Opener): TaskInspection {
   const attempts = toStepAttempts(row.id, row.attempts, open);
   return {
-    id: row.id,
-    owner: { tenant: row.tenant, principal: row.principal },
-    tool: row.tool,
-    toolVersion: row.tool_version ?? undefined,
-    status: row.status,
-    statusMessage: openStatus(row.id, row.status_message, open),
-    createdAt: toNumber(row.created_at),
-    updatedAt: toNumber(row.updated_at),
+    ...toTaskHead(row, open),
     expiresAt: toNumberOrNull(row.expires_at),
-    attempt: row.attempt,
     leaseOwner: row.lease_owner ?? undefined,
     leaseUntil: row.lease_until === null ? undefined : toNumber(row.lease_until),
     wakeAt: row.wake_at === null ? undefined : toNumber(row.wake_at),

@@ -11,6 +11,7 @@ import type {
 import { inspectionSteps } from '../../tasks/task.js';
 import { openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
 import { toStatusHistory, type HistoryRow } from '../status-history.js';
+import { toTaskHead } from '../task-head.js';
 
 export interface TaskRow {
   id: string;
@@ -99,16 +100,8 @@ export function toInspection(
   open: Opener,
 ): TaskInspection {
   return {
-    id: row.id,
-    owner: { tenant: row.tenant, principal: row.principal },
-    tool: row.tool,
-    toolVersion: row.tool_version ?? undefined,
-    status: row.status,
-    statusMessage: openStatus(row.id, row.status_message, open),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    ...toTaskHead(row, open),
     expiresAt: row.expires_at,
-    attempt: row.attempt,
     leaseOwner: row.lease_owner ?? undefined,
     leaseUntil: row.lease_until ?? undefined,
     wakeAt: row.wake_at ?? undefined,
