@@ -1,9 +1,8 @@
 // The operator API of `serve` on PostgreSQL (a fresh schema, dropped afterwards).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll } from 'vitest';
 import { defineAdminApiSuite } from '../support/admin-api-suite.js';
-import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
+import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
 const SCHEMA = `dmcp_admin_api_${randomBytes(5).toString('hex')}`;
 
@@ -15,12 +14,6 @@ await withPostgres('the operator API on PostgreSQL', () => {
     SCHEMA,
   ]);
   afterAll(async () => {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(SCHEMA)} CASCADE`);
-    } finally {
-      await client.end();
-    }
+    await dropSchema(SCHEMA);
   });
 });

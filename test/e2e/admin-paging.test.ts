@@ -5,35 +5,27 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresBackend } from '../../src/postgres.js';
 import { createSqliteTaskStore } from '../../src/advanced.js';
-import { newTaskId } from '../../src/tasks/ids.js';
 import type { TaskStore } from '../../src/tasks/store.js';
 import type { NewTask } from '../../src/tasks/task.js';
 import { startAdminServer, TOKENS, type AdminServer, type Who } from '../support/admin-api.js';
 import { BIN } from '../support/cli.js';
-import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
+import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
+import { workerTask } from '../support/tasks.js';
 
 const TASKS = 10_000;
 const T0 = Date.UTC(2026, 0, 1);
 
 /** 10,000 tasks of a tool no server runs (they stay as stored), every other one in tenant B; ids newest first. */
 async function fill(store: TaskStore): Promise<{ all: string[]; tenantA: string[] }> {
-  const tasks: NewTask[] = Array.from({ length: TASKS }, (_, i) => ({
-    id: newTaskId(),
-    owner: i % 2 === 0 ? { tenant: 'A', principal: 'alice' } : { tenant: 'B', principal: 'bob' },
-    tool: 'bulk_job',
-    args: {},
-    createdAt: T0 + i,
-    ttlMs: null,
-    pollIntervalMs: undefined,
-    statusMessage: undefined,
-    replayAfterCrash: true,
-    clientCapabilities: {},
-    answers: {},
-  }));
+  const tasks: NewTask[] = Array.from({ length: TASKS }, (_, i) =>
+    workerTask(T0 + i, {
+      owner: i % 2 === 0 ? { tenant: 'A', principal: 'alice' } : { tenant: 'B', principal: 'bob' },
+      tool: 'bulk_job',
+    }),
+  );
   for (let i = 0; i < TASKS; i += 500) await Promise.all(tasks.slice(i, i + 500).map((t) => store.create(t)));
   const newestFirst = [...tasks].reverse();
   return {
@@ -129,12 +121,6 @@ await withPostgres('10,000 tasks on PostgreSQL', () => {
     args: () => ['--store', TEST_POSTGRES_URL, '--pg-schema', SCHEMA],
   }));
   afterAll(async () => {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(SCHEMA)} CASCADE`);
-    } finally {
-      await client.end();
-    }
+    await dropSchema(SCHEMA);
   });
 });

@@ -1,10 +1,9 @@
 // The operator API on two replicas of one PostgreSQL schema: any replica serves any task, and the CSRF token one
 // replica issues is accepted by the other (both derive it from the secret kept in the store).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAdminServer, waitUntil, type AdminServer } from '../support/admin-api.js';
-import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
+import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
 const SCHEMA = `dmcp_admin_replicas_${randomBytes(5).toString('hex')}`;
 
@@ -12,13 +11,7 @@ await withPostgres('the operator API on two replicas', () => {
   const servers: AdminServer[] = [];
   afterAll(async () => {
     for (const s of servers) await s.close();
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(SCHEMA)} CASCADE`);
-    } finally {
-      await client.end();
-    }
+    await dropSchema(SCHEMA);
   });
 
   describe('the operator API on two replicas', () => {

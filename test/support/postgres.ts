@@ -44,3 +44,14 @@ export async function withPostgres(name: string, define: () => void, url = TEST_
     it('runs against PostgreSQL', () => undefined);
   });
 }
+
+/** Drops a schema a test made (and everything in it), if it is there. */
+export async function dropSchema(schema: string, url = TEST_POSTGRES_URL): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
