@@ -12,8 +12,8 @@ const isoOrUndefined = (ms: number | null | undefined): string | undefined =>
 const errorView = (error: Pick<TaskError, 'code' | 'message'> | undefined) =>
   error === undefined ? undefined : { code: error.code, message: error.message };
 
-/** A row of a search. */
-export const summaryView = (task: AdminTaskSummary) => ({
+/** What a search row and a detail both start with. */
+const headView = (task: Omit<AdminTaskSummary, 'error'>) => ({
   id: task.id,
   tenant: task.owner.tenant,
   principal: task.owner.principal,
@@ -24,8 +24,10 @@ export const summaryView = (task: AdminTaskSummary) => ({
   createdAt: iso(task.createdAt),
   updatedAt: iso(task.updatedAt),
   attempt: task.attempt,
-  error: errorView(task.error),
 });
+
+/** A row of a search. */
+export const summaryView = (task: AdminTaskSummary) => ({ ...headView(task), error: errorView(task.error) });
 
 const stepFailureView = (failure: StepFailure | undefined) =>
   failure === undefined ? undefined : { ...failure, at: iso(failure.at) };
@@ -35,17 +37,8 @@ const failureView = (failure: TaskFailure | undefined) =>
 
 /** A task's detail: what TaskStore.inspect keeps, without payloads. */
 export const detailView = (task: TaskInspection) => ({
-  id: task.id,
-  tenant: task.owner.tenant,
-  principal: task.owner.principal,
-  tool: task.tool,
-  toolVersion: task.toolVersion,
-  status: task.status,
-  statusMessage: task.statusMessage,
-  createdAt: iso(task.createdAt),
-  updatedAt: iso(task.updatedAt),
+  ...headView(task),
   expiresAt: isoOrUndefined(task.expiresAt),
-  attempt: task.attempt,
   leaseOwner: task.leaseOwner,
   leaseUntil: isoOrUndefined(task.leaseUntil),
   wakeAt: isoOrUndefined(task.wakeAt),
