@@ -1,30 +1,63 @@
 // Terminal prompts for input requests: an elicitation form field by field, roots answered with the working directory.
 import { createInterface, type Interface } from 'node:readline/promises';
 import { pathToFileURL } from 'node:url';
+import { checkAnswer, listedValues } from '../protocol/input-answers.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
 
-type Property = { type?: string; title?: string; description?: string; enum?: unknown[]; default?: unknown };
+import { terminalSafe as safe } from './terminal-text.js';
+
+type Property = {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  oneOf?: unknown[];
+  items?: JsonObject;
+  default?: unknown;
+};
+
+/** What was typed, as the field's type: a boolean, a number, a list (comma-separated) or the text itself. */
+function parseRaw(raw: string, prop: Property): unknown {
+  if (prop.type === 'boolean') {
+    if (/^(y|yes|true)$/i.test(raw)) return true;
+    if (/^(n|no|false)$/i.test(raw)) return false;
+    return raw;
+  }
+  if (prop.type === 'number' || prop.type === 'integer') return raw === '' ? raw : Number(raw);
+  if (prop.type === 'array')
+    return raw
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
+  return raw;
+}
+
+/** The field's own check (the one the server makes): undefined when the value answers it. */
+function problemOf(name: string, prop: Property, value: unknown): string | undefined {
+  const form = {
+    method: 'elicitation/create',
+    params: { requestedSchema: { properties: { [name]: prop } } },
+  };
+  const check = checkAnswer(form, { action: 'accept', content: { [name]: value } });
+  return check.ok ? undefined : check.reason;
+}
 
 async function askField(rl: Interface, name: string, prop: Property, required: boolean): Promise<unknown> {
-  const label = prop.title ?? prop.description ?? name;
-  const choices = Array.isArray(prop.enum) ? ` (${prop.enum.join('/')})` : '';
-  const hint = prop.type === 'boolean' ? ' [y/n]' : choices;
+  const label = safe(prop.title ?? prop.description ?? name);
+  const listed = listedValues(prop as JsonObject) ?? (prop.items ? listedValues(prop.items) : undefined);
+  const choices = listed === undefined ? '' : ` (${listed.map((v) => safe(String(v))).join('/')})`;
+  const hint =
+    prop.type === 'boolean' ? ' [y/n]' : prop.type === 'array' ? `${choices}, comma-separated` : choices;
+  // A default is offered, never taken silently: Enter picks it only when it is shown.
+  const offer = prop.default === undefined ? '' : ` [Enter: ${safe(JSON.stringify(prop.default))}]`;
   for (;;) {
-    const raw = (await rl.question(`  ${label}${hint}${required ? '' : ' (optional)'}: `)).trim();
-    if (raw === '' && !required) return undefined;
+    const raw = (await rl.question(`  ${label}${hint}${required ? '' : ' (optional)'}${offer}: `)).trim();
     if (raw === '' && prop.default !== undefined) return prop.default;
-    if (prop.type === 'boolean') {
-      if (/^(y|yes|true)$/i.test(raw)) return true;
-      if (/^(n|no|false)$/i.test(raw)) return false;
-    } else if (prop.type === 'number' || prop.type === 'integer') {
-      const n = Number(raw);
-      if (raw !== '' && Number.isFinite(n) && (prop.type === 'number' || Number.isInteger(n))) return n;
-    } else if (Array.isArray(prop.enum)) {
-      if (prop.enum.includes(raw)) return raw;
-    } else if (raw !== '') {
-      return raw;
-    }
-    console.error(`  please enter a valid ${prop.type ?? 'value'}`);
+    if (raw === '' && !required) return undefined;
+    const value = parseRaw(raw, prop);
+    const problem = problemOf(name, prop, value);
+    if (problem === undefined) return value;
+    console.error(`  ${safe(problem)}`);
   }
 }
 
@@ -34,9 +67,9 @@ async function answerOne(rl: Interface, key: string, request: JsonObject): Promi
     return { roots: [{ uri: pathToFileURL(process.cwd()).href, name: 'cwd' }] };
   if (request.method !== 'elicitation/create')
     throw new Error(`cannot answer ${String(request.method)} from a terminal`);
-  console.error(`\n? ${String(params.message ?? key)}`);
+  console.error(`\n? ${safe(String(params.message ?? key))}`);
   if (params.mode === 'url') {
-    console.error(`  open: ${String(params.url)}`);
+    console.error(`  open: ${safe(String(params.url))}`);
     const done = (await rl.question('  done? [y/N]: ')).trim();
     return { action: /^y/i.test(done) ? 'accept' : 'decline' };
   }

@@ -46,6 +46,11 @@ export interface LegacyCall {
   /** Sends a server→client request whose answer is routed by its id alone (see task-input.ts). */
   sendRequest(id: string, method: string, params: JsonObject): void;
   /**
+   * Waits for news of a request sent with sendRequest that the exchange carrying its answer reports (a refused
+   * answer), on any replica: the message, or undefined once the signal aborts.
+   */
+  follow(id: string, signal: AbortSignal): Promise<JsonObject | undefined>;
+  /**
    * The response as a resumable event stream (see result-resume.ts), when the client takes one: `mark` sends an
    * event id to resume from; `asked` lists the input keys asked on the streams this wait resumes.
    */

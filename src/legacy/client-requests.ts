@@ -24,6 +24,13 @@ export interface ClientRequests {
   answer(sessionId: string, message: unknown): Promise<boolean>;
   /** Whether the body is a JSON-RPC response (not a request or notification). */
   isResponse(message: unknown): message is JsonObject;
+  /**
+   * Waits, sending nothing, for news of request `requestId` of the session that another exchange reports
+   * (`report`), on this replica or another: the message, or undefined once the signal aborts.
+   */
+  follow(sessionId: string, requestId: string, signal: AbortSignal): Promise<JsonObject | undefined>;
+  /** Hands news of request `requestId` of the session to whoever follows it; false when nobody does. */
+  report(sessionId: string, requestId: string, message: JsonObject): Promise<boolean>;
 }
 
 export interface ClientRequestOptions {
@@ -79,6 +86,50 @@ function answerPoller(
       poller = undefined;
     }
   };
+}
+
+/** What following a request shares with the rest of the module. */
+interface FollowDeps {
+  store: PendingRequestStore | undefined;
+  origin: string;
+  now: () => number;
+  waiting: Map<string, (message: JsonObject) => void>;
+  updatePoller: () => void;
+}
+
+/** ClientRequests.follow: a waiting entry without a request sent, open in the store for the other replicas. */
+async function followRequest(
+  deps: FollowDeps,
+  sessionId: string,
+  requestId: string,
+  signal: AbortSignal,
+): Promise<JsonObject | undefined> {
+  const { store, waiting, updatePoller } = deps;
+  if (signal.aborted) return undefined;
+  const key = keyOf(sessionId, requestId);
+  // Registered before the store is written to, so news from this process is never missed.
+  const news = new Promise<JsonObject | undefined>((resolve) => {
+    let done = false;
+    function finish(message: JsonObject | undefined): void {
+      if (done) return;
+      done = true;
+      if (waiting.get(key) === finish) waiting.delete(key);
+      signal.removeEventListener('abort', onAbort);
+      updatePoller();
+      resolve(message);
+    }
+    const onAbort = (): void => finish(undefined);
+    waiting.set(key, finish);
+    signal.addEventListener('abort', onAbort);
+    updatePoller();
+    if (signal.aborted) onAbort();
+  });
+  try {
+    await store?.openRequest(sessionId, requestId, deps.origin, deps.now());
+    return await news;
+  } finally {
+    await store?.closeRequest(sessionId, requestId).catch(() => undefined);
+  }
 }
 
 export function createClientRequests(options: ClientRequestOptions = {}): ClientRequests {
@@ -137,6 +188,18 @@ export function createClientRequests(options: ClientRequestOptions = {}): Client
         return true;
       }
       return (await store?.answerRequest(sessionId, message.id, message)) ?? false;
+    },
+
+    follow: (sessionId, requestId, signal) =>
+      followRequest({ store, origin, now, waiting, updatePoller }, sessionId, requestId, signal),
+
+    async report(sessionId, requestId, message) {
+      const settle = waiting.get(keyOf(sessionId, requestId));
+      if (settle !== undefined) {
+        settle(message);
+        return true;
+      }
+      return (await store?.answerRequest(sessionId, requestId, message)) ?? false;
     },
 
     isResponse: (message): message is JsonObject =>

@@ -10,6 +10,7 @@ import {
 } from '../wire/meta-keys.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import type { LegacyCall } from './call.js';
+import { answerRefused, checkAnswer } from '../protocol/input-answers.js';
 import { toLegacyError } from './capabilities.js';
 
 /** The modern envelope for a legacy request: the session's capabilities (never the legacy `tasks` one). */
@@ -48,6 +49,27 @@ export async function callModern(
   return outcome.result;
 }
 
+/** How often one question is asked again after answers that do not answer it. */
+const MAX_ASKS = 5;
+
+/**
+ * Asks one question as a server→client request, and again while the client's answer does not answer it (each
+ * answer is checked against the question before the call goes on); after the last try, the refusal ends the call.
+ */
+async function askUntilAnswered(
+  call: LegacyCall,
+  key: string,
+  request: { method: string; params?: unknown },
+): Promise<JsonObject> {
+  const params = isJsonObject(request.params) ? request.params : {};
+  for (let asked = 1; ; asked++) {
+    const answer = await call.ask(request.method, params);
+    const check = checkAnswer(request, answer);
+    if (check.ok) return answer;
+    if (asked >= MAX_ASKS) throw answerRefused(key, check);
+  }
+}
+
 /**
  * A modern call whose MRTR rounds are answered by real server→client requests, as 2025-11-25 clients expect:
  * each `inputRequests` entry is asked on the response stream, then the call re-runs with the answers.
@@ -68,8 +90,7 @@ export async function callWithInput(
     await Promise.all(
       Object.entries(requests).map(async ([key, request]) => {
         if (!isJsonObject(request) || typeof request.method !== 'string') return;
-        const askParams = isJsonObject(request.params) ? request.params : {};
-        answers[key] = await call.ask(request.method, askParams);
+        answers[key] = await askUntilAnswered(call, key, request as { method: string; params?: unknown });
       }),
     );
     const previous = isJsonObject(current.inputResponses) ? current.inputResponses : {};

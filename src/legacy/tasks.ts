@@ -9,7 +9,7 @@ import { callModern } from './modern.js';
 import { toLegacyError } from './capabilities.js';
 import { isTerminal, ownerOf, type TaskSnapshot } from '../tasks/task.js';
 import { toLegacyResult, toLegacyTask } from './shapes.js';
-import { askForInput, RELATED_TASK } from './task-input.js';
+import { RELATED_TASK, TaskInputAsker } from './task-input.js';
 import { pollDelay, waitForTask } from './task-wait.js';
 import { waitEventId, WaitPaused } from './result-resume.js';
 
@@ -51,9 +51,9 @@ async function taskResult(call: LegacyCall): Promise<JsonObject> {
   const { now } = call.ctx;
   const deadline = now() + call.ctx.resultWaitMs;
   const waiter = waitForTask(call, taskId);
-  const asked = new Set<string>(call.resumable?.asked ?? []);
+  const asker = new TaskInputAsker(call, taskId, new Set(call.resumable?.asked ?? []), () => waiter.wake());
   const mark = (): void =>
-    call.resumable?.mark(waitEventId({ taskId, requestId: call.id, asked: [...asked] }));
+    call.resumable?.mark(waitEventId({ taskId, requestId: call.id, asked: [...asker.asked] }));
   try {
     // The caller's own task, or the same "not found" as tasks/get, before the stream is offered for resumption.
     let task = await getModern(call, taskId);
@@ -61,7 +61,7 @@ async function taskResult(call: LegacyCall): Promise<JsonObject> {
     for (let look = 0; look < 100_000; look++) {
       if (isTerminal(task.status)) return payloadOf(task, taskId);
       if (task.status === 'input_required' && isJsonObject(task.inputRequests)) {
-        if (askForInput(call, taskId, task.inputRequests, asked) > 0) mark();
+        if (asker.ask(task.inputRequests) > 0) mark();
       }
       if (call.signal.aborted) throw new ProtocolError(ErrorCode.InternalError, 'Request aborted');
       const left = deadline - now();
@@ -71,6 +71,7 @@ async function taskResult(call: LegacyCall): Promise<JsonObject> {
     }
   } finally {
     waiter.stop();
+    asker.stop();
   }
   if (call.resumable !== undefined) throw new WaitPaused();
   throw new ProtocolError(

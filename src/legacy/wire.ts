@@ -197,6 +197,7 @@ async function runRequest(
       w.clientRequests.ask(session.id, (json) => out.send(json), method, params, abort.signal),
     sendRequest: (rid, method, params) =>
       out.send(JSON.stringify({ jsonrpc: '2.0', id: rid, method, params })),
+    follow: (rid, signal) => w.clientRequests.follow(session.id, rid, signal),
   };
   if (takesEvents(header)) {
     // A long call (a synchronous tool, a tasks/result wait) sends keep-alives rather than hold a balancer silently.
@@ -267,6 +268,7 @@ function internalCall(w: Legacy, session: LegacySession, auth: AuthInfo, req: In
     emit: () => undefined,
     ask: () => Promise.reject(new Error('no response stream')),
     sendRequest: () => undefined,
+    follow: async () => undefined,
   };
 }
 async function handleInitialize(w: Legacy, reply: HttpReply, request: IncomingRequest, auth: AuthInfo) {
@@ -324,9 +326,13 @@ async function servePost(w: Legacy, { req, reply, header, body, parsed, auth }: 
     if (target === undefined) await w.clientRequests.answer(found.session.id, answer);
     else if (isJsonObject(answer.result)) {
       // A task's input: answered into the task, whichever replica asked. An error answer leaves it open.
-      await answerInput(internalCall(w, found.session, auth, req), target, answer.result).catch(
-        () => undefined,
-      );
+      const refused = await answerInput(internalCall(w, found.session, auth, req), target, answer.result);
+      if (refused !== undefined) {
+        // Not an answer to the question: the task keeps waiting, and the wait asks it again.
+        await w.clientRequests.report(found.session.id, String(answer.id), { error: refused.toJSON() });
+        reply.json(400, errorResponse(null, refused, true));
+        return true;
+      }
     }
     reply.json(202);
     return true;

@@ -14,6 +14,7 @@ import {
 } from '../tasks/execution.js';
 import type { StepDefaults } from './define.js';
 import { runStepInline, sleepInline } from './inline-steps.js';
+import { checkAnswer } from './input-answers.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
 import type { RequestScope } from './scope.js';
 import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
@@ -107,7 +108,12 @@ class RoundContext implements HandlerContext {
     const found: InputResponses = {};
     let pending = false;
     for (const key in requests) {
-      const answer = Object.hasOwn(this.round.answers, key) ? this.round.answers[key] : undefined;
+      let answer = Object.hasOwn(this.round.answers, key) ? this.round.answers[key] : undefined;
+      if (answer !== undefined && !checkAnswer(requests[key], answer).ok) {
+        // Not an answer to this question (sent before it was asked, or to another one): asked again.
+        delete this.round.answers[key];
+        answer = undefined;
+      }
       if (answer === undefined) {
         missing[key] = requests[key] as InputRequest;
         pending = true;

@@ -3,6 +3,7 @@ import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2'
 import type { ClientCapabilities } from '../wire/envelope.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { invalidParams, missingCapability } from '../wire/protocol-error.js';
+import { answerRefused, checkAnswers } from './input-answers.js';
 import { checkInputRequests } from './input-requests.js';
 import { newNonce } from './one-time.js';
 import type { StateSealer } from './request-state.js';
@@ -33,6 +34,8 @@ export interface MrtrRound {
 interface SealedState {
   a: InputResponses;
   s?: JsonValue;
+  /** The requests this state's round asked: the next round's answers are checked against them before anything. */
+  r?: InputRequests;
   /** Nonce and expiry of a one-time state (a round of tools/call). */
   n?: string;
   x?: number;
@@ -50,12 +53,13 @@ export function readRound(
   let answers: InputResponses = {};
   let state: JsonValue | undefined;
   let nonce: MrtrRound['nonce'];
+  let sealed: SealedState | undefined;
   if (params.requestState !== undefined) {
     if (typeof params.requestState !== 'string')
       throw invalidParams('Invalid params: requestState must be a string');
     const opened = sealer.unseal(params.requestState, binding, nowMs);
     if (!opened.ok) throw invalidParams(`Invalid params: requestState rejected (${opened.reason})`);
-    const sealed = opened.value as SealedState;
+    sealed = opened.value as SealedState;
     answers = { ...sealed.a };
     state = sealed.s;
     if (typeof sealed.n === 'string' && typeof sealed.x === 'number')
@@ -66,6 +70,11 @@ export function readRound(
     if (!parsed.success || !isJsonObject(params.inputResponses)) {
       const key = parsed.success ? '' : String(parsed.error.issues[0]?.path[0] ?? '');
       throw invalidParams(`Invalid params: malformed inputResponses${key ? ` (key "${key}")` : ''}`);
+    }
+    if (sealed?.r !== undefined) {
+      // Checked before the round uses its one-time state, so a refused answer leaves it usable for a corrected one.
+      const check = checkAnswers(sealed.r, params.inputResponses);
+      if (!check.ok) throw answerRefused(check.key, check);
     }
     for (const [key, value] of Object.entries(params.inputResponses)) answers[key] = value as JsonObject;
   }
@@ -113,6 +122,7 @@ export function inputRequiredResult(
   const expiresAt = nowMs + MRTR_STATE_TTL_MS;
   const sealed: SealedState = { a: round.answers };
   if (pending.state !== undefined) sealed.s = pending.state;
+  if (Object.keys(pending.requests).length > 0) sealed.r = pending.requests;
   if (oneTime) {
     sealed.n = newNonce();
     sealed.x = expiresAt;

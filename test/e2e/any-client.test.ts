@@ -217,14 +217,26 @@ describe('calls from clients without the extension', () => {
     expect(next.tool).toBe('task_respond');
     expect(next.arguments).toEqual({
       taskId,
-      inputResponses: { go_ahead: { action: 'accept', content: { ok: true } } },
+      inputResponses: {
+        go_ahead: {
+          action: { placeholder: 'the user\'s choice: "accept", "decline" or "cancel"' },
+          content: { ok: { placeholder: "the user's answer: ok (boolean, required)" } },
+        },
+      },
     });
     expect(textOf(handed)).toContain('Go ahead? Fields: ok (boolean, required).');
 
-    // task_status shows the same questions; answering them (as `next` says) finishes the task.
+    // task_status shows the same questions; `next` sent as it is answers nothing.
     const status = await call(alice, 'task_status', { taskId });
     expect(structured(status).inputRequests).toEqual(handle.inputRequests);
-    const answered = await call(alice, next.tool, next.arguments);
+    const verbatim = await call(alice, next.tool, next.arguments);
+    expect(verbatim.isError).toBe(true);
+    expect(textOf(verbatim)).toContain('Ask the user');
+    // Filled in with the user's answer, it finishes the task.
+    const answered = await call(alice, next.tool, {
+      taskId,
+      inputResponses: { go_ahead: { action: 'accept', content: { ok: true } } },
+    });
     expect(structured(answered).status).toBe('completed');
     expect(textOf(answered)).toContain('went ahead');
   });
@@ -243,7 +255,8 @@ describe('calls from clients without the extension', () => {
       inputResponses: { go_ahead: { action: 'maybe' } },
     });
     expect(bad.isError).toBe(true);
-    expect(textOf(bad)).toContain('malformed answer for input key "go_ahead"');
+    expect(textOf(bad)).toContain('answer to "go_ahead": action: ');
+    expect(textOf(bad)).toContain(`Nothing was recorded and task ${taskId} still waits.`);
     await call(alice, 'task_cancel', { taskId });
   });
 
@@ -371,7 +384,15 @@ describe('a 2025-11-25 session without params.task', () => {
   it('answers input through task_respond, or through the session when the client declared elicitation', async () => {
     const handed = await legacy.result('tools/call', { name: 'asks', arguments: {} });
     const next = structured(handed).next as { tool: string; arguments: Json };
-    const done = await legacy.result('tools/call', { name: next.tool, arguments: next.arguments });
+    const verbatim = await legacy.result('tools/call', { name: next.tool, arguments: next.arguments });
+    expect(verbatim.isError).toBe(true);
+    expect(textOf(verbatim)).toContain('Ask the user');
+    const taskId = String(structured(handed).taskId);
+    const answers = { go_ahead: { action: 'accept', content: { ok: true } } };
+    const done = await legacy.result('tools/call', {
+      name: next.tool,
+      arguments: { taskId, inputResponses: answers },
+    });
     expect(textOf(done)).toContain('went ahead');
 
     const stream = await legacyAsks.open('tools/call', { name: 'asks', arguments: {} });

@@ -70,6 +70,17 @@ describe('durable-mcp client commands', () => {
     for (let i = 0; i < 50 && !status.includes('input_required'); i++)
       status = cli('task', 'get', taskId).out;
     expect(status).toContain('waiting for: approve_outline');
+    // An answer that does not answer the question is refused whole, naming the key and the field.
+    const refused = cli(
+      'task',
+      'answer',
+      taskId,
+      '--responses',
+      '{"approve_outline":{"action":"accept","content":{"approved":"yes"}}}',
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain('answer to "approve_outline": content.approved: expected true or false');
+    expect(cli('task', 'get', taskId).out).toContain('waiting for: approve_outline');
     const answered = cli(
       'task',
       'answer',
@@ -104,6 +115,9 @@ describe('durable-mcp client commands', () => {
     await waitFor('answer? [Y]es');
     child.stdin.write('y\r');
     await waitFor('Approve the outline [y/n]');
+    // Not an answer to a yes/no question: asked again.
+    child.stdin.write('maybe\r');
+    await waitFor('expected true or false, got "maybe"');
     child.stdin.write('y\r');
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect(screen).toContain('small report');

@@ -88,11 +88,10 @@ const texts = (result: CallToolResult): string[] =>
 
 /** What a model does with an example answer: fills in the user's reply (here: approve). */
 function fillAnswers(args: Json): Json {
-  const responses = args.inputResponses as Record<string, { action: string; content?: Json }>;
+  const responses = args.inputResponses as Record<string, { action: unknown; content?: Json }>;
   const filled: Json = {};
-  for (const [key, example] of Object.entries(responses)) {
-    filled[key] = { ...example, content: { ...example.content, approved: true } };
-  }
+  // What the user answered in place of each placeholder: they accept and approve.
+  for (const key of Object.keys(responses)) filled[key] = { action: 'accept', content: { approved: true } };
   return { ...args, inputResponses: filled };
 }
 
@@ -102,13 +101,24 @@ interface Step {
   result: CallToolResult;
 }
 
-/** Follows `structuredContent.next` from a handed-back result until the task's status is terminal. */
+/** What a model got for sending a hand-back's `next` to task_respond as it was, placeholders and all. */
+const verbatimAnswers: CallToolResult[] = [];
+
+/**
+ * Follows `structuredContent.next` from a handed-back result until the task's status is terminal; a task_respond
+ * is first sent as it is (and kept in verbatimAnswers), then filled in with the user's answers.
+ */
 async function follow(client: Client, first: CallToolResult, maxSteps = 40): Promise<Step[]> {
   const steps: Step[] = [];
   let current = first;
   while (!TERMINAL.has(structured(current).status as string)) {
     if (steps.length >= maxSteps) throw new Error(`task still ${String(structured(current).status)}`);
     const next = structured(current).next as { tool: string; arguments: Json };
+    if (next.tool === 'task_respond') {
+      verbatimAnswers.push(
+        (await client.callTool({ name: next.tool, arguments: next.arguments })) as CallToolResult,
+      );
+    }
     const args = next.tool === 'task_respond' ? fillAnswers(next.arguments) : next.arguments;
     current = (await client.callTool({ name: next.tool, arguments: args })) as CallToolResult;
     steps.push({ tool: next.tool, arguments: args, result: current });
@@ -186,11 +196,19 @@ describe('a task-optional tool called by the SDK v1 client (no tasks extension)'
         arguments: {
           taskId,
           inputResponses: {
-            approve_outline: { action: 'accept', content: { approved: expect.any(Boolean) } },
+            approve_outline: {
+              action: { placeholder: expect.any(String) },
+              content: { approved: { placeholder: expect.stringContaining('approved (boolean, required)') } },
+            },
           },
         },
       },
     });
+    // Sent as it was, that call answered nothing: the model was told to ask the user, and the task went on waiting.
+    const verbatim = verbatimAnswers.at(-1)!;
+    expect(verbatim.isError).toBe(true);
+    expect(texts(verbatim)[0]).toContain('Ask the user');
+    expect(texts(verbatim)[0]).toContain('still waits');
     expect(texts(asking)[0]).toContain('"approve_outline": Approve this outline for a small report?');
     expect(asking._meta?.[META_BACKGROUND_TASK]).toEqual({ taskId, status: 'input_required' });
     expect(steps[respondAt]!.arguments.inputResponses).toEqual({

@@ -11,7 +11,7 @@ import {
   type TaskSnapshot,
 } from '../../tasks/task.js';
 import { isTaskIdShape } from '../../tasks/ids.js';
-import type { JsonObject } from '../../wire/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { ErrorCode } from '../../wire/codes.js';
 import type { CallToolResult } from '../types.js';
@@ -46,9 +46,23 @@ const TASK_ID = {
 
 const problem = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
+/** Whether an error refuses an answer (answerRefused): the task still waits for it. */
+const refusesAnswer = (err: ProtocolError): boolean =>
+  isJsonObject(err.data) && typeof err.data.inputKey === 'string';
+
 /** The tool's answer to a failed lookup or a bad request: a tool error the model can act on. */
-function failure(taskId: string, err: unknown): CallToolResult {
+function failure(taskId: string, err: unknown, respond?: string): CallToolResult {
   if (!(err instanceof ProtocolError) || err.code !== ErrorCode.InvalidParams) throw err;
+  if (respond !== undefined && refusesAnswer(err)) {
+    const { inputKey, field, reason, placeholder } = err.data as Record<string, unknown>;
+    const where = field === '' ? '' : `${String(field)}: `;
+    const fill = placeholder === true ? ' with it in place of each placeholder' : '';
+    return problem(
+      `Refused: answer to "${String(inputKey)}": ${where}${String(reason)}. Nothing was recorded and task ` +
+        `${taskId} still waits. Ask the user for their answer (do not make one up), then call ${respond} ` +
+        `again${fill}.`,
+    );
+  }
   return problem(
     Object.values(LOOKUP_MISS_MESSAGES).includes(err.message)
       ? `${err.message}: ${taskId}. Use the taskId from the result of the tool that started the task; ` +
@@ -152,7 +166,7 @@ function respondTool(deps: FacadeDeps): ToolDefinition<never> {
         const note = `Not waiting for ${ignored.map((k) => `"${k}"`).join(', ')}: ignored.`;
         return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
       } catch (err) {
-        return failure(args.taskId, err);
+        return failure(args.taskId, err, names.respond);
       }
     },
   });

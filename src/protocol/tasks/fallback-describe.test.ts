@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../wire/jsonrpc.js';
 import { META_BACKGROUND_TASK, META_ERROR_REF, META_SERVER_INFO } from '../../wire/meta-keys.js';
+import { checkAnswer } from '../input-answers.js';
 import { compileSchema } from '../schema-validation.js';
 import { HANDLE_SCHEMA, describeTask, resolveFallback } from './fallback.js';
 import { described, elicitForm, ID, snapshot, type Described } from '../../../test/support/hand-back.js';
@@ -50,7 +51,7 @@ describe('describeTask', () => {
       'waits up to',
     );
   });
-  it('describes the fields of a form elicitation and gives an answer of their types', () => {
+  it('describes the fields of a form elicitation, with a placeholder where each answer goes', () => {
     const request = elicitForm(
       {
         type: 'object',
@@ -70,29 +71,37 @@ describe('describeTask', () => {
     const out = described(task);
     const text = out.structuredContent.instructions;
     expect(text).toContain(`Task ${ID} is waiting`);
-    expect(text).toContain(
-      '- "order": Pick the order options. Fields: confirm (boolean, required): Confirm the order; ' +
-        'size (string, one of "S", "M", "L", required); count (integer); ratio (number); ' +
-        'note (string): Anything else; tags (array).',
+    const fields = [
+      'confirm (boolean, required): Confirm the order',
+      'size (string, one of "S", "M", "L", required)',
+      'count (integer, optional, suggested default 3, only if the user picks it)',
+      'ratio (number, optional)',
+      'note (string, optional): Anything else',
+      'tags (array, optional)',
+    ];
+    expect(text).toContain(`- "order": Pick the order options. Fields: ${fields.join('; ')}.`);
+    const names = ['confirm', 'size', 'count', 'ratio', 'note', 'tags'];
+    const content = Object.fromEntries(
+      names.map((n, i) => [n, { placeholder: `the user's answer: ${fields[i] as string}` }]),
     );
     const args = {
       taskId: ID,
       inputResponses: {
-        order: {
-          action: 'accept',
-          content: { confirm: true, size: 'S', count: 3, ratio: 0, note: '…', tags: [] },
-        },
+        order: { action: { placeholder: 'the user\'s choice: "accept", "decline" or "cancel"' }, content },
       },
     };
     expect(out.structuredContent.next).toEqual({ tool: 'task_respond', arguments: args });
+    expect(text).toContain('Ask the user; do not answer for them.');
     expect(text).toContain(`call task_respond with ${JSON.stringify(args)}`);
     expect(text).toContain('{"action":"decline"}');
     expect(text).toContain(`call task_cancel with {"taskId":"${ID}"}`);
     expect(out.structuredContent.inputRequests).toEqual({ order: request });
     expect(out._meta).toEqual({ [META_BACKGROUND_TASK]: { taskId: ID, status: 'input_required' } });
     expect(out).not.toHaveProperty('isError');
+    // Sent as it is, the next call answers nothing.
+    expect(checkAnswer(request, args.inputResponses.order)).toMatchObject({ ok: false, placeholder: true });
   });
-  it('gives valid examples for defaults, listed choices and bounds, and no stray space without a message', () => {
+  it('describes defaults, listed choices and bounds as information, never as the answer', () => {
     const request = elicitForm(
       {
         type: 'object',
@@ -107,24 +116,27 @@ describe('describeTask', () => {
           },
           picks: { type: 'array', items: { enum: ['a', 'b'] }, minItems: 1 },
           amount: { type: 'number', minimum: 5 },
+          name: { type: 'string', maxLength: 20, format: 'email' },
         },
       },
       '',
     );
     const out = described(snapshot({ status: 'input_required', inputRequests: { q: request } }));
-    const next = out.structuredContent.next as { arguments: { inputResponses: JsonObject } };
-    expect(next.arguments.inputResponses.q).toEqual({
-      action: 'accept',
-      content: { level: 'high', colour: 'r', picks: ['a'], amount: 5 },
-    });
+    const next = out.structuredContent.next as { arguments: { inputResponses: Record<string, JsonObject> } };
+    const answer = next.arguments.inputResponses.q as { content: Record<string, unknown> };
+    for (const value of Object.values(answer.content)) expect(value).toHaveProperty('placeholder');
+    expect(JSON.stringify(answer)).not.toContain('"high"');
     const text = out.structuredContent.instructions;
     expect(text).toContain(
-      '- "q": Fields: level (string, one of "low", "high"); colour (string, one of "r", "g")',
+      '- "q": Fields: level (string, one of "low", "high", optional, suggested default "high", only if the ' +
+        'user picks it); colour (string, one of "r", "g", optional)',
     );
-    expect(text).toContain('picks (array, any of "a", "b")');
+    expect(text).toContain('picks (array, any of "a", "b", at least 1 choices, optional)');
+    expect(text).toContain('amount (number, at least 5, optional)');
+    expect(text).toContain('name (string, email, at most 20 characters, optional)');
   });
 
-  it('gives each kind of input request an answer of its shape', () => {
+  it('gives each kind of input request a shape whose placeholders do not validate', () => {
     const inputRequests: Record<string, JsonObject> = {
       login: {
         method: 'elicitation/create',
@@ -142,22 +154,17 @@ describe('describeTask', () => {
     expect(text).toContain(
       '- "login": Sign in to the store. The user must open https://example.com/login and finish there.',
     );
-    expect(text).toContain('- "draft": A language model completion is requested: ');
+    expect(text).toContain('- "draft": A language model completion is requested, if the user allows it: ');
     expect(text).toContain('"Summarise"');
     expect(text).toContain('- "dirs": The task asks for the root directories');
     expect(text).toContain('- "other": A custom/ask request: {"q":1}.');
-    expect(out.structuredContent.next).toEqual({
-      tool: 'task_respond',
-      arguments: {
-        taskId: ID,
-        inputResponses: {
-          login: { action: 'accept' },
-          draft: { role: 'assistant', content: { type: 'text', text: '…' }, model: '…' },
-          dirs: { roots: [] },
-          other: {},
-        },
-      },
-    });
+    const next = out.structuredContent.next as { arguments: { inputResponses: Record<string, JsonObject> } };
+    const shapes = next.arguments.inputResponses;
+    expect(Object.keys(shapes)).toEqual(['login', 'draft', 'dirs', 'other']);
+    for (const key of ['login', 'draft', 'dirs']) {
+      expect(checkAnswer(inputRequests[key], shapes[key])).toMatchObject({ ok: false, placeholder: true });
+    }
+    expect(shapes.draft).toMatchObject({ role: 'assistant', content: { type: 'text' } });
     expect(out.structuredContent.inputRequests).toEqual(inputRequests);
   });
   it('hands over the result of a completed task after the lead text', () => {

@@ -4,6 +4,7 @@ import type { TaskPolicy } from '../define.js';
 import type { TaskSnapshot } from '../../tasks/task.js';
 import { isJsonObject, type JsonObject } from '../../wire/jsonrpc.js';
 import { META_BACKGROUND_TASK, META_SERVER_INFO } from '../../wire/meta-keys.js';
+import { listedValues, placeholder, PLACEHOLDER_KEY } from '../input-answers.js';
 
 export interface FallbackOptions {
   /** The server-wide switch (default true). Off: such clients get what the extension alone gives them. */
@@ -120,50 +121,28 @@ const json = (value: unknown): string => JSON.stringify(value);
 /** A budget in words: "500 ms", "20 s", "1.5 s". */
 export const duration = (ms: number): string => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);
 
-/** The values a field admits, when it lists them: `enum`, `oneOf`/`anyOf` of `const`s, or the same for items. */
-function choices(field: JsonObject): unknown[] | undefined {
-  if (Array.isArray(field.enum)) return field.enum;
-  const options = Array.isArray(field.oneOf)
-    ? field.oneOf
-    : Array.isArray(field.anyOf)
-      ? field.anyOf
-      : undefined;
-  const consts = options?.filter((o) => isJsonObject(o) && o.const !== undefined) as JsonObject[] | undefined;
-  if (consts !== undefined && consts.length > 0) return consts.map((o) => o.const);
-  return undefined;
-}
+const BOUNDS: [string, string][] = [
+  ['minimum', 'at least N'],
+  ['maximum', 'at most N'],
+  ['minLength', 'at least N characters'],
+  ['maxLength', 'at most N characters'],
+  ['minItems', 'at least N choices'],
+  ['maxItems', 'at most N choices'],
+];
 
-/** A valid value of the field a model can copy and replace. */
-function exampleValue(field: unknown): unknown {
-  if (!isJsonObject(field)) return '…';
-  if (field.default !== undefined) return field.default;
-  const listed = choices(field);
-  if (listed !== undefined && listed.length > 0) return listed[0];
-  switch (field.type) {
-    case 'boolean':
-      return true;
-    case 'number':
-    case 'integer':
-      return typeof field.minimum === 'number' ? field.minimum : 0;
-    case 'array': {
-      const items = isJsonObject(field.items) ? choices(field.items) : undefined;
-      const first = items?.[0];
-      return first === undefined ? [] : [first];
-    }
-    case 'object':
-      return {};
-    default:
-      return '…';
-  }
-}
-
+/** A field's schema in words: type, choices, bounds, whether it is required, and its default as a suggestion. */
 function describeField(name: string, field: unknown, required: boolean): string {
   const f = isJsonObject(field) ? field : {};
   const parts = [typeof f.type === 'string' ? f.type : 'value'];
-  const listed = choices(f) ?? (isJsonObject(f.items) ? choices(f.items) : undefined);
+  const listed = listedValues(f) ?? (isJsonObject(f.items) ? listedValues(f.items) : undefined);
   if (listed !== undefined)
     parts.push(`${f.type === 'array' ? 'any of' : 'one of'} ${listed.map(json).join(', ')}`);
-  if (required) parts.push('required');
+  if (typeof f.format === 'string') parts.push(f.format);
+  for (const [key, words] of BOUNDS) {
+    if (typeof f[key] === 'number') parts.push(words.replace('N', String(f[key])));
+  }
+  parts.push(required ? 'required' : 'optional');
+  if (f.default !== undefined) parts.push(`suggested default ${json(f.default)}, only if the user picks it`);
   const label =
     typeof f.title === 'string' ? f.title : typeof f.description === 'string' ? f.description : '';
   return `${name} (${parts.join(', ')})${label === '' ? '' : `: ${label}`}`;
@@ -172,8 +151,13 @@ function describeField(name: string, field: unknown, required: boolean): string 
 /** Text that ends like a sentence. */
 const sentence = (text: string): string => (text === '' || /[.?!:]$/.test(text) ? text : `${text}.`);
 
-/** One input request in words, and an answer of the right shape for task_respond. */
-function describeRequest(request: JsonObject): { text: string; example: JsonObject } {
+const CHOICE = 'the user\'s choice: "accept", "decline" or "cancel"';
+
+/**
+ * One input request in words, and the shape of its answer for task_respond with a placeholder wherever the user's
+ * answer goes: sent as it is, it is refused (a placeholder answers nothing), so nothing is decided for the user.
+ */
+function describeRequest(request: JsonObject): { text: string; shape: JsonObject } {
   const params = isJsonObject(request.params) ? request.params : {};
   const message = typeof params.message === 'string' ? params.message : '';
   switch (request.method) {
@@ -182,7 +166,7 @@ function describeRequest(request: JsonObject): { text: string; example: JsonObje
         const url = typeof params.url === 'string' ? params.url : '';
         return {
           text: `${sentence(message)} The user must open ${url} and finish there.`,
-          example: { action: 'accept' },
+          shape: { action: placeholder(`${CHOICE} ("accept" only once they finished at ${url})`) },
         };
       }
       const schema = isJsonObject(params.requestedSchema) ? params.requestedSchema : {};
@@ -190,23 +174,36 @@ function describeRequest(request: JsonObject): { text: string; example: JsonObje
       const required = new Set(Array.isArray(schema.required) ? schema.required : []);
       const names = Object.keys(properties);
       const fields = names.map((n) => describeField(n, properties[n], required.has(n)));
-      const content = Object.fromEntries(names.map((n) => [n, exampleValue(properties[n])]));
+      const content = Object.fromEntries(
+        names.map((n, i) => [n, placeholder(`the user's answer: ${fields[i] as string}`)]),
+      );
       return {
         text: [sentence(message), fields.length > 0 ? `Fields: ${fields.join('; ')}.` : '']
           .filter((t) => t !== '')
           .join(' '),
-        example: { action: 'accept', content },
+        shape: { action: placeholder(CHOICE), content },
       };
     }
     case 'sampling/createMessage':
       return {
-        text: `A language model completion is requested: ${json(params.messages ?? [])}.`,
-        example: { role: 'assistant', content: { type: 'text', text: '…' }, model: '…' },
+        text: `A language model completion is requested, if the user allows it: ${json(params.messages ?? [])}.`,
+        shape: {
+          role: 'assistant',
+          content: { type: 'text', text: placeholder('the completion, once the user allowed the request') },
+          model: placeholder('the name of the model that wrote the completion'),
+        },
       };
     case 'roots/list':
-      return { text: 'The task asks for the root directories it may use.', example: { roots: [] } };
+      return {
+        text: 'The task asks for the root directories it may use, as the user allows.',
+        shape: {
+          roots: placeholder(
+            'the directories the user agrees to share: [{"uri":"file:///…","name":"…"}], or []',
+          ),
+        },
+      };
     default:
-      return { text: `A ${String(request.method)} request: ${json(params)}.`, example: {} };
+      return { text: `A ${String(request.method)} request: ${json(params)}.`, shape: {} };
   }
 }
 
@@ -252,14 +249,16 @@ export function describeTask(
       lines.push(`Task ${id} is waiting for answers before it can go on.`);
       const answers: JsonObject = {};
       for (const [key, request] of Object.entries(task.inputRequests)) {
-        const { text, example } = describeRequest(request);
+        const { text, shape } = describeRequest(request);
         lines.push(`- "${key}": ${text}`);
-        answers[key] = example;
+        answers[key] = shape;
       }
       const args = { taskId: id, inputResponses: answers };
       lines.push(
-        `Ask the user, then call ${names.respond} with ${json(args)}, filled in with their answers ` +
-          `(for a question the user declines, answer {"action":"decline"}).`,
+        `Ask the user; do not answer for them. Then call ${names.respond} with ${json(args)}, each ` +
+          `{"${PLACEHOLDER_KEY}":…} replaced by what the user answered (leave out optional fields they leave ` +
+          `empty; for a question the user declines, answer {"action":"decline"}). The placeholders are not ` +
+          `answers: sent as they are, the call is refused.`,
       );
       lines.push(`To stop the task instead, call ${names.cancel} with ${ref}.`);
       structured.inputRequests = task.inputRequests;

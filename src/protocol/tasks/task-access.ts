@@ -1,6 +1,5 @@
 // What tasks/*, the hand-back and the facade tools share: owner-scoped lookups, answers, cancels and waits, each
 // refusal answered the same way whoever asked and recorded in the audit log.
-import { InputResponsesV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { isTaskIdShape } from '../../tasks/ids.js';
 import type { TaskStore } from '../../tasks/store.js';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../../tasks/task.js';
 import { invalidParams, type ProtocolError } from '../../wire/protocol-error.js';
 import type { AuditLog } from '../audit.js';
+import { answerRefused, checkAnswer } from '../input-answers.js';
 import type { AuthInfo } from '../context.js';
 import type { RequestScope } from '../scope.js';
 import type { JsonObject } from '../types.js';
@@ -90,7 +90,10 @@ export function readId(access: TaskAccess, params: JsonObject, scope: RequestSco
   }
 }
 
-/** Writes the answers to the task's outstanding keys; returns the keys it ignored (not outstanding). */
+/**
+ * Writes the answers to the task's outstanding keys; returns the keys it ignored (not outstanding). An answer that
+ * does not answer its question (checkAnswer) refuses them all with -32602 naming its key and field.
+ */
 export async function answerInputs(
   access: TaskAccess,
   auth: AuthInfo,
@@ -106,8 +109,11 @@ export async function answerInputs(
       ignored.push(key);
       continue;
     }
-    if (!InputResponsesV2Schema.safeParse({ [key]: value }).success) {
-      throw invalidParams(`Invalid params: malformed answer for input key "${key}"`);
+    // One answer that does not answer its question refuses the whole update: nothing is written.
+    const check = checkAnswer(task.inputRequests[key], value);
+    if (!check.ok) {
+      access.audit({ event: 'task.answered', ...ownerOf(auth), method, taskId, outcome: 'refused' });
+      throw answerRefused(key, check);
     }
     outstanding[key] = value as JsonObject;
   }

@@ -5,6 +5,8 @@ import type { TaskStore } from '../../tasks/store.js';
 export interface TaskWatch {
   /** Resolves after a change of the task, `ms`, or the signal's abort, whichever comes first. */
   next(ms: number): Promise<void>;
+  /** Wakes the watch as a change of the task would (news that reached the caller another way). */
+  wake(): void;
   stop(): void;
 }
 
@@ -38,6 +40,7 @@ export function watchTask(store: TaskStore | undefined, taskId: string, signal: 
         signal.addEventListener('abort', done, { once: true });
       });
     },
+    wake: changedNow,
     stop: () => unsubscribe?.(),
   };
 }
