@@ -1,14 +1,14 @@
 // tools/call from the client: an idempotency key journaled before the call is sent, lost answers sent again with
-// it, MRTR rounds answered by the input handler, and a handle for a task result.
+// it, MRTR rounds answered by the input handler, a handle for a task result, and calls the journal kept sent again.
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY, TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import { InputRequiredError, InvalidResponseError } from './errors.js';
 import { newIdempotencyKey } from './idempotency-key.js';
-import type { Journal } from './journal.js';
+import { MAX_LABEL_LENGTH, type Journal, type PendingCall } from './journal.js';
 import type { Request, RequestOptions } from './request.js';
 import { TaskHandle, type InputHandler, type TaskClient } from './task-handle.js';
-import { neverSent } from './retry.js';
+import { neverSent, turnedAway } from './retry.js';
 import { delay } from './wait.js';
 
 /** Options of one tools/call. */
@@ -19,6 +19,12 @@ export interface CallOptions extends RequestOptions {
    * key to reach the task an earlier call with it created (same tool and arguments) instead of creating another.
    */
   idempotencyKey?: string;
+  /**
+   * The app's own name for this call (at most 256 characters; the server never sees it). The journal keeps it with
+   * the call and its task, and the task's handle carries it (`handle.label`), also on the handles and failures
+   * `resumeAll()` returns after a restart: how the app tells which of its calls a resumed task belongs to.
+   */
+  label?: string;
 }
 
 export type CallResult = { kind: 'result'; result: JsonObject } | { kind: 'task'; task: TaskHandle };
@@ -50,6 +56,21 @@ const answerLost = (err: unknown, signal: AbortSignal | undefined): boolean =>
   !(err instanceof ProtocolError) && signal?.aborted !== true && !neverSent(err);
 
 /**
+ * True when the server did not answer a call sent again: it could not be reached, its answer was lost, or a balancer
+ * or a server starting or draining turned it away (502/503). Such a call stays pending; any other answer settles it.
+ */
+const unanswered = (err: unknown): boolean => !(err instanceof ProtocolError) || turnedAway(err);
+
+/** One call: the tool and arguments, its key and label, and whether it declares the tasks extension. */
+interface ToolCall {
+  name: string;
+  args: JsonObject;
+  key: string | undefined;
+  label: string | undefined;
+  declared: boolean;
+}
+
+/**
  * Sends a tools/call, again after a lost answer when it carries an idempotency key (same body, so the same key); a
  * call without one may have run, so it is never sent twice.
  */
@@ -72,24 +93,21 @@ async function sendCall(
 }
 
 /** The handle of a task result, recorded in the journal. */
-function taskOf(
-  deps: ToolCallDeps,
-  name: string,
-  key: string | undefined,
-  declared: boolean,
-  result: JsonObject,
-): TaskHandle {
-  if (!declared || typeof result.taskId !== 'string')
+function taskOf(deps: ToolCallDeps, call: ToolCall, result: JsonObject): TaskHandle {
+  if (!call.declared || typeof result.taskId !== 'string')
     throw new InvalidResponseError('unexpected task result');
+  const { name, key, label, args } = call;
   deps.settings.journal?.record({
     taskId: result.taskId,
     server: deps.server,
     tool: name,
     createdAt: Date.now(),
     status: String(result.status),
+    args,
     ...(key === undefined ? {} : { idempotencyKey: key }),
+    ...(label === undefined ? {} : { label }),
   });
-  return new TaskHandle(deps.taskClient, result.taskId, name);
+  return new TaskHandle(deps.taskClient, result.taskId, name, { label, args });
 }
 
 /** What the next round of an input_required result sends: the answers, and the state exactly as received. */
@@ -112,35 +130,85 @@ async function nextRound(
   return extra;
 }
 
+const declaresTasks = (capabilities: JsonObject): boolean =>
+  isJsonObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined;
+
+/** The app's label of a call, checked: a string of at most MAX_LABEL_LENGTH characters. */
+function checkLabel(label: unknown): string | undefined {
+  if (label === undefined) return undefined;
+  if (typeof label !== 'string' || label.length > MAX_LABEL_LENGTH)
+    throw new RangeError(`a call's label must be a string of at most ${MAX_LABEL_LENGTH} characters`);
+  return label;
+}
+
 export async function callTool(
   deps: ToolCallDeps,
   name: string,
   args: JsonObject,
   opts: CallOptions,
 ): Promise<CallResult> {
-  const { settings } = deps;
-  const onInput = opts.onInput ?? settings.onInput;
-  const caps = opts.capabilities ?? deps.capabilities;
-  const declared = isJsonObject(caps.extensions) && caps.extensions[TASKS_EXTENSION] !== undefined;
+  const label = checkLabel(opts.label);
+  const declared = declaresTasks(opts.capabilities ?? deps.capabilities);
   // A call that may create a task carries a key, journaled before it is sent: a lost answer or a crash of this
   // process then leads back to that task instead of a second one.
   const key = opts.idempotencyKey ?? (declared ? newIdempotencyKey() : undefined);
-  const meta: JsonObject =
-    key === undefined ? { ...opts.meta } : { ...opts.meta, [META_IDEMPOTENCY_KEY]: key };
-  const callOpts: RequestOptions = { ...opts, meta };
   if (key !== undefined)
-    settings.journal?.beginCall?.({
+    deps.settings.journal?.beginCall?.({
       idempotencyKey: key,
       server: deps.server,
       tool: name,
       args,
       createdAt: Date.now(),
+      ...(label === undefined ? {} : { label }),
     });
+  // Only a lost answer leaves the call pending (for resumeAll); any answer, even an error, settles it, and so does a
+  // call never sent: its caller has the error.
+  return runCall(deps, { name, args, key, label, declared }, opts, (err) => answerLost(err, opts.signal));
+}
+
+/** A call the journal kept, sent again: its result or task, or why it failed and whether it is still pending. */
+export type ResentCall = CallResult | { kind: 'failed'; error: unknown; pending: boolean };
+
+/**
+ * Sends again a call the journal kept as pending, with its key and label (it is journaled already). A refusal by the
+ * server settles it; a call the server did not answer (see `unanswered`) stays pending for a later try.
+ */
+export async function resendCall(deps: ToolCallDeps, call: PendingCall): Promise<ResentCall> {
+  const declared = declaresTasks(deps.capabilities);
+  let pending = false;
+  const keep = (err: unknown): boolean => {
+    pending = unanswered(err);
+    return pending;
+  };
+  const { tool: name, idempotencyKey: key, label } = call;
+  try {
+    return await runCall(deps, { name, args: call.args as JsonObject, key, label, declared }, {}, keep);
+  } catch (error) {
+    return { kind: 'failed', error, pending };
+  }
+}
+
+/**
+ * Sends a call and its MRTR rounds until it ends in a result or a task. It ends the call's journal record unless
+ * sending failed in a way `keepsPending` says leaves it pending.
+ */
+async function runCall(
+  deps: ToolCallDeps,
+  call: ToolCall,
+  opts: CallOptions,
+  keepsPending: (err: unknown) => boolean,
+): Promise<CallResult> {
+  const { settings } = deps;
+  const { name, args, key } = call;
+  const onInput = opts.onInput ?? settings.onInput;
+  const meta: JsonObject =
+    key === undefined ? { ...opts.meta } : { ...opts.meta, [META_IDEMPOTENCY_KEY]: key };
+  const callOpts: RequestOptions = { ...opts, meta };
   const settle = (): void => {
     if (key !== undefined) settings.journal?.endCall?.(key);
   };
   let extra: JsonObject = {};
-  let lost = false;
+  let pending = false;
   try {
     for (let round = 0; round < (settings.maxRounds ?? 16); round++) {
       const result = await sendCall(
@@ -149,7 +217,7 @@ export async function callTool(
         callOpts,
         key !== undefined,
       ).catch((err: unknown) => {
-        lost = answerLost(err, opts.signal);
+        pending = keepsPending(err);
         throw err;
       });
       const type = result.resultType ?? 'complete';
@@ -158,7 +226,7 @@ export async function callTool(
         return { kind: 'result', result };
       }
       if (type === 'task') {
-        const task = taskOf(deps, name, key, declared, result);
+        const task = taskOf(deps, call, result);
         settle();
         return { kind: 'task', task };
       }
@@ -166,8 +234,7 @@ export async function callTool(
       extra = await nextRound(result, onInput, name);
     }
   } catch (err) {
-    // Only a lost answer leaves the call pending (for resumeAll); any answer, even an error, settles it.
-    if (!lost) settle();
+    if (!pending) settle();
     throw err;
   }
   settle();

@@ -5,11 +5,10 @@ import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { LATEST_PROTOCOL_VERSION, TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { VERSION } from '../version.js';
 import { callTool, type CallOptions, type CallResult, type ToolCallDeps } from './call-tool.js';
-import { ProtocolError } from '../wire/protocol-error.js';
-import { InputRequiredError } from './errors.js';
 import { createHttpTransport } from './http-transport.js';
-import type { Journal, PendingCall } from './journal.js';
+import type { Journal } from './journal.js';
 import { createRequester, type Request, type RequestOptions } from './request.js';
+import { resumeAll, type ResumedTasks } from './resume.js';
 import type { RetryOptions } from './retry.js';
 import { TaskHandle, type InputHandler } from './task-handle.js';
 import type { ClientTransport } from './transport.js';
@@ -28,6 +27,10 @@ export interface CreateClientOptions {
   tasks?: boolean;
   /** Answers input requests (MRTR rounds and task input). Without it, input requests raise InputRequiredError. */
   onInput?: InputHandler;
+  /**
+   * Where calls and task ids are kept so a restarted client can resume them (`resumeAll`), e.g.
+   * `createSqliteJournal(path)` from `durable-mcp/journal`.
+   */
   journal?: Journal;
   protocolVersion?: string;
   fetch?: typeof fetch;
@@ -62,11 +65,17 @@ export interface McpClient {
   /** A handle on an existing task (e.g. from another process). */
   task(taskId: string, tool?: string): TaskHandle;
   /**
-   * Handles for every unfinished task in the journal for this server. Calls the journal recorded as sent but never
-   * answered (the client stopped, or every retry failed) are sent again first, with their idempotency keys: each
-   * gets the task it created, if it created one, and never a second one.
+   * Handles for every unfinished task in the journal for this server, each with the label, tool and arguments of the
+   * call that created it. Calls the journal recorded as sent but never answered (the client stopped, or every retry
+   * failed) are sent again first, with their idempotency keys and labels: each gets the task it created, if it
+   * created one, and never a second one; its handle is in the array even if the task ended meanwhile.
+   *
+   * Every call that could not be sent again is in `failures`, with its journal record and the error: one the server
+   * refused (e.g. a quota, a tool it no longer has) is forgotten by the journal; one the server did not answer (it
+   * could not be reached: then the calls after it are not tried) stays pending for the next `resumeAll()`. Calls the
+   * server answered at once, without a task, are in `results`. Resolves even when calls fail.
    */
-  resumeAll(): Promise<TaskHandle[]>;
+  resumeAll(): Promise<ResumedTasks>;
   /** Closes the transport; never cancels tasks. */
   close(): Promise<void>;
 }
@@ -106,19 +115,6 @@ async function listAllTools(
   return tools;
 }
 
-/** Sends a call the journal kept as pending again; its task's handle, if it made one. */
-async function resumeCall(deps: ToolCallDeps, call: PendingCall): Promise<TaskHandle | undefined> {
-  try {
-    const outcome = await callTool(deps, call.tool, call.args as JsonObject, {
-      idempotencyKey: call.idempotencyKey,
-    });
-    return outcome.kind === 'task' ? outcome.task : undefined;
-  } catch (err) {
-    if (err instanceof ProtocolError || err instanceof InputRequiredError) return undefined;
-    throw err;
-  }
-}
-
 export function createClient(options: CreateClientOptions): McpClient {
   if (options.transport === undefined && options.url === undefined)
     throw new Error('createClient needs a url or a transport');
@@ -150,12 +146,7 @@ export function createClient(options: CreateClientOptions): McpClient {
     listTools: () => listAllTools(request, paramHeaders),
     callTool: (name, args = {}, opts = {}) => callTool(calls, name, args, opts),
     task: (taskId, tool) => new TaskHandle(taskClient, taskId, tool),
-    async resumeAll() {
-      for (const call of options.journal?.pendingCalls?.(server) ?? []) await resumeCall(calls, call);
-      return (options.journal?.unfinished(server) ?? []).map(
-        (e) => new TaskHandle(taskClient, e.taskId, e.tool),
-      );
-    },
+    resumeAll: () => resumeAll(calls),
     close: () => transport.close(),
   };
 }

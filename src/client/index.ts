@@ -1,10 +1,11 @@
 // Public entry of `durable-mcp/client`.
 export { createClient } from './client.js';
 export type { CreateClientOptions, McpClient, CallResult, RequestOptions } from './client.js';
+export type { ResumedTasks, ResumeFailure, ResumedResult } from './resume.js';
 export type { CallOptions } from './call-tool.js';
 export { TaskHandle } from './task-handle.js';
 export { newIdempotencyKey } from './idempotency-key.js';
-export type { TaskOutcome, InputHandler, FollowOptions, TaskClient } from './task-handle.js';
+export type { TaskOutcome, InputHandler, FollowOptions, TaskClient, CallDetails } from './task-handle.js';
 export { createHttpTransport } from './http-transport.js';
 export type { HttpTransportOptions } from './http-transport.js';
 export type { RetryOptions } from './retry.js';

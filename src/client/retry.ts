@@ -3,6 +3,7 @@
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY } from '../wire/meta-keys.js';
 import type { CoreMethod, TaskMethod } from '../wire/methods.js';
+import { ProtocolError } from '../wire/protocol-error.js';
 import type { OutgoingRequest } from './transport.js';
 import { backoffMs, delay } from './wait.js';
 
@@ -62,6 +63,13 @@ const CONNECTION_FAILURES: ReadonlySet<string> = new Set([
   'EPIPE',
   'UND_ERR_SOCKET',
 ]);
+
+/**
+ * Whether a JSON-RPC error came with a status saying no server able to answer saw the request (a balancer's or a
+ * starting or draining server's 502/503, after the transport's own retries): the same call may succeed later.
+ */
+export const turnedAway = (err: unknown): boolean =>
+  err instanceof ProtocolError && err.httpStatus !== undefined && RETRY_STATUSES.has(err.httpStatus);
 
 /** The policy with its defaults filled in; undefined when retries are off. */
 export function retryPolicy(options: RetryOptions | false | undefined): Required<RetryOptions> | undefined {

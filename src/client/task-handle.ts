@@ -25,6 +25,14 @@ export interface FollowOptions {
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
+/** What the app's call that created a task said, as far as the client knows it. */
+export interface CallDetails {
+  /** The label the app gave the call (`CallOptions.label`). */
+  label?: string;
+  /** The call's arguments (on a resumed handle, while the journal keeps them: until the task ends). */
+  args?: JsonObject;
+}
+
 /** One follow of a task: its outcome or failure once known, and the updates still being handled. */
 interface Follow {
   outcome?: TaskOutcome;
@@ -40,12 +48,20 @@ interface Follow {
 
 export class TaskHandle {
   private readonly answered = new Set<string>();
+  /** The label the app gave the call that created the task, when known (see {@link CallDetails}). */
+  readonly label?: string;
+  /** The arguments of the call that created the task, when known. */
+  readonly args?: JsonObject;
 
   constructor(
     private readonly client: TaskClient,
     readonly taskId: string,
     readonly tool?: string,
-  ) {}
+    call: CallDetails = {},
+  ) {
+    if (call.label !== undefined) this.label = call.label;
+    if (call.args !== undefined) this.args = call.args;
+  }
 
   get(): Promise<JsonObject> {
     return this.client.request('tasks/get', { taskId: this.taskId });
