@@ -1,8 +1,9 @@
 // Public entry of `durable-mcp/testing`: a tool author's test kit. It runs tools as durable tasks in this process,
 // on a throwaway SQLite store and a manual clock, through the same protocol, store and replay code as a server:
-// call a tool as a task, run what can run, move time through sleeps, retry backoffs and TTLs, answer input, cancel,
-// crash a run after its Nth step and watch another run replay it, count how often each step's body ran, and replay
-// a task's recorded history against new code to catch non-determinism before a deploy.
+// call a tool as a task (with an idempotency key, as a client retrying would), run what can run, move time through
+// sleeps, retry backoffs and TTLs, answer input, cancel, crash a run after its Nth step and watch another run replay
+// it, count how often each step's body ran, and replay a task's recorded history against new code to catch
+// non-determinism before a deploy.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import { startRun } from './worker/run-task.js';
 import {
   LATEST_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
+  META_IDEMPOTENCY_KEY,
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION,
 } from './wire/meta-keys.js';
@@ -60,15 +62,22 @@ export interface TestTask {
   history(): TaskHistory;
 }
 
+/** How `kit.start` calls the tool. */
+export interface StartOptions {
+  /** Answers to MRTR rounds of the tool's `prepare`, before the task is created. */
+  inputResponses?: Record<string, JsonObject>;
+  /**
+   * The idempotency key a client sends (`_meta["dev.durable-mcp/idempotencyKey"]`, 1 to 255 characters): a second
+   * start with the key gets the same task, one with the key and other arguments is refused (invalid params).
+   */
+  idempotencyKey?: string;
+}
+
 export interface TestKit {
   readonly clock: ManualClock;
   readonly leaseMs: number;
-  /** Calls a tool as a client that declares the tasks extension; `inputResponses` answer MRTR rounds before creation. */
-  start(
-    tool: string,
-    args?: JsonObject,
-    options?: { inputResponses?: Record<string, JsonObject> },
-  ): Promise<TestTask>;
+  /** Calls a tool as a client that declares the tasks extension (see StartOptions). */
+  start(tool: string, args?: JsonObject, options?: StartOptions): Promise<TestTask>;
   /** Runs every task that can run now, one run at a time, until none can (those waiting for time or input stay). */
   settle(): Promise<void>;
   /** Moves the clock forward (firing timers on the way) and runs what falls due. */
@@ -155,15 +164,12 @@ function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): Te
 }
 
 /** tools/call as a task, answering MRTR rounds before creation with `inputResponses`. */
-async function startTask(
-  call: Call,
-  tool: string,
-  args: JsonObject,
-  inputResponses: Record<string, JsonObject> | undefined,
-): Promise<string> {
+async function startTask(call: Call, tool: string, args: JsonObject, options: StartOptions): Promise<string> {
+  const { inputResponses, idempotencyKey } = options;
+  const meta: JsonObject = idempotencyKey === undefined ? {} : { [META_IDEMPOTENCY_KEY]: idempotencyKey };
   let params: JsonObject = { name: tool, arguments: args };
   for (let round = 0; round < 16; round++) {
-    const result = await call('tools/call', params);
+    const result = await call('tools/call', params, meta);
     if (result.resultType === 'task') return String(result.taskId);
     if (result.resultType !== 'input_required' || inputResponses === undefined)
       throw new Error(`start ${tool}: not a task: ${JSON.stringify(result)}`);
@@ -181,7 +187,7 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
     clock,
     leaseMs,
     async start(tool, args = {}, startOptions = {}) {
-      return taskHandle(call, recorded, await startTask(call, tool, args, startOptions.inputResponses));
+      return taskHandle(call, recorded, await startTask(call, tool, args, startOptions));
     },
     settle,
     async advance(ms) {
@@ -207,8 +213,12 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
 /** In-process JSON-RPC calls as the kit's client: the tasks extension and the given capabilities declared. */
 function callerOf(server: McpServer, caps: JsonObject) {
   let nextId = 1;
-  return async (method: string, params: JsonObject): Promise<JsonObject> => {
-    const meta = { [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: caps };
+  return async (method: string, params: JsonObject, extraMeta: JsonObject = {}): Promise<JsonObject> => {
+    const meta = {
+      ...extraMeta,
+      [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION,
+      [META_CLIENT_CAPABILITIES]: caps,
+    };
     const outcome = await server.dispatch({
       request: { kind: 'request', id: nextId++, method, params: { ...params, _meta: meta } },
       auth: KIT_OWNER,

@@ -1,6 +1,6 @@
 // The testing kit (`durable-mcp/testing`), and the demo tools tested through it: time skipped through a durable
 // sleep and a retry backoff, input answered, a crash after a step replayed without running that step again, a
-// cancel, and a recorded history replayed against changed code.
+// cancel, starts with an idempotency key, and a recorded history replayed against changed code.
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { defineTool, textResult } from '../src/index.js';
 import { createTestKit, type TestKit } from '../src/testing.js';
@@ -199,6 +199,20 @@ describe('the kit itself', () => {
   it('refuses a crash point that is not a step count', async () => {
     const kit = await kitOf({ tools: [remindMe] });
     expect(() => kit.crashAfterStep(0)).toThrow(RangeError);
+  });
+
+  it('starts with an idempotency key as a client would: the same task again, other arguments refused', async () => {
+    const kit = await kitOf({ tools: [remindMe] });
+    const args = { text: 'stand up', inSeconds: 60 };
+    const first = await kit.start('remind_me', args, { idempotencyKey: 'call-1' });
+    const again = await kit.start('remind_me', args, { idempotencyKey: 'call-1' });
+    expect(again.id).toBe(first.id);
+    await expect(
+      kit.start('remind_me', { ...args, inSeconds: 61 }, { idempotencyKey: 'call-1' }),
+    ).rejects.toThrow(/idempotency key was already used with different arguments/);
+    await expect(kit.start('remind_me', args, { idempotencyKey: '' })).rejects.toThrow(/idempotencyKey/);
+    expect((await kit.start('remind_me', args)).id).not.toBe(first.id);
+    expect((await kit.start('remind_me', args, { idempotencyKey: 'call-2' })).id).not.toBe(first.id);
   });
 
   it('expires a task past its TTL when the clock passes it', async () => {
