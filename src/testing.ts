@@ -1,9 +1,9 @@
 // Public entry of `durable-mcp/testing`: a tool author's test kit. It runs tools as durable tasks in this process,
 // on a throwaway SQLite store and a manual clock, through the same protocol, store and replay code as a server:
 // call a tool as a task (with an idempotency key, as a client retrying would), run what can run, move time through
-// sleeps, retry backoffs and TTLs, answer input, cancel, crash a run after its Nth step and watch another run replay
-// it, count how often each step's body ran, and replay a task's recorded history against new code to catch
-// non-determinism before a deploy.
+// sleeps, retry backoffs and TTLs, answer input, cancel, crash a run after its Nth step or inside a step's body and
+// watch another run replay it, count how often each step's body ran, and replay a task's recorded history against new
+// code to catch non-determinism before a deploy.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,14 @@ import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 import type { JsonObject } from './tasks/task.js';
-import { countingRunner, recordingStore, runKey, type Crashes, type Recorded } from './testing-store.js';
+import {
+  countingRunner,
+  enterRun,
+  recordingStore,
+  runKey,
+  type Crashes,
+  type Recorded,
+} from './testing-store.js';
 import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
 import { startRun } from './worker/run-task.js';
 import {
@@ -87,6 +94,13 @@ export interface TestKit {
    * nothing after it is written and its lease stays. `recover()` moves past the lease and lets another run replay.
    */
   crashAfterStep(n: number, taskId?: string): void;
+  /**
+   * The next run (of `taskId`, or of any task) that starts the body of step `name` dies as if its process was killed
+   * while that body runs: the body has started (its side effects may have happened; `stepRuns()` counts it), its
+   * result is never stored, nothing after it is written and the lease stays. The body's signal fires and its outcome
+   * goes nowhere. `recover()` lets another run take over: the step is not stored, so its body runs again.
+   */
+  crashDuringStep(name: string, taskId?: string): void;
   /** Moves the clock past the lease and runs what can run: the takeover after a crash. */
   recover(): Promise<void>;
   /** Replays a recorded history against the kit's tools, running no step body. */
@@ -101,7 +115,7 @@ function assemble(options: TestKitOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-kit-'));
   const clock = createManualClock(options.start ?? Date.UTC(2026, 0, 1));
   const recorded = new Map<string, Recorded>();
-  const crashes: Crashes = { armed: undefined, dead: new Set(), runs: new Map() };
+  const crashes: Crashes = { armed: undefined, during: undefined, dead: new Set(), runs: new Map() };
   const store = recordingStore(createSqliteTaskStore({ path: join(dir, 'tasks.db') }), recorded, crashes);
   const now = (): number => clock.now();
   const server = createMcpServer({
@@ -115,6 +129,7 @@ function assemble(options: TestKitOptions) {
   const runner = countingRunner(
     createTaskRunner(server.registry, server.info, { steps: options.steps }),
     recorded,
+    crashes,
   );
   const caps = { ...(options.clientCapabilities ?? DEFAULT_CAPS), extensions: { [TASKS_EXTENSION]: {} } };
   const leaseMs = options.leaseMs ?? 30_000;
@@ -123,26 +138,17 @@ function assemble(options: TestKitOptions) {
 
 type Parts = ReturnType<typeof assemble>;
 
-/** Runs every task that can run now, one run at a time; a run armed to crash dies after its Nth stored step. */
+/** Runs every task that can run now, one run at a time; a run armed to crash dies after a stored step or inside one. */
 async function settleAll({ store, runner, crashes, clock, leaseMs }: Parts): Promise<void> {
   // What the worker's sweep does: tasks past their TTL end.
   await store.expire(clock.now());
   for (let i = 0; i < 10_000; i++) {
     const task = await store.claim('test-kit', leaseMs, clock.now());
     if (task === undefined) return;
-    const key = runKey(task.id, task.token);
-    const armed = crashes.armed;
-    const crashHere = armed !== undefined && (armed.taskId === undefined || armed.taskId === task.id);
-    if (crashHere) crashes.armed = undefined;
-    const entry: Crashes['runs'] extends Map<string, infer E> ? E : never = {
-      saved: 0,
-      after: crashHere ? armed.after : undefined,
-      handle: undefined,
-    };
-    crashes.runs.set(key, entry);
+    const entry = enterRun(crashes, task);
     entry.handle = startRun({ store, runner, leaseMs, clock, random: () => 0.5 }, task);
     await entry.handle.done;
-    crashes.runs.delete(key);
+    crashes.runs.delete(runKey(task.id, task.token));
   }
   throw new Error('settle: tasks keep running (10,000 runs)');
 }
@@ -197,6 +203,11 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
     crashAfterStep(n, taskId) {
       if (!(Number.isInteger(n) && n >= 1)) throw new RangeError('crashAfterStep: n must be an integer >= 1');
       crashes.armed = { after: n, taskId };
+    },
+    crashDuringStep(name, taskId) {
+      if (typeof name !== 'string' || name === '')
+        throw new RangeError('crashDuringStep: name must be a step name');
+      crashes.during = { step: name, taskId };
     },
     async recover() {
       clock.advance(leaseMs + 1);
