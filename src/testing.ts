@@ -1,9 +1,9 @@
 // Public entry of `durable-mcp/testing`: a tool author's test kit. It runs tools as durable tasks in this process,
 // on a throwaway SQLite store and a manual clock, through the same protocol, store and replay code as a server:
 // call a tool as a task (with an idempotency key, as a client retrying would), run what can run, move time through
-// sleeps, retry backoffs and TTLs, answer input, cancel, crash a run after its Nth step or inside a step's body and
-// watch another run replay it, count how often each step's body ran, and replay a task's recorded history against new
-// code to catch non-determinism before a deploy.
+// sleeps, retry backoffs, step timeouts and TTLs (settle fails rather than hangs on a run only the clock can move),
+// answer input, cancel, crash a run after its Nth step or inside a step's body and watch another run replay it, count
+// how often each step's body ran, and replay a task's recorded history against new code to catch non-determinism.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,16 +16,10 @@ import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 import type { JsonObject } from './tasks/task.js';
-import {
-  countingRunner,
-  enterRun,
-  recordingStore,
-  runKey,
-  type Crashes,
-  type Recorded,
-} from './testing-store.js';
+import { countingRunner, recordingStore, type Crashes, type Recorded } from './testing-store.js';
 import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
-import { startRun } from './worker/run-task.js';
+import { settleAll, stopFlights, type SettleOptions, type SettleParts } from './testing-settle.js';
+import { createRunWatch } from './testing-watch.js';
 import {
   LATEST_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
@@ -36,6 +30,7 @@ import {
 
 export { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 export type { ReplayReport, TaskHistory } from './testing-replay.js';
+export { BlockedOnClockError, type SettleOptions } from './testing-settle.js';
 
 const DEFAULT_CAPS: JsonObject = { elicitation: {}, sampling: {}, roots: {} };
 
@@ -81,13 +76,22 @@ export interface StartOptions {
 }
 
 export interface TestKit {
+  /** The kit's manual clock: it moves only when the test moves it (`advance`, `recover`, `settle({ advance })`). */
   readonly clock: ManualClock;
   readonly leaseMs: number;
   /** Calls a tool as a client that declares the tasks extension (see StartOptions). */
   start(tool: string, args?: JsonObject, options?: StartOptions): Promise<TestTask>;
-  /** Runs every task that can run now, one run at a time, until none can (those waiting for time or input stay). */
-  settle(): Promise<void>;
-  /** Moves the clock forward (firing timers on the way) and runs what falls due. */
+  /**
+   * Runs every task that can run now, one run at a time, until none can (those waiting for time or input stay).
+   * A run that waits on nothing but the manual clock (a step attempt's `timeoutMs`, a timer of `kit.clock`) would
+   * wait for ever: settle rejects with BlockedOnClockError instead, leaving the run in flight for the test to move
+   * the clock (`kit.advance(ms)`). With `{ advance: true }` it moves the clock to the next timer instead, each time
+   * nothing can run, firing it: through step timeouts, sleeps and retry backoffs, up to `maxAdvances` moves.
+   * "Nothing but the clock" means: the run's handler and step bodies hold no timer, socket, I/O request or other
+   * resource they opened themselves (a step waiting on a connection opened before the kit's runs holds none).
+   */
+  settle(options?: SettleOptions): Promise<void>;
+  /** Moves the clock forward (firing timers on the way) and runs what falls due, as `settle()` does. */
   advance(ms: number): Promise<void>;
   /**
    * The next run (of `taskId`, or of any task) stops as if its process died, right after its `n`th step is stored:
@@ -101,10 +105,11 @@ export interface TestKit {
    * goes nowhere. `recover()` lets another run take over: the step is not stored, so its body runs again.
    */
   crashDuringStep(name: string, taskId?: string): void;
-  /** Moves the clock past the lease and runs what can run: the takeover after a crash. */
+  /** Moves the clock past the lease and runs what can run, as `settle()` does: the takeover after a crash. */
   recover(): Promise<void>;
   /** Replays a recorded history against the kit's tools, running no step body. */
   replay(history: TaskHistory): Promise<ReplayReport>;
+  /** Stops the runs in flight (as a shutdown would) and deletes the kit's store. */
   close(): Promise<void>;
 }
 
@@ -113,7 +118,8 @@ type Call = ReturnType<typeof callerOf>;
 /** The kit's parts: a throwaway store that records, the server core, the counting runner and the client's calls. */
 function assemble(options: TestKitOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-kit-'));
-  const clock = createManualClock(options.start ?? Date.UTC(2026, 0, 1));
+  const watch = createRunWatch();
+  const clock = watchedClock(createManualClock(options.start ?? Date.UTC(2026, 0, 1)), watch.poke);
   const recorded = new Map<string, Recorded>();
   const crashes: Crashes = { armed: undefined, during: undefined, dead: new Set(), runs: new Map() };
   const store = recordingStore(createSqliteTaskStore({ path: join(dir, 'tasks.db') }), recorded, crashes);
@@ -133,24 +139,20 @@ function assemble(options: TestKitOptions) {
   );
   const caps = { ...(options.clientCapabilities ?? DEFAULT_CAPS), extensions: { [TASKS_EXTENSION]: {} } };
   const leaseMs = options.leaseMs ?? 30_000;
-  return { dir, clock, recorded, crashes, store, runner, caps, leaseMs, call: callerOf(server, caps) };
+  const settling: SettleParts = { store, runner, crashes, clock, leaseMs, watch, flights: new Set() };
+  return { dir, recorded, caps, settling, call: callerOf(server, caps) };
 }
 
-type Parts = ReturnType<typeof assemble>;
-
-/** Runs every task that can run now, one run at a time; a run armed to crash dies after a stored step or inside one. */
-async function settleAll({ store, runner, crashes, clock, leaseMs }: Parts): Promise<void> {
-  // What the worker's sweep does: tasks past their TTL end.
-  await store.expire(clock.now());
-  for (let i = 0; i < 10_000; i++) {
-    const task = await store.claim('test-kit', leaseMs, clock.now());
-    if (task === undefined) return;
-    const entry = enterRun(crashes, task);
-    entry.handle = startRun({ store, runner, leaseMs, clock, random: () => 0.5 }, task);
-    await entry.handle.done;
-    crashes.runs.delete(runKey(task.id, task.token));
-  }
-  throw new Error('settle: tasks keep running (10,000 runs)');
+/** The manual clock, telling the watch when a timer is set on it (a run may now wait on that alone). */
+function watchedClock(clock: ManualClock, poke: () => void): ManualClock {
+  return {
+    ...clock,
+    setTimer(fn, ms) {
+      const cancel = clock.setTimer(fn, ms);
+      poke();
+      return cancel;
+    },
+  };
 }
 
 function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): TestTask {
@@ -186,9 +188,9 @@ async function startTask(call: Call, tool: string, args: JsonObject, options: St
 }
 
 export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
-  const parts = assemble(options);
-  const { clock, leaseMs, crashes, call, recorded } = parts;
-  const settle = (): Promise<void> => settleAll(parts);
+  const { dir, recorded, caps, settling, call } = assemble(options);
+  const { clock, leaseMs, crashes, store, runner, watch } = settling;
+  const settle = (settleOptions?: SettleOptions): Promise<void> => settleAll(settling, settleOptions);
   return {
     clock,
     leaseMs,
@@ -213,10 +215,15 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
       clock.advance(leaseMs + 1);
       await settle();
     },
-    replay: (history) => replayHistory(parts.runner, clock, parts.caps, history),
+    replay: (history) => replayHistory(runner, clock, caps, history),
     async close() {
-      await parts.store.close();
-      rmSync(parts.dir, { recursive: true, force: true });
+      try {
+        await stopFlights(settling);
+      } finally {
+        watch.close();
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
