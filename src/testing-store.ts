@@ -1,9 +1,10 @@
 // The testing kit's store and runner wrappers (durable-mcp/testing): histories recorded as tasks run, the writes of a
-// run that "crashed" refused as a dead process's would never arrive, and each step body counted as it runs.
+// run that "crashed" (after a step, or inside one) refused as a dead process's would never arrive, and each step body
+// counted as it runs.
 import type { RunningTask } from './worker/run-task.js';
-import type { TaskRunner } from './tasks/execution.js';
+import { LeaseLostError, type TaskRunner } from './tasks/execution.js';
 import type { TaskStore } from './tasks/store.js';
-import type { NewTask } from './tasks/task.js';
+import type { ClaimedTask, NewTask } from './tasks/task.js';
 import type { TaskHistory } from './testing-replay.js';
 
 /** A history being recorded, per task. */
@@ -11,16 +12,45 @@ export interface Recorded extends TaskHistory {
   runs: Record<string, number>;
 }
 
-/** The run a crash is armed for, and the writes of crashed runs that are refused. */
+/** A run of the kit: the steps it saved, the count after which it crashes (if armed), and its handle. */
+export interface KitRun {
+  saved: number;
+  after: number | undefined;
+  handle: RunningTask | undefined;
+}
+
+/** The crashes armed, and the writes of crashed runs that are refused. */
 export interface Crashes {
+  /** A crash after the Nth stored step of the next run (of a task, or of any). */
   armed: { after: number; taskId: string | undefined } | undefined;
+  /** A crash inside the body of the named step, in the next run (of a task, or of any) that starts that body. */
+  during: { step: string; taskId: string | undefined } | undefined;
   /** `id:token` of runs that crashed. */
   dead: Set<string>;
-  /** Saved steps per running run, and its handle. */
-  runs: Map<string, { saved: number; after: number | undefined; handle: RunningTask | undefined }>;
+  /** The kit's runs in flight, by `id:token`. */
+  runs: Map<string, KitRun>;
 }
 
 export const runKey = (id: string, token: number): string => `${id}:${token}`;
+
+const armedFor = (armed: { taskId: string | undefined } | undefined, taskId: string): boolean =>
+  armed !== undefined && (armed.taskId === undefined || armed.taskId === taskId);
+
+/** Registers a run the kit is about to start, taking the crash after a step if one is armed for it. */
+export function enterRun(crashes: Crashes, task: ClaimedTask): KitRun {
+  const armed = crashes.armed;
+  const crashHere = armedFor(armed, task.id);
+  if (crashHere) crashes.armed = undefined;
+  const run: KitRun = { saved: 0, after: crashHere ? armed?.after : undefined, handle: undefined };
+  crashes.runs.set(runKey(task.id, task.token), run);
+  return run;
+}
+
+/** The process of a run dies here: nothing after this is written, and the lease stays until it expires. */
+function kill(crashes: Crashes, key: string): void {
+  crashes.dead.add(key);
+  crashes.runs.get(key)?.handle?.abort('lease-lost');
+}
 
 /** The store as runs see it: records histories, and refuses the writes of crashed runs (a dead process's). */
 export function recordingStore(
@@ -55,11 +85,8 @@ export function recordingStore(
       if (!saved) return false;
       recorded.get(id)?.steps.push([name, value]);
       const run = crashes.runs.get(runKey(id, token));
-      if (run !== undefined && run.after !== undefined && ++run.saved >= run.after) {
-        // The process dies here: nothing after this step is written, and the lease stays until it expires.
-        crashes.dead.add(runKey(id, token));
-        run.handle?.abort('lease-lost');
-      }
+      if (run !== undefined && run.after !== undefined && ++run.saved >= run.after)
+        kill(crashes, runKey(id, token));
       return true;
     },
     async saveStepFailure(id, token, name, failure, now) {
@@ -85,8 +112,36 @@ export function recordingStore(
   });
 }
 
-/** The runner, counting each step body as it runs. */
-export function countingRunner(runner: TaskRunner, recorded: Map<string, Recorded>): TaskRunner {
+/**
+ * A crash armed inside `step` for this run's task: the body starts, then the process dies under it. What the body
+ * returns is kept nowhere (its rejection too) and its signal fires, as a dead process's work ends with it; the run
+ * sees its lease lost and writes nothing more.
+ */
+function crashInside(
+  crashes: Crashes,
+  task: ClaimedTask,
+  step: string,
+  body: () => unknown,
+): Promise<never> | undefined {
+  const key = runKey(task.id, task.token);
+  if (crashes.during?.step !== step || !armedFor(crashes.during, task.id) || !crashes.runs.has(key))
+    return undefined;
+  crashes.during = undefined;
+  try {
+    Promise.resolve(body()).catch(() => undefined);
+  } catch {
+    // A body that throws at once has started too.
+  }
+  kill(crashes, key);
+  return Promise.reject(new LeaseLostError(task.id));
+}
+
+/** The runner, counting each step body as it runs (and crashing a run inside one where a crash is armed). */
+export function countingRunner(
+  runner: TaskRunner,
+  recorded: Map<string, Recorded>,
+  crashes: Crashes,
+): TaskRunner {
   return (task, exec) =>
     runner(task, {
       ...exec,
@@ -96,7 +151,7 @@ export function countingRunner(runner: TaskRunner, recorded: Map<string, Recorde
           (attempt) => {
             const runs = recorded.get(task.id)?.runs;
             if (runs !== undefined) runs[name] = (runs[name] ?? 0) + 1;
-            return fn(attempt);
+            return crashInside(crashes, task, name, () => fn(attempt)) ?? fn(attempt);
           },
           options,
         ),

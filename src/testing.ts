@@ -1,8 +1,9 @@
 // Public entry of `durable-mcp/testing`: a tool author's test kit. It runs tools as durable tasks in this process,
 // on a throwaway SQLite store and a manual clock, through the same protocol, store and replay code as a server:
-// call a tool as a task, run what can run, move time through sleeps, retry backoffs and TTLs, answer input, cancel,
-// crash a run after its Nth step and watch another run replay it, count how often each step's body ran, and replay
-// a task's recorded history against new code to catch non-determinism before a deploy.
+// call a tool as a task (with an idempotency key, as a client retrying would), run what can run, move time through
+// sleeps, retry backoffs, step timeouts and TTLs (settle fails rather than hangs on a run only the clock can move),
+// answer input, cancel, crash a run after its Nth step or inside a step's body and watch another run replay it, count
+// how often each step's body ran, and replay a task's recorded history against new code to catch non-determinism.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,18 +16,21 @@ import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 import type { JsonObject } from './tasks/task.js';
-import { countingRunner, recordingStore, runKey, type Crashes, type Recorded } from './testing-store.js';
+import { countingRunner, recordingStore, type Crashes, type Recorded } from './testing-store.js';
 import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
-import { startRun } from './worker/run-task.js';
+import { settleAll, stopFlights, type SettleOptions, type SettleParts } from './testing-settle.js';
+import { createRunWatch } from './testing-watch.js';
 import {
   LATEST_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
+  META_IDEMPOTENCY_KEY,
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION,
 } from './wire/meta-keys.js';
 
 export { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 export type { ReplayReport, TaskHistory } from './testing-replay.js';
+export { BlockedOnClockError, type SettleOptions } from './testing-settle.js';
 
 const DEFAULT_CAPS: JsonObject = { elicitation: {}, sampling: {}, roots: {} };
 
@@ -60,28 +64,52 @@ export interface TestTask {
   history(): TaskHistory;
 }
 
+/** How `kit.start` calls the tool. */
+export interface StartOptions {
+  /** Answers to MRTR rounds of the tool's `prepare`, before the task is created. */
+  inputResponses?: Record<string, JsonObject>;
+  /**
+   * The idempotency key a client sends (`_meta["dev.durable-mcp/idempotencyKey"]`, 1 to 255 characters): a second
+   * start with the key gets the same task, one with the key and other arguments is refused (invalid params).
+   */
+  idempotencyKey?: string;
+}
+
 export interface TestKit {
+  /** The kit's manual clock: it moves only when the test moves it (`advance`, `recover`, `settle({ advance })`). */
   readonly clock: ManualClock;
   readonly leaseMs: number;
-  /** Calls a tool as a client that declares the tasks extension; `inputResponses` answer MRTR rounds before creation. */
-  start(
-    tool: string,
-    args?: JsonObject,
-    options?: { inputResponses?: Record<string, JsonObject> },
-  ): Promise<TestTask>;
-  /** Runs every task that can run now, one run at a time, until none can (those waiting for time or input stay). */
-  settle(): Promise<void>;
-  /** Moves the clock forward (firing timers on the way) and runs what falls due. */
+  /** Calls a tool as a client that declares the tasks extension (see StartOptions). */
+  start(tool: string, args?: JsonObject, options?: StartOptions): Promise<TestTask>;
+  /**
+   * Runs every task that can run now, one run at a time, until none can (those waiting for time or input stay).
+   * A run that waits on nothing but the manual clock (a step attempt's `timeoutMs`, a timer of `kit.clock`) would
+   * wait for ever: settle rejects with BlockedOnClockError instead, leaving the run in flight for the test to move
+   * the clock (`kit.advance(ms)`). With `{ advance: true }` it moves the clock to the next timer instead, each time
+   * nothing can run, firing it: through step timeouts, sleeps and retry backoffs, up to `maxAdvances` moves.
+   * "Nothing but the clock" means: the run's handler and step bodies hold no timer, socket, I/O request or other
+   * resource they opened themselves (a step waiting on a connection opened before the kit's runs holds none).
+   */
+  settle(options?: SettleOptions): Promise<void>;
+  /** Moves the clock forward (firing timers on the way) and runs what falls due, as `settle()` does. */
   advance(ms: number): Promise<void>;
   /**
    * The next run (of `taskId`, or of any task) stops as if its process died, right after its `n`th step is stored:
    * nothing after it is written and its lease stays. `recover()` moves past the lease and lets another run replay.
    */
   crashAfterStep(n: number, taskId?: string): void;
-  /** Moves the clock past the lease and runs what can run: the takeover after a crash. */
+  /**
+   * The next run (of `taskId`, or of any task) that starts the body of step `name` dies as if its process was killed
+   * while that body runs: the body has started (its side effects may have happened; `stepRuns()` counts it), its
+   * result is never stored, nothing after it is written and the lease stays. The body's signal fires and its outcome
+   * goes nowhere. `recover()` lets another run take over: the step is not stored, so its body runs again.
+   */
+  crashDuringStep(name: string, taskId?: string): void;
+  /** Moves the clock past the lease and runs what can run, as `settle()` does: the takeover after a crash. */
   recover(): Promise<void>;
   /** Replays a recorded history against the kit's tools, running no step body. */
   replay(history: TaskHistory): Promise<ReplayReport>;
+  /** Stops the runs in flight (as a shutdown would) and deletes the kit's store. */
   close(): Promise<void>;
 }
 
@@ -90,9 +118,10 @@ type Call = ReturnType<typeof callerOf>;
 /** The kit's parts: a throwaway store that records, the server core, the counting runner and the client's calls. */
 function assemble(options: TestKitOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-kit-'));
-  const clock = createManualClock(options.start ?? Date.UTC(2026, 0, 1));
+  const watch = createRunWatch();
+  const clock = watchedClock(createManualClock(options.start ?? Date.UTC(2026, 0, 1)), watch.poke);
   const recorded = new Map<string, Recorded>();
-  const crashes: Crashes = { armed: undefined, dead: new Set(), runs: new Map() };
+  const crashes: Crashes = { armed: undefined, during: undefined, dead: new Set(), runs: new Map() };
   const store = recordingStore(createSqliteTaskStore({ path: join(dir, 'tasks.db') }), recorded, crashes);
   const now = (): number => clock.now();
   const server = createMcpServer({
@@ -106,36 +135,24 @@ function assemble(options: TestKitOptions) {
   const runner = countingRunner(
     createTaskRunner(server.registry, server.info, { steps: options.steps }),
     recorded,
+    crashes,
   );
   const caps = { ...(options.clientCapabilities ?? DEFAULT_CAPS), extensions: { [TASKS_EXTENSION]: {} } };
   const leaseMs = options.leaseMs ?? 30_000;
-  return { dir, clock, recorded, crashes, store, runner, caps, leaseMs, call: callerOf(server, caps) };
+  const settling: SettleParts = { store, runner, crashes, clock, leaseMs, watch, flights: new Set() };
+  return { dir, recorded, caps, settling, call: callerOf(server, caps) };
 }
 
-type Parts = ReturnType<typeof assemble>;
-
-/** Runs every task that can run now, one run at a time; a run armed to crash dies after its Nth stored step. */
-async function settleAll({ store, runner, crashes, clock, leaseMs }: Parts): Promise<void> {
-  // What the worker's sweep does: tasks past their TTL end.
-  await store.expire(clock.now());
-  for (let i = 0; i < 10_000; i++) {
-    const task = await store.claim('test-kit', leaseMs, clock.now());
-    if (task === undefined) return;
-    const key = runKey(task.id, task.token);
-    const armed = crashes.armed;
-    const crashHere = armed !== undefined && (armed.taskId === undefined || armed.taskId === task.id);
-    if (crashHere) crashes.armed = undefined;
-    const entry: Crashes['runs'] extends Map<string, infer E> ? E : never = {
-      saved: 0,
-      after: crashHere ? armed.after : undefined,
-      handle: undefined,
-    };
-    crashes.runs.set(key, entry);
-    entry.handle = startRun({ store, runner, leaseMs, clock, random: () => 0.5 }, task);
-    await entry.handle.done;
-    crashes.runs.delete(key);
-  }
-  throw new Error('settle: tasks keep running (10,000 runs)');
+/** The manual clock, telling the watch when a timer is set on it (a run may now wait on that alone). */
+function watchedClock(clock: ManualClock, poke: () => void): ManualClock {
+  return {
+    ...clock,
+    setTimer(fn, ms) {
+      const cancel = clock.setTimer(fn, ms);
+      poke();
+      return cancel;
+    },
+  };
 }
 
 function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): TestTask {
@@ -155,15 +172,12 @@ function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): Te
 }
 
 /** tools/call as a task, answering MRTR rounds before creation with `inputResponses`. */
-async function startTask(
-  call: Call,
-  tool: string,
-  args: JsonObject,
-  inputResponses: Record<string, JsonObject> | undefined,
-): Promise<string> {
+async function startTask(call: Call, tool: string, args: JsonObject, options: StartOptions): Promise<string> {
+  const { inputResponses, idempotencyKey } = options;
+  const meta: JsonObject = idempotencyKey === undefined ? {} : { [META_IDEMPOTENCY_KEY]: idempotencyKey };
   let params: JsonObject = { name: tool, arguments: args };
   for (let round = 0; round < 16; round++) {
-    const result = await call('tools/call', params);
+    const result = await call('tools/call', params, meta);
     if (result.resultType === 'task') return String(result.taskId);
     if (result.resultType !== 'input_required' || inputResponses === undefined)
       throw new Error(`start ${tool}: not a task: ${JSON.stringify(result)}`);
@@ -174,14 +188,14 @@ async function startTask(
 }
 
 export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
-  const parts = assemble(options);
-  const { clock, leaseMs, crashes, call, recorded } = parts;
-  const settle = (): Promise<void> => settleAll(parts);
+  const { dir, recorded, caps, settling, call } = assemble(options);
+  const { clock, leaseMs, crashes, store, runner, watch } = settling;
+  const settle = (settleOptions?: SettleOptions): Promise<void> => settleAll(settling, settleOptions);
   return {
     clock,
     leaseMs,
     async start(tool, args = {}, startOptions = {}) {
-      return taskHandle(call, recorded, await startTask(call, tool, args, startOptions.inputResponses));
+      return taskHandle(call, recorded, await startTask(call, tool, args, startOptions));
     },
     settle,
     async advance(ms) {
@@ -192,14 +206,24 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
       if (!(Number.isInteger(n) && n >= 1)) throw new RangeError('crashAfterStep: n must be an integer >= 1');
       crashes.armed = { after: n, taskId };
     },
+    crashDuringStep(name, taskId) {
+      if (typeof name !== 'string' || name === '')
+        throw new RangeError('crashDuringStep: name must be a step name');
+      crashes.during = { step: name, taskId };
+    },
     async recover() {
       clock.advance(leaseMs + 1);
       await settle();
     },
-    replay: (history) => replayHistory(parts.runner, clock, parts.caps, history),
+    replay: (history) => replayHistory(runner, clock, caps, history),
     async close() {
-      await parts.store.close();
-      rmSync(parts.dir, { recursive: true, force: true });
+      try {
+        await stopFlights(settling);
+      } finally {
+        watch.close();
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -207,8 +231,12 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
 /** In-process JSON-RPC calls as the kit's client: the tasks extension and the given capabilities declared. */
 function callerOf(server: McpServer, caps: JsonObject) {
   let nextId = 1;
-  return async (method: string, params: JsonObject): Promise<JsonObject> => {
-    const meta = { [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: caps };
+  return async (method: string, params: JsonObject, extraMeta: JsonObject = {}): Promise<JsonObject> => {
+    const meta = {
+      ...extraMeta,
+      [META_PROTOCOL_VERSION]: LATEST_PROTOCOL_VERSION,
+      [META_CLIENT_CAPABILITIES]: caps,
+    };
     const outcome = await server.dispatch({
       request: { kind: 'request', id: nextId++, method, params: { ...params, _meta: meta } },
       auth: KIT_OWNER,

@@ -1,21 +1,14 @@
 // The testing kit (`durable-mcp/testing`), and the demo tools tested through it: time skipped through a durable
-// sleep and a retry backoff, input answered, a crash after a step replayed without running that step again, a
-// cancel, and a recorded history replayed against changed code.
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+// sleep and a retry backoff, input answered, a crash after a step replayed without running that step again, a crash
+// inside a step replayed by running its body again, a cancel, starts with an idempotency key, and a recorded history
+// replayed against changed code.
+import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { defineTool, textResult } from '../src/index.js';
-import { createTestKit, type TestKit } from '../src/testing.js';
 import { generateReport } from '../examples/demo/generate-report.js';
 import { remindMe } from '../examples/demo/remind-me.js';
+import { settlesWithin, text, useTestKits } from './support/test-kits.js';
 
-const kits: TestKit[] = [];
-const kitOf = async (...args: Parameters<typeof createTestKit>): Promise<TestKit> => {
-  const kit = await createTestKit(...args);
-  kits.push(kit);
-  return kit;
-};
-afterEach(async () => {
-  for (const kit of kits.splice(0)) await kit.close();
-});
+const kitOf = useTestKits();
 
 let outlineBefore: string | undefined;
 beforeAll(() => {
@@ -26,9 +19,6 @@ afterAll(() => {
   if (outlineBefore === undefined) delete process.env.DURABLE_MCP_DEMO_OUTLINE_MS;
   else process.env.DURABLE_MCP_DEMO_OUTLINE_MS = outlineBefore;
 });
-
-const text = (task: Record<string, unknown>): string =>
-  ((task.result as { content: { text: string }[] }).content[0] as { text: string }).text;
 
 describe('the demo tools through the testing kit', () => {
   it('remind_me: skips through the durable sleep and two retry backoffs', async () => {
@@ -78,6 +68,26 @@ describe('the demo tools through the testing kit', () => {
       'medium report\n1. Summary: done.\n2. Background: done.\n3. Findings: done.\n4. Next steps: done.',
     );
     expect(task.stepRuns()).toEqual({ outline: 1, write: 1 });
+  });
+
+  it('generate_report: a crash inside the write step replays it after the approval: the body runs again', async () => {
+    const kit = await kitOf({ tools: [generateReport] });
+    const task = await kit.start('generate_report', { size: 'small' });
+    // Armed until a run starts that body: the first run stops for approval before it.
+    kit.crashDuringStep('write', task.id);
+    await kit.settle();
+    expect((await task.get()).status).toBe('input_required');
+    await task.answer({ approve_outline: { action: 'accept', content: { approved: true } } });
+    await kit.settle();
+    // The run died inside "write": its result was never stored, the lease is the dead run's.
+    expect((await task.get()).status).toBe('working');
+    expect(task.stepRuns()).toEqual({ outline: 1, write: 1 });
+    expect(task.history().steps.map(([name]) => name)).toEqual(['outline']);
+    await kit.recover();
+    const done = await task.get();
+    expect(done.status).toBe('completed');
+    expect(text(done)).toBe('small report\n1. Summary: done.\n2. Findings: done.');
+    expect(task.stepRuns()).toEqual({ outline: 1, write: 2 });
   });
 
   it('generate_report: a cancel while it waits for approval ends it', async () => {
@@ -199,6 +209,21 @@ describe('the kit itself', () => {
   it('refuses a crash point that is not a step count', async () => {
     const kit = await kitOf({ tools: [remindMe] });
     expect(() => kit.crashAfterStep(0)).toThrow(RangeError);
+    expect(() => kit.crashDuringStep('')).toThrow(RangeError);
+  });
+
+  it('starts with an idempotency key as a client would: the same task again, other arguments refused', async () => {
+    const kit = await kitOf({ tools: [remindMe] });
+    const args = { text: 'stand up', inSeconds: 60 };
+    const first = await kit.start('remind_me', args, { idempotencyKey: 'call-1' });
+    const again = await kit.start('remind_me', args, { idempotencyKey: 'call-1' });
+    expect(again.id).toBe(first.id);
+    await expect(
+      kit.start('remind_me', { ...args, inSeconds: 61 }, { idempotencyKey: 'call-1' }),
+    ).rejects.toThrow(/idempotency key was already used with different arguments/);
+    await expect(kit.start('remind_me', args, { idempotencyKey: '' })).rejects.toThrow(/idempotencyKey/);
+    expect((await kit.start('remind_me', args)).id).not.toBe(first.id);
+    expect((await kit.start('remind_me', args, { idempotencyKey: 'call-2' })).id).not.toBe(first.id);
   });
 
   it('expires a task past its TTL when the clock passes it', async () => {
@@ -216,5 +241,50 @@ describe('the kit itself', () => {
     expect((await task.get()).status).toBe('working');
     await kit.advance(61_000);
     await expect(task.get()).rejects.toThrow();
+  });
+
+  it('crashes a run inside a step body: the body is told to stop, its result goes nowhere, nothing is left pending', async () => {
+    let calls = 0;
+    const seen: boolean[] = [];
+    const charge = defineTool({
+      name: 'charge',
+      task: { support: 'optional' },
+      handler: async (_args, ctx) => {
+        const receipt = await ctx.step(
+          'charge',
+          async ({ signal }) => {
+            const call = ++calls;
+            if (call === 1) {
+              // The dead run's body: it ends once told to, with a value (then an error) nobody may keep.
+              await new Promise((resolve) => signal.addEventListener('abort', resolve));
+              seen.push(signal.aborted);
+              throw new Error(`charge ${call} stopped`);
+            }
+            return `charge ${call}`;
+          },
+          { timeoutMs: 60_000 },
+        );
+        await ctx.step('notify', () => receipt);
+        return textResult(receipt);
+      },
+    });
+    const kit = await kitOf({ tools: [charge] });
+    const task = await kit.start('charge');
+    kit.crashDuringStep('charge');
+    await settlesWithin(kit.settle(), 'settle');
+    expect(seen).toEqual([true]);
+    expect((await task.get()).status).toBe('working');
+    expect(task.history().steps).toEqual([]);
+    // The attempt's timeout is not left on the clock.
+    expect(kit.clock.pending()).toBe(0);
+    await settlesWithin(kit.recover(), 'recover');
+    const done = await task.get();
+    expect(done.status).toBe('completed');
+    expect(text(done)).toBe('charge 2');
+    expect(task.stepRuns()).toEqual({ charge: 2, notify: 1 });
+    expect(task.history().steps).toEqual([
+      ['charge', 'charge 2'],
+      ['notify', 'charge 2'],
+    ]);
   });
 });

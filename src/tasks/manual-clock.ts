@@ -7,6 +7,8 @@ export interface ManualClock extends Clock {
   advance(ms: number): void;
   /** Timers not yet fired or cancelled. */
   pending(): number;
+  /** When the next pending timer falls due (epoch ms), or undefined when none is pending. */
+  next(): number | undefined;
 }
 
 /** A manual clock starting at `start` (epoch ms). */
@@ -35,5 +37,10 @@ export function createManualClock(start: number): ManualClock {
       now = target;
     },
     pending: () => timers.size,
+    next() {
+      let at: number | undefined;
+      for (const timer of timers.values()) if (at === undefined || timer.at < at) at = timer.at;
+      return at;
+    },
   };
 }
