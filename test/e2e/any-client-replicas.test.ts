@@ -165,13 +165,16 @@ function defineSuites(): void {
       // The question ends the wait at once (B asked it; A heard of it through the change feed).
       expect(handed.ms).toBeLessThan(4_000);
       const next = back.next as { tool: string; arguments: JsonObject };
-      expect(next).toEqual({
-        tool: 'task_respond',
-        arguments: { taskId, inputResponses: { go_ahead: { action: 'accept', content: { ok: true } } } },
-      });
+      expect(next.tool).toBe('task_respond');
+      const shape = (next.arguments.inputResponses as Record<string, JsonObject>).go_ahead;
+      expect(shape?.action).toHaveProperty('placeholder');
 
-      // The suggested arguments, as they are, answer the task on the other replica.
-      const answered = await callTool(b().plain, next.tool, next.arguments, 8_000);
+      // Sent as they are on the other replica, the suggested arguments answer nothing; the user's answer does.
+      const verbatim = await callTool(b().plain, next.tool, next.arguments, 8_000);
+      expect(verbatim.result.isError).toBe(true);
+      expect(textOf(verbatim.result)).toContain('Ask the user');
+      const answers = { go_ahead: { action: 'accept', content: { ok: true } } };
+      const answered = await callTool(b().plain, next.tool, { taskId, inputResponses: answers }, 8_000);
       expect(answered.result.isError).toBeUndefined();
       const done = structured(answered.result);
       expect(done.taskId).toBe(taskId);
