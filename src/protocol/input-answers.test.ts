@@ -50,6 +50,8 @@ describe('checkAnswer', () => {
     };
     expect(checkAnswer(order, accept(full))).toEqual({ ok: true });
     expect(checkAnswer(order, accept({ approved: false }))).toEqual({ ok: true });
+    // A field the form did not ask (a client's generic answer) is let through.
+    expect(checkAnswer(order, accept({ approved: false, name2: 'x' }))).toEqual({ ok: true });
     expect(checkAnswer(order, { action: 'decline' })).toEqual({ ok: true });
     expect(checkAnswer(order, { action: 'cancel', content: {} })).toEqual({ ok: true });
   });
@@ -71,7 +73,11 @@ describe('checkAnswer', () => {
     [{ approved: true, picks: ['c'] }, 'content.picks', 'expected only "a", "b", got "c"'],
     [{ approved: true, picks: [] }, 'content.picks', 'expected at least 1 choices'],
     [{ approved: true, picks: ['a', 'a'] }, 'content.picks', 'expected each choice at most once'],
-    [{ approved: true, aproved: true }, 'content.aproved', 'not a field of this form'],
+    [
+      { approved: true, extra: { x: 1 } },
+      'content.extra',
+      'expected a string, number, boolean or list of strings, got {"x":1}',
+    ],
   ])('refuses the form content %j at %s', (content, field, reason) => {
     expect(checkAnswer(order, accept(content))).toEqual({ ok: false, field, reason });
   });

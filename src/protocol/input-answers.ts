@@ -173,6 +173,14 @@ function fieldProblem(field: unknown, value: unknown): string | undefined {
   }
 }
 
+const anyFormValue = (value: unknown): string | undefined =>
+  typeof value === 'string' ||
+  typeof value === 'boolean' ||
+  (typeof value === 'number' && Number.isFinite(value)) ||
+  (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+    ? undefined
+    : `expected a string, number, boolean or list of strings, got ${shown(value)}`;
+
 /** An accepted form's content against the schema the form asked with. */
 function formProblem(schema: JsonObject, content: unknown): AnswerCheck {
   if (!isJsonObject(content)) return refuse('content', "expected the form's fields as an object");
@@ -183,26 +191,35 @@ function formProblem(schema: JsonObject, content: unknown): AnswerCheck {
       return refuse(join('content', name), 'required, but missing');
   }
   for (const [name, value] of Object.entries(content)) {
-    if (!Object.hasOwn(properties, name)) return refuse(join('content', name), 'not a field of this form');
-    const problem = fieldProblem(properties[name], value);
+    // A field the form did not ask is let through, as JSON Schema would (clients send generic answers); the
+    // restricted value types still hold for it.
+    const problem = Object.hasOwn(properties, name)
+      ? fieldProblem(properties[name], value)
+      : anyFormValue(value);
     if (problem !== undefined) return refuse(join('content', name), problem);
   }
   return { ok: true };
 }
 
+const ACTIONS = ['accept', 'decline', 'cancel'];
+
 function elicitationProblem(params: JsonObject, answer: JsonObject): AnswerCheck {
-  const shape = againstSchema(ElicitResultV2Schema, answer);
-  if (!shape.ok) return shape;
+  if (!ACTIONS.includes(answer.action as string))
+    return refuse('action', `expected "accept", "decline" or "cancel", got ${shown(answer.action)}`);
   const content = answer.content;
   if (answer.action !== 'accept' || params.mode === 'url') {
     // Content belongs only to an accepted form (spec: ElicitResult.content).
     const empty = content === undefined || (isJsonObject(content) && Object.keys(content).length === 0);
     const why =
       params.mode === 'url' ? 'a URL-mode answer carries no content' : `not with "${String(answer.action)}"`;
-    return empty ? { ok: true } : refuse('content', why);
+    if (!empty) return refuse('content', why);
+  } else {
+    const schema = isJsonObject(params.requestedSchema) ? params.requestedSchema : {};
+    const form = formProblem(schema, content ?? {});
+    if (!form.ok) return form;
   }
-  const schema = isJsonObject(params.requestedSchema) ? params.requestedSchema : {};
-  return formProblem(schema, content ?? {});
+  // Whatever else the result schema holds (its _meta).
+  return againstSchema(ElicitResultV2Schema, answer);
 }
 
 /** Whether `answer` answers `request` (an input request as the handler asked it). */
