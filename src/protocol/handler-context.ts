@@ -5,6 +5,7 @@ import type { RequestId } from '../wire/jsonrpc.js';
 import type { AuthInfo, HandlerContext, ServerControl } from './context.js';
 import {
   checkedMs,
+  checkedProgress,
   checkedStatus,
   checkedTime,
   mergeStepOptions,
@@ -81,6 +82,7 @@ class RoundContext implements HandlerContext {
   }
 
   progress(progress: number, total?: number, message?: string): void {
+    checkedProgress(progress, total, message);
     const token = this.scope.envelope.progressToken;
     if (token === undefined || this.scope.signal.aborted) return;
     const params: Record<string, unknown> = { progressToken: token, progress };

@@ -1,6 +1,7 @@
 // The HandlerContext a tool handler gets when it runs (or replays) as a durable task.
 import {
   checkedMs,
+  checkedProgress,
   checkedStatus,
   checkedTime,
   mergeStepOptions,
@@ -21,31 +22,6 @@ export function progressMessage(progress: number, total?: number, message?: stri
   return message === undefined || message === '' ? `Progress: ${count}` : `${message} (${count})`;
 }
 
-/**
- * `ctx.progress` in a task sets statusMessage: one write at a time, and while one is in flight only the latest
- * value waits for the next, so a tight loop of progress calls costs at most one write per store round trip.
- */
-function createProgressWriter(exec: ExecutionContext): (message: string) => void {
-  let writing = false;
-  let next: string | undefined;
-  const write = (message: string): void => {
-    writing = true;
-    exec
-      .status(message)
-      .catch(() => undefined) // a lost lease or store ends the run by itself; progress is best effort
-      .finally(() => {
-        writing = false;
-        const queued = next;
-        next = undefined;
-        if (queued !== undefined && !exec.signal.aborted) write(queued);
-      });
-  };
-  return (message) => {
-    if (writing) next = message;
-    else write(message);
-  };
-}
-
 export function createTaskHandlerContext(
   task: ClaimedTask,
   exec: ExecutionContext,
@@ -63,7 +39,6 @@ export function createTaskHandlerContext(
     if (Object.keys(missing).length > 0) throw new InputPending(missing, undefined);
     return found;
   };
-  const progress = createProgressWriter(exec);
   return {
     requestId: task.id,
     method: 'tools/call',
@@ -79,8 +54,10 @@ export function createTaskHandlerContext(
     taskId: task.id,
     requestState: undefined,
     server: control,
-    // Progress notifications are not part of tasks in this revision: progress becomes the statusMessage.
-    progress: (value, total, message) => progress(progressMessage(value, total, message)),
+    // Progress notifications are not part of tasks in this revision: progress becomes the statusMessage (and, for a
+    // call that waits on the task, progress notifications of that call: background.ts).
+    progress: (value, total, message) =>
+      exec.progress(checkedProgress(value, total, message), progressMessage(value, total, message)),
     log() {},
     input: (key, request) => inputs({ [key]: request })[key] as InputResponses[string],
     inputs,
