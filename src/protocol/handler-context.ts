@@ -13,7 +13,8 @@ import {
   type StepAttempt,
   type StepOptions,
 } from '../tasks/execution.js';
-import type { StepDefaults } from './define.js';
+import type { StepDefaults, ToolInputMethod } from './define.js';
+import { checkDeclared } from './tool-asks.js';
 import { runStepInline, sleepInline } from './inline-steps.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
 import type { RequestScope } from './scope.js';
@@ -31,6 +32,7 @@ class RoundContext implements HandlerContext {
     private readonly round: MrtrRound,
     readonly server: ServerControl,
     private readonly steps: StepDefaults | undefined,
+    private readonly asks: readonly ToolInputMethod[] | undefined,
   ) {}
 
   get requestId(): RequestId {
@@ -105,6 +107,7 @@ class RoundContext implements HandlerContext {
   }
 
   inputs(requests: InputRequests): InputResponses {
+    checkDeclared(this.asks, requests);
     const missing: InputRequests = {};
     const found: InputResponses = {};
     let pending = false;
@@ -120,16 +123,21 @@ class RoundContext implements HandlerContext {
   }
 
   inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never {
+    checkDeclared(this.asks, options.inputRequests ?? {});
     throw new InputPending(options.inputRequests ?? {}, options.state);
   }
 }
 
-/** `steps`: the step defaults (server's, then the tool's) of the handler, if it is a tool's. */
+/**
+ * `steps`: the step defaults (server's, then the tool's) of the handler, if it is a tool's; `asks`: the input its
+ * tool declares it asks for (ToolDefinition.asks), if it does.
+ */
 export function createHandlerContext(
   scope: RequestScope,
   round: MrtrRound,
   control: ServerControl,
   steps?: StepDefaults,
+  asks?: readonly ToolInputMethod[],
 ): HandlerContext {
-  return new RoundContext(scope, round, control, steps);
+  return new RoundContext(scope, round, control, steps, asks);
 }

@@ -12,7 +12,8 @@ import type { ClaimedTask } from '../../tasks/task.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
 import type { HandlerContext, ServerControl } from '../context.js';
-import type { StepDefaults } from '../define.js';
+import type { StepDefaults, ToolInputMethod } from '../define.js';
+import { checkDeclared } from '../tool-asks.js';
 import { InputPending } from '../mrtr.js';
 import type { InputRequests, InputResponses } from '../types.js';
 
@@ -27,8 +28,10 @@ export function createTaskHandlerContext(
   exec: ExecutionContext,
   control: ServerControl,
   steps?: StepDefaults,
+  asks?: readonly ToolInputMethod[],
 ): HandlerContext {
   const inputs = (requests: InputRequests): InputResponses => {
+    checkDeclared(asks, requests);
     const missing: InputRequests = {};
     const found: InputResponses = {};
     for (const [key, request] of Object.entries(requests)) {
@@ -62,6 +65,7 @@ export function createTaskHandlerContext(
     input: (key, request) => inputs({ [key]: request })[key] as InputResponses[string],
     inputs,
     inputRequired(options): never {
+      checkDeclared(asks, options.inputRequests ?? {});
       throw new InputPending(options.inputRequests ?? {}, undefined);
     },
     async step(name, fn, options) {
