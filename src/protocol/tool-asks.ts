@@ -39,6 +39,9 @@ function askOf(request: InputRequest): ToolInputMethod | undefined {
   return isJsonObject(params) && params.mode === 'url' ? 'elicitation/create:url' : 'elicitation/create';
 }
 
+/** Form mode alone is written `{}` (as the capability is); next to url mode, both are named. */
+const namedModes = (v: JsonObject): JsonObject => (Object.keys(v).length === 0 ? { form: {} } : v);
+
 /**
  * The client capabilities the declared inputs need that `caps` lacks, as `data.requiredCapabilities` names them
  * (undefined: none missing). Elicitation in both modes, both missing, is `{elicitation: {form: {}, url: {}}}`.
@@ -53,12 +56,9 @@ export function missingForAsks(
     if (missing === undefined) continue;
     for (const [name, value] of Object.entries(missing)) {
       const before = required[name];
-      // Form mode alone is written {} (as the capability is): with url mode too, both are named.
-      const form = (v: unknown): JsonObject =>
-        (isJsonObject(v) && Object.keys(v).length === 0 ? { form: {} } : v) as JsonObject;
       required[name] =
         isJsonObject(before) && isJsonObject(value)
-          ? { ...form(before), ...form(value) }
+          ? { ...namedModes(before), ...namedModes(value) }
           : (value as JsonObject);
     }
   }
@@ -67,19 +67,18 @@ export function missingForAsks(
 
 /**
  * The refusal of a call of `tool` by a client that cannot answer what the tool declares it asks (-32021, naming the
- * capabilities in `data.requiredCapabilities`, with `also` merged in); undefined when nothing is missing.
+ * capabilities in `data.requiredCapabilities`); undefined when nothing is missing.
  */
 export function refusalForAsks(
   tool: { name: string; asks?: readonly ToolInputMethod[] },
   caps: ClientCapabilities,
-  also: JsonObject = {},
 ): ProtocolError | undefined {
   const missing = missingForAsks(tool.asks, caps);
   if (missing === undefined) return undefined;
   const names = Object.keys(missing).join(' and ');
   return missingCapability(
     `Tool ${tool.name} may ask for input that needs the client capability ${names}: declare it`,
-    { ...also, ...missing },
+    missing,
   );
 }
 

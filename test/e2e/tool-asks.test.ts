@@ -114,6 +114,15 @@ describe('tools that declare what they ask', () => {
     expect(ranOf('prepared_deploy')).toEqual([]);
   });
 
+  it('names them next to the extension for a client without it, to a tool that runs only as a task', async () => {
+    const { body } = await call('prepared_deploy', {});
+    expect(body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { ...TASKS, elicitation: {}, sampling: {} } },
+    });
+    expect(ranOf('prepared_deploy')).toEqual([]);
+  });
+
   it('creates the task for a caller that can answer', async () => {
     const { body } = await call('deploy', { ...TASKS, elicitation: {} });
     expect((body.result as Json).resultType).toBe('task');

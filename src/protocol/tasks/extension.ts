@@ -17,7 +17,7 @@ import { answerInputs, cancelTask, createTaskAccess, settleTask, type TaskAccess
 import { REQUIRED, taskMethods } from './task-methods.js';
 import { startTask, type StartTask } from './task-start.js';
 import { toCreateTaskResult } from './task-wire.js';
-import { refusalForAsks } from '../tool-asks.js';
+import { missingForAsks, refusalForAsks } from '../tool-asks.js';
 import { tasksToolsView } from './tools-view.js';
 
 export { TOO_MANY_REQUESTS } from './task-access.js';
@@ -63,12 +63,10 @@ function toolCallInterceptor(bg: BackgroundDeps): Intercept {
       // Handed back: the facade tools answer any input the task asks.
       if (budget !== undefined) return background(bg, call, params, scope, deps, budget);
       if (policy.support === 'optional') return undefined;
-      throw (
-        refusalForAsks(call.tool.def, caps, REQUIRED) ??
-        missingCapability(
-          `Tool ${call.tool.def.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
-          REQUIRED,
-        )
+      // Named with what else the task may ask that this client lacks: all of it is needed.
+      throw missingCapability(
+        `Tool ${call.tool.def.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
+        { ...REQUIRED, ...missingForAsks(call.tool.def.asks, caps) },
       );
     }
     // Refused before any prepare round or task: the task could ask for input this client cannot answer.
