@@ -270,11 +270,12 @@ export function inspectionSteps(
 }
 
 /**
- * The status message of a runnable task that no process claimed for a while because none that did look at it runs
- * a version of its tool that can continue it (ClaimScope): it waits for a deployment that does.
+ * The status message of a runnable task that no process claimed for a while, found by a process whose code cannot
+ * continue it (another version of its tool, ClaimScope): it waits for a process that runs its version (one that is
+ * busy, or a deployment still to come).
  */
 export const versionWaitMessage = (tool: string, version: string): string =>
-  `Waiting for a server running version ${version} of ${tool}: no server running now can continue this task.`;
+  `Waiting for a server running version ${version} of ${tool} to continue this task.`;
 
 /** The status message of a task whose last outstanding input was just answered (it is working again). */
 export const RESUMED_STATUS_MESSAGE = 'Input received; the task is in progress.';

@@ -43,8 +43,7 @@ const gatedReport = defineTool({
   },
 });
 
-const WAITING =
-  'Waiting for a server running version 1 of report: no server running now can continue this task.';
+const WAITING = 'Waiting for a server running version 1 of report to continue this task.';
 
 const retired = defineTool({
   name: 'retired',
