@@ -20,7 +20,7 @@ export type {
   TaskPolicy,
   StepDefaults,
 } from './protocol/define.js';
-export type { ToolAnnotations, PromptArgument, Completer } from './protocol/tool-types.js';
+export type { ToolAnnotations, PromptArgument, Completer, ToolInputMethod } from './protocol/tool-types.js';
 export type { HandlerContext, AuthInfo, ServerControl } from './protocol/context.js';
 export type { RequestEnvelope, ClientCapabilities, Implementation } from './wire/envelope.js';
 export { text, textResult } from './protocol/types.js';
@@ -49,7 +49,14 @@ export type { McpServer, ServerOptions, ServerInfo } from './protocol/server.js'
 export { systemClock } from './tasks/clock.js';
 export type { Clock } from './tasks/clock.js';
 export type { ToolErrorReport, TaskObserver, RunInfo } from './tasks/observer.js';
-export type { TaskSnapshot, TaskStatus, TaskOwner, TaskFailure, StepFailure } from './tasks/task.js';
+export type {
+  TaskSnapshot,
+  TaskStatus,
+  TaskOwner,
+  TaskFailure,
+  StepFailure,
+  TaskProgress,
+} from './tasks/task.js';
 export type { ClaimScope, OutOfScopeTasks, TaskStore } from './tasks/store.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
 export type { AuditEvent, AuditEventName, AuditLog } from './protocol/audit.js';

@@ -101,6 +101,7 @@ export async function replayHistory(
     ...steps,
     step: (name, _fn, options) => steps.step(name, () => stop(name), options),
     status: async () => undefined,
+    progress: () => undefined,
     now: () => clock.now(),
   };
   let outcome: Awaited<ReturnType<TaskRunner>> | undefined;

@@ -92,8 +92,8 @@ export function recordingStore(
     async saveStepFailure(id, token, name, failure, now) {
       return refused(id, token) ? false : store.saveStepFailure(id, token, name, failure, now);
     },
-    async setStatusMessage(id, token, message, now) {
-      return refused(id, token) ? false : store.setStatusMessage(id, token, message, now);
+    async setStatusMessage(id, token, message, now, progress) {
+      return refused(id, token) ? false : store.setStatusMessage(id, token, message, now, progress);
     },
     async finish(id, token, outcome, now) {
       return refused(id, token) ? false : store.finish(id, token, outcome, now);

@@ -10,6 +10,7 @@ export type {
   TaskPolicy,
   ToolAnnotations,
   ToolDefinition,
+  ToolInputMethod,
 } from './tool-types.js';
 
 export interface ResourceDefinition {

@@ -5,6 +5,7 @@ import type { RequestId } from '../wire/jsonrpc.js';
 import type { AuthInfo, HandlerContext, ServerControl } from './context.js';
 import {
   checkedMs,
+  checkedProgress,
   checkedStatus,
   checkedTime,
   mergeStepOptions,
@@ -12,7 +13,8 @@ import {
   type StepAttempt,
   type StepOptions,
 } from '../tasks/execution.js';
-import type { StepDefaults } from './define.js';
+import type { StepDefaults, ToolInputMethod } from './define.js';
+import { checkDeclared } from './tool-asks.js';
 import { runStepInline, sleepInline } from './inline-steps.js';
 import { checkAnswer } from './input-answers.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
@@ -31,6 +33,7 @@ class RoundContext implements HandlerContext {
     private readonly round: MrtrRound,
     readonly server: ServerControl,
     private readonly steps: StepDefaults | undefined,
+    private readonly asks: readonly ToolInputMethod[] | undefined,
   ) {}
 
   get requestId(): RequestId {
@@ -82,6 +85,7 @@ class RoundContext implements HandlerContext {
   }
 
   progress(progress: number, total?: number, message?: string): void {
+    checkedProgress(progress, total, message);
     const token = this.scope.envelope.progressToken;
     if (token === undefined || this.scope.signal.aborted) return;
     const params: Record<string, unknown> = { progressToken: token, progress };
@@ -104,6 +108,7 @@ class RoundContext implements HandlerContext {
   }
 
   inputs(requests: InputRequests): InputResponses {
+    checkDeclared(this.asks, requests);
     const missing: InputRequests = {};
     const found: InputResponses = {};
     let pending = false;
@@ -124,16 +129,21 @@ class RoundContext implements HandlerContext {
   }
 
   inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never {
+    checkDeclared(this.asks, options.inputRequests ?? {});
     throw new InputPending(options.inputRequests ?? {}, options.state);
   }
 }
 
-/** `steps`: the step defaults (server's, then the tool's) of the handler, if it is a tool's. */
+/**
+ * `steps`: the step defaults (server's, then the tool's) of the handler, if it is a tool's; `asks`: the input its
+ * tool declares it asks for (ToolDefinition.asks), if it does.
+ */
 export function createHandlerContext(
   scope: RequestScope,
   round: MrtrRound,
   control: ServerControl,
   steps?: StepDefaults,
+  asks?: readonly ToolInputMethod[],
 ): HandlerContext {
-  return new RoundContext(scope, round, control, steps);
+  return new RoundContext(scope, round, control, steps, asks);
 }

@@ -12,6 +12,7 @@ import type { ServerControl } from './context.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import type { JsonObject } from './types.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
+import { asksProblem } from './tool-asks.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** A tool's version, as each of its tasks records it. */
@@ -64,6 +65,8 @@ export class Registry {
         );
     const problem = def.steps === undefined ? undefined : stepOptionsProblem(def.steps);
     if (problem !== undefined) throw new Error(`tool "${def.name}": steps.${problem}`);
+    const asks = asksProblem(def.asks);
+    if (asks !== undefined) throw new Error(`tool "${def.name}": ${asks}`);
     const fallback = def.task?.fallback;
     const budget = typeof fallback === 'object' ? fallback.budgetMs : undefined;
     if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0)) {

@@ -2,7 +2,7 @@
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { createHandlerContext } from './handler-context.js';
 import type { HandlerContext, ServerControl } from './context.js';
-import type { StepDefaults } from './define.js';
+import type { StepDefaults, ToolInputMethod } from './define.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { InputPending, inputRequiredResult, readRound, type MrtrRound } from './mrtr.js';
 import { isOneTimeMethod, nonceKey, type ConsumeOnce } from './one-time.js';
@@ -46,6 +46,7 @@ export async function runRound<T>(
   args: unknown,
   run: (ctx: HandlerContext, round: MrtrRound) => T | Promise<T>,
   steps: StepDefaults | undefined = deps.steps,
+  asks?: readonly ToolInputMethod[],
 ): Promise<RoundOutcome<T>> {
   // Hashing the arguments is only needed when a requestState comes in or goes out.
   let binding: string | undefined;
@@ -57,7 +58,7 @@ export async function runRound<T>(
   const oneTime = isOneTimeMethod(scope.method);
   if (oneTime && params.requestState !== undefined) await consumeState(deps, round);
   try {
-    const value = await run(createHandlerContext(scope, round, deps.control, steps), round);
+    const value = await run(createHandlerContext(scope, round, deps.control, steps, asks), round);
     return { kind: 'done', value };
   } catch (err) {
     if (!(err instanceof InputPending)) throw err;

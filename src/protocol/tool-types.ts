@@ -87,6 +87,10 @@ export interface HandlerContext {
   inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never;
 }
 
+/** An input a tool can declare it asks for (ToolDefinition.asks): a method, and for elicitation its mode. */
+export type ToolInputMethod =
+  'elicitation/create' | 'elicitation/create:url' | 'sampling/createMessage' | 'roots/list';
+
 /** How a tool relates to the tasks extension. */
 export interface TaskPolicy {
   /** `never`: always synchronous. `optional`: a task when the client declares the extension. `required`: only as a task. */
@@ -149,6 +153,16 @@ export interface ToolDefinition<Args = JsonObject> {
    * for a process that runs theirs (reported in metrics and logs). Tasks recorded without a version run anywhere.
    */
   compatibleVersions?: string[];
+  /**
+   * The input its handler (and its task policy's `prepare`) may ask the caller for with `ctx.input`:
+   * `elicitation/create` (form mode), `elicitation/create:url` (url mode), `sampling/createMessage`, `roots/list`.
+   * A call from a client that lacks a capability one of these needs is refused before anything runs or any task is
+   * created (-32021, `data.requiredCapabilities` naming what is missing), unless the call is handed back to a client
+   * without the tasks extension (the facade tools answer any input). The handler may then ask only for what is listed:
+   * anything else fails where it is asked, naming it. Unset: nothing is checked at call time, and an input the client
+   * cannot answer fails where it is asked (as a task, the task fails then, after the steps before it ran).
+   */
+  asks?: readonly ToolInputMethod[];
   /** Defaults for this tool's steps (retry policy, timeout of each attempt). */
   steps?: StepDefaults;
   /**

@@ -13,6 +13,7 @@ import type { CallToolResult } from './types.js';
 import type { StepDefaults } from './define.js';
 import { mergeStepOptions } from '../tasks/execution.js';
 import type { TaskFailure } from '../tasks/task.js';
+import { refusalForAsks } from './tool-asks.js';
 import { describeFailure, isToolExecutionError, toolErrorResult } from './tool-errors.js';
 
 export interface ToolCall {
@@ -77,6 +78,9 @@ export async function callToolSync(
   scope: RequestScope,
 ): Promise<JsonObject> {
   const { def } = call.tool;
+  // Refused before anything runs: the handler could ask for input this client cannot answer.
+  const refusal = refusalForAsks(def, scope.envelope.clientCapabilities);
+  if (refusal !== undefined) throw refusal;
   let failure: TaskFailure | undefined;
   const outcome = await runRound(
     deps,
@@ -94,6 +98,7 @@ export async function callToolSync(
       }
     },
     toolStepDefaults(deps, call.tool),
+    def.asks,
   );
   if (outcome.kind === 'input_required') return outcome.result;
   if (failure !== undefined) {

@@ -99,9 +99,12 @@ export function sealingContract(name: string, h: SealingHarness): void {
       const run = await store.claim('w', 60_000, T0 + 1);
       if (run === undefined) throw new Error('expected a claim');
       expect(run.clientCapabilities).toEqual({ experimental: { c: { v: canary } } });
-      await store.setStatusMessage(task.id, run.token, `working on ${canary}`, T0 + 2);
+      // Progress too (its figures are the canary's digits).
+      const figure = Number.parseInt(canary.slice(6), 16);
+      await store.setStatusMessage(task.id, run.token, `working on ${canary}`, T0 + 2, { progress: figure });
       expect((await store.get(task.id, ALICE, T0 + 3)) as object).toMatchObject({
         statusMessage: `working on ${canary}`,
+        progress: { progress: figure },
       });
       const error = { code: -32603, message: `failed on ${canary}` };
       await store.finish(
@@ -140,6 +143,7 @@ export function sealingContract(name: string, h: SealingHarness): void {
         ]);
       }
       expect(await raw.dump()).not.toContain(canary);
+      expect(await raw.dump()).not.toContain(String(figure));
       await store.close();
     });
 

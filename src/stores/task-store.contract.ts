@@ -14,6 +14,7 @@ import { idempotencyContract } from './contract/idempotency.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
+import { shownContract } from './contract/shown.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
 export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
@@ -39,5 +40,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     consumeOnceContract(h);
     scopeContract(h);
     historyContract(h);
+    shownContract(h);
   });
 }

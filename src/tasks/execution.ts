@@ -1,6 +1,6 @@
 // What a task run sees of the runtime (steps, waits, status, cancellation), and the runner the protocol layer provides.
 import { NonRetryableError, retryPolicyProblem, type RetryPolicy } from './retry.js';
-import type { ClaimedTask, JsonValue, RunOutcome } from './task.js';
+import type { ClaimedTask, JsonValue, RunOutcome, TaskProgress } from './task.js';
 
 /** What one attempt of a step gets. */
 export interface StepAttempt {
@@ -65,6 +65,17 @@ export function checkedStatus(message: unknown): string {
   return message;
 }
 
+/** Progress as `ctx.progress` takes it, checked: finite numbers (JSON and the wire hold no other), a string message. */
+export function checkedProgress(progress: unknown, total: unknown, message: unknown): TaskProgress {
+  const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+  if (!finite(progress)) throw new TypeError('progress: the progress must be a finite number');
+  if (total !== undefined && !finite(total))
+    throw new TypeError('progress: the total must be a finite number (or left out)');
+  if (message !== undefined && typeof message !== 'string')
+    throw new TypeError('progress: the message must be a string (or left out)');
+  return total === undefined ? { progress } : { progress, total };
+}
+
 /** Step options from several layers (server, tool, step): later ones win, retry policies field by field. */
 export function mergeStepOptions(...layers: (StepOptions | undefined)[]): StepOptions {
   const out: StepOptions = {};
@@ -101,8 +112,17 @@ export interface ExecutionContext {
   ): Promise<T>;
   /** Resolves once `at` has passed; until then the run ends and the task waits in the store. `at` is kept under `name`. */
   sleepUntil(name: string, at: number): Promise<void>;
-  /** Updates the task's statusMessage. */
+  /**
+   * Updates the task's statusMessage; not while the run replays recorded history (steps it recorded remain ahead of
+   * it): that run showed its messages already, and showing them again would take watchers back.
+   */
   status(message: string): Promise<void>;
+  /**
+   * Shows progress: `message` becomes the task's statusMessage, and `progress` the progress kept with the task
+   * (TaskSnapshot.progress). Best effort and coalesced: while a write is in flight only the latest waits for the
+   * next. Never behind what watchers were shown, across replays, processes and crashes (worker/progress.ts).
+   */
+  progress(progress: TaskProgress, message: string): void;
   /**
    * Whether this task takes the code path introduced under `id`: true for a task that reaches this point past its
    * recorded history (a new task, or one whose history holds nothing beyond), false for one replaying a history

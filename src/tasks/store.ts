@@ -10,6 +10,7 @@ import type {
   StepFailure,
   TaskInspection,
   TaskOwner,
+  TaskProgress,
   TaskSnapshot,
   TaskStatus,
 } from './task.js';
@@ -132,6 +133,13 @@ export interface TaskStore {
    * by tool and version: what waits for a process that can run it.
    */
   outOfScope?(scope: ClaimScope, now: number): Promise<OutOfScopeTasks[]>;
+  /**
+   * Marks as waiting for a version (optional) the runnable tasks of `scope`'s tools that `scope` leaves out and that no
+   * run has held since `before` (untouched since then, any lease ended by then): until a run claims one, its owner
+   * sees a status message saying it waits for a server running its version (versionWaitMessage). At most `max` per
+   * call, each a change of the task; returns how many it marked.
+   */
+  markVersionWaits?(scope: ClaimScope, now: number, before: number, max: number): Promise<number>;
   renew(id: string, token: number, leaseMs: number, now: number): Promise<RenewResult>;
   /**
    * Memoizes a step result, saved at `now`; false when the lease is no longer held. `options.startedAt`: when the
@@ -153,7 +161,17 @@ export interface TaskStore {
     failure: StepFailure,
     now: number,
   ): Promise<boolean>;
-  setStatusMessage(id: string, token: number, message: string, now: number): Promise<boolean>;
+  /**
+   * Sets the task's statusMessage; with `progress`, also keeps it as the progress shown last (TaskSnapshot.progress,
+   * ClaimedTask.progress). False when the lease is no longer held.
+   */
+  setStatusMessage(
+    id: string,
+    token: number,
+    message: string,
+    now: number,
+    progress?: TaskProgress,
+  ): Promise<boolean>;
   /** Ends a run: terminal transitions are single conditional writes; false when the lease was lost or the task had ended. */
   finish(id: string, token: number, outcome: RunOutcome, now: number): Promise<boolean>;
   /** Answers outstanding input keys; unknown, answered and malformed keys are ignored. */
@@ -204,6 +222,7 @@ export type RunWrites = Pick<
   | 'claim'
   | 'claimBatch'
   | 'outOfScope'
+  | 'markVersionWaits'
   | 'renew'
   | 'saveStep'
   | 'saveStepFailure'

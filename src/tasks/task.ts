@@ -38,6 +38,12 @@ export interface TaskError {
 
 /** The error of a task that outlived its TTL unfinished (the TTL sweep of every store writes it). */
 
+/** Progress a handler reported with `ctx.progress`: how far, and out of how much when it said. */
+export interface TaskProgress {
+  progress: number;
+  total?: number;
+}
+
 /** A task as its owner sees it (what tasks/get and notifications/tasks are built from). */
 export interface TaskSnapshot {
   id: string;
@@ -51,6 +57,11 @@ export interface TaskSnapshot {
   inputRequests: Record<string, JsonObject>;
   result: JsonObject | undefined;
   error: TaskError | undefined;
+  /**
+   * The progress its handler last showed (`ctx.progress`), never on the wire as a field: a call that waits on the
+   * task sends it as `notifications/progress`. Absent while none was shown (or from a store that keeps none).
+   */
+  progress?: TaskProgress;
   /**
    * Store-internal, never on the wire: grows with every write of the task, so that snapshots reaching a process
    * by different paths (a read, a change feed) can be put in commit order. Set by stores whose change feed carries
@@ -152,6 +163,8 @@ export interface ClaimedTask {
   answers: Record<string, JsonObject>;
   /** Keys ever asked during this task's life (answered or not). */
   askedKeys: string[];
+  /** The progress shown last, by any run (absent: none yet): a replay shows nothing behind it. */
+  progress?: TaskProgress;
 }
 
 /** How a run ended. `failure` keeps an error the tool threw (a completed isError result, or a failed task). */
@@ -255,6 +268,14 @@ export function inspectionSteps(
     };
   });
 }
+
+/**
+ * The status message of a runnable task that no process claimed for a while, found by a process whose code cannot
+ * continue it (another version of its tool, ClaimScope): it waits for a process that runs its version (one that is
+ * busy, or a deployment still to come).
+ */
+export const versionWaitMessage = (tool: string, version: string): string =>
+  `Waiting for a server running version ${version} of ${tool} to continue this task.`;
 
 /** The status message of a task whose last outstanding input was just answered (it is working again). */
 export const RESUMED_STATUS_MESSAGE = 'Input received; the task is in progress.';

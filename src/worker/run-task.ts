@@ -11,6 +11,7 @@ import {
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
+import { createShowing } from './progress.js';
 import { createSteps, type RunState } from './steps.js';
 
 /**
@@ -210,24 +211,20 @@ async function run(
     diverge: (err) => (diverged ??= err),
     divergence: () => diverged,
   };
+  const { replaying, ...steps } = createSteps(
+    {
+      store,
+      clock,
+      random: deps.random ?? Math.random,
+      onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
+    },
+    task,
+    state,
+  );
   const exec: ExecutionContext = {
     signal,
-    ...createSteps(
-      {
-        store,
-        clock,
-        random: deps.random ?? Math.random,
-        onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
-      },
-      task,
-      state,
-    ),
-    async status(message) {
-      if (storeError !== undefined) throw storeError;
-      await store.setStatusMessage(task.id, task.token, message, clock.now()).catch((err: unknown) => {
-        throw storeLost(err);
-      });
-    },
+    ...steps,
+    ...createShowing({ store, clock }, task, state, { replaying }),
     now: () => clock.now(),
   };
   try {

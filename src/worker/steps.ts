@@ -162,11 +162,13 @@ function createKeeper({ store, clock }: StepDeps, task: ClaimedTask, run: RunSta
   };
 }
 
-export function createSteps(
-  deps: StepDeps,
-  task: ClaimedTask,
-  run: RunState,
-): Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> {
+/** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
+export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> & {
+  /** Recorded steps remain ahead of the run. */
+  replaying(): boolean;
+};
+
+export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): RunSteps {
   const { store, clock } = deps;
   const replay = createReplayGuard(task, run);
   const write = (save: () => Promise<boolean>): Promise<void> => writeOrStop(task, run, save);
@@ -237,5 +239,7 @@ export function createSteps(
     },
 
     patched: (id) => decidePatch(task, run, replay, keep, id),
+
+    replaying: replay.replaying,
   };
 }

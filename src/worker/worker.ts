@@ -6,6 +6,7 @@ import type { ClaimScope, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask } from '../tasks/task.js';
 import { createClaimLoop } from './claim-loop.js';
 import { startRun, type RunDeps, type RunningTask } from './run-task.js';
+import { versionWaitMarker } from './version-waits.js';
 import { createWakeTimer } from './wake-timer.js';
 import type { TaskObserver } from '../tasks/observer.js';
 
@@ -30,6 +31,12 @@ export interface WorkerOptions {
   observer?: TaskObserver;
   /** The tasks this worker may claim (read before each claim); undefined: any. */
   scope?: () => ClaimScope | undefined;
+  /**
+   * A runnable task of one of this worker's tools that its scope leaves out (a version of the tool its code does not
+   * replay) and that no process claimed for this long is shown to its owner as waiting for a server running its
+   * version, until one claims it (default 30 s; the worker looks at most that often).
+   */
+  versionWaitMs?: number;
 }
 
 /** How often the tasks left out of the worker's scope are counted (observer.outOfScope). */
@@ -136,12 +143,17 @@ function launch(
   });
 }
 
-/** The TTL sweep, then the count of tasks out of the worker's scope. */
+/** The TTL sweep, then the tasks out of the worker's scope: counted, and those waiting for a version marked. */
 function sweeper(options: WorkerOptions, now: () => number): () => Promise<void> {
   const countOutOfScope = outOfScopeCounter(options, now);
+  const markVersionWaits = versionWaitMarker(
+    { ...options, versionWaitMs: options.versionWaitMs ?? 30_000 },
+    now,
+  );
   return async () => {
     await sweepTtls(options.store, now, options.retentionGraceMs ?? 24 * 3_600_000, options.onError);
     await countOutOfScope();
+    await markVersionWaits();
   };
 }
 

@@ -52,6 +52,20 @@ const tools: ToolDefinition<never>[] = [
     },
   }),
   defineTool({
+    name: 'counts',
+    inputSchema: { type: 'object', properties: {} },
+    task: { support: 'optional', fallback: { budgetMs: 5_000 } },
+    handler: async (_args, ctx) => {
+      ctx.progress(1, 2, 'Counting');
+      await ctx.step('first', () => 1);
+      // The run ends here and the task replays after the sleep: its first progress comes again.
+      await ctx.sleep('pause', 50);
+      ctx.progress(2, 2, 'Counting');
+      await ctx.step('second', () => 2);
+      return textResult('counted');
+    },
+  }),
+  defineTool({
     name: 'asks',
     inputSchema: { type: 'object', properties: {} },
     task: { support: 'optional' },
@@ -193,6 +207,34 @@ describe('calls from clients without the extension', () => {
       { progressToken: 'p-1', progress: 1, message: 'Sleeping.' },
     ]);
     await follow(alice, String(structured(reply.result).taskId));
+  });
+
+  it('while a call waits, progress the handler reports comes with its total, and a replay never takes it back', async () => {
+    const reply = await alice.request('tools/call', {
+      name: 'counts',
+      arguments: {},
+      _meta: { progressToken: 'p-2' },
+    });
+    expect(textOf(reply.result)).toBe('counted');
+    const progress = reply.notifications
+      .filter((n) => n.method === 'notifications/progress')
+      .map((n) => n.params as Json);
+    for (const note of progress) {
+      expect(validateMessage({ jsonrpc: '2.0', method: 'notifications/progress', params: note })).toEqual([]);
+      expect(note).toMatchObject({ progressToken: 'p-2', total: 2 });
+    }
+    const values = progress.map((n) => n.progress as number);
+    expect(values).toEqual([...new Set(values)].sort((a, b) => a - b));
+    expect(progress.at(-1)).toEqual({
+      progressToken: 'p-2',
+      progress: 2,
+      total: 2,
+      message: 'Counting (2/2)',
+    });
+    // Once the task went past 1/2 (to its sleep), the replay after the sleep did not show 1/2 again.
+    const messages = progress.map((n) => String(n.message));
+    const slept = messages.findIndex((m) => m.startsWith('Sleeping'));
+    if (slept >= 0) expect(messages.slice(slept)).not.toContain('Counting (1/2)');
   });
 
   it('an extension-aware client of the same owner sees the handed-back task with tasks/get', async () => {

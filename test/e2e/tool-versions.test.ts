@@ -13,7 +13,7 @@ import type { OutOfScopeTasks } from '../../src/tasks/store.js';
 import { startDurableServer, type DurableTestServer } from '../support/durable-server.js';
 import { usePostgresStores } from '../support/postgres-stores.js';
 import { withPostgres } from '../support/postgres.js';
-import { lastMessage, rpc as post } from '../support/server.js';
+import { buildRequest, lastMessage, openSse, rpc as post } from '../support/server.js';
 
 type Json = Record<string, unknown>;
 const CAPS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
@@ -29,6 +29,21 @@ const reportTool = (process: string, version: string, compatibleVersions?: strin
       return textResult(by);
     },
   });
+
+/** Version 1 of `report`, whose step waits for the test to let it finish. */
+const gate: { open?: () => void } = {};
+const openGate = (): void => gate.open?.();
+const gatedReport = defineTool({
+  name: 'report',
+  version: '1',
+  task: { support: 'optional' },
+  handler: async (_args, ctx) => {
+    await ctx.step('write', () => new Promise<void>((resolve) => (gate.open = resolve)));
+    return textResult('written by a server running code 1');
+  },
+});
+
+const WAITING = 'Waiting for a server running version 1 of report to continue this task.';
 
 const retired = defineTool({
   name: 'retired',
@@ -56,6 +71,34 @@ async function ended(server: DurableTestServer, taskId: string, ms = 10_000): Pr
   }
 }
 
+/** A subscription to a task's notifications/tasks, with the status messages pushed so far. */
+async function listen(server: DurableTestServer, taskId: string) {
+  const { body, headers } = buildRequest(
+    'subscriptions/listen',
+    { notifications: { taskIds: [taskId] } },
+    {
+      caps: CAPS,
+    },
+  );
+  const stream = await openSse(server.url, body, headers);
+  const seen: string[] = [];
+  let reading = true;
+  void (async () => {
+    // Bounded by the test: the stream closes when it ends.
+    while (reading && !stream.ended) {
+      const msg = (await stream.next(200)) as { method?: string; params?: Json } | undefined;
+      if (msg?.method === 'notifications/tasks') seen.push(String(msg.params?.statusMessage));
+    }
+  })();
+  return {
+    messages: () => seen,
+    close: () => {
+      reading = false;
+      stream.close();
+    },
+  };
+}
+
 const text = (t: Json): string => ((t.result as Json).content as { text: string }[])[0]?.text ?? '';
 
 function defineVersionSuite(name: string, openStore: () => BuiltInTaskStore): void {
@@ -64,11 +107,13 @@ function defineVersionSuite(name: string, openStore: () => BuiltInTaskStore): vo
     const serve = async (
       tools: ToolDefinition<never>[],
       worker: Parameters<typeof startDurableServer>[0]['worker'] = {},
+      tasks: Parameters<typeof startDurableServer>[0]['tasks'] = {},
     ): Promise<DurableTestServer> => {
       const server = await startDurableServer({
         toolSets: [{ tools }],
         store: openStore,
         worker: worker === false ? false : { pollMs: 20, sweepMs: 50, ...worker },
+        tasks: { tasksGetRate: false, defaultPollIntervalMs: 100, ...tasks },
       });
       servers.push(server);
       return server;
@@ -103,6 +148,38 @@ function defineVersionSuite(name: string, openStore: () => BuiltInTaskStore): vo
       await expect.poll(() => seen.length, { timeout: 5_000 }).toBeGreaterThan(0);
       expect(seen[0]).toEqual([{ tool: 'report', version: '1', count: 1 }]);
       expect((await task(current, stranded)).status).toBe('working');
+    });
+
+    it('tells the owner that a task waits for a server running its version, until one runs it', async () => {
+      gate.open = undefined;
+      const old = await serve([gatedReport], false);
+      const waiting = await call(old, 'report');
+      const stream = await listen(old, waiting);
+      const current = await serve([reportTool('B', '2')], { versionWaitMs: 200 });
+      await expect
+        .poll(async () => (await task(current, waiting)).statusMessage, { timeout: 5_000 })
+        .toBe(WAITING);
+      expect((await task(old, waiting)).status).toBe('working');
+      await expect.poll(() => stream.messages().includes(WAITING), { timeout: 5_000 }).toBe(true);
+      // A server that runs version 1 arrives: once it runs the task, the task no longer says it waits, to anyone.
+      await serve([gatedReport]);
+      await expect.poll(() => gate.open !== undefined, { timeout: 5_000 }).toBe(true);
+      expect((await task(old, waiting)).statusMessage).toBe('The task is now in progress.');
+      await expect
+        .poll(() => stream.messages().at(-1), { timeout: 5_000 })
+        .toBe('The task is now in progress.');
+      openGate();
+      expect(text(await ended(current, waiting))).toBe('written by a server running code 1');
+      stream.close();
+    });
+
+    it('hands a task that waits for its version back to a client without the extension, saying so', async () => {
+      const old = await serve([reportTool('A', '1')], false, { fallback: { budgetMs: 1_500 } });
+      await serve([reportTool('B', '2')], { versionWaitMs: 200 });
+      const body = lastMessage(await post(old.url, 'tools/call', { name: 'report', arguments: {} }));
+      const handed = body.result as Json;
+      expect((handed.structuredContent as Json).statusMessage).toBe(WAITING);
+      expect(JSON.stringify(handed.content)).toContain(WAITING);
     });
 
     it('fails the tasks of a tool no process offers any more, once the drain period has passed', async () => {

@@ -1,6 +1,7 @@
 // Calls from clients without the tasks extension: the task runs while the call waits up to a budget, then the call
 // answers like a synchronous one, asks the task's input as MRTR rounds, or hands the task back with the facade tools.
 import { ErrorCode } from '../../wire/codes.js';
+import { sameJson } from '../../tasks/json-equal.js';
 import { ownerOf, type TaskSnapshot } from '../../tasks/task.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
 import { invalidParams, ProtocolError } from '../../wire/protocol-error.js';
@@ -68,18 +69,28 @@ const answerable = (task: TaskSnapshot, scope: RequestScope): boolean =>
       missingCapabilityFor(r as unknown as InputRequest, scope.envelope.clientCapabilities) === undefined,
   );
 
-/** Each new status message as progress, for hosts that keep a call alive while it reports some. */
-function progressOf(scope: RequestScope, first: string | undefined): ((t: TaskSnapshot) => void) | undefined {
+/**
+ * Each change of the task's progress or status message as `notifications/progress` of the call, for hosts that keep
+ * a call alive while it reports some. The protocol wants the value to grow with every notification: it is the
+ * handler's own progress (with its total) when it reported some, and then a change that does not take it further (a
+ * new message at the same progress) is not sent; a task that reports none counts its status messages instead.
+ */
+function progressOf(scope: RequestScope, first: TaskSnapshot): ((t: TaskSnapshot) => void) | undefined {
   const token = scope.envelope.progressToken;
   if (token === undefined) return undefined;
-  let told = 0;
-  let lastMessage = first;
+  let sent: number | undefined;
+  let last = { message: first.statusMessage, progress: first.progress };
   return (t) => {
-    if (t.statusMessage === lastMessage || scope.signal.aborted) return;
-    lastMessage = t.statusMessage;
-    const progress: JsonObject = { progressToken: token, progress: ++told };
-    if (t.statusMessage !== undefined) progress.message = t.statusMessage;
-    scope.emit('notifications/progress', progress);
+    if (scope.signal.aborted) return;
+    if (t.statusMessage === last.message && sameJson(t.progress, last.progress)) return;
+    last = { message: t.statusMessage, progress: t.progress };
+    const value = t.progress?.progress ?? (sent ?? 0) + 1;
+    if (sent !== undefined && value <= sent) return;
+    sent = value;
+    const params: JsonObject = { progressToken: token, progress: value };
+    if (t.progress?.total !== undefined) params.total = t.progress.total;
+    if (t.statusMessage !== undefined) params.message = t.statusMessage;
+    scope.emit('notifications/progress', params);
   };
 }
 
@@ -145,7 +156,7 @@ export async function background(
     if ('answer' in started) return started.answer;
     task = started.task;
   }
-  const onChange = progressOf(scope, task.statusMessage);
+  const onChange = progressOf(scope, task);
   const settled = await settleTask(access, task.id, ownerOf(scope.auth), deadline, scope.signal, onChange);
   if (typeof settled === 'string') throw deny(access, scope, task.id, settled);
   return answerOf(bg, call, scope, deps, settled, budgetMs);

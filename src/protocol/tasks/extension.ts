@@ -17,6 +17,7 @@ import { answerInputs, cancelTask, createTaskAccess, settleTask, type TaskAccess
 import { REQUIRED, taskMethods } from './task-methods.js';
 import { startTask, type StartTask } from './task-start.js';
 import { toCreateTaskResult } from './task-wire.js';
+import { missingForAsks, refusalForAsks } from '../tool-asks.js';
 import { tasksToolsView } from './tools-view.js';
 
 export { TOO_MANY_REQUESTS } from './task-access.js';
@@ -56,15 +57,21 @@ function toolCallInterceptor(bg: BackgroundDeps): Intercept {
   return async (call: ToolCall, params: JsonObject, scope: RequestScope, deps: RoundDeps) => {
     const policy = call.tool.def.task;
     if (policy === undefined || policy.support === 'never') return undefined;
-    if (!hasExtension(scope.envelope.clientCapabilities, TASKS_EXTENSION)) {
+    const caps = scope.envelope.clientCapabilities;
+    if (!hasExtension(caps, TASKS_EXTENSION)) {
       const budget = toolBudget(policy, bg.fallback);
+      // Handed back: the facade tools answer any input the task asks.
       if (budget !== undefined) return background(bg, call, params, scope, deps, budget);
       if (policy.support === 'optional') return undefined;
+      // Named with what else the task may ask that this client lacks: all of it is needed.
       throw missingCapability(
         `Tool ${call.tool.def.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
-        REQUIRED,
+        { ...REQUIRED, ...missingForAsks(call.tool.def.asks, caps) },
       );
     }
+    // Refused before any prepare round or task: the task could ask for input this client cannot answer.
+    const refusal = refusalForAsks(call.tool.def, caps);
+    if (refusal !== undefined) throw refusal;
     const started = await bg.start(call, params, scope, deps);
     return 'answer' in started ? started.answer : toCreateTaskResult(started.task);
   };

@@ -112,7 +112,7 @@ export function createTaskRunner(
     try {
       const value = await tool.def.handler(
         task.args as never,
-        createTaskHandlerContext(task, exec, control, steps),
+        createTaskHandlerContext(task, exec, control, steps, tool.def.asks),
       );
       const result = withServerInfo(toolResult(tool, value), info);
       if (!serializes(result)) {

@@ -1,6 +1,7 @@
 // The HandlerContext a tool handler gets when it runs (or replays) as a durable task.
 import {
   checkedMs,
+  checkedProgress,
   checkedStatus,
   checkedTime,
   mergeStepOptions,
@@ -11,7 +12,8 @@ import type { ClaimedTask } from '../../tasks/task.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
 import type { HandlerContext, ServerControl } from '../context.js';
-import type { StepDefaults } from '../define.js';
+import type { StepDefaults, ToolInputMethod } from '../define.js';
+import { checkDeclared } from '../tool-asks.js';
 import { InputPending } from '../mrtr.js';
 import type { InputRequests, InputResponses } from '../types.js';
 
@@ -21,38 +23,15 @@ export function progressMessage(progress: number, total?: number, message?: stri
   return message === undefined || message === '' ? `Progress: ${count}` : `${message} (${count})`;
 }
 
-/**
- * `ctx.progress` in a task sets statusMessage: one write at a time, and while one is in flight only the latest
- * value waits for the next, so a tight loop of progress calls costs at most one write per store round trip.
- */
-function createProgressWriter(exec: ExecutionContext): (message: string) => void {
-  let writing = false;
-  let next: string | undefined;
-  const write = (message: string): void => {
-    writing = true;
-    exec
-      .status(message)
-      .catch(() => undefined) // a lost lease or store ends the run by itself; progress is best effort
-      .finally(() => {
-        writing = false;
-        const queued = next;
-        next = undefined;
-        if (queued !== undefined && !exec.signal.aborted) write(queued);
-      });
-  };
-  return (message) => {
-    if (writing) next = message;
-    else write(message);
-  };
-}
-
 export function createTaskHandlerContext(
   task: ClaimedTask,
   exec: ExecutionContext,
   control: ServerControl,
   steps?: StepDefaults,
+  asks?: readonly ToolInputMethod[],
 ): HandlerContext {
   const inputs = (requests: InputRequests): InputResponses => {
+    checkDeclared(asks, requests);
     const missing: InputRequests = {};
     const found: InputResponses = {};
     for (const [key, request] of Object.entries(requests)) {
@@ -63,7 +42,6 @@ export function createTaskHandlerContext(
     if (Object.keys(missing).length > 0) throw new InputPending(missing, undefined);
     return found;
   };
-  const progress = createProgressWriter(exec);
   return {
     requestId: task.id,
     method: 'tools/call',
@@ -79,12 +57,15 @@ export function createTaskHandlerContext(
     taskId: task.id,
     requestState: undefined,
     server: control,
-    // Progress notifications are not part of tasks in this revision: progress becomes the statusMessage.
-    progress: (value, total, message) => progress(progressMessage(value, total, message)),
+    // Progress notifications are not part of tasks in this revision: progress becomes the statusMessage (and, for a
+    // call that waits on the task, progress notifications of that call: background.ts).
+    progress: (value, total, message) =>
+      exec.progress(checkedProgress(value, total, message), progressMessage(value, total, message)),
     log() {},
     input: (key, request) => inputs({ [key]: request })[key] as InputResponses[string],
     inputs,
     inputRequired(options): never {
+      checkDeclared(asks, options.inputRequests ?? {});
       throw new InputPending(options.inputRequests ?? {}, undefined);
     },
     async step(name, fn, options) {

@@ -195,10 +195,19 @@ export async function startTask(
     const found = await earlier();
     if (found !== undefined) return { task: found };
     const prepare = policy.prepare;
-    const round = await runRound(deps, params, scope, call.tool.def.name, call.args, async (ctx, r) => {
-      await prepare(call.args, ctx);
-      return r.answers;
-    });
+    const round = await runRound(
+      deps,
+      params,
+      scope,
+      call.tool.def.name,
+      call.args,
+      async (ctx, r) => {
+        await prepare(call.args, ctx);
+        return r.answers;
+      },
+      deps.steps,
+      call.tool.def.asks,
+    );
     if (round.kind === 'input_required') return { answer: round.result };
     answers = round.value;
   }

@@ -16,6 +16,9 @@ const row = (over: Partial<SnapshotColumns> = {}): SnapshotColumns => ({
   result: 'sealed:{"content":[]}',
   error: null,
   revision: '4',
+  tool: 'echo',
+  tool_version: null,
+  attempt: 1,
   ...over,
 });
 

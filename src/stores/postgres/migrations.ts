@@ -232,6 +232,16 @@ export const postgresMigrations: readonly PostgresMigration[] = [
         WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION ${s}.task_history_changed();
     `,
   },
+  {
+    version: 15,
+    name: 'shown-progress-and-version-waits',
+    // progress: the progress a task's handler showed last (JSON {progress, total?}, sealed with the task's payloads;
+    // NULL: none yet), so that a replay, on any replica, shows nothing behind it. version_wait: the attempt of a
+    // runnable task at which a replica that cannot run its version found it unclaimed for a while (NULL: never);
+    // while the task is working at that attempt (no run claimed it since), its owner is told it waits for a server
+    // running its version. Nullable columns without defaults: no table rewrite.
+    sql: (s) => `ALTER TABLE ${s}.tasks ADD COLUMN progress text, ADD COLUMN version_wait integer;`,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

@@ -21,7 +21,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...creationSql(s, notify),
     ...readSql(s),
     ...runSql(s, notify),
-    ...scopeSql(s),
+    ...scopeSql(s, notify),
     ...endingSql(s, notify),
     ...ownerWriteSql(s, notify),
     ...sweepSql(s, notify),

@@ -11,7 +11,8 @@ import type {
   TaskStatus,
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
-import { openCaps, openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
+import { openCaps, openColumn, sealedAt, type Opener } from '../payload-sealing.js';
+import { shownProgress, shownStatus } from '../shown-status.js';
 import { toStatusHistory, type HistoryRow } from '../status-history.js';
 import { toTaskHead } from '../task-head.js';
 
@@ -51,6 +52,9 @@ export interface TaskRow {
   tool_version: string | null;
   /** The status message the task was created with ('' none; null: created before histories were kept). */
   created_message?: string | null;
+  /** Migration 15 (shown-status.ts). */
+  progress?: string | null;
+  version_wait?: number | null;
   [column: string]: unknown;
 }
 
@@ -68,6 +72,11 @@ export type SnapshotColumns = Pick<
   | 'result'
   | 'error'
   | 'revision'
+  | 'tool'
+  | 'tool_version'
+  | 'attempt'
+  | 'version_wait'
+  | 'progress'
 >;
 
 /** `[key, request]` pairs of outstanding inputs, in asking order (json_agg). */
@@ -124,10 +133,11 @@ export function toSnapshot(
         ) as JsonObject;
     }
   }
+  const progress = shownProgress(row, open);
   return {
     id: row.id,
     status: row.status,
-    statusMessage: openStatus(row.id, row.status_message, open),
+    statusMessage: shownStatus(row, open),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     ttlMs: toNumberOrNull(row.ttl_ms),
@@ -136,6 +146,7 @@ export function toSnapshot(
     result: openColumn<JsonObject>(row.result, 'tasks.result', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
     revision: toNumber(row.revision),
+    ...(progress === undefined ? {} : { progress }),
   };
 }
 
@@ -151,6 +162,7 @@ export function toClaimedTask(row: ClaimRow, open: Opener): ClaimedTask {
     if (answer !== null)
       answers[key] = JSON.parse(open(answer, sealedAt('task_inputs.answer', row.id, key))) as JsonObject;
   }
+  const progress = shownProgress(row, open);
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
@@ -167,6 +179,7 @@ export function toClaimedTask(row: ClaimRow, open: Opener): ClaimedTask {
     stepAttempts: toStepAttempts(row.id, row.attempts, open),
     answers,
     askedKeys: row.inputs.map(([key]) => key),
+    ...(progress === undefined ? {} : { progress }),
   };
 }
 

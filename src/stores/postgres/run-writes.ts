@@ -6,6 +6,7 @@ import { writeAndNotify, type StoreContext } from './context.js';
 import { finishRun } from './finish.js';
 import { toClaimedTask, type ClaimRow } from './rows.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
+import { keptProgress } from '../shown-status.js';
 
 /** A ClaimScope as the claim statement's $5–$8. */
 function scopeArgs(scope: ClaimScope | undefined): unknown[] {
@@ -17,6 +18,9 @@ export function runWrites(ctx: StoreContext): RunWrites {
   const { db, q, codec } = ctx;
   const claimed = (row: ClaimRow): ClaimedTask => {
     codec.remember(row.id, row.sealed);
+    // Its owner was told it waits for a version (shown-status.ts): no longer (the claim notified other replicas).
+    if (row.version_wait === row.attempt - 1)
+      ctx.feed.emitLocal([{ taskId: row.id, runnable: false, cancelRequested: false }]);
     return toClaimedTask(row, codec.open);
   };
   return {
@@ -44,6 +48,17 @@ export function runWrites(ctx: StoreContext): RunWrites {
       ]);
     },
 
+    async markVersionWaits(scope, now, before, max) {
+      const rows = await db.query<{ id: string }>(q.markVersionWaits, [
+        now,
+        ...scopeArgs(scope),
+        before,
+        max,
+      ]);
+      ctx.feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: false, cancelRequested: false })));
+      return rows.length;
+    },
+
     async renew(id, token, leaseMs, now): Promise<RenewResult> {
       const [row] = await db.query<{ cancel_requested: boolean }>(q.renew, [id, token, now + leaseMs]);
       return row === undefined
@@ -65,10 +80,11 @@ export function runWrites(ctx: StoreContext): RunWrites {
       return (await db.query(q.saveStepFailure, params)).length === 1;
     },
 
-    async setStatusMessage(id, token, message, now) {
+    async setStatusMessage(id, token, message, now, progress) {
       const change = { taskId: id, runnable: false, cancelRequested: false };
-      const kept = statusFor(await codec.sealerOf(id), id, message);
-      return writeAndNotify(ctx, q.setStatusMessage, [id, token, kept, now], change);
+      const seal = await codec.sealerOf(id);
+      const params = [id, token, statusFor(seal, id, message), now, keptProgress(seal, id, progress)];
+      return writeAndNotify(ctx, q.setStatusMessage, params, change);
     },
 
     finish: (id, token, outcome, now) => finishRun(ctx, id, token, outcome, now),

@@ -9,7 +9,8 @@ import type {
   TaskStatus,
 } from '../../tasks/task.js';
 import { inspectionSteps } from '../../tasks/task.js';
-import { openColumn, openStatus, sealedAt, type Opener } from '../payload-sealing.js';
+import { openColumn, sealedAt, type Opener } from '../payload-sealing.js';
+import { shownProgress, shownStatus } from '../shown-status.js';
 import { toStatusHistory, type HistoryRow } from '../status-history.js';
 import { toTaskHead } from '../task-head.js';
 
@@ -44,6 +45,9 @@ export interface TaskRow {
   tool_version: string | null;
   /** The status message the task was created with ('' none; null: created before histories were kept). */
   created_message?: string | null;
+  /** Migration 16 (shown-status.ts). */
+  progress?: string | null;
+  version_wait?: number | null;
 }
 
 export interface InputRow {
@@ -54,6 +58,7 @@ export interface InputRow {
 
 /** `open` decrypts sealed payloads (identity when the store has no cipher). */
 export function toSnapshot(row: TaskRow, outstanding: InputRow[], open: Opener = (s) => s): TaskSnapshot {
+  const progress = shownProgress(row, open);
   const inputRequests: Record<string, Record<string, unknown>> = {};
   if (row.status === 'input_required') {
     for (const input of outstanding) {
@@ -66,7 +71,7 @@ export function toSnapshot(row: TaskRow, outstanding: InputRow[], open: Opener =
   return {
     id: row.id,
     status: row.status,
-    statusMessage: openStatus(row.id, row.status_message, open),
+    statusMessage: shownStatus(row, open),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ttlMs: row.ttl_ms,
@@ -74,6 +79,7 @@ export function toSnapshot(row: TaskRow, outstanding: InputRow[], open: Opener =
     inputRequests,
     result: openColumn<Record<string, unknown>>(row.result, 'tasks.result', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
+    ...(progress === undefined ? {} : { progress }),
   };
 }
 

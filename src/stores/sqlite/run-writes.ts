@@ -7,6 +7,7 @@ import type { Lane } from './group-commit.js';
 import { openCaps, sealedAt } from '../payload-sealing.js';
 import { WOKEN_BATCH } from './sql/claims.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
+import { shownProgress } from '../shown-status.js';
 
 export interface Ending {
   id: string;
@@ -30,16 +31,20 @@ export function endingLane({ q, log }: StoreContext): Lane<Ending, boolean> {
 
 /** Leases the next runnable task (inside a lease transaction). */
 function claimOne(
-  { q, codec }: StoreContext,
+  { q, codec, log }: StoreContext,
   workerId: string,
   leaseMs: number,
   now: number,
   scope: ScopeParams,
-) {
+): ClaimedTask | undefined {
   const candidate = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
   if (candidate === undefined) return undefined;
   const row = q.takeLease(candidate.id, workerId, now + leaseMs);
+  // Its owner was told it waits for a version (shown-status.ts): no longer, and subscribers hear so.
+  if (row.version_wait === row.attempt - 1)
+    log.changed({ taskId: row.id, runnable: false, cancelRequested: false });
   const { steps, order } = q.steps(row.id);
+  const progress = shownProgress(row, codec.open);
   return {
     id: row.id,
     owner: { tenant: row.tenant, principal: row.principal },
@@ -56,6 +61,7 @@ function claimOne(
     stepAttempts: q.stepAttempts(row.id),
     answers: q.answers(row.id),
     askedKeys: q.askedKeys(row.id),
+    ...(progress === undefined ? {} : { progress }),
   };
 }
 
@@ -71,6 +77,22 @@ function announceWoken(
   const taken = new Set(claimed.map((t) => t.id));
   const left = woken.find((id) => !taken.has(id));
   if (left !== undefined) log.changed({ taskId: left, runnable: true, cancelRequested: false }, 'log');
+}
+
+/** What a scope leaves out: counted, and marked once it waited for a version (shown-status.ts). */
+function scopeWrites({ q, log, writes }: StoreContext): Pick<RunWrites, 'outOfScope' | 'markVersionWaits'> {
+  return {
+    async outOfScope(scope, now) {
+      return q.outOfScope(now, scopeParams(scope));
+    },
+    async markVersionWaits(scope, now, before, max) {
+      return writes.tx(() => {
+        const marked = q.markVersionWaits(now, before, max, scopeParams(scope));
+        for (const id of marked) log.changed({ taskId: id, runnable: false, cancelRequested: false });
+        return marked.length;
+      });
+    },
+  };
 }
 
 /** `end` queues a run ending for the group commit. */
@@ -110,9 +132,7 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
       });
     },
 
-    async outOfScope(scope, now) {
-      return q.outOfScope(now, scopeParams(scope));
-    },
+    ...scopeWrites(ctx),
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {
       const row = await writes.leaseTx(() => q.renew(id, token, now + leaseMs));
@@ -137,9 +157,9 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
       });
     },
 
-    async setStatusMessage(id, token, message, now) {
+    async setStatusMessage(id, token, message, now, progress) {
       return writes.tx(() => {
-        const ok = q.setStatusMessage(id, token, message, now);
+        const ok = q.setStatusMessage(id, token, message, now, progress);
         if (ok) log.changed({ taskId: id, runnable: false, cancelRequested: false });
         return ok;
       });

@@ -75,7 +75,7 @@ export function adminSql(s: string, notify: Notify) {
       WITH u AS (
         UPDATE ${s}.tasks t SET status = 'working', result = NULL, error = NULL, failure = NULL,
           status_message = $3, updated_at = $2::bigint, runnable = true, cancel_requested = false,
-          lease_owner = NULL, lease_until = NULL, wake_at = NULL,
+          lease_owner = NULL, lease_until = NULL, wake_at = NULL, version_wait = NULL,
           fair_at = ${fairPlace(s, '$2::bigint', 't.tenant', 't.principal')},
           expires_at = CASE WHEN t.ttl_ms IS NULL THEN NULL ELSE $2::bigint + t.ttl_ms END,
           revision = t.revision + 1

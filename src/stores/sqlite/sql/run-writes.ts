@@ -1,8 +1,9 @@
 // Prepared SQL of the SQLite task store. What a run writes under its token: steps, failed step attempts and status messages.
-import type { StepFailure } from '../../../tasks/task.js';
+import type { StepFailure, TaskProgress } from '../../../tasks/task.js';
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
 import { sealedAt, sealStatus } from '../../payload-sealing.js';
+import { keptProgress } from '../../shown-status.js';
 
 export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const holds = db.prepare(
@@ -17,8 +18,9 @@ export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) 
     INSERT INTO task_step_attempts (task_id, name, failed, last_failure, updated_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (task_id, name) DO UPDATE SET failed = excluded.failed, last_failure = excluded.last_failure,
       updated_at = excluded.updated_at`);
+  // A message without progress keeps the progress shown last.
   const setMessage = db.prepare(`
-    UPDATE tasks SET status_message = ?, updated_at = ?
+    UPDATE tasks SET status_message = ?, progress = coalesce(?, progress), updated_at = ?
     WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
   return {
     holds: (id: string, token: number) => holds.get(id, token) !== undefined,
@@ -38,7 +40,10 @@ export function prepareRunWriteQueries(db: SqliteDatabase, codec: PayloadCodec) 
         codec.seal(id, JSON.stringify(failure), sealedAt('task_step_attempts.last_failure', id, name)),
         now,
       ),
-    setStatusMessage: (id: string, token: number, message: string, now: number) =>
-      setMessage.run(sealStatus(codec, codec.sealsTask(id), id, message), now, id, token).changes === 1,
+    setStatusMessage(id: string, token: number, message: string, now: number, progress?: TaskProgress) {
+      const sealed = codec.sealsTask(id);
+      const kept = keptProgress((json, at) => codec.sealFor(sealed, json, at), id, progress);
+      return setMessage.run(sealStatus(codec, sealed, id, message), kept, now, id, token).changes === 1;
+    },
   };
 }

@@ -28,7 +28,20 @@ export function prepareScopeQueries(db: SqliteDatabase) {
     WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
       AND tool IN (SELECT value FROM json_each(@tools)) AND NOT ${IN_SCOPE}
     GROUP BY tool, tool_version ORDER BY tool, tool_version`);
+  // Runnable tasks of its tools a scope leaves out, that no run held since @before and not yet marked at their
+  // attempt: marked (shown-status.ts) as waiting for a server running their version.
+  const markVersionWaits = db.prepare(`
+    UPDATE tasks SET version_wait = attempt, updated_at = @now WHERE id IN (
+      SELECT id FROM tasks INDEXED BY tasks_fair
+      WHERE runnable = 1 AND status = 'working' AND (lease_owner IS NULL OR lease_until <= @before)
+        AND updated_at <= @before AND (expires_at IS NULL OR expires_at > @now)
+        AND (version_wait IS NULL OR version_wait <> attempt)
+        AND tool IN (SELECT value FROM json_each(@tools)) AND NOT ${IN_SCOPE}
+      LIMIT @max)
+    RETURNING id`);
   return {
+    markVersionWaits: (now: number, before: number, max: number, scope: ScopeParams) =>
+      (markVersionWaits.all({ now, before, max, ...scopeArgs(scope) }) as { id: string }[]).map((r) => r.id),
     /** The first in line of the runnable tasks in scope (claims.ts, nextClaimable, for any). */
     nextInScope: (now: number, scope: ScopeParams) =>
       nextInScope.get({ now, ...scopeArgs(scope) }) as { id: string; lease_owner: string | null } | undefined,
