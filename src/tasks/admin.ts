@@ -88,7 +88,7 @@ export interface AdminOverview {
 
 /** The outcome of an action; `not_found` also for tasks outside the operator's scope (they look absent). */
 export type AdminActionResult =
-  { ok: true } | { ok: false; reason: 'not_found' | 'terminal' | 'not_failed' | 'not_terminal' };
+  { ok: true } | { ok: false; reason: 'not_found' | 'terminal' | 'not_terminal' };
 
 /**
  * The outcome of a retry: the id of the new task it made, or why none was made (`not_failed`: the task did not end

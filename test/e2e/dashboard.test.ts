@@ -260,6 +260,7 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     await poll(() =>
       page.locator('li[data-status]').evaluateAll((els) => els.map((e) => e.dataset.status)),
     ).toEqual(['working', 'completed']);
+    await shot('retried');
     // The task retried stays as it ended, and names the new one.
     expect((await server.api('GET', `/tasks/${ids.flaky}`, 'root')).body.status).toBe('failed');
     await page.locator(`dd a[href="#/tasks/${ids.flaky}"]`).click();
@@ -293,7 +294,9 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Retry' }).click();
     await poll(async () => page.url()).not.toContain(broken);
-    await poll(() => page.locator('h1 [data-outcome]').getAttribute('data-outcome')).toBe('completed');
+    await poll(() => page.locator('h1 [data-status]').getAttribute('data-status')).toBe('completed');
+    expect(await page.locator('h1 [data-outcome]').count()).toBe(0); // a clean completion says no more
+    expect(await page.locator('dl.facts').textContent()).toContain(`Retry of${broken}`);
     expect((await server.api('GET', `/tasks/${broken}`, 'root')).body).toMatchObject({
       status: 'completed',
       outcome: 'tool_error',

@@ -98,8 +98,9 @@ function render(task: TaskDetail, path: string, reload: () => void): HTMLElement
       h('span', { class: 'mono' }, task.id),
       ' ',
       statusBadge(task.status),
+      // Only where it says more than the status: a tool error.
       ' ',
-      outcomeBadge(task.outcome),
+      task.outcome !== task.status && outcomeBadge(task.outcome),
     ),
     h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' }, ...buttons),
     facts(task),

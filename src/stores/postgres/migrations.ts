@@ -247,7 +247,7 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       UPDATE ${s}.tasks SET tool_error = true WHERE status = 'completed' AND (failure IS NOT NULL
         OR CASE WHEN left(result, 1) = '{' THEN (result::jsonb -> 'isError') = 'true'::jsonb ELSE false END);
       CREATE INDEX tasks_tool_errors ON ${s}.tasks (created_at, id) WHERE tool_error;
-      CREATE INDEX tasks_retries ON ${s}.tasks (retry_of) WHERE retry_of IS NOT NULL;
+      CREATE INDEX tasks_retries ON ${s}.tasks (retry_of, created_at, id) WHERE retry_of IS NOT NULL;
     `,
   },
 ];

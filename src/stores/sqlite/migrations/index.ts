@@ -256,7 +256,7 @@ export const migrations: readonly Migration[] = [
       UPDATE tasks SET tool_error = 1 WHERE status = 'completed' AND (failure IS NOT NULL
         OR CASE WHEN json_valid(result) THEN json_extract(result, '$.isError') = 1 ELSE 0 END);
       CREATE INDEX tasks_tool_errors ON tasks (created_at, id) WHERE tool_error = 1;
-      CREATE INDEX tasks_retries ON tasks (retry_of) WHERE retry_of IS NOT NULL;
+      CREATE INDEX tasks_retries ON tasks (retry_of, created_at, id) WHERE retry_of IS NOT NULL;
     `,
   },
 ];

@@ -58,10 +58,9 @@ export function prepareReadQueries(db: SqliteDatabase) {
   const doneSteps = db.prepare(
     `SELECT name, started_at AS startedAt, saved_at AS savedAt FROM task_steps WHERE task_id = ?`,
   );
+  // The retries made of a task (through tasks_retries), oldest first, the first 100.
   const retries = db
-    .prepare(
-      `SELECT id FROM tasks INDEXED BY tasks_retries WHERE retry_of = ? ORDER BY created_at, id LIMIT 100`,
-    )
+    .prepare(`SELECT id FROM tasks WHERE retry_of = ? ORDER BY created_at, id LIMIT 100`)
     .pluck();
   const history = db
     .prepare(
@@ -76,7 +75,6 @@ export function prepareReadQueries(db: SqliteDatabase) {
     inspect: (id: string) => inspectTask.get(id) as TaskRow | undefined,
     doneSteps: (id: string) => doneSteps.all(id) as DoneStep[],
     history: (id: string, createdAt: number) => history.all(createdAt, id) as HistoryRow[],
-    /** The tasks operators' retries made from this one, oldest first (the first 100). */
     retries: (id: string) => retries.all(id) as string[],
     stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
