@@ -1,13 +1,29 @@
 // An operator's retry as both stores make it: which tasks may be retried, and the new task's payloads, copied from the
 // task retried. Sealed values are bound to their row (sealedAt), so each is opened and sealed again for the new one.
+import type { AdminRetryResult } from '../tasks/admin.js';
 import { newTaskId } from '../tasks/ids.js';
 import { outcomeOf, type JsonObject, type TaskOwner, type TaskStatus } from '../tasks/task.js';
 import { openCaps, sealCaps, sealedAt, sealStatus, type PayloadSealing } from './payload-sealing.js';
 
 /** Only a task that ended failed or in a tool error is retried. */
-export function isRetryable(status: TaskStatus, toolError: boolean): boolean {
+const isRetryable = (status: TaskStatus, toolError: boolean): boolean => {
   const outcome = outcomeOf(status, toolError);
   return outcome === 'failed' || outcome === 'tool_error';
+};
+
+/** A retry of the task `source` (which ended as `state` says): the new task's rows, or why there is none. */
+export function planRetry(
+  source: ForkSource,
+  state: Pick<ForkState, 'status' | 'toolError'>,
+  sealing: PayloadSealing,
+): { ok: true; fork: ForkRows } | Extract<AdminRetryResult, { ok: false }> {
+  if (!isRetryable(state.status, state.toolError)) return { ok: false, reason: 'not_failed' };
+  try {
+    return { ok: true, fork: forkRows(source, sealing) };
+  } catch (err) {
+    if (err instanceof SealedPayloadError) return { ok: false, reason: 'sealed' };
+    throw err;
+  }
 }
 
 /** The status message a retry's new task starts with (its owner reads it; the task retried is theirs too). */

@@ -2,7 +2,7 @@
 // seal it for the new task (retry-fork.ts), and insert the new task with its steps and answers in one statement.
 import type { AdminRetryResult } from '../../tasks/admin.js';
 import type { JsonObject, TaskStatus } from '../../tasks/task.js';
-import { forkRows, isRetryable, SealedPayloadError, type ForkRows } from '../retry-fork.js';
+import { planRetry, type ForkRows } from '../retry-fork.js';
 import type { StoreContext } from './context.js';
 import type { Run } from './db.js';
 import { toNumber, toNumberOrNull } from './rows.js';
@@ -51,36 +51,29 @@ export async function retryFork(
 ): Promise<AdminRetryResult> {
   const [row] = await run<ForkSourceRow>(q.admin.forkSource, [id]);
   if (row === undefined) return { ok: false, reason: 'not_found' };
-  if (!isRetryable(row.status, row.tool_error)) return { ok: false, reason: 'not_failed' };
-  let fork: ForkRows;
-  try {
-    fork = forkRows(
-      {
-        id,
-        sealed: row.sealed,
-        args: row.args,
-        caps: row.client_caps,
-        steps: row.steps.map(([name, value, seq, startedAt, savedAt]) => ({
-          name,
-          value,
-          seq,
-          startedAt: toNumberOrNull(startedAt),
-          savedAt: toNumberOrNull(savedAt),
-        })),
-        inputs: row.inputs.map(([key, request, answer, askedAt, answeredAt]) => ({
-          key,
-          request,
-          answer,
-          askedAt: toNumber(askedAt),
-          answeredAt: toNumberOrNull(answeredAt),
-        })),
-      },
-      codec,
-    );
-  } catch (err) {
-    if (err instanceof SealedPayloadError) return { ok: false, reason: 'sealed' };
-    throw err;
-  }
+  const source = {
+    id,
+    sealed: row.sealed,
+    args: row.args,
+    caps: row.client_caps,
+    steps: row.steps.map(([name, value, seq, startedAt, savedAt]) => ({
+      name,
+      value,
+      seq,
+      startedAt: toNumberOrNull(startedAt),
+      savedAt: toNumberOrNull(savedAt),
+    })),
+    inputs: row.inputs.map(([key, request, answer, askedAt, answeredAt]) => ({
+      key,
+      request,
+      answer,
+      askedAt: toNumber(askedAt),
+      answeredAt: toNumberOrNull(answeredAt),
+    })),
+  };
+  const plan = planRetry(source, { status: row.status, toolError: row.tool_error }, codec);
+  if (!plan.ok) return plan;
+  const { fork } = plan;
   await run(q.admin.insertFork, [id, ...insertParams(fork, now)]);
   codec.remember(fork.id, fork.sealed);
   return { ok: true, taskId: fork.id };

@@ -15,7 +15,7 @@ import {
   visibleTenants,
 } from '../admin-query.js';
 import { toAdminPayloads } from '../admin-payloads.js';
-import { forkRows, isRetryable, SealedPayloadError } from '../retry-fork.js';
+import { planRetry } from '../retry-fork.js';
 import type { StoreContext } from './context.js';
 import { guarded } from './guarded.js';
 import { prepareAdminQueries } from './sql/admin.js';
@@ -67,14 +67,9 @@ export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin
       return writes.tx((): AdminRetryResult => {
         const source = aq.forkSource(id);
         if (source === undefined || !inAdminScope(scope, source.owner.tenant)) return NOT_FOUND;
-        if (!isRetryable(source.status, source.toolError)) return { ok: false, reason: 'not_failed' };
-        let fork;
-        try {
-          fork = forkRows(source, codec);
-        } catch (err) {
-          if (err instanceof SealedPayloadError) return { ok: false, reason: 'sealed' };
-          throw err;
-        }
+        const plan = planRetry(source, source, codec);
+        if (!plan.ok) return plan;
+        const { fork } = plan;
         aq.insertFork(id, source.owner, fork, now);
         log.changed({ taskId: fork.id, runnable: true, cancelRequested: false });
         return { ok: true, taskId: fork.id };

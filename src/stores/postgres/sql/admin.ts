@@ -83,7 +83,7 @@ export function adminSql(s: string, notify: Notify) {
 
     /** What a retry copies of a task: its row, its finished steps (in the order done) and its answered inputs. */
     forkSource: `
-      SELECT t.id, t.tenant, t.principal, t.status, t.tool_error, t.sealed, t.args, t.client_caps,
+      SELECT t.id, t.status, t.tool_error, t.sealed, t.args, t.client_caps,
         (SELECT coalesce(json_agg(json_build_array(st.name, st.value, st.seq, st.started_at, st.saved_at)
           ORDER BY st.seq NULLS FIRST, st.name COLLATE "C"), '[]'::json)
           FROM ${s}.task_steps st WHERE st.task_id = t.id) AS steps,
