@@ -2,14 +2,21 @@
 // within the operator's tenants, a task elsewhere looks absent.
 import type { ServerResponse } from 'node:http';
 import type { AuditLog } from '../protocol/audit.js';
-import { AdminQueryError, type AdminActionResult, type AdminScope, type TaskAdmin } from '../tasks/admin.js';
+import {
+  AdminQueryError,
+  type AdminActionResult,
+  type AdminRetryResult,
+  type AdminScope,
+  type TaskAdmin,
+} from '../tasks/admin.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
 import type { TaskOwner } from '../tasks/task.js';
 import { parseOverviewQuery, parseTaskQuery } from './query.js';
 import { bounded, sendError, sendJson } from './reply.js';
 import type { AdminAction, AdminChange } from './routes.js';
-import { detailView, summaryView } from './views.js';
+import type { DoneJson, RetriedJson, TaskPageJson } from './shapes.js';
+import { detailView, overviewView, summaryView } from './views.js';
 
 export interface ActionContext {
   store: TaskAdmin;
@@ -37,8 +44,9 @@ const NOT_FOUND = 'Task not found';
 /** What a 409 says for each refusal of a change. */
 const CONFLICT_MESSAGES = {
   terminal: 'The task has already finished',
-  not_failed: 'Only a failed task can be retried',
+  not_failed: 'Only a task that failed or ended in a tool error can be retried',
   not_terminal: 'Only a finished task can be purged',
+  sealed: 'The task’s payloads are sealed with a key this server does not hold: they cannot be copied',
 } as const;
 
 /** Runs one action; a refused query is a 400, a store that does not answer a 503. */
@@ -105,7 +113,7 @@ async function list(context: ActionContext): Promise<void> {
     return;
   }
   const page = await context.store.list(context.scope, query.value, context.now);
-  sendJson(context.res, 200, { items: page.items.map(summaryView), next: page.next });
+  sendJson(context.res, 200, { items: page.items.map(summaryView), next: page.next } satisfies TaskPageJson);
 }
 
 async function overview(context: ActionContext): Promise<void> {
@@ -117,27 +125,33 @@ async function overview(context: ActionContext): Promise<void> {
   const counts = await context.store.overview(context.scope, context.now, query.value);
   // Counted over every tenant: shown only to operators of all of them.
   const waiting = context.scope.tenants === 'all' ? context.waitingForCode?.() : undefined;
-  sendJson(context.res, 200, waiting === undefined ? counts : { ...counts, waitingForCode: waiting });
+  sendJson(context.res, 200, overviewView(counts, waiting));
 }
 
-/** Cancel, retry or purge: one audit line with the outcome, then 200, 404 or 409. */
+/**
+ * Cancel, retry or purge: one audit line with the outcome, then 200, 404 or 409. A retry answers the new task's id,
+ * and its audit line names both tasks (`taskId` the one retried, `retryTaskId` the new one).
+ */
 async function change(context: ActionContext, action: AdminChange): Promise<void> {
   const { store, res, scope, now, who } = context;
   const id = context.id ?? '';
-  let result: AdminActionResult;
+  let result: AdminActionResult | AdminRetryResult;
   try {
     result = await store[action](scope, id, now);
   } catch (err) {
     context.audit?.({ event: `admin.${action}`, ...who, taskId: bounded(id), outcome: 'error' });
     throw err;
   }
+  const made = result.ok && 'taskId' in result ? result.taskId : undefined;
   context.audit?.({
     event: `admin.${action}`,
     ...who,
     taskId: bounded(id),
+    ...(made === undefined ? {} : { retryTaskId: made }),
     outcome: result.ok ? 'ok' : result.reason,
   });
-  if (result.ok) sendJson(res, 200, { ok: true });
+  if (made !== undefined) sendJson(res, 200, { ok: true, taskId: made } satisfies RetriedJson);
+  else if (result.ok) sendJson(res, 200, { ok: true } satisfies DoneJson);
   else if (result.reason === 'not_found') sendError(res, 'not_found', NOT_FOUND);
   else sendError(res, result.reason, CONFLICT_MESSAGES[result.reason]);
 }

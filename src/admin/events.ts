@@ -4,11 +4,11 @@
 import { inAdminScope, type AdminScope, type AdminTaskSummary, type TaskAdmin } from '../tasks/admin.js';
 import type { ChangeFeed } from '../tasks/store.js';
 import type { TaskInspection } from '../tasks/task.js';
+import type { TaskEventJson } from './shapes.js';
 import { summaryView } from './views.js';
 
 /** What a stream sends for a task: its row as the list shows it, or that a task it showed is gone (purged). */
-export type TaskEvent =
-  { taskId: string; task: ReturnType<typeof summaryView> } | { taskId: string; removed: true };
+export type TaskEvent = TaskEventJson;
 
 export interface EventListener {
   scope: AdminScope;
@@ -47,10 +47,12 @@ export const toSummary = (task: TaskInspection): AdminTaskSummary => ({
   tool: task.tool,
   toolVersion: task.toolVersion,
   status: task.status,
+  outcome: task.outcome,
   statusMessage: task.statusMessage,
   createdAt: task.createdAt,
   updatedAt: task.updatedAt,
   attempt: task.attempt,
+  retryOf: task.retryOf,
   error: task.error === undefined ? undefined : { code: task.error.code, message: task.error.message },
 });
 

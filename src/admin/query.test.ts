@@ -8,7 +8,8 @@ describe('the query of a task search', () => {
     expect(q('')).toEqual({ ok: true, value: { limit: 50 } });
     expect(
       q(
-        'tenant=A&principal=p&tool=t&toolVersion=2&status=failed,working,failed&hasError=true&errorText=boom' +
+        'tenant=A&principal=p&tool=t&toolVersion=2&status=failed,working,failed&outcome=tool_error,failed' +
+          '&hasError=true&errorText=boom' +
           '&createdFrom=2026-01-01T00:00:00Z&createdTo=1000&updatedFrom=2026-01-01&sort=updated&order=asc&limit=500&cursor=c',
       ),
     ).toEqual({
@@ -19,6 +20,7 @@ describe('the query of a task search', () => {
         tool: 't',
         toolVersion: '2',
         status: ['failed', 'working'],
+        outcome: ['tool_error', 'failed'],
         hasError: true,
         errorText: 'boom',
         createdFrom: Date.parse('2026-01-01T00:00:00Z'),
@@ -39,6 +41,9 @@ describe('the query of a task search', () => {
       'limit=1.5',
       'status=',
       'status=done',
+      'outcome=',
+      'outcome=tool_error,crashed',
+      'outcome=working',
       'hasError=1',
       'sort=id',
       'order=DESC',

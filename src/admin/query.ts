@@ -1,17 +1,17 @@
 // The query strings of the operator API, checked: a task search and the overview's windows. Every mistake is a
 // reason for a 400, never a throw.
 import type { AdminTaskQuery } from '../tasks/admin.js';
-import type { TaskStatus } from '../tasks/task.js';
+import { TASK_OUTCOMES, TASK_STATUSES, type TaskOutcome, type TaskStatus } from '../tasks/task.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 const TEXT_FILTERS = ['tenant', 'principal', 'tool', 'toolVersion', 'errorText'] as const;
 const TIME_FILTERS = ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const;
 const LIST_PARAMS = [
   ...TEXT_FILTERS,
   ...TIME_FILTERS,
   'status',
+  'outcome',
   'hasError',
   'sort',
   'order',
@@ -52,15 +52,16 @@ function integer(text: string, min: number, max: number): number | undefined {
   return n >= min && n <= max ? n : undefined;
 }
 
-function statuses(text: string): Parsed<TaskStatus[]> {
+/** A comma list of `name`s (status, outcome), each one of `words`; repeats are dropped. */
+function wordList<T extends string>(name: string, text: string, words: readonly T[]): Parsed<T[]> {
   const list = text.split(',').map((s) => s.trim());
-  const unknown = list.find((s) => !(STATUSES as readonly string[]).includes(s));
+  const unknown = list.find((s) => !(words as readonly string[]).includes(s));
   if (unknown !== undefined)
     return {
       ok: false,
-      reason: `status: unknown status ${JSON.stringify(unknown)} (${STATUSES.join(', ')})`,
+      reason: `${name}: unknown ${name} ${JSON.stringify(unknown)} (${words.join(', ')})`,
     };
-  return { ok: true, value: [...new Set(list as TaskStatus[])] };
+  return { ok: true, value: [...new Set(list as T[])] };
 }
 
 /** One of a few words, or a reason. */
@@ -93,13 +94,19 @@ export function parseTaskQuery(params: URLSearchParams): Parsed<AdminTaskQuery> 
   return parseListRest(values, query);
 }
 
-/** The rest of a search: status, hasError, order and page. */
+/** The rest of a search: status, outcome, hasError, order and page. */
 function parseListRest(values: Map<string, string>, query: AdminTaskQuery): Parsed<AdminTaskQuery> {
   const status = values.get('status');
   if (status !== undefined) {
-    const list = statuses(status);
+    const list = wordList<TaskStatus>('status', status, TASK_STATUSES);
     if (!list.ok) return list;
     query.status = list.value;
+  }
+  const outcome = values.get('outcome');
+  if (outcome !== undefined) {
+    const list = wordList<TaskOutcome>('outcome', outcome, TASK_OUTCOMES);
+    if (!list.ok) return list;
+    query.outcome = list.value;
   }
   const hasError = values.get('hasError');
   if (hasError !== undefined) {

@@ -1,8 +1,17 @@
 // What the operator API sends of a task: owners flattened, times as ISO 8601, absent fields left out, and never an
-// argument, a result or an error's data (unless the API is told to show payloads: actions.ts adds them).
-import type { AdminTaskSummary } from '../tasks/admin.js';
+// argument, a result or an error's data (unless the API is told to show payloads: actions.ts adds them). Each view
+// is checked against its public shape (shapes.ts).
+import type { AdminOverview, AdminTaskSummary } from '../tasks/admin.js';
+import type { OutOfScopeTasks } from '../tasks/store.js';
 import type { StepFailure, TaskError, TaskFailure, TaskInspection } from '../tasks/task.js';
 import { stepDuration } from '../tasks/task.js';
+import type {
+  OverviewJson,
+  StepFailureJson,
+  TaskDetailJson,
+  TaskFailureJson,
+  TaskRowJson,
+} from './shapes.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrUndefined = (ms: number | null | undefined): string | undefined =>
@@ -20,47 +29,64 @@ const headView = (task: Omit<AdminTaskSummary, 'error'>) => ({
   tool: task.tool,
   toolVersion: task.toolVersion,
   status: task.status,
+  outcome: task.outcome,
   statusMessage: task.statusMessage,
   createdAt: iso(task.createdAt),
   updatedAt: iso(task.updatedAt),
   attempt: task.attempt,
+  retryOf: task.retryOf,
 });
 
 /** A row of a search. */
-export const summaryView = (task: AdminTaskSummary) => ({ ...headView(task), error: errorView(task.error) });
+export const summaryView = (task: AdminTaskSummary) =>
+  ({ ...headView(task), error: errorView(task.error) }) satisfies TaskRowJson;
 
-const stepFailureView = (failure: StepFailure | undefined) =>
+const stepFailureView = (failure: StepFailure | undefined): StepFailureJson | undefined =>
   failure === undefined ? undefined : { ...failure, at: iso(failure.at) };
 
-const failureView = (failure: TaskFailure | undefined) =>
+const failureView = (failure: TaskFailure | undefined): TaskFailureJson | undefined =>
   failure === undefined ? undefined : { ...failure, at: iso(failure.at) };
 
 /** A task's detail: what TaskStore.inspect keeps, without payloads. */
-export const detailView = (task: TaskInspection) => ({
-  ...headView(task),
-  expiresAt: isoOrUndefined(task.expiresAt),
-  leaseOwner: task.leaseOwner,
-  leaseUntil: isoOrUndefined(task.leaseUntil),
-  wakeAt: isoOrUndefined(task.wakeAt),
-  cancelRequested: task.cancelRequested,
-  idempotencyKey: task.idempotencyKey,
-  steps: task.steps.map((step) => ({
-    name: step.name,
-    done: step.done,
-    failedAttempts: step.failedAttempts,
-    lastFailure: stepFailureView(step.lastFailure),
-    startedAt: isoOrUndefined(step.startedAt),
-    savedAt: isoOrUndefined(step.savedAt),
-    durationMs: stepDuration(step),
-  })),
-  // Oldest first; absent from a store that keeps none.
-  history: task.history?.map((change) => ({
-    at: iso(change.at),
-    status: change.status,
-    statusMessage: change.statusMessage,
-  })),
-  // Only while the task waits for input: the keys of the requests still unanswered (never their content).
-  pendingInputs: task.pendingInputs,
-  failure: failureView(task.failure),
-  error: errorView(task.error),
-});
+export const detailView = (task: TaskInspection) =>
+  ({
+    ...headView(task),
+    expiresAt: isoOrUndefined(task.expiresAt),
+    leaseOwner: task.leaseOwner,
+    leaseUntil: isoOrUndefined(task.leaseUntil),
+    wakeAt: isoOrUndefined(task.wakeAt),
+    cancelRequested: task.cancelRequested,
+    idempotencyKey: task.idempotencyKey,
+    // Only from a store that lists them, and only when there are any.
+    retries: task.retries === undefined || task.retries.length === 0 ? undefined : task.retries,
+    steps: task.steps.map((step) => ({
+      name: step.name,
+      done: step.done,
+      failedAttempts: step.failedAttempts,
+      lastFailure: stepFailureView(step.lastFailure),
+      startedAt: isoOrUndefined(step.startedAt),
+      savedAt: isoOrUndefined(step.savedAt),
+      durationMs: stepDuration(step),
+    })),
+    // Oldest first; absent from a store that keeps none.
+    history: task.history?.map((change) => ({
+      at: iso(change.at),
+      status: change.status,
+      statusMessage: change.statusMessage,
+    })),
+    // Only while the task waits for input: the keys of the requests still unanswered (never their content).
+    pendingInputs: task.pendingInputs,
+    failure: failureView(task.failure),
+    error: errorView(task.error),
+  }) satisfies TaskDetailJson;
+
+/** The overview's counts, and for operators of every tenant what waits for code (actions.ts decides). */
+export const overviewView = (counts: AdminOverview, waitingForCode: readonly OutOfScopeTasks[] | undefined) =>
+  ({
+    byStatus: counts.byStatus,
+    byOutcome: counts.byOutcome,
+    byTool: counts.byTool,
+    windows: counts.windows,
+    stuck: counts.stuck,
+    waitingForCode: waitingForCode?.map((w) => ({ tool: w.tool, version: w.version, count: w.count })),
+  }) satisfies OverviewJson;

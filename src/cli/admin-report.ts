@@ -9,7 +9,10 @@ const OPERATOR_HINT =
 /** Why an action was refused (409), in words. */
 const CONFLICTS: Record<string, (id: string) => string> = {
   terminal: (id) => `task ${id} is already finished: nothing to cancel`,
-  not_failed: (id) => `task ${id} has not failed: only failed tasks can be retried`,
+  not_failed: (id) =>
+    `task ${id} neither failed nor ended in a tool error: only those can be retried (admin tasks get ${id})`,
+  sealed: (id) =>
+    `task ${id} cannot be retried here: its payloads are sealed with a key this server does not hold`,
   not_terminal: (id) => `task ${id} is not finished: only finished tasks can be purged (cancel it first)`,
 };
 

@@ -15,11 +15,30 @@ describe('the admin views', () => {
     expect(taskTable([])).toBe('no tasks match');
     const rows = taskTable([
       { id: 't1', tenant: 'a', principal: 'p', tool: 'x', status: 'working', createdAt: '', updatedAt: '', attempt: 1 },
+      { id: 't2', tenant: 'a', principal: 'p', tool: 'x', status: 'completed', outcome: 'tool_error', createdAt: '', updatedAt: '', attempt: 1 },
     ]); // prettier-ignore
     expect(rows.split('\n')).toEqual([
-      'ID  STATUS   TOOL  OWNER  CREATED  UPDATED  ATTEMPT  ERROR',
-      't1  working  x     a/p    -        -        1',
+      'ID  STATUS     OUTCOME     TOOL  OWNER  CREATED  UPDATED  ATTEMPT  ERROR',
+      't1  working    -           x     a/p    -        -        1',
+      't2  completed  tool_error  x     a/p    -        -        1',
     ]);
+  });
+
+  it('a detail names a tool error, the task a retry came from and the retries made of it', () => {
+    const view = describeInspection(
+      inspectionOf({
+        id: 't2',
+        status: 'completed',
+        outcome: 'tool_error',
+        retryOf: 't1',
+        retries: ['t3', 't4'],
+      }),
+    );
+    expect(view).toContain('t2: completed (tool error)\n');
+    expect(view).toContain('  retry of t1\n  retried as t3, t4');
+    expect(describeInspection(inspectionOf({ id: 't1', status: 'failed', outcome: 'failed' }))).toMatch(
+      /^t1: failed\n/,
+    );
   });
 
   it('a detail with only some fields still prints', () => {

@@ -1,28 +1,18 @@
 // The people's view of the operator API's answers: a task table, a task's detail (as `task inspect` shows it), the
 // overview. The API's JSON is read defensively: a field it lacks prints as `-`, never as a crash.
-import type { InspectedStep, StepFailure, TaskFailure, TaskInspection, TaskStatus } from '../tasks/task.js';
-import { TASK_STATUSES } from '../tasks/task.js';
+import type { TaskPageJson, TaskRowJson } from '../admin/shapes.js';
+import type {
+  InspectedStep,
+  StepFailure,
+  TaskFailure,
+  TaskInspection,
+  TaskOutcome,
+  TaskStatus,
+} from '../tasks/task.js';
+import { TASK_OUTCOMES, TASK_STATUSES } from '../tasks/task.js';
 import { formatDuration } from './durations.js';
 
-/** One row of `GET /tasks` (times ISO 8601). */
-export interface AdminTaskRow {
-  id: string;
-  tenant: string;
-  principal: string;
-  tool: string;
-  toolVersion?: string;
-  status: string;
-  statusMessage?: string;
-  createdAt: string;
-  updatedAt: string;
-  attempt: number;
-  error?: { code: number; message: string };
-}
-
-export interface AdminTaskPageJson {
-  items: AdminTaskRow[];
-  next?: string;
-}
+export type { TaskPageJson };
 
 const ERROR_WIDTH = 60;
 
@@ -56,12 +46,13 @@ function table(rows: string[][]): string {
     .join('\n');
 }
 
-export function taskTable(items: readonly AdminTaskRow[]): string {
+export function taskTable(items: readonly TaskRowJson[]): string {
   if (items.length === 0) return 'no tasks match';
-  const head = ['ID', 'STATUS', 'TOOL', 'OWNER', 'CREATED', 'UPDATED', 'ATTEMPT', 'ERROR'];
+  const head = ['ID', 'STATUS', 'OUTCOME', 'TOOL', 'OWNER', 'CREATED', 'UPDATED', 'ATTEMPT', 'ERROR'];
   const rows = items.map((t) => [
     str(t.id),
     str(t.status),
+    str(t.outcome),
     toolLabel(t.tool, t.toolVersion),
     `${str(t.tenant)}/${str(t.principal)}`,
     shortTime(t.createdAt),
@@ -98,6 +89,10 @@ function historyOf(history: unknown): Pick<TaskInspection, 'history'> {
   };
 }
 
+/** A task's outcome from the API, if it is one. */
+const outcomeOf = (v: unknown): TaskOutcome | undefined =>
+  (TASK_OUTCOMES as readonly unknown[]).includes(v) ? (v as TaskOutcome) : undefined;
+
 /** `GET /tasks/{id}` as the inspection `task inspect` prints: ISO times back to ms. */
 export function inspectionOf(d: Json): TaskInspection {
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -110,6 +105,7 @@ export function inspectionOf(d: Json): TaskInspection {
     tool: str(d.tool),
     toolVersion: text(d.toolVersion),
     status: d.status as TaskStatus,
+    outcome: outcomeOf(d.outcome),
     statusMessage: text(d.statusMessage),
     createdAt: msOf(d.createdAt),
     updatedAt: msOf(d.updatedAt),
@@ -120,6 +116,8 @@ export function inspectionOf(d: Json): TaskInspection {
     wakeAt: optionalMs(d.wakeAt),
     cancelRequested: d.cancelRequested === true,
     idempotencyKey: text(d.idempotencyKey),
+    retryOf: text(d.retryOf),
+    ...(Array.isArray(d.retries) ? { retries: (d.retries as unknown[]).map(String) } : {}),
     steps: steps.map((s) => ({
       name: str(s.name),
       done: s.done === true,
@@ -137,11 +135,14 @@ export function inspectionOf(d: Json): TaskInspection {
 /** `GET /overview` for people: statuses, stuck tasks, the windows, then each tool's counts. */
 export function describeOverview(o: Json, stuckMs: number): string {
   const byStatus = (o.byStatus ?? {}) as Record<string, unknown>;
+  const byOutcome = (o.byOutcome ?? {}) as Record<string, unknown>;
   const lines = [`tasks: ${TASK_STATUSES.map((s) => `${s} ${str(byStatus[s] ?? 0)}`).join(', ')}`];
+  lines.push(`finished: ${TASK_OUTCOMES.map((s) => `${s} ${str(byOutcome[s] ?? 0)}`).join(', ')}`);
   lines.push(`stuck (unfinished, not updated for ${formatDuration(stuckMs)}): ${str(o.stuck)}`);
   for (const w of Array.isArray(o.windows) ? (o.windows as Json[]) : [])
     lines.push(
-      `last ${formatDuration(Number(w.windowMs))}: created ${str(w.created)}, completed ${str(w.completed)}, failed ${str(w.failed)}`,
+      `last ${formatDuration(Number(w.windowMs))}: created ${str(w.created)}, completed ${str(w.completed)}, ` +
+        `failed ${str(w.failed)}, tool errors ${str(w.toolErrors)}`,
     );
   const tools = new Map<string, string[]>();
   for (const t of Array.isArray(o.byTool) ? (o.byTool as Json[]) : []) {

@@ -24,6 +24,8 @@ export interface AuditEvent {
   tenant?: string;
   principal?: string;
   taskId?: string;
+  /** `admin.retry`: the new task the retry made of `taskId`. */
+  retryTaskId?: string;
   tool?: string;
   method?: string;
   outcome: string;

@@ -12,7 +12,14 @@ import {
   type AdminTaskSummary,
 } from '../tasks/admin.js';
 import type { CancelResult } from '../tasks/store.js';
-import { TASK_STATUSES, type TaskError, type TaskStatus } from '../tasks/task.js';
+import {
+  outcomeOf,
+  TASK_OUTCOMES,
+  TASK_STATUSES,
+  type TaskError,
+  type TaskOutcome,
+  type TaskStatus,
+} from '../tasks/task.js';
 import { openColumn, type Opener } from './payload-sealing.js';
 import { toTaskHead, type TaskHeadColumns } from './task-head.js';
 
@@ -85,6 +92,8 @@ export function checkAdminQuery(query: AdminTaskQuery): CheckedQuery {
   if (order !== 'asc' && order !== 'desc') throw new AdminQueryError('order must be asc or desc');
   for (const s of filter.status ?? [])
     if (!TASK_STATUSES.includes(s)) throw new AdminQueryError(`unknown status: ${String(s)}`);
+  for (const o of filter.outcome ?? [])
+    if (!TASK_OUTCOMES.includes(o)) throw new AdminQueryError(`unknown outcome: ${String(o)}`);
   for (const key of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const)
     if (!isTime(filter[key])) throw new AdminQueryError(`${key} must be a time in ms`);
   const checked: CheckedQuery = { filter, sort, order, limit };
@@ -100,6 +109,14 @@ export interface AdminDialect {
   oneOf(params: unknown[], column: string, values: readonly string[]): string;
   /** The task's error message contains the needle, ignoring case (never a sealed error). */
   errorContains(params: unknown[], needle: string): string;
+  /** The condition of a task whose result is a tool error (tasks.tool_error), and of one whose result is not. */
+  readonly toolError: string;
+  readonly noToolError: string;
+  /**
+   * The text of a tool error contains the needle, ignoring case: the message of the error the tool threw (`failure`),
+   * or a text item of the result's content (never a sealed one).
+   */
+  toolErrorContains(params: unknown[], needle: string): string;
 }
 
 const RANGES = [
@@ -119,7 +136,7 @@ export function adminConditions(
   f: AdminTaskFilter,
   params: unknown[],
 ): string[] | undefined {
-  if (tenants?.length === 0 || f.status?.length === 0) return undefined;
+  if (tenants?.length === 0 || f.status?.length === 0 || f.outcome?.length === 0) return undefined;
   const c: string[] = [];
   const eq = (column: string, value: string | undefined): void => {
     if (value !== undefined) c.push(`${column} = ${d.param(params, value)}`);
@@ -139,13 +156,31 @@ export function adminConditions(
         : d.oneOf(params, 'status', statuses),
     );
   }
+  if (f.outcome !== undefined) c.push(outcomeCondition(d, f.outcome));
   for (const [key, column, op] of RANGES) {
     const v = f[key];
     if (v !== undefined) c.push(`${column} ${op} ${d.param(params, v)}`);
   }
-  if (f.hasError !== undefined) c.push(f.hasError ? 'error IS NOT NULL' : 'error IS NULL');
-  if (f.errorText !== undefined && f.errorText !== '') c.push(d.errorContains(params, f.errorText));
+  // A tool error is an error too, though its task completed.
+  if (f.hasError !== undefined)
+    c.push(f.hasError ? `(error IS NOT NULL OR ${d.toolError})` : `error IS NULL AND ${d.noToolError}`);
+  if (f.errorText !== undefined && f.errorText !== '')
+    c.push(
+      `(${d.errorContains(params, f.errorText)} OR (${d.toolError} AND ${d.toolErrorContains(params, f.errorText)}))`,
+    );
   return c;
+}
+
+/** The condition of a task that ended in any of `outcomes` (TaskOutcome: the status, tool_error apart). */
+function outcomeCondition(d: AdminDialect, outcomes: readonly TaskOutcome[]): string {
+  const one: Record<TaskOutcome, string> = {
+    completed: `status = 'completed' AND ${d.noToolError}`,
+    tool_error: d.toolError,
+    failed: `status = 'failed'`,
+    cancelled: `status = 'cancelled'`,
+  };
+  const each = [...new Set(outcomes)].map((o) => one[o]);
+  return each.length === 1 ? (each[0] as string) : `(${each.map((c) => `(${c})`).join(' OR ')})`;
 }
 
 /** The keyset condition and ORDER BY of a page (rows after the cursor, in the page's order). */
@@ -168,7 +203,7 @@ export function adminPageOrder(
 
 /** The columns of a search row. */
 const SUMMARY_COLUMNS = `id, tenant, principal, tool, tool_version, status, status_message, created_at, updated_at,
-  attempt, error`;
+  attempt, error, tool_error, retry_of`;
 
 /**
  * The statement and parameters of one page of a search of `table` within `tenants` (undefined: any), in the
@@ -209,14 +244,15 @@ export const emptyAdminWindow = (windowMs: number): AdminOverview['windows'][num
   created: 0,
   completed: 0,
   failed: 0,
+  toolErrors: 0,
 });
 
-/** Counts per tool, version and status, as read. */
-export type ToolCounts = AdminOverview['byTool'];
+/** Counts per tool, version, status and whether the tasks ended in a tool error, as read (one statement). */
+export type ToolCounts = (AdminOverview['byTool'][number] & { toolError: boolean })[];
 
-/** The overview from the counts per tool (their sums per status) and the windows and stuck count. */
+/** The overview from the counts per tool (their sums per status and outcome), the windows and the stuck count. */
 export function adminOverview(
-  byTool: ToolCounts,
+  counts: ToolCounts,
   windows: AdminOverview['windows'],
   stuck: number,
 ): AdminOverview {
@@ -227,8 +263,19 @@ export function adminOverview(
     failed: 0,
     cancelled: 0,
   };
-  for (const row of byTool) byStatus[row.status] += row.count;
-  return { byStatus, byTool, windows, stuck };
+  const byOutcome: Record<TaskOutcome, number> = { completed: 0, tool_error: 0, failed: 0, cancelled: 0 };
+  const byTool = new Map<string, AdminOverview['byTool'][number]>();
+  for (const { toolError, ...row } of counts) {
+    byStatus[row.status] += row.count;
+    const outcome = outcomeOf(row.status, toolError);
+    if (outcome !== undefined) byOutcome[outcome] += row.count;
+    // A tool's completed tasks are one row, tool errors or not (byTool counts statuses).
+    const key = JSON.stringify([row.tool, row.toolVersion ?? null, row.status]);
+    const same = byTool.get(key);
+    if (same === undefined) byTool.set(key, row);
+    else same.count += row.count;
+  }
+  return { byStatus, byOutcome, byTool: [...byTool.values()], windows, stuck };
 }
 
 /**
@@ -240,9 +287,6 @@ export function cancelOutcome(result: CancelResult): AdminActionResult {
   if (!result.cancelledNow && !result.running) return { ok: false, reason: 'terminal' };
   return { ok: true };
 }
-
-/** The status message of a task an operator retried. */
-export const RETRIED_MESSAGE = 'Retrying from the last finished step (an operator retried the task).';
 
 /** The columns a search reads. */
 export interface AdminSummaryColumns extends TaskHeadColumns {

@@ -180,6 +180,61 @@ export function sealingContract(name: string, h: SealingHarness): void {
       await store.close();
     });
 
+    it('finds sealed tool errors by outcome, and a retry seals the copied payloads for the new task', async () => {
+      const { store, raw } = await h.open(keyring());
+      const admin = store.admin;
+      if (admin === undefined) throw new Error('expected the operators’ port');
+      const canary = `CANARY${randomBytes(6).toString('hex')}`;
+      const answers = { k: { action: 'accept', content: { who: canary } } };
+      const caps = { experimental: { c: { v: canary } } };
+      const task = await store.create(
+        newTask({ args: { who: canary }, createdAt: T0, answers, clientCapabilities: caps }),
+      );
+      const run = await store.claim('w', 60_000, T0 + 1);
+      if (run === undefined) throw new Error('expected a claim');
+      await store.saveStep(task.id, run.token, 's1', { step: canary }, T0 + 1);
+      const result = { content: [{ type: 'text', text: `broke on ${canary}` }], isError: true };
+      await store.finish(task.id, run.token, { kind: 'completed', result }, T0 + 2);
+      const all = { tenants: 'all' } as const;
+      const found = await admin.list(all, { limit: 5, outcome: ['tool_error'] }, T0 + 3);
+      expect(found.items.map((t) => [t.id, t.status, t.outcome])).toEqual([
+        [task.id, 'completed', 'tool_error'],
+      ]);
+      // Sealed texts are not searched.
+      expect((await admin.list(all, { limit: 5, errorText: canary }, T0 + 3)).items).toEqual([]);
+      const retried = await admin.retry(all, task.id, T0 + 4);
+      if (!retried.ok) throw new Error(`refused: ${retried.reason}`);
+      const again = await store.claim('w', 60_000, T0 + 5);
+      expect(again).toMatchObject({
+        id: retried.taskId,
+        args: { who: canary },
+        clientCapabilities: caps,
+        steps: { s1: { step: canary } },
+        answers,
+      });
+      expect((await store.get(retried.taskId, ALICE, T0 + 5)) as object).toMatchObject({
+        statusMessage: `An operator retried task ${task.id}: it runs again from its last finished step.`,
+      });
+      expect(await raw.dump()).not.toContain(canary);
+      await store.close();
+    });
+
+    it('refuses to retry a task whose payloads are sealed with a key the store lacks', async () => {
+      const { store, raw } = await h.open(keyring());
+      const admin = store.admin;
+      if (admin === undefined) throw new Error('expected the operators’ port');
+      const task = await store.create(newTask({ createdAt: T0, ttlMs: 1_000 }));
+      expect(await store.expire(T0 + 1_000)).toBe(1);
+      await raw.exec('UPDATE tasks SET args = ? WHERE id = ?', [
+        sealedUnbound(keyring('gone'), '{"x":1}'),
+        task.id,
+      ]);
+      const all = { tenants: 'all' } as const;
+      expect(await admin.retry(all, task.id, T0 + 2_000)).toEqual({ ok: false, reason: 'sealed' });
+      expect((await admin.list(all, { limit: 5 }, T0 + 2_000)).items.map((t) => t.id)).toEqual([task.id]);
+      await store.close();
+    });
+
     it('opens values sealed before the row binding, wherever they are', async () => {
       const spec = keyring();
       const { store, raw } = await h.open(spec);

@@ -2,6 +2,7 @@
 // behaviour only, time injected. The tests live by topic in contract/admin-*.contract.ts.
 import { describe } from 'vitest';
 import { adminActionsContract } from './contract/admin-actions.contract.js';
+import { adminOutcomeContract } from './contract/admin-outcome.contract.js';
 import { adminPagingContract } from './contract/admin-paging.contract.js';
 import { adminSearchContract } from './contract/admin-search.contract.js';
 import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
@@ -11,6 +12,7 @@ export function runTaskAdminContract(options: TaskStoreContractOptions): void {
     const h = useContractStore(options);
     adminSearchContract(h);
     adminActionsContract(h);
+    adminOutcomeContract(h);
     adminPagingContract(h);
   });
 }

@@ -1,6 +1,6 @@
 // The fields every operator view of a task starts with (a search row, an inspection), read from a task row alike on
 // both stores: times come as numbers, or as the strings of PostgreSQL's bigint.
-import type { TaskInspection } from '../tasks/task.js';
+import { outcomeOf, type TaskInspection } from '../tasks/task.js';
 import { openStatus, type Opener } from './payload-sealing.js';
 
 /** The columns the head is read from. */
@@ -15,11 +15,24 @@ export interface TaskHeadColumns {
   created_at: number | string;
   updated_at: number | string;
   attempt: number;
+  /** 0/1 (SQLite) or a boolean (PostgreSQL). */
+  tool_error: number | boolean;
+  retry_of: string | null;
 }
 
 export type TaskHead = Pick<
   TaskInspection,
-  'id' | 'owner' | 'tool' | 'toolVersion' | 'status' | 'statusMessage' | 'createdAt' | 'updatedAt' | 'attempt'
+  | 'id'
+  | 'owner'
+  | 'tool'
+  | 'toolVersion'
+  | 'status'
+  | 'outcome'
+  | 'statusMessage'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'attempt'
+  | 'retryOf'
 >;
 
 /** The head of a task row, its status message opened. */
@@ -30,9 +43,11 @@ export function toTaskHead(row: TaskHeadColumns, open: Opener): TaskHead {
     tool: row.tool,
     toolVersion: row.tool_version ?? undefined,
     status: row.status,
+    outcome: outcomeOf(row.status, row.tool_error === true || row.tool_error === 1),
     statusMessage: openStatus(row.id, row.status_message, open),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     attempt: row.attempt,
+    retryOf: row.retry_of ?? undefined,
   };
 }

@@ -20,7 +20,10 @@ import { waitsContract } from './contract/waits.contract.js';
 export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
 export {
   expectUpgradedInspection,
+  expectUpgradedOutcomes,
   expectUpgradedTasksResume,
+  sealingSensitive,
+  seedOutcomeTasks,
   seedUpgradeTasks,
 } from './contract/upgrade.contract.js';
 

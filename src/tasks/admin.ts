@@ -1,6 +1,6 @@
 // What operators may see and do with every task, whoever owns it, within the tenants they are scoped to: the store
 // port behind the operator API, the `durable-mcp admin` commands and the dashboard. Owners' paths never use it.
-import type { JsonValue, TaskInspection, TaskOwner, TaskStatus } from './task.js';
+import type { JsonValue, TaskInspection, TaskOutcome, TaskOwner, TaskStatus } from './task.js';
 
 /** The tenants an operator may see and act on: all of them, or a list. */
 export type AdminScope = { tenants: 'all' } | { tenants: readonly string[] };
@@ -17,13 +17,18 @@ export interface AdminTaskFilter {
   toolVersion?: string;
   /** Any of these statuses. */
   status?: readonly TaskStatus[];
+  /** Any of these outcomes (finished tasks only: a tool error is `tool_error`, not `completed`). */
+  outcome?: readonly TaskOutcome[];
   createdFrom?: number;
   createdTo?: number;
   updatedFrom?: number;
   updatedTo?: number;
-  /** Only tasks that failed (true) or did not (false). */
+  /** Only tasks that failed or ended in a tool error (true), or neither (false). */
   hasError?: boolean;
-  /** A case-insensitive substring of the task's error message (sealed payloads are not searched). */
+  /**
+   * A case-insensitive substring of the task's error message, or of a tool error's text (the result's text content
+   * or the message of the error the tool threw). Sealed payloads are not searched.
+   */
   errorText?: string;
 }
 
@@ -46,11 +51,15 @@ export interface AdminTaskSummary {
   tool: string;
   toolVersion: string | undefined;
   status: TaskStatus;
+  /** How the task ended (undefined while it is unfinished). */
+  outcome: TaskOutcome | undefined;
   statusMessage: string | undefined;
   createdAt: number;
   updatedAt: number;
   /** Runs so far. */
   attempt: number;
+  /** The task an operator's retry made this one from. */
+  retryOf: string | undefined;
   /** The task's error code and message (failed tasks), never its data. */
   error: { code: number; message: string } | undefined;
 }
@@ -64,17 +73,29 @@ export interface AdminTaskPage {
 /** Counts for the overview. */
 export interface AdminOverview {
   byStatus: Record<TaskStatus, number>;
+  /** Finished tasks by outcome (`completed` and `tool_error` together are `byStatus.completed`). */
+  byOutcome: Record<TaskOutcome, number>;
   /** Per tool (and version), per status. */
   byTool: { tool: string; toolVersion: string | undefined; status: TaskStatus; count: number }[];
-  /** For each window asked for: tasks created, completed and failed within the last `windowMs`. */
-  windows: { windowMs: number; created: number; completed: number; failed: number }[];
+  /**
+   * For each window asked for: tasks created, completed and failed within the last `windowMs`, and of the completed
+   * ones those that ended in a tool error.
+   */
+  windows: { windowMs: number; created: number; completed: number; failed: number; toolErrors: number }[];
   /** Unfinished tasks not updated for at least `stuckMs`. */
   stuck: number;
 }
 
 /** The outcome of an action; `not_found` also for tasks outside the operator's scope (they look absent). */
 export type AdminActionResult =
-  { ok: true } | { ok: false; reason: 'not_found' | 'terminal' | 'not_failed' | 'not_terminal' };
+  { ok: true } | { ok: false; reason: 'not_found' | 'terminal' | 'not_terminal' };
+
+/**
+ * The outcome of a retry: the id of the new task it made, or why none was made (`not_failed`: the task did not end
+ * failed or in a tool error; `sealed`: its payloads are sealed with a key the store lacks, so they cannot be copied).
+ */
+export type AdminRetryResult =
+  { ok: true; taskId: string } | { ok: false; reason: 'not_found' | 'not_failed' | 'sealed' };
 
 /** A payload as an operator reads it: its JSON value, or `{ sealed: true }` when this process cannot open it. */
 export type AdminPayload = JsonValue | { sealed: true };
@@ -110,10 +131,15 @@ export interface TaskAdmin {
   /** Requests cancellation of an unfinished task (as its owner's tasks/cancel would); `terminal` if finished. */
   cancel(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
   /**
-   * Runs a failed task again from its last finished step: it turns `working`, its error is cleared, the steps that
-   * have a result keep it (they are not run again), and any worker may claim it. `not_failed` for other statuses.
+   * Runs a task that ended `failed` or in a tool error again from its last finished step, as a new task; the task
+   * itself never changes (a finished status is final). In one transaction the new task is made: the same owner, tool
+   * and version, arguments, client capabilities, TTL and poll interval, created now, runnable by any worker in its
+   * fair place in line, `retryOf` the task; with a copy of the task's finished steps (values, order and timings: they
+   * are not run again) and of its answered inputs (so that the replay up to the failed step finds what it read). No
+   * idempotency key (the task keeps its own), no failed attempts (the failed step's policy counts afresh), no quota
+   * check (an operator's act). `not_failed` for a task that is unfinished, completed without a tool error, or cancelled.
    */
-  retry(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
+  retry(scope: AdminScope, id: string, now: number): Promise<AdminRetryResult>;
   /** Deletes a finished task and all it keeps; `not_terminal` while it is unfinished. */
   purge(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
   overview(

@@ -15,6 +15,19 @@ export const TERMINAL_STATUSES: readonly TerminalStatus[] = ['completed', 'faile
 export const isTerminal = (status: unknown): status is TerminalStatus =>
   status === 'completed' || status === 'failed' || status === 'cancelled';
 
+/**
+ * How a finished task ended, for operators: its terminal status, except that a completed task whose result is a tool
+ * error (`isError: true`, e.g. a handler that threw) is `tool_error`. The MCP status stays `completed` for those.
+ */
+export type TaskOutcome = 'completed' | 'tool_error' | 'failed' | 'cancelled';
+export const TASK_OUTCOMES: readonly TaskOutcome[] = ['completed', 'tool_error', 'failed', 'cancelled'];
+
+/** The outcome of a task in `status` whose result is (`toolError`) or is not a tool error; undefined until it ends. */
+export function outcomeOf(status: TaskStatus, toolError: boolean): TaskOutcome | undefined {
+  if (!isTerminal(status)) return undefined;
+  return status === 'completed' && toolError ? 'tool_error' : status;
+}
+
 import type { JsonObject, JsonValue } from '../json.js';
 
 export type { JsonObject, JsonValue };
@@ -177,6 +190,9 @@ export type RunOutcome =
   | { kind: 'cancelled' }
   | { kind: 'released' };
 
+/** Whether a CallToolResult reports a tool error (what stores keep beside the result, which may be sealed). */
+export const isToolErrorResult = (result: JsonObject): boolean => result.isError === true;
+
 /** A live task found by its idempotency key, with the arguments it was created with. */
 export interface KeyedTask {
   snapshot: TaskSnapshot;
@@ -191,10 +207,19 @@ export interface TaskInspection {
   /** The tool version the task was created with (when the tool set declares one). */
   toolVersion: string | undefined;
   status: TaskStatus;
+  /** How the task ended (undefined while it is unfinished). */
+  outcome: TaskOutcome | undefined;
   statusMessage: string | undefined;
   createdAt: number;
   updatedAt: number;
   expiresAt: number | null;
+  /** The task an operator's retry made this one from (TaskAdmin.retry). */
+  retryOf: string | undefined;
+  /**
+   * The tasks operators' retries made from this one, oldest first, the first 100 (absent from a store that does not
+   * list them).
+   */
+  retries?: string[];
   /** Runs so far (the fencing token of the latest). */
   attempt: number;
   leaseOwner: string | undefined;

@@ -1,6 +1,6 @@
 // `durable-mcp admin` against a real server's operator API (not a stand-in): list with filters and every page, the
-// detail of a failed task, retry from its last finished step, cancel, purge and the overview, as operators scoped to
-// one tenant and to all of them.
+// detail of a failed task, retry from its last finished step (as a new task), cancel, purge and the overview, as
+// operators scoped to one tenant and to all of them.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,7 +44,9 @@ const statusOf = async (id: string): Promise<string> =>
 
 beforeAll(async () => {
   server = await startAdminServer((dir) => ['--store', join(dir, 'tasks.db')]);
-  for (let i = 0; i < 3; i += 1) failed.push(await server.create('alice', 'flaky_steps'));
+  // Step c fails once per `run`: a retry's new task, with the same arguments, gets past it.
+  for (let i = 0; i < 3; i += 1)
+    failed.push(await server.create('alice', 'flaky_steps', { run: `cli-${i}` }));
   quickB = await server.create('bob', 'quick_job');
   slowA = await server.create('alice', 'slow_job', { ms: 60_000 });
   // Asking for input needs a client that takes elicitation.
@@ -78,6 +80,13 @@ describe('durable-mcp admin against the operator API', () => {
     const table = await admin('root', ['tasks', 'list', '--has-error']);
     expect(table.code).toBe(0);
     for (const id of failed) expect(table.stdout).toContain(id);
+    // Each row says how the task ended; --outcome finds them by it.
+    const ended = await admin('root', ['tasks', 'list', '--outcome', 'failed,tool_error']);
+    const lines = ended.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID +STATUS +OUTCOME +TOOL /);
+    expect(lines.slice(1).map((l) => l.split(/ +/).slice(0, 3))).toEqual(
+      [...failed].reverse().map((id) => [id, 'failed', 'failed']),
+    );
     // An ordinary user is told the operator role is needed.
     const refused = await admin('alice', ['tasks', 'list']);
     expect(refused.code).toBe(3);
@@ -94,14 +103,18 @@ describe('durable-mcp admin against the operator API', () => {
     expect((await admin('opsA', ['tasks', 'get', askingA])).stdout).toContain('waiting for input: go');
     const retried = await admin('opsA', ['tasks', 'retry', first]);
     expect(retried.code).toBe(0);
-    await waitUntil(async () => (await statusOf(first)) === 'completed', 'the retried task');
-    const steps = readFileSync(server.logFile, 'utf8')
-      .split('\n')
-      .filter((l) => l.endsWith(` ${first}`));
-    expect(steps.filter((l) => l.startsWith('step a ')).length).toBe(1);
-    expect(steps.filter((l) => l.startsWith('step c ')).length).toBe(2);
-    // Retrying it again is refused: it is no longer failed.
-    expect((await admin('opsA', ['tasks', 'retry', first])).code).toBe(1);
+    const fork = /^task \S+ retried as new task (task_\S+)$/.exec(retried.stdout.trim())?.[1] ?? '';
+    expect(fork).not.toBe('');
+    await waitUntil(async () => (await statusOf(fork)) === 'completed', 'the new task');
+    const ran = readFileSync(server.logFile, 'utf8').split('\n');
+    expect(ran.filter((l) => l.endsWith(` ${first}`)).length).toBe(3);
+    expect(ran.filter((l) => l.endsWith(` ${fork}`))).toEqual([`step c ${fork}`]);
+    expect(await statusOf(first)).toBe('failed');
+    expect((await admin('opsA', ['tasks', 'get', fork])).stdout).toContain(`retry of ${first}`);
+    expect((await admin('opsA', ['tasks', 'get', first])).stdout).toContain(`retried as ${fork}`);
+    // Retrying the new task is refused: it completed.
+    const refused = await admin('opsA', ['tasks', 'retry', fork]);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('only those can be retried') });
     expect((await admin('opsA', ['tasks', 'cancel', slowA])).code).toBe(0);
     await waitUntil(async () => (await statusOf(slowA)) === 'cancelled', 'the cancelled task');
     expect((await admin('root', ['tasks', 'purge', quickB, '--yes'])).code).toBe(0);
@@ -111,11 +124,13 @@ describe('durable-mcp admin against the operator API', () => {
   it('sums up the tasks in an overview', async () => {
     const overview = await json('root', ['overview', '--windows', '1h', '--stuck', '15m']);
     const byStatus = overview.byStatus as Record<string, number>;
-    expect(byStatus.failed).toBe(2);
+    // The three failed tasks stay failed; the retry's new task completed (the quick job was purged).
+    expect(byStatus.failed).toBe(3);
     expect(byStatus.completed).toBe(1);
     expect(byStatus.cancelled).toBe(1);
+    expect(overview.byOutcome).toEqual({ completed: 1, tool_error: 0, failed: 3, cancelled: 1 });
     const text = await admin('root', ['overview']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/failed/);
+    expect(text.stdout).toContain('finished: completed 1, tool_error 0, failed 3, cancelled 1\n');
   });
 });

@@ -16,11 +16,11 @@ import {
 const T0 = Date.parse('2026-01-10T00:00:00Z');
 const MIN = 60_000;
 const TASKS: FakeTask[] = [
-  { id: 'task_a', tenant: 'acme', principal: 'alice', tool: 'report', toolVersion: '2', status: 'completed', createdAt: T0, updatedAt: T0 + MIN, attempt: 1 },
-  { id: 'task_b', tenant: 'acme', principal: 'bob', tool: 'report', toolVersion: '2', status: 'failed', createdAt: T0 + MIN, updatedAt: T0 + 2 * MIN, attempt: 3, error: { code: -32603, message: `upstream 502 from billing ${'x'.repeat(80)}` } },
+  { id: 'task_a', tenant: 'acme', principal: 'alice', tool: 'report', toolVersion: '2', status: 'completed', outcome: 'tool_error', createdAt: T0, updatedAt: T0 + MIN, attempt: 1 },
+  { id: 'task_b', tenant: 'acme', principal: 'bob', tool: 'report', toolVersion: '2', status: 'failed', outcome: 'failed', createdAt: T0 + MIN, updatedAt: T0 + 2 * MIN, attempt: 3, error: { code: -32603, message: `upstream 502 from billing ${'x'.repeat(80)}` } },
   { id: 'task_c', tenant: 'globex', principal: 'carol', tool: 'export', status: 'working', createdAt: T0 + 2 * MIN, updatedAt: T0 + 3 * MIN, attempt: 1 },
   { id: 'task_d', tenant: 'globex', principal: 'carol', tool: 'export', status: 'input_required', createdAt: T0 + 3 * MIN, updatedAt: T0 + 4 * MIN, attempt: 1 },
-  { id: 'task_e', tenant: 'acme', principal: 'alice', tool: 'report', toolVersion: '1', status: 'cancelled', createdAt: T0 + 4 * MIN, updatedAt: T0 + 5 * MIN, attempt: 2 },
+  { id: 'task_e', tenant: 'acme', principal: 'alice', tool: 'report', toolVersion: '1', status: 'cancelled', outcome: 'cancelled', createdAt: T0 + 4 * MIN, updatedAt: T0 + 5 * MIN, attempt: 2 },
 ]; // prettier-ignore
 
 let api: FakeAdminApi;
@@ -72,18 +72,19 @@ describe('durable-mcp admin tasks list', () => {
     const r = await admin(['tasks', 'list', '--limit', '3']);
     expect(r).toMatchObject({ code: 0, err: '' });
     const lines = r.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID +STATUS +TOOL +OWNER +CREATED +UPDATED +ATTEMPT +ERROR$/);
+    expect(lines[0]).toMatch(/^ID +STATUS +OUTCOME +TOOL +OWNER +CREATED +UPDATED +ATTEMPT +ERROR$/);
     expect(lines[1]).toMatch(
-      /^task_e +cancelled +report@1 +acme\/alice +2026-01-10 00:04:00 +2026-01-10 00:05:00 +2$/,
+      /^task_e +cancelled +cancelled +report@1 +acme\/alice +2026-01-10 00:04:00 +2026-01-10 00:05:00 +2$/,
     );
-    expect(lines[2]).toMatch(/^task_d +input_required +export +globex\/carol /);
-    expect(lines[3]).toMatch(/^task_c +working/);
+    expect(lines[2]).toMatch(/^task_d +input_required +- +export +globex\/carol /);
+    expect(lines[3]).toMatch(/^task_c +working +- /);
     expect(lines[4]).toBe('next page: --cursor c3');
     expect(api.requests).toEqual([
       { method: 'GET', path: '/admin/api/v1/tasks', query: { limit: '3' }, authorization: `Bearer ${OPERATOR_TOKEN}`, csrf: undefined, cookie: undefined },
     ]); // prettier-ignore
     const next = await admin(['tasks', 'list', '--limit', '3', '--cursor', 'c3']);
-    expect(next.out).toContain('task_b  failed');
+    expect(next.out).toMatch(/^task_b +failed +failed /m);
+    expect(next.out).toMatch(/^task_a +completed +tool_error +report@2 /m);
     expect(next.out).toContain(`upstream 502 from billing ${'x'.repeat(33)}…`); // shortened to 60
     expect(next.out).not.toContain('next page');
   });
@@ -97,7 +98,7 @@ describe('durable-mcp admin tasks list', () => {
       { DURABLE_MCP_URL: api.url, DURABLE_MCP_TOKEN: OPERATOR_TOKEN },
     ); // prettier-ignore
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^task_b +failed +report@2 +acme\/bob/m);
+    expect(r.out).toMatch(/^task_b +failed +failed +report@2 +acme\/bob/m);
     expect(r.out.trim().split('\n')).toHaveLength(2);
     expect(api.requests[0]?.authorization).toBe(`Bearer ${OPERATOR_TOKEN}`);
     expect(api.requests[0]?.query).toEqual({
@@ -118,6 +119,15 @@ describe('durable-mcp admin tasks list', () => {
     });
     await admin(['tasks', 'list', '--no-error', '--status', 'completed']);
     expect(api.requests[1]?.query).toEqual({ hasError: 'false', status: 'completed' });
+    const toolErrors = await admin(['tasks', 'list', '--outcome', 'tool_error,failed']);
+    expect(api.requests[2]?.query).toEqual({ outcome: 'tool_error,failed' });
+    expect(
+      toolErrors.out
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/ +/)[0]),
+    ).toEqual(['task_b', 'task_a']);
   });
 
   it('--output json prints the page as the API sent it; --all follows the cursors into one object', async () => {
@@ -168,6 +178,10 @@ describe('durable-mcp admin tasks list', () => {
   it('refuses bad flags with exit 2 before sending anything', async () => {
     const cases: [string[], RegExp][] = [
       [['--status', 'done'], /--status: unknown status "done"/],
+      [
+        ['--outcome', 'crashed'],
+        /--outcome: unknown outcome "crashed" \(one or more of completed, tool_error, failed, cancelled\)/,
+      ],
       [['--limit', '0'], /--limit must be at least 1/],
       [['--limit', '501'], /--limit must be at most 500/],
       [['--has-error', '--no-error'], /exclude each other/],
@@ -245,8 +259,14 @@ describe('durable-mcp admin tasks get|cancel|retry|purge', () => {
     expect(api.tasks.get('task_c')?.cancelRequested).toBe(true);
     const retry = await admin(['tasks', 'retry', 'task_b', '--output', 'json']);
     expect(retry.code).toBe(0);
-    expect(JSON.parse(retry.out)).toEqual({ ok: true, id: 'task_b', action: 'retry' });
-    expect(api.tasks.get('task_b')?.status).toBe('working');
+    const made = (JSON.parse(retry.out) as { taskId: string }).taskId;
+    expect(JSON.parse(retry.out)).toEqual({ ok: true, taskId: made, id: 'task_b', action: 'retry' });
+    expect(api.tasks.get(made)?.status).toBe('working');
+    expect(api.tasks.get('task_b')?.status).toBe('failed');
+    // A tool error is retried too, and people are told the new task's id.
+    const again = await admin(['tasks', 'retry', 'task_a']);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/^task task_a retried as new task task_a_retry\d+\n$/);
   });
 
   it('a refused action says why and exits 1; not an operator or a refused CSRF token exits 3', async () => {
@@ -256,7 +276,7 @@ describe('durable-mcp admin tasks get|cancel|retry|purge', () => {
     });
     expect(await admin(['tasks', 'retry', 'task_c'])).toMatchObject({
       code: 1,
-      err: 'task task_c has not failed: only failed tasks can be retried\n',
+      err: 'task task_c neither failed nor ended in a tool error: only those can be retried (admin tasks get task_c)\n',
     });
     expect(await admin(['tasks', 'purge', 'task_d', '--yes'])).toMatchObject({
       code: 1,
@@ -327,8 +347,9 @@ describe('durable-mcp admin overview', () => {
     expect(r.code).toBe(0);
     expect(api.requests[0]?.query).toEqual({ windows: '3600000,86400000', stuckMs: '900000' });
     expect(r.out).toContain('tasks: working 1, input_required 1, completed 1, failed 1, cancelled 1\n');
+    expect(r.out).toContain('finished: completed 0, tool_error 1, failed 1, cancelled 1\n');
     expect(r.out).toContain('stuck (unfinished, not updated for 15m): 2\n');
-    expect(r.out).toContain('last 1h: created 5, completed 1, failed 1\nlast 1d: created 5, completed 1, failed 1\n');
+    expect(r.out).toContain('last 1h: created 5, completed 1, failed 1, tool errors 0\nlast 1d: created 5, completed 1, failed 1, tool errors 0\n');
     expect(r.out).toMatch(/^by tool:\n {2}report@2 +completed 1, failed 1\n {2}export +working 1, input_required 1\n {2}report@1 +cancelled 1\n$/m);
   }); // prettier-ignore
 
@@ -355,6 +376,7 @@ describe('durable-mcp admin overview', () => {
     const help = async (...args: string[]) => (await admin([...args, '--help'])).out;
     expect(await help()).toContain('tasks list [filters]');
     expect(await help('tasks', 'list')).toContain('--has-error | --no-error');
+    expect(await help('tasks', 'list')).toContain('--outcome O1,O2');
     expect(await help('tasks', 'purge')).toContain('--yes');
     expect(await help('overview')).toContain('--windows D1,D2');
     expect(api.requests).toEqual([]);

@@ -60,7 +60,8 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     ids.quick1 = await server.create('alice', 'quick_job');
     ids.quick2 = await server.create('alice', 'quick_job');
     ids.quick3 = await server.create('alice', 'quick_job');
-    ids.flaky = await server.create('alice', 'flaky_steps');
+    // Step c fails once per `run`: a retry's new task gets past it.
+    ids.flaky = await server.create('alice', 'flaky_steps', { run: 'dashboard-flaky' });
     ids.bob = await server.create('bob', 'quick_job');
     for (const id of [ids.quick1, ids.quick2, ids.quick3, ids.bob]) await settled(id as string, 'completed');
     await settled(ids.flaky as string, 'failed');
@@ -248,12 +249,61 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     const dialog = page.getByRole('dialog');
     expect(await dialog.textContent()).toContain('runs again from its last finished step');
     await dialog.getByRole('button', { name: 'Retry' }).click();
+    // The retry made a new task: the page shows it, running from the last finished step to completion.
+    await poll(async () => page.url()).not.toContain(ids.flaky as string);
+    const fork = decodeURIComponent(new URL(page.url()).hash.replace('#/tasks/', ''));
+    expect(fork).toMatch(/^task_/);
     await poll(() => page.locator('h1 [data-status]').getAttribute('data-status')).toBe('completed');
-    expect(await page.locator('#notice').textContent()).toContain('Retry requested');
-    await page.reload();
+    expect(await page.locator('#notice').textContent()).toContain(`Retry requested`);
+    expect(await page.locator('#notice').textContent()).toContain(fork);
+    await page.locator(`dd a[href="#/tasks/${ids.flaky}"]`).waitFor(); // "Retry of"
     await poll(() =>
       page.locator('li[data-status]').evaluateAll((els) => els.map((e) => e.dataset.status)),
-    ).toEqual(['working', 'failed', 'working', 'completed']);
+    ).toEqual(['working', 'completed']);
+    await shot('retried');
+    // The task retried stays as it ended, and names the new one.
+    expect((await server.api('GET', `/tasks/${ids.flaky}`, 'root')).body.status).toBe('failed');
+    await page.locator(`dd a[href="#/tasks/${ids.flaky}"]`).click();
+    await page.locator(`dd a[href="#/tasks/${fork}"]`).waitFor(); // "Retried as"
+    expect(await page.locator('h1 [data-status]').getAttribute('data-status')).toBe('failed');
+  });
+
+  it('finds a tool error by its outcome, and retries it as a new task', async () => {
+    const broken = await server.create('alice', 'flaky_steps', {
+      run: 'dashboard-tool-error',
+      toolError: true,
+    });
+    await settled(broken, 'completed');
+    await page.goto(`${server.proc.origin}/admin#/tasks`);
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    await page.getByLabel('Outcome').selectOption('tool_error');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await poll(() =>
+      page
+        .locator('table.tasks tbody tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id'))),
+    ).toEqual([broken]);
+    expect(page.url()).toContain('outcome=tool_error');
+    const row = page.locator(`tr[data-task-id="${broken}"]`);
+    expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('completed');
+    expect(await row.locator('[data-outcome]').getAttribute('data-outcome')).toBe('tool_error');
+    expect(await row.textContent()).toContain('step c broke');
+    await shot('tool-errors');
+    await row.locator('a').click();
+    await page.locator('h1 [data-outcome="tool_error"]').waitFor();
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Retry' }).click();
+    await poll(async () => page.url()).not.toContain(broken);
+    await poll(() => page.locator('h1 [data-status]').getAttribute('data-status')).toBe('completed');
+    expect(await page.locator('h1 [data-outcome]').count()).toBe(0); // a clean completion says no more
+    expect(await page.locator('dl.facts').textContent()).toContain(`Retry of${broken}`);
+    expect((await server.api('GET', `/tasks/${broken}`, 'root')).body).toMatchObject({
+      status: 'completed',
+      outcome: 'tool_error',
+    });
+    // The overview counts finished tasks by outcome.
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await poll(() => page.locator('li[data-outcome="tool_error"] strong').textContent()).toBe('1');
   });
 
   it('shows a task’s payloads collapsed, as text, then purges it after confirmation', async () => {

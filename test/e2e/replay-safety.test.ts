@@ -179,13 +179,15 @@ describe('code changed under a task in flight', () => {
     server = await deploy('resumed.db', [migrate('apply_schema_v2')]);
     await answer(server, taskId);
     expect((await until(server, taskId, ended)).status).toBe('failed');
-    // The fix (the old name back), then the operator's retry: the task goes on from its history.
+    // The fix (the old name back), then the operator's retry: a new task goes on from the task's history.
     server = await deploy('resumed.db', [migrate('apply_schema')]);
-    expect(await store?.admin?.retry({ tenants: 'all' }, taskId, Date.now())).toEqual({ ok: true });
-    const done = await until(server, taskId, ended);
+    const retried = await store?.admin?.retry({ tenants: 'all' }, taskId, Date.now());
+    if (retried?.ok !== true) throw new Error(`the retry was refused: ${JSON.stringify(retried)}`);
+    const done = await until(server, retried.taskId, ended);
     expect(done.status).toBe('completed');
     // The recorded step did not run again, the answer given before was kept, and only the rest ran.
     expect(applied).toEqual(['apply_schema', 'finish']);
+    expect((await until(server, taskId, ended)).status).toBe('failed');
   });
 
   it('a step inserted before recorded ones is caught as well; one added after them runs', async () => {

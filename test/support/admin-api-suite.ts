@@ -37,9 +37,10 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
 
     beforeAll(async () => {
       server = await startAdminServer(storeArgs);
+      // Each task's `run` names it for flaky_steps, whose step c fails once per run: a retry's new task has it too.
       const make = async (key: string, who: Who, tool: string, n: number) => {
         ids[key] = [];
-        for (let i = 0; i < n; i++) ids[key].push(await server.create(who, tool));
+        for (let i = 0; i < n; i++) ids[key].push(await server.create(who, tool, { run: `${key}-${i}` }));
       };
       await make('aliceFlaky', 'alice', 'flaky_steps', 3);
       await make('aliceQuick', 'alice', 'quick_job', 2);
@@ -105,7 +106,18 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
       expect(created).toEqual([...created].sort((a, b) => b - a));
       const failed = all.find((t) => t.status === 'failed') as Item;
       expect(Object.keys(failed).sort()).toEqual(
-        ['attempt', 'createdAt', 'error', 'id', 'principal', 'status', 'tenant', 'tool', 'updatedAt']
+        [
+          'attempt',
+          'createdAt',
+          'error',
+          'id',
+          'outcome',
+          'principal',
+          'status',
+          'tenant',
+          'tool',
+          'updatedAt',
+        ]
           .concat('statusMessage' in failed ? ['statusMessage'] : [])
           .concat('toolVersion' in failed ? ['toolVersion'] : [])
           .sort(),
@@ -187,12 +199,15 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
       const scoped = await server.api('GET', '/overview', 'opsA');
       expect(scoped.status).toBe(200);
       expect(sum(scoped)).toBe(6);
-      expect(scoped.body).toMatchObject({ byStatus: { failed: 3, completed: 2, working: 1 } });
+      expect(scoped.body).toMatchObject({
+        byStatus: { failed: 3, completed: 2, working: 1 },
+        byOutcome: { failed: 3, completed: 2, tool_error: 0, cancelled: 0 },
+      });
       const whole = await server.api('GET', '/overview?windows=60000,3600000&stuckMs=1', 'root');
       expect(sum(whole)).toBe(10);
       expect(whole.body.windows).toEqual([
-        { windowMs: 60_000, created: 10, completed: 3, failed: 5 },
-        { windowMs: 3_600_000, created: 10, completed: 3, failed: 5 },
+        { windowMs: 60_000, created: 10, completed: 3, failed: 5, toolErrors: 0 },
+        { windowMs: 3_600_000, created: 10, completed: 3, failed: 5, toolErrors: 0 },
       ]);
       expect(whole.body.stuck).toBe(2);
       expect(await statusOf(ids.bobSlow?.[0] as string)).toBe('working');
@@ -235,6 +250,7 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
     });
 
     defineChanges(() => ({ server, ids, statusOf }));
+    defineOutcomes(() => ({ server, ids, statusOf }));
   });
 }
 
@@ -266,20 +282,39 @@ function defineChanges(get: () => Scenario): void {
   it('retries a failed task from its last finished step', async () => {
     const { server, ids, statusOf } = get();
     const id = ids.aliceFlaky?.[0] as string;
-    expect((await server.change('POST', `/tasks/${id}/retry`, 'root')).body).toEqual({ ok: true });
-    await waitUntil(async () => (await statusOf(id)) === 'completed', 'the retried task to complete');
-    const steps = readFileSync(server.logFile, 'utf8')
-      .split('\n')
-      .filter((l) => l.endsWith(` ${id}`));
-    expect(steps.sort()).toEqual([`step a ${id}`, `step b ${id}`, `step c ${id}`, `step c ${id}`]);
-    const history = (await server.api('GET', `/tasks/${id}`, 'root')).body.history as { status: string }[];
-    expect(history.map((change) => change.status)).toEqual(['working', 'failed', 'working', 'completed']);
-    const again = await server.change('POST', `/tasks/${id}/retry`, 'root');
+    const retried = await server.change('POST', `/tasks/${id}/retry`, 'root');
+    expect(retried.status).toBe(200);
+    const fork = retried.body.taskId as string;
+    expect(retried.body).toEqual({ ok: true, taskId: expect.stringMatching(/^task_/) });
+    expect(fork).not.toBe(id);
+    ids.forks = [fork];
+    await waitUntil(async () => (await statusOf(fork)) === 'completed', 'the new task to complete');
+    // The new task ran only the step that had failed; the task retried stays as it ended.
+    const ranFor = (task: string) =>
+      readFileSync(server.logFile, 'utf8')
+        .split('\n')
+        .filter((l) => l.endsWith(` ${task}`))
+        .sort();
+    expect(ranFor(id)).toEqual([`step a ${id}`, `step b ${id}`, `step c ${id}`]);
+    expect(ranFor(fork)).toEqual([`step c ${fork}`]);
+    const original = (await server.api('GET', `/tasks/${id}`, 'root')).body;
+    expect(original).toMatchObject({ status: 'failed', outcome: 'failed', retries: [fork] });
+    expect((original.history as { status: string }[]).map((c) => c.status)).toEqual(['working', 'failed']);
+    const made = (await server.api('GET', `/tasks/${fork}`, 'root')).body;
+    expect(made).toMatchObject({ tenant: 'A', principal: 'alice', tool: 'flaky_steps', retryOf: id });
+    expect(made).toMatchObject({ status: 'completed', outcome: 'completed', toolVersion: '2' });
+    expect((made.history as { status: string }[]).map((c) => c.status)).toEqual(['working', 'completed']);
+    const again = await server.change('POST', `/tasks/${fork}/retry`, 'root');
     expect(again.status).toBe(409);
     expect(errorOf(again)).toMatchObject({ code: 'not_failed' });
     const other = ids.aliceFlaky?.[2] as string;
-    expect((await server.change('POST', `/tasks/${other}/retry`, 'opsA')).status).toBe(200);
-    await waitUntil(async () => (await statusOf(other)) === 'completed', 'the second retry to complete');
+    const second = await server.change('POST', `/tasks/${other}/retry`, 'opsA');
+    expect(second.status).toBe(200);
+    await waitUntil(
+      async () => (await statusOf(second.body.taskId as string)) === 'completed',
+      'the second retry to complete',
+    );
+    expect(await statusOf(other)).toBe('failed');
   });
 
   it('cancels an unfinished task and purges a finished one; 409 otherwise', async () => {
@@ -327,7 +362,8 @@ function defineChanges(get: () => Scenario): void {
       taskId: ids.aliceFlaky?.[0],
       outcome: 'ok',
     });
-    has({ event: 'admin.retry', taskId: ids.aliceFlaky?.[0], outcome: 'not_failed' });
+    has({ event: 'admin.retry', taskId: ids.aliceFlaky?.[0], retryTaskId: ids.forks?.[0], outcome: 'ok' });
+    has({ event: 'admin.retry', taskId: ids.forks?.[0], outcome: 'not_failed' });
     has({
       event: 'admin.cancel',
       tenant: 'A',
@@ -344,5 +380,86 @@ function defineChanges(get: () => Scenario): void {
     expect(lines.filter((l) => l.event !== 'admin.denied').every((l) => typeof l.taskId === 'string')).toBe(
       true,
     );
+  });
+}
+
+/** Tool errors, after the changes above: found by outcome, counted, and retried as new tasks. */
+function defineOutcomes(get: () => Scenario): void {
+  const toolErrors = async (server: AdminServer): Promise<[string, string]> => {
+    const alice = await server.create('alice', 'flaky_steps', { run: 'alice-tool-error', toolError: true });
+    const bob = await server.create('bob', 'flaky_steps', { run: 'bob-tool-error', toolError: true });
+    for (const id of [alice, bob])
+      await waitUntil(
+        async () => (await server.api('GET', `/tasks/${id}`, 'root')).body.status === 'completed',
+        'the tool error',
+      );
+    return [alice, bob];
+  };
+
+  it('finds the tasks that ended in a tool error by outcome, and counts them apart', async () => {
+    const { server, ids } = get();
+    const [alice, bob] = await toolErrors(server);
+    ids.toolErrors = [alice, bob];
+    const found = await list(server, 'root', 'outcome=tool_error');
+    expect(found.map((t) => [t.id, t.status, t.outcome])).toEqual([
+      [bob, 'completed', 'tool_error'],
+      [alice, 'completed', 'tool_error'],
+    ]);
+    expect((await list(server, 'opsA', 'outcome=tool_error')).map((t) => t.id)).toEqual([alice]);
+    const retryable = await list(server, 'root', 'outcome=failed,tool_error');
+    expect(retryable.filter((t) => t.status === 'completed').map((t) => t.id)).toEqual([bob, alice]);
+    expect(retryable.every((t) => t.outcome === 'failed' || t.outcome === 'tool_error')).toBe(true);
+    expect((await list(server, 'root', 'outcome=completed')).some((t) => t.id === alice)).toBe(false);
+    expect((await list(server, 'root', 'hasError=true')).map((t) => t.id)).toEqual(
+      expect.arrayContaining([alice, bob]),
+    );
+    expect(
+      (await list(server, 'root', 'errorText=STEP%20C%20BROKE&status=completed')).map((t) => t.id),
+    ).toEqual([bob, alice]);
+    const bad = await server.api('GET', '/tasks?outcome=broken', 'root');
+    expect([bad.status, (errorOf(bad) as { code: string }).code]).toEqual([400, 'bad_request']);
+    const whole = (await server.api('GET', '/overview', 'root')).body;
+    const byStatus = whole.byStatus as Record<string, number>;
+    expect(whole.byOutcome).toEqual({
+      completed: (byStatus.completed ?? 0) - 2,
+      tool_error: 2,
+      failed: byStatus.failed,
+      cancelled: byStatus.cancelled,
+    });
+    expect((whole.windows as { toolErrors: number }[]).map((w) => w.toolErrors)).toEqual([2, 2]);
+    const scoped = (await server.api('GET', '/overview', 'opsA')).body;
+    expect(scoped.byOutcome).toMatchObject({ tool_error: 1 });
+  });
+
+  it('retries a task that ended in a tool error as a new task; the task stays completed', async () => {
+    const { server, ids, statusOf } = get();
+    const id = ids.toolErrors?.[0] as string;
+    const retried = await server.change('POST', `/tasks/${id}/retry`, 'opsA');
+    expect(retried.status).toBe(200);
+    const fork = retried.body.taskId as string;
+    expect(fork).toMatch(/^task_/);
+    expect(fork).not.toBe(id);
+    await waitUntil(async () => (await statusOf(fork)) === 'completed', 'the new task to complete');
+    const made = (await server.api('GET', `/tasks/${fork}`, 'opsA')).body;
+    expect(made).toMatchObject({ status: 'completed', outcome: 'completed', retryOf: id });
+    expect((made.steps as { name: string; done: boolean }[]).map((s) => [s.name, s.done])).toEqual([
+      ['a', true],
+      ['b', true],
+      ['c', true],
+    ]);
+    const ran = readFileSync(server.logFile, 'utf8').split('\n');
+    expect(ran.filter((l) => l.endsWith(` ${fork}`))).toEqual([`step c ${fork}`]);
+    const original = (await server.api('GET', `/tasks/${id}`, 'opsA')).body;
+    expect(original).toMatchObject({ status: 'completed', outcome: 'tool_error', retries: [fork] });
+    // Its owner finds the new task as theirs.
+    const owned = await server.ownerGet('alice', fork);
+    expect(owned).toMatchObject({ taskId: fork, status: 'completed' });
+    const audit = server.proc
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('"event":"admin.retry"') && l.includes(fork));
+    expect(audit.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ principal: 'ops-a', taskId: id, retryTaskId: fork, outcome: 'ok' }),
+    ]);
   });
 }

@@ -49,6 +49,8 @@ export interface AdminServer {
   change(method: 'POST' | 'DELETE', path: string, who: Who): Promise<Reply>;
   /** Starts a task of `tool` as `who` through /mcp; its id. */
   create(who: Who, tool: string, args?: Record<string, unknown>): Promise<string>;
+  /** `tasks/get` of a task as `who` (its owner's view) through /mcp: the result. */
+  ownerGet(who: Who, taskId: string): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,10 @@ export async function startAdminServer(
       if (result.resultType !== 'task')
         throw new Error(`${tool} did not make a task: ${JSON.stringify(result)}`);
       return result.taskId as string;
+    },
+    async ownerGet(who, taskId) {
+      const client = createHttpClient({ url: proc.url, token: TOKENS[who], capabilities: TASKS });
+      return (await client.request('tasks/get', { taskId })).result;
     },
     async close() {
       proc.child.kill('SIGTERM');

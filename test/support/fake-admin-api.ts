@@ -16,6 +16,8 @@ export interface FakeTask {
   tool: string;
   toolVersion?: string;
   status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  /** How a finished task ended (tool_error: completed with a tool error). */
+  outcome?: 'completed' | 'tool_error' | 'failed' | 'cancelled';
   createdAt: number;
   updatedAt: number;
   attempt: number;
@@ -42,11 +44,12 @@ export interface FakeAdminApi {
 
 const BASE = '/admin/api/v1';
 const LIST_KEYS = new Set(
-  'tenant principal tool toolVersion status createdFrom createdTo updatedFrom updatedTo hasError errorText sort order limit cursor'.split(
+  'tenant principal tool toolVersion status outcome createdFrom createdTo updatedFrom updatedTo hasError errorText sort order limit cursor'.split(
     ' ',
   ),
 );
 const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+const OUTCOMES = ['completed', 'tool_error', 'failed', 'cancelled'];
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 class HttpError extends Error {
@@ -76,6 +79,7 @@ const row = (t: FakeTask) => ({
   tool: t.tool,
   ...(t.toolVersion === undefined ? {} : { toolVersion: t.toolVersion }),
   status: t.status,
+  ...(t.outcome === undefined ? {} : { outcome: t.outcome }),
   createdAt: iso(t.createdAt),
   updatedAt: iso(t.updatedAt),
   attempt: t.attempt,
@@ -85,6 +89,9 @@ const row = (t: FakeTask) => ({
 function matches(t: FakeTask, q: Record<string, string>): boolean {
   const statuses = q.status?.split(',');
   if (statuses?.some((s) => !STATUSES.includes(s))) throw new HttpError(400, 'bad_request', 'unknown status');
+  const outcomes = q.outcome?.split(',');
+  if (outcomes?.some((o) => !OUTCOMES.includes(o)))
+    throw new HttpError(400, 'bad_request', 'unknown outcome');
   const within = (at: number, from?: number, to?: number) =>
     (from === undefined || at >= from) && (to === undefined || at < to);
   return (
@@ -93,6 +100,7 @@ function matches(t: FakeTask, q: Record<string, string>): boolean {
     (q.tool === undefined || t.tool === q.tool) &&
     (q.toolVersion === undefined || t.toolVersion === q.toolVersion) &&
     (statuses === undefined || statuses.includes(t.status)) &&
+    (outcomes === undefined || (t.outcome !== undefined && outcomes.includes(t.outcome))) &&
     within(t.createdAt, time(q, 'createdFrom'), time(q, 'createdTo')) &&
     within(t.updatedAt, time(q, 'updatedFrom'), time(q, 'updatedTo')) &&
     (q.hasError === undefined || (t.error !== undefined) === (q.hasError === 'true')) &&
@@ -186,10 +194,18 @@ function overview(tasks: Map<string, FakeTask>, q: Record<string, string>) {
     entry.count += 1;
     byTool.set(k, entry);
   }
+  const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, all.filter((t) => t.outcome === o).length]));
   return {
     byStatus,
+    byOutcome,
     byTool: [...byTool.values()],
-    windows: windows.map((windowMs) => ({ windowMs, created: all.length, completed: 1, failed: 1 })),
+    windows: windows.map((windowMs) => ({
+      windowMs,
+      created: all.length,
+      completed: 1,
+      failed: 1,
+      toolErrors: 0,
+    })),
     stuck: all.filter((t) => !TERMINAL.has(t.status) && Date.now() - t.updatedAt >= stuckMs).length,
   };
 }
@@ -202,8 +218,19 @@ function action(tasks: Map<string, FakeTask>, req: RecordedRequest, id: string, 
     if (TERMINAL.has(t.status)) throw new HttpError(409, 'terminal', 'the task is finished');
     t.cancelRequested = true;
   } else if (req.method === 'POST' && verb === 'retry') {
-    if (t.status !== 'failed') throw new HttpError(409, 'not_failed', 'the task has not failed');
-    Object.assign(t, { status: 'working', error: undefined, attempt: t.attempt + 1 });
+    if (t.outcome !== 'failed' && t.outcome !== 'tool_error')
+      throw new HttpError(409, 'not_failed', 'the task has not failed');
+    // A new task, from the task's last finished step; the task itself stays as it ended.
+    const taskId = `${id}_retry${tasks.size}`;
+    tasks.set(taskId, {
+      ...t,
+      id: taskId,
+      status: 'working',
+      outcome: undefined,
+      error: undefined,
+      attempt: 0,
+    });
+    return { ok: true, taskId };
   } else if (req.method === 'DELETE' && verb === undefined) {
     if (!TERMINAL.has(t.status)) throw new HttpError(409, 'not_terminal', 'the task is not finished');
     tasks.delete(id);

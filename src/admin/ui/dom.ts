@@ -69,3 +69,9 @@ export function time(iso: string | undefined): Child {
 
 export const statusBadge = (status: string): HTMLElement =>
   h('span', { class: `badge status-${status}`, 'data-status': status }, status.replace('_', ' '));
+
+/** How a finished task ended (a tool error apart from a clean completion); nothing while it runs. */
+export const outcomeBadge = (outcome: string | undefined): Child =>
+  outcome === undefined
+    ? null
+    : h('span', { class: `badge outcome-${outcome}`, 'data-outcome': outcome }, outcome.replace('_', ' '));

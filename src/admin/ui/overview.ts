@@ -1,9 +1,9 @@
-// The overview: counts by status (each a link to the list), stuck tasks, recent windows, counts by tool. Read again
-// (at most once a second) whenever a task changes.
+// The overview: counts by status and finished tasks by outcome (each a link to the list), stuck tasks, recent windows,
+// counts by tool. Read again (at most once a second) whenever a task changes.
 import { call, describeError } from './api.js';
-import { h, notify, show, statusBadge } from './dom.js';
+import { h, notify, outcomeBadge, show, statusBadge } from './dom.js';
 import { onLive } from './live.js';
-import { STATUSES, type Overview } from './types.js';
+import { OUTCOMES, STATUSES, type Overview } from './types.js';
 
 const duration = (ms: number): string =>
   ms % 86_400_000 === 0
@@ -41,7 +41,24 @@ export function overviewView(): () => void {
 }
 
 function render(o: Overview): HTMLElement {
-  const counts = h(
+  return h(
+    'section',
+    { 'aria-labelledby': 'overview-title' },
+    h('h1', { id: 'overview-title' }, 'Overview'),
+    statusCounts(o),
+    h(
+      'p',
+      { class: 'muted', id: 'outcomes-title' },
+      'Finished tasks by outcome (a tool error apart from a completion)',
+    ),
+    outcomeCounts(o),
+    h('div', { class: 'grid' }, windowTable(o), toolTable(o)),
+  );
+}
+
+/** Counts by status, each a link to the list, and the stuck tasks. */
+const statusCounts = (o: Overview): HTMLElement =>
+  h(
     'ul',
     { class: 'counts', 'aria-label': 'Tasks by status' },
     ...STATUSES.map((s) =>
@@ -58,15 +75,36 @@ function render(o: Overview): HTMLElement {
       h('strong', {}, String(o.stuck)),
     ),
   );
-  const windows = h(
+
+/** Finished tasks by outcome, each a link to the list. */
+const outcomeCounts = (o: Overview): HTMLElement =>
+  h(
+    'ul',
+    { class: 'counts', 'aria-labelledby': 'outcomes-title' },
+    ...OUTCOMES.map((outcome) =>
+      h(
+        'li',
+        { 'data-outcome': outcome },
+        h(
+          'a',
+          { href: `#/tasks?outcome=${outcome}` },
+          outcomeBadge(outcome),
+          // Absent from a server before outcomes: nothing to count.
+          h('strong', {}, String(o.byOutcome?.[outcome] ?? '—')),
+        ),
+      ),
+    ),
+  );
+
+const head = (...titles: string[]): HTMLElement =>
+  h('thead', {}, h('tr', {}, ...titles.map((t) => h('th', { scope: 'col' }, t))));
+
+const windowTable = (o: Overview): HTMLElement =>
+  h(
     'table',
     {},
     h('caption', {}, 'Recent activity'),
-    h(
-      'thead',
-      {},
-      h('tr', {}, ...['Last', 'Created', 'Completed', 'Failed'].map((t) => h('th', { scope: 'col' }, t))),
-    ),
+    head('Last', 'Created', 'Completed', 'Tool errors', 'Failed'),
     h(
       'tbody',
       {},
@@ -77,16 +115,19 @@ function render(o: Overview): HTMLElement {
           h('th', { scope: 'row' }, duration(w.windowMs)),
           h('td', {}, w.created),
           h('td', {}, w.completed),
+          h('td', {}, w.toolErrors ?? '—'),
           h('td', {}, w.failed),
         ),
       ),
     ),
   );
-  const tools = h(
+
+const toolTable = (o: Overview): HTMLElement =>
+  h(
     'table',
     {},
     h('caption', {}, 'By tool'),
-    h('thead', {}, h('tr', {}, ...['Tool', 'Status', 'Tasks'].map((t) => h('th', { scope: 'col' }, t)))),
+    head('Tool', 'Status', 'Tasks'),
     h(
       'tbody',
       {},
@@ -105,14 +146,6 @@ function render(o: Overview): HTMLElement {
       ),
     ),
   );
-  return h(
-    'section',
-    { 'aria-labelledby': 'overview-title' },
-    h('h1', { id: 'overview-title' }, 'Overview'),
-    counts,
-    h('div', { class: 'grid' }, windows, tools),
-  );
-}
 
 export const toolName = (tool: string, version: string | undefined): string =>
   version === undefined ? tool : `${tool}@${version}`;

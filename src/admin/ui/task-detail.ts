@@ -1,12 +1,12 @@
-// A task's detail: status, owner, tool@version, lease and times, the steps with their attempts and last failure, the
-// payloads when the server shows them, and the actions (cancel, retry, purge), each confirmed first. Read again
-// whenever the task changes.
+// A task's detail: status and outcome, owner, tool@version, lease and times, the retries it came from or led to, the
+// steps with their attempts and last failure, the payloads when the server shows them, and the actions (cancel,
+// retry, purge), each confirmed first. Read again whenever the task changes.
 import { call, describeError } from './api.js';
-import { confirmAction, h, notify, show, statusBadge, time, type Child } from './dom.js';
+import { confirmAction, h, notify, outcomeBadge, show, statusBadge, time, type Child } from './dom.js';
 import { onLive } from './live.js';
 import { toolName } from './overview.js';
 import { payloads } from './task-payloads.js';
-import { isTerminal, type TaskDetail } from './types.js';
+import { isRetryable, isTerminal, type TaskDetail } from './types.js';
 
 interface Action {
   label: string;
@@ -30,9 +30,11 @@ const ACTIONS: readonly Action[] = [
     label: 'Retry',
     method: 'POST',
     path: '/retry',
-    explain: 'The failed task runs again from its last finished step; steps with a result are not run again.',
-    done: 'Retry requested: the task is working again.',
-    allowed: (t) => t.status === 'failed',
+    explain:
+      'A new task runs again from its last finished step: it copies the steps with a result, which are not run ' +
+      'again. This task stays as it ended.',
+    done: 'Retry requested: a new task runs again from the last finished step.',
+    allowed: isRetryable,
   },
   {
     label: 'Purge',
@@ -96,6 +98,9 @@ function render(task: TaskDetail, path: string, reload: () => void): HTMLElement
       h('span', { class: 'mono' }, task.id),
       ' ',
       statusBadge(task.status),
+      // Only where it says more than the status: a tool error.
+      ' ',
+      task.outcome !== task.status && outcomeBadge(task.outcome),
     ),
     h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' }, ...buttons),
     facts(task),
@@ -110,18 +115,41 @@ async function act(task: TaskDetail, path: string, action: Action, reload: () =>
   const sure = await confirmAction(`${action.label} task ${task.id}?`, action.explain, action.label);
   if (!sure) return;
   try {
-    await call(action.method, `${path}${action.path}`);
-    notify(action.done);
-    if (action.method === 'DELETE') location.hash = '#/tasks';
-    else reload();
+    const answer = await call<{ taskId?: unknown }>(action.method, `${path}${action.path}`);
+    if (action.method === 'DELETE') {
+      notify(action.done);
+      location.hash = '#/tasks';
+    } else if (typeof answer.taskId === 'string') {
+      // A retry answers the new task: show it (this one has not changed).
+      notify(`${action.done} New task: ${answer.taskId}.`);
+      location.hash = taskLink(answer.taskId);
+    } else {
+      notify(action.done);
+      reload();
+    }
   } catch (err) {
     notify(`${action.label} refused: ${describeError(err)}`, 'error');
   }
 }
 
+const taskLink = (id: string): string => `#/tasks/${encodeURIComponent(id)}`;
+
+/** Links to tasks by id (a retry's original, the retries made of a task). */
+const links = (ids: readonly string[]): Child =>
+  ids.length === 0
+    ? '—'
+    : h(
+        'span',
+        {},
+        ...ids.flatMap((id, i) => [i === 0 ? '' : ', ', h('a', { href: taskLink(id), class: 'mono' }, id)]),
+      );
+
 function facts(t: TaskDetail): HTMLElement {
   const rows: [string, Child][] = [
     ['Status', t.statusMessage === undefined ? t.status : `${t.status} — ${t.statusMessage}`],
+    ['Outcome', t.outcome === undefined ? 'not finished' : t.outcome.replace('_', ' ')],
+    ['Retry of', links(t.retryOf === undefined ? [] : [t.retryOf])],
+    ['Retried as', links(t.retries ?? [])],
     ['Owner', `${t.principal} @ ${t.tenant}`],
     ['Tool', toolName(t.tool, t.toolVersion)],
     ['Runs', t.attempt],

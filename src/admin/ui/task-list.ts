@@ -1,10 +1,10 @@
 // The task list: filters (kept in the address, so a reload or a shared link shows the same), newest first, one page
 // at a time through the API's cursor; rows change in place as events arrive, and new matching tasks appear on top.
 import { call, describeError } from './api.js';
-import { h, notify, show, statusBadge, time } from './dom.js';
+import { h, notify, outcomeBadge, show, statusBadge, time } from './dom.js';
 import { onLive } from './live.js';
 import { toolName } from './overview.js';
-import { STATUSES, isTerminal, type TaskPage, type TaskRow } from './types.js';
+import { OUTCOMES, STATUSES, isRetryable, isTerminal, type TaskPage, type TaskRow } from './types.js';
 
 const TEXT_FILTERS = [
   ['tool', 'Tool'],
@@ -13,21 +13,29 @@ const TEXT_FILTERS = [
   ['errorText', 'Error text'],
 ] as const;
 // What the address may carry to the API: the filters, and a page size (limit).
-const FILTERS = ['tool', 'status', 'tenant', 'principal', 'errorText', 'hasError', 'limit'];
+const FILTERS = ['tool', 'status', 'outcome', 'tenant', 'principal', 'errorText', 'hasError', 'limit'];
 
-/** Whether a task shown by an event belongs in the list these filters make. */
+/**
+ * Whether a task shown by an event belongs in the list these filters make. A tool error's text is not in its row: a
+ * search by error text takes in new tool errors on the next reload only.
+ */
 export function matches(filters: URLSearchParams, row: TaskRow): boolean {
   const eq = (name: 'tool' | 'tenant' | 'principal'): boolean =>
     !filters.has(name) || filters.get(name) === row[name];
-  const status = filters.get('status');
+  const anyOf = (name: 'status' | 'outcome'): boolean => {
+    const list = filters.get(name);
+    const value = row[name];
+    return list === null || (value !== undefined && list.split(',').includes(value));
+  };
   const hasError = filters.get('hasError');
   const errorText = filters.get('errorText')?.toLowerCase();
   return (
     eq('tool') &&
     eq('tenant') &&
     eq('principal') &&
-    (status === null || status.split(',').includes(row.status)) &&
-    (hasError === null || (hasError === 'true') === (row.status === 'failed')) &&
+    anyOf('status') &&
+    anyOf('outcome') &&
+    (hasError === null || (hasError === 'true') === isRetryable(row)) &&
     (errorText === undefined || (row.error?.message.toLowerCase().includes(errorText) ?? false))
   );
 }
@@ -111,6 +119,11 @@ function filterForm(filters: URLSearchParams): HTMLFormElement {
       ['', 'any'],
       ...STATUSES.map((s): [string, string] => [s, s.replace('_', ' ')]),
     ]),
+    select('outcome', 'Outcome', [
+      ['', 'any'],
+      ...OUTCOMES.map((o): [string, string] => [o, o.replace('_', ' ')]),
+      ['failed,tool_error', 'failed or tool error'],
+    ]),
     ...TEXT_FILTERS.map(([name, label]) => text(name, label)),
     select('hasError', 'Has error', [
       ['', 'any'],
@@ -141,7 +154,7 @@ const head = (): HTMLElement =>
     h(
       'tr',
       {},
-      ...['Task', 'Status', 'Tool', 'Owner', 'Runs', 'Updated', 'Message'].map((t) =>
+      ...['Task', 'Status', 'Outcome', 'Tool', 'Owner', 'Runs', 'Updated', 'Message'].map((t) =>
         h('th', { scope: 'col' }, t),
       ),
     ),
@@ -153,14 +166,20 @@ function row(task: TaskRow): HTMLTableRowElement {
     { 'data-task-id': task.id, 'data-updated': task.updatedAt },
     h('td', {}, h('a', { href: `#/tasks/${encodeURIComponent(task.id)}`, class: 'mono' }, task.id)),
     h('td', { class: 'status' }, statusBadge(task.status)),
+    h('td', { class: 'outcome' }, outcomeBadge(task.outcome)),
     h('td', {}, toolName(task.tool, task.toolVersion)),
     h('td', {}, `${task.principal} @ ${task.tenant}`),
     h('td', {}, task.attempt),
     h('td', {}, time(task.updatedAt)),
-    task.error === undefined
-      ? h('td', { class: 'muted' }, isTerminal(task.status) ? '' : (task.statusMessage ?? ''))
-      : h('td', { class: 'error-text' }, task.error.message),
+    message(task),
   );
+}
+
+/** A failed task's error, a tool error's status message (what its caller was told), or an unfinished task's. */
+function message(task: TaskRow): HTMLElement {
+  if (task.error !== undefined) return h('td', { class: 'error-text' }, task.error.message);
+  if (task.outcome === 'tool_error') return h('td', { class: 'error-text' }, task.statusMessage ?? '');
+  return h('td', { class: 'muted' }, isTerminal(task.status) ? '' : (task.statusMessage ?? ''));
 }
 
 function pagerLinks(

@@ -1,18 +1,20 @@
 // `durable-mcp admin tasks list`: search every owner's tasks through the operator API, one page or (--all) every one.
-import { TASK_STATUSES, type TaskStatus } from '../../tasks/task.js';
+import { TASK_OUTCOMES, TASK_STATUSES } from '../../tasks/task.js';
 import { adminApiFromFlags, AdminTransportError, type AdminApi } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
-import { taskTable, type AdminTaskPageJson } from '../admin-view.js';
+import { taskTable, type TaskPageJson } from '../admin-view.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
 
 export const listUsage = `durable-mcp admin tasks list [filters] [flags]   (operators: every owner's tasks in your tenants)
   --tenant T  --principal P  --tool NAME  --tool-version V
   --status S1,S2             any of ${TASK_STATUSES.join(', ')}
+  --outcome O1,O2            finished tasks that ended in any of ${TASK_OUTCOMES.join(', ')}
+                             (tool_error: completed with a tool error; retry those and failed ones)
   --created-from X  --created-to X  --updated-from X  --updated-to X
                              an ISO 8601 time (2026-01-31T12:00:00Z) or ms since the epoch; ranges are [from, to)
-  --has-error | --no-error   only tasks with an error, or only tasks without one
-  --error-text S             a case-insensitive part of the error message
+  --has-error | --no-error   only tasks with an error (failed, or a tool error), or only tasks without one
+  --error-text S             a case-insensitive part of the error message (or of a tool error's text)
   --sort created|updated     (default created)    --order asc|desc   (default desc: newest first)
   --limit N                  tasks per page, 1–500 (default: the server's)
   --cursor C                 the next page, as the previous one printed it
@@ -26,6 +28,7 @@ const LIST_FLAGS = {
   tool: { type: 'string' },
   'tool-version': { type: 'string' },
   status: { type: 'string' },
+  outcome: { type: 'string' },
   'created-from': { type: 'string' },
   'created-to': { type: 'string' },
   'updated-from': { type: 'string' },
@@ -72,13 +75,14 @@ function oneOf(values: Values, name: string, allowed: readonly string[]): string
   return value;
 }
 
-function statusFlag(values: Values): string | undefined {
-  if (values.status === undefined) return undefined;
-  const statuses = String(values.status).split(',');
-  for (const s of statuses)
-    if (!TASK_STATUSES.includes(s as TaskStatus))
-      throw new UsageError(`--status: unknown status "${s}" (one or more of ${TASK_STATUSES.join(', ')})`);
-  return statuses.join(',');
+/** A comma list of words each of which is `allowed` (--status, --outcome). */
+function listFlag(values: Values, name: string, allowed: readonly string[]): string | undefined {
+  if (values[name] === undefined) return undefined;
+  const words = String(values[name]).split(',');
+  for (const w of words)
+    if (!allowed.includes(w))
+      throw new UsageError(`--${name}: unknown ${name} "${w}" (one or more of ${allowed.join(', ')})`);
+  return words.join(',');
 }
 
 /** The query string of the search (without limit and cursor); every flag checked. */
@@ -91,7 +95,8 @@ function searchQuery(values: Values): URLSearchParams {
   put('principal', values.principal as string | undefined);
   put('tool', values.tool as string | undefined);
   put('toolVersion', values['tool-version'] as string | undefined);
-  put('status', statusFlag(values));
+  put('status', listFlag(values, 'status', TASK_STATUSES));
+  put('outcome', listFlag(values, 'outcome', TASK_OUTCOMES));
   for (const [fromFlag, fromKey, toFlag, toKey] of TIME_RANGES) {
     const [from, to] = [timeFlag(values, fromFlag), timeFlag(values, toFlag)];
     if (from !== undefined && to !== undefined && from >= to)
@@ -109,11 +114,11 @@ function searchQuery(values: Values): URLSearchParams {
   return q;
 }
 
-function asPage(body: unknown): AdminTaskPageJson {
-  const page = body as Partial<AdminTaskPageJson>;
+function asPage(body: unknown): TaskPageJson {
+  const page = body as Partial<TaskPageJson>;
   if (!Array.isArray(page.items) || (page.next !== undefined && typeof page.next !== 'string'))
     throw new AdminTransportError('the answer to GET /tasks is not a page of tasks');
-  return page as AdminTaskPageJson;
+  return page as TaskPageJson;
 }
 
 /** Follows the cursors from `cursor` until the last page or `max` tasks; `next` is set when `max` stopped it. */
@@ -123,8 +128,8 @@ async function collect(
   pageSize: number,
   max: number,
   cursor: string | undefined,
-): Promise<AdminTaskPageJson> {
-  const items: AdminTaskPageJson['items'] = [];
+): Promise<TaskPageJson> {
+  const items: TaskPageJson['items'] = [];
   for (;;) {
     const q = new URLSearchParams(query);
     q.set('limit', String(Math.min(pageSize, max - items.length)));
@@ -150,7 +155,7 @@ export async function listTasks(argv: string[]): Promise<number> {
   const cursor = values.cursor as string | undefined;
   const api = adminApiFromFlags(values);
   try {
-    let page: AdminTaskPageJson;
+    let page: TaskPageJson;
     if (values.all === true) page = await collect(api, query, limit ?? MAX_PAGE, max, cursor);
     else {
       if (limit !== undefined) query.set('limit', String(limit));

@@ -1,4 +1,5 @@
 // `durable-mcp admin tasks get|cancel|retry|purge <id>`: one task of any owner, through the operator API.
+import type { RetriedJson } from '../../admin/shapes.js';
 import { AdminApiError, adminApiFromFlags, AdminTransportError, type AdminApi } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
 import { inspectionOf } from '../admin-view.js';
@@ -10,17 +11,28 @@ import { describeInspection } from './task-inspect.js';
 export const taskVerbsUsage = `durable-mcp admin tasks <get|cancel|retry|purge> <taskId> [--yes] [flags]   (operators)
   get      everything the server keeps about the task, whoever owns it: steps, attempts, lease, errors
   cancel   request cancellation of an unfinished task
-  retry    run a failed task again from its last finished step (finished steps keep their results)
+  retry    run a task that failed or ended in a tool error again from its last finished step, as a new task
+           (the task itself stays as it ended; the new one copies its finished steps, which do not run again)
   purge    delete a finished task and all it keeps; asks first on a terminal, needs --yes without one
   --yes    do not ask
 ${clientFlagsHelp}`;
 
 const TASK_FLAGS = { ...CLIENT_FLAGS, yes: { type: 'boolean' } } as const;
 
-/** Each action: its method, its path under the task, and what it did in words. */
+/** The new task a retry answered, if the answer names one. */
+const newTask = (body: unknown): string => {
+  const id = (body as Partial<RetriedJson> | null)?.taskId;
+  return typeof id === 'string' ? id : '?';
+};
+
+/** Each action: its method, its path under the task, and what it did in words (from the id and the answer). */
 const ACTIONS = {
   cancel: { method: 'POST', path: '/cancel', done: (id: string) => `cancel requested for task ${id}` },
-  retry: { method: 'POST', path: '/retry', done: (id: string) => `task ${id} will run again` },
+  retry: {
+    method: 'POST',
+    path: '/retry',
+    done: (id: string, body: unknown) => `task ${id} retried as new task ${newTask(body)}`,
+  },
   purge: { method: 'DELETE', path: '', done: (id: string) => `task ${id} purged` },
 } as const;
 
@@ -64,7 +76,7 @@ async function act(api: AdminApi, action: Action, id: string, json: boolean): Pr
   }
   try {
     const body = await api.act(proof, method, taskPath(id) + path);
-    console.log(json ? JSON.stringify({ ...(body as object), id, action }) : done(id));
+    console.log(json ? JSON.stringify({ ...(body as object), id, action }) : done(id, body));
     return EXIT.ok;
   } catch (err) {
     return reportAdminError(err, api.base, id); // a 404 here: no such task (in the operator's scope)

@@ -41,7 +41,10 @@ function stepLine(step: TaskInspection['steps'][number]): string {
 
 /** The human view of an inspection. */
 export function describeInspection(t: TaskInspection): string {
-  const lines = [`${t.id}: ${t.status}${t.statusMessage === undefined ? '' : ` — ${t.statusMessage}`}`];
+  const ended = t.outcome === 'tool_error' ? ' (tool error)' : '';
+  const lines = [
+    `${t.id}: ${t.status}${ended}${t.statusMessage === undefined ? '' : ` — ${t.statusMessage}`}`,
+  ];
   lines.push(
     `  tool ${t.tool}${t.toolVersion === undefined ? '' : `@${t.toolVersion}`}, owner ${t.owner.tenant}/${t.owner.principal}, runs ${t.attempt}`,
   );
@@ -51,6 +54,8 @@ export function describeInspection(t: TaskInspection): string {
   if (t.pendingInputs !== undefined) lines.push(`  waiting for input: ${t.pendingInputs.join(', ')}`);
   if (t.cancelRequested) lines.push('  cancel requested');
   if (t.idempotencyKey !== undefined) lines.push(`  idempotency key ${t.idempotencyKey}`);
+  if (t.retryOf !== undefined) lines.push(`  retry of ${t.retryOf}`);
+  if (t.retries !== undefined && t.retries.length > 0) lines.push(`  retried as ${t.retries.join(', ')}`);
   if (t.error !== undefined) lines.push(`  error ${JSON.stringify(t.error)}`);
   const f = t.failure;
   if (f !== undefined) {

@@ -94,51 +94,134 @@ export function adminActionsContract(h: ContractStore): void {
 
   describe('operators: retry', () => {
     it('runs a failed task again from its last finished step, for any worker, and tells subscribers', async () => {
-      const { id, token } = await failedAfterSteps(h);
+      const caps = { elicitation: {}, sampling: {} };
+      const { id, token } = await failedAfterSteps(h, {
+        args: { text: 'hi' },
+        clientCapabilities: caps,
+        toolVersion: 'v3',
+        ttlMs: 5_000,
+        answers: { k: { action: 'accept', content: { go: true } } },
+      });
+      const admin = adminOf(h);
+      const before = { snap: await h.snap(id), detail: must(await admin.detail(ALL, id, h.t)) };
       const seen = watch(h);
       h.t += 10;
-      expect(await adminOf(h).retry(ALL, id, h.t)).toEqual({ ok: true });
-      const snap = await h.snap(id);
-      expect(snap).toMatchObject({ status: 'working', error: undefined, result: undefined, updatedAt: h.t });
+      const retried = await admin.retry(ALL, id, h.t);
+      if (!retried.ok) throw new Error(`refused: ${retried.reason}`);
+      const fork = retried.taskId;
+      expect(fork).not.toBe(id);
+      expect(fork).toMatch(/^task_[\w-]{32}$/);
       if (h.store.changes !== undefined)
-        expect(seen).toContainEqual(expect.objectContaining({ taskId: id, runnable: true }));
-      const detail = must(await adminOf(h).detail(ALL, id, h.t));
-      expect(detail).toMatchObject({ failure: undefined, error: undefined, leaseOwner: undefined });
-      expect(detail.steps.map((s) => [s.name, s.done, s.failedAttempts])).toEqual([
-        ['a', true, 0],
-        ['b', true, 0],
-      ]);
-      // The next run keeps the steps done, tries c afresh, and holds a newer token than every earlier run.
+        expect(seen).toContainEqual(expect.objectContaining({ taskId: fork, runnable: true }));
+      // The task retried never changes (a finished status is final); its detail names the new task.
+      expect(await h.snap(id)).toEqual(before.snap);
+      expect(await admin.detail(ALL, id, h.t)).toEqual({ ...before.detail, retries: [fork] });
+      // The new task: its owner's, working, its TTL counted from the retry, naming the task it came from.
+      expect(await h.snap(fork)).toMatchObject({
+        status: 'working',
+        createdAt: h.t,
+        ttlMs: 5_000,
+        pollIntervalMs: 500,
+        result: undefined,
+        error: undefined,
+      });
+      const detail = must(await admin.detail(ALL, fork, h.t));
+      expect(detail).toMatchObject({
+        owner: ALICE,
+        tool: 'echo',
+        toolVersion: 'v3',
+        outcome: undefined,
+        retryOf: id,
+        expiresAt: h.t + 5_000,
+        idempotencyKey: undefined,
+        failure: undefined,
+      });
+      // Its steps are the finished ones, with their timings; the failed step's attempts are not copied.
+      const kept = before.detail.steps.filter((s) => s.done);
+      expect(detail.steps).toEqual(kept);
+      // Any worker runs it: the finished steps in their order, the answers, afresh for c, a new lease.
       const again = await h.claim('w2', h.t);
-      expect(again).toMatchObject({ id, steps: { a: 1, b: 2 }, stepAttempts: {}, takenOver: false });
-      expect(again.token).toBeGreaterThan(token);
+      expect(again).toMatchObject({
+        id: fork,
+        args: { text: 'hi' },
+        clientCapabilities: caps,
+        toolVersion: 'v3',
+        steps: { a: 1, b: 2 },
+        stepOrder: ['a', 'b'],
+        stepAttempts: {},
+        answers: { k: { action: 'accept', content: { go: true } } },
+        takenOver: false,
+      });
       expect(await h.store.saveStep(id, token, 'c', 3, h.t)).toBe(false);
       const result = { content: [], isError: false };
-      expect(await h.store.finish(id, again.token, { kind: 'completed', result }, h.t)).toBe(true);
-      expect(await h.snap(id)).toMatchObject({ status: 'completed', result });
+      expect(await h.store.finish(fork, again.token, { kind: 'completed', result }, h.t)).toBe(true);
+      expect(await h.snap(fork)).toMatchObject({ status: 'completed', result });
+      expect((await h.snap(id)).status).toBe('failed');
     });
 
-    it('retries only failed tasks within the scope', async () => {
+    it('retries only tasks that failed or ended in a tool error, within the scope', async () => {
       const admin = adminOf(h);
       const { id } = await failedAfterSteps(h, { owner: OTHER_TENANT });
       const working = await h.store.create(newTask({ createdAt: h.t }));
-      expect(await admin.retry(ALL, working.id, h.t)).toEqual({ ok: false, reason: 'not_failed' });
+      const notFailed = { ok: false, reason: 'not_failed' };
+      expect(await admin.retry(ALL, working.id, h.t)).toEqual(notFailed);
       expect(await admin.retry(ACME, id, h.t)).toEqual(NOT_FOUND);
       expect(await admin.retry(ALL, 'task_missing', h.t)).toEqual(NOT_FOUND);
       expect((await h.snap(id, h.t, OTHER_TENANT)).status).toBe('failed');
       await h.store.requestCancel(working.id, ALICE, h.t);
-      expect(await admin.retry(ALL, working.id, h.t)).toEqual({ ok: false, reason: 'not_failed' });
+      expect(await admin.retry(ALL, working.id, h.t)).toEqual(notFailed);
+      const clean = { kind: 'completed', result: { content: [], isError: false } } as const;
+      const done = await seed(h, { createdAt: h.t }, clean);
+      expect(await admin.retry(ALL, done, h.t)).toEqual(notFailed);
+      const toolError = { kind: 'completed', result: { content: [], isError: true } } as const;
+      const broken = await seed(h, { createdAt: h.t }, toolError);
+      expect(await admin.retry(ALL, broken, h.t)).toMatchObject({ ok: true });
+      expect((await h.snap(broken)).status).toBe('completed');
     });
 
     it('gives a task its TTL again from the retry, so a task failed by its TTL runs again', async () => {
       const task = await h.store.create(newTask({ createdAt: h.t, ttlMs: 1_000 }));
       expect(await h.store.expire(T0 + 1_000)).toBe(1);
       h.t = T0 + 5_000;
-      expect(await adminOf(h).retry(ALL, task.id, h.t)).toEqual({ ok: true });
-      expect(await adminOf(h).detail(ALL, task.id, h.t)).toMatchObject({ expiresAt: T0 + 6_000 });
+      const retried = await adminOf(h).retry(ALL, task.id, h.t);
+      if (!retried.ok) throw new Error(`refused: ${retried.reason}`);
+      expect(await adminOf(h).detail(ALL, retried.taskId, h.t)).toMatchObject({ expiresAt: T0 + 6_000 });
       expect(await h.store.expire(h.t + 999)).toBe(0);
-      expect((await h.snap(task.id, h.t + 999)).status).toBe('working');
-      expect((await h.claim('w1', h.t)).id).toBe(task.id);
+      expect((await h.snap(retried.taskId, h.t + 999)).status).toBe('working');
+      expect((await h.claim('w1', h.t)).id).toBe(retried.taskId);
+      // The task retried is as its TTL left it.
+      expect(await adminOf(h).detail(ALL, task.id, h.t)).toMatchObject({
+        status: 'failed',
+        expiresAt: T0 + 1_000,
+      });
+    });
+
+    it('leaves the idempotency key with the task retried', async () => {
+      const { id } = await failedAfterSteps(h, { idempotencyKey: 'k1' });
+      const retried = await adminOf(h).retry(ALL, id, h.t);
+      if (!retried.ok) throw new Error(`refused: ${retried.reason}`);
+      expect((await adminOf(h).detail(ALL, retried.taskId, h.t))?.idempotencyKey).toBeUndefined();
+      expect((await h.store.findByIdempotencyKey(ALICE, 'echo', 'k1', h.t))?.snapshot.id).toBe(id);
+      const again = await h.store.create(newTask({ createdAt: h.t, idempotencyKey: 'k1' }));
+      expect(again.id).toBe(id);
+    });
+
+    it('makes a new task each time, each from the task retried', async () => {
+      const { id } = await failedAfterSteps(h);
+      const admin = adminOf(h);
+      h.t += 1;
+      const first = await admin.retry(ALL, id, h.t);
+      h.t += 1;
+      const second = await admin.retry(ALL, id, h.t);
+      if (!first.ok || !second.ok) throw new Error('refused');
+      expect(second.taskId).not.toBe(first.taskId);
+      expect((await admin.detail(ALL, id, h.t))?.retries).toEqual([first.taskId, second.taskId]);
+      const rows = await admin.list(ALL, { limit: 10, order: 'asc' }, h.t);
+      expect(rows.items.map((r) => [r.id, r.retryOf])).toEqual([
+        [id, undefined],
+        [first.taskId, id],
+        [second.taskId, id],
+      ]);
     });
 
     it('is seen by another instance on the same storage that had read the task failed', async (ctx) => {
@@ -146,16 +229,17 @@ export function adminActionsContract(h: ContractStore): void {
       const { id } = await failedAfterSteps(h);
       const peer = await h.openPeer();
       try {
-        const read = async () => {
-          const got = await peer.get(id, ALICE, h.t);
+        const read = async (task: string) => {
+          const got = await peer.get(task, ALICE, h.t);
           return typeof got === 'string' ? got : got.status;
         };
-        expect(await read()).toBe('failed');
-        expect(await adminOf(h).retry(ALL, id, h.t)).toEqual({ ok: true });
-        const deadline = Date.now() + 3_000;
-        while ((await read()) !== 'working' && Date.now() < deadline)
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        expect(await read()).toBe('working');
+        expect(await read(id)).toBe('failed');
+        const retried = await adminOf(h).retry(ALL, id, h.t);
+        if (!retried.ok) throw new Error(`refused: ${retried.reason}`);
+        expect(await read(retried.taskId)).toBe('working');
+        expect(await read(id)).toBe('failed');
+        // The peer's workers claim it.
+        expect((await peer.claim('peer', LEASE, h.t))?.id).toBe(retried.taskId);
       } finally {
         await peer.close();
       }

@@ -49,15 +49,23 @@ export function adminSearchContract(h: ContractStore): void {
           tool: 'echo',
           toolVersion: 'v2',
           status: 'failed',
+          outcome: 'failed',
           statusMessage: 'It broke.',
           createdAt: T0 + 2,
           updatedAt: T0 + 102,
           attempt: 1,
+          retryOf: undefined,
           error: { code: -32603, message: 'Disk FULL on node 7' },
         },
       ]);
       const [working] = (await adminOf(h).list(ALL, { limit: 1, tool: 'report' }, h.t)).items;
-      expect(working).toMatchObject({ id: ids.t5, status: 'working', attempt: 0, error: undefined });
+      expect(working).toMatchObject({
+        id: ids.t5,
+        status: 'working',
+        outcome: undefined,
+        attempt: 0,
+        error: undefined,
+      });
     });
 
     it('never shows a tenant-scoped operator the tasks of other tenants', async () => {
@@ -106,6 +114,7 @@ export function adminSearchContract(h: ContractStore): void {
       const options = { windowsMs: [150, 1_000], stuckMs: 150 };
       const all = await admin.overview(ALL, T0 + 200, options);
       expect(all.byStatus).toEqual({ working: 2, input_required: 1, completed: 1, failed: 2, cancelled: 1 });
+      expect(all.byOutcome).toEqual({ completed: 1, tool_error: 0, failed: 2, cancelled: 1 });
       expect(all.byTool).toEqual(
         expect.arrayContaining([
           { tool: 'echo', toolVersion: 'v1', status: 'working', count: 1 },
@@ -119,8 +128,8 @@ export function adminSearchContract(h: ContractStore): void {
       );
       expect(all.byTool).toHaveLength(7);
       expect(all.windows).toEqual([
-        { windowMs: 150, created: 0, completed: 1, failed: 2 },
-        { windowMs: 1_000, created: 7, completed: 1, failed: 2 },
+        { windowMs: 150, created: 0, completed: 1, failed: 2, toolErrors: 0 },
+        { windowMs: 1_000, created: 7, completed: 1, failed: 2, toolErrors: 0 },
       ]);
       // t5 and t6 have not changed since T0+5 and T0+6; t7 asked for input at T0+107.
       expect(all.stuck).toBe(2);
@@ -129,12 +138,13 @@ export function adminSearchContract(h: ContractStore): void {
       expect(acme.byStatus).toEqual({ working: 1, input_required: 1, completed: 1, failed: 1, cancelled: 1 });
       expect(acme.byTool.reduce((n, row) => n + row.count, 0)).toBe(5);
       expect(acme.windows).toEqual([
-        { windowMs: 150, created: 0, completed: 1, failed: 1 },
-        { windowMs: 1_000, created: 5, completed: 1, failed: 1 },
+        { windowMs: 150, created: 0, completed: 1, failed: 1, toolErrors: 0 },
+        { windowMs: 1_000, created: 5, completed: 1, failed: 1, toolErrors: 0 },
       ]);
       expect(acme.stuck).toBe(1);
       const none = await admin.overview({ tenants: [] }, T0 + 200, options);
       expect(none.byStatus).toEqual({ working: 0, input_required: 0, completed: 0, failed: 0, cancelled: 0 });
+      expect(none.byOutcome).toEqual({ completed: 0, tool_error: 0, failed: 0, cancelled: 0 });
       expect(none).toMatchObject({ byTool: [], stuck: 0 });
     });
   });

@@ -57,22 +57,24 @@ export function historyContract(h: ContractStore): void {
       ]);
     });
 
-    it('records an operator retry as working again', async () => {
+    it('leaves a retried task’s history as it ended; the new task’s starts with the retry', async () => {
       const admin = h.store.admin;
       if (admin === undefined) return;
       const run = await h.running({ createdAt: T0 });
       const error = { code: -32603, message: 'broke' };
       const failed = { kind: 'failed', error, statusMessage: 'It broke.' } as const;
       expect(await h.store.finish(run.id, run.token, failed, T0 + 10)).toBe(true);
-      expect(await admin.retry({ tenants: 'all' }, run.id, T0 + 20)).toEqual({ ok: true });
+      const retried = await admin.retry({ tenants: 'all' }, run.id, T0 + 20);
+      if (!retried.ok) throw new Error(`refused: ${retried.reason}`);
       const history = must(await historyOf(run.id));
       expect(history.map((e) => [e.at, e.status])).toEqual([
         [T0, 'working'],
         [T0 + 10, 'failed'],
-        [T0 + 20, 'working'],
       ]);
       expect(history[1]?.statusMessage).toBe('It broke.');
-      expect(history[2]?.statusMessage).toBe((await inspect(run.id)).statusMessage);
+      const fork = await inspect(retried.taskId);
+      expect(fork.history).toEqual([{ at: T0 + 20, status: 'working', statusMessage: fork.statusMessage }]);
+      expect(fork.statusMessage).toContain(run.id);
     });
 
     it(`keeps the latest ${HISTORY_BOUND} entries of a task that asks for input again and again`, async () => {

@@ -1,7 +1,11 @@
-// One upgrade scenario for both backends' migration tests: tasks stored before the upgrade resume after it.
+// Upgrade scenarios for both backends' migration tests: tasks stored before an upgrade resume after it, and read as
+// the new release keeps them.
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { createPayloadCipher } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
-import { RESUMED_STATUS_MESSAGE } from '../../tasks/task.js';
+import { RESUMED_STATUS_MESSAGE, type RunOutcome } from '../../tasks/task.js';
+import type { PayloadSealingOptions } from '../payload-sealing.js';
 import { ALICE, newTask } from './harness.contract.js';
 
 /**
@@ -60,4 +64,74 @@ export async function expectUpgradedInspection(
   expect(asked?.history).toEqual([
     { at: t0 + 2_001, status: 'working', statusMessage: RESUMED_STATUS_MESSAGE },
   ]);
+}
+
+/** The options of a store that seals only sensitive tasks (the outcome upgrade's store holds both kinds). */
+export const sealingSensitive = (): PayloadSealingOptions => ({
+  cipher: createPayloadCipher([{ id: 'k1', key: randomBytes(32) }]),
+  encrypt: 'sensitive',
+});
+
+/**
+ * What a store of the release before outcomes holds for the outcome upgrade test (the store seals sensitive tasks:
+ * sealingSensitive): completed tasks, clean, with a tool error the tool returned and one it threw (its error kept
+ * beside the result), each unsealed and sealed; a failed and a cancelled task; an unfinished one.
+ */
+export async function seedOutcomeTasks(store: TaskStore, t0: number): Promise<Record<string, string>> {
+  const returned = { content: [{ type: 'text', text: 'no' }], isError: true };
+  const failure = { ref: 'err_1', name: 'Error', message: 'no', at: t0 };
+  const endings: [string, boolean, RunOutcome][] = [
+    ['clean', false, { kind: 'completed', result: { content: [], isError: false } }],
+    ['returned', false, { kind: 'completed', result: returned }],
+    ['threw', false, { kind: 'completed', result: returned, failure }],
+    ['sealedClean', true, { kind: 'completed', result: { content: [] } }],
+    ['sealedReturned', true, { kind: 'completed', result: returned }],
+    ['sealedThrew', true, { kind: 'completed', result: returned, failure }],
+    ['failed', false, { kind: 'failed', error: { code: -32603, message: 'no' }, statusMessage: 'No.' }],
+    ['cancelled', false, { kind: 'cancelled' }],
+  ];
+  const ids: Record<string, string> = {};
+  for (const [i, [name, sensitive, outcome]] of endings.entries()) {
+    const task = await store.create(newTask({ createdAt: t0 + i, sensitive }));
+    const run = await store.claim('w', 1_000, t0 + i);
+    expect(run?.id).toBe(task.id);
+    expect(await store.finish(task.id, run?.token ?? 0, outcome, t0 + i)).toBe(true);
+    ids[name] = task.id;
+  }
+  ids.working = (await store.create(newTask({ createdAt: t0 + 100 }))).id;
+  return ids;
+}
+
+/**
+ * After the upgrade that keeps outcomes, the tasks stored before it have theirs: a completed task whose stored result
+ * says isError, or which kept the error its tool threw, ended in a tool error. A sealed result is not read by the
+ * upgrade: a sealed tool error the tool returned (without throwing) stays `completed`.
+ */
+export async function expectUpgradedOutcomes(
+  store: TaskStore,
+  ids: Record<string, string>,
+  t0: number,
+): Promise<void> {
+  const admin = store.admin;
+  if (admin === undefined) throw new Error('expected the operators’ port');
+  const outcomes: Record<string, unknown> = {};
+  for (const [name, id] of Object.entries(ids))
+    outcomes[name] = (await admin.detail({ tenants: 'all' }, id, t0 + 1_000))?.outcome;
+  expect(outcomes).toEqual({
+    clean: 'completed',
+    returned: 'tool_error',
+    threw: 'tool_error',
+    sealedClean: 'completed',
+    sealedReturned: 'completed',
+    sealedThrew: 'tool_error',
+    failed: 'failed',
+    cancelled: 'cancelled',
+    working: undefined,
+  });
+  const found = await admin.list({ tenants: 'all' }, { limit: 10, outcome: ['tool_error'] }, t0 + 1_000);
+  expect(found.items.map((t) => t.id).sort()).toEqual([ids.returned, ids.threw, ids.sealedThrew].sort());
+  // And a retry of one of them works on the upgraded store.
+  expect(await admin.retry({ tenants: 'all' }, ids.sealedThrew as string, t0 + 1_000)).toMatchObject({
+    ok: true,
+  });
 }

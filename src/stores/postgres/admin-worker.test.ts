@@ -1,5 +1,5 @@
-// An operator's retry with a real worker on PostgreSQL: the failed task runs again from its last finished step, and
-// a worker of another instance (replica) claims it.
+// An operator's retry with a real worker on PostgreSQL: a new task runs again from the last finished step of the task
+// retried, and a worker of another instance (replica) claims it.
 import { afterEach, describe, it } from 'vitest';
 import { createWorker, type Worker } from '../../worker/worker.js';
 import { expectRetryFromLastStep, threeSteps } from '../../../test/support/admin-retry.js';
@@ -23,6 +23,16 @@ await withPostgres('the PostgreSQL operators’ retry with a worker', () => {
       workers.push(w);
       w.start();
       await expectRetryFromLastStep(operator, workerTask(Date.now()), Date.now);
+    });
+
+    it('reruns a task that ended in a tool error as a new task on another replica’s worker', async () => {
+      const schema = freshSchema();
+      const operator = open({ schema });
+      const replica = open({ schema });
+      const w = createWorker({ store: replica, runner: threeSteps, leaseMs: 500, pollMs: 20, now: Date.now });
+      workers.push(w);
+      w.start();
+      await expectRetryFromLastStep(operator, workerTask(Date.now()), Date.now, 'tool_error');
     });
   });
 });

@@ -1,6 +1,12 @@
 // The operators' port on PostgreSQL: searches and counts within a tenant scope; a cancel done as the owner's own;
 // retry and purge under the task's row lock, notified in the statement that commits them.
-import type { AdminActionResult, AdminOverview, AdminScope, TaskAdmin } from '../../tasks/admin.js';
+import type {
+  AdminActionResult,
+  AdminOverview,
+  AdminRetryResult,
+  AdminScope,
+  TaskAdmin,
+} from '../../tasks/admin.js';
 import { isTerminal, type TaskInspection, type TaskStatus } from '../../tasks/task.js';
 import {
   adminOverview,
@@ -9,19 +15,18 @@ import {
   checkAdminQuery,
   emptyAdminWindow,
   inAdminScope,
-  RETRIED_MESSAGE,
   toAdminSummary,
   visibleTenants,
   type AdminSummaryColumns,
 } from '../admin-query.js';
 import { toAdminPayloads } from '../admin-payloads.js';
-import { withCommitted, type StoreContext } from './context.js';
+import type { StoreContext } from './context.js';
 import type { Run } from './db.js';
 import { requestCancel } from './owner-writes.js';
-import type { SnapshotColumns } from './rows.js';
+import { retryFork } from './retry-fork.js';
 import { searchSql } from './sql/admin.js';
 
-const NOT_FOUND: AdminActionResult = { ok: false, reason: 'not_found' };
+const NOT_FOUND = { ok: false, reason: 'not_found' } as const;
 
 interface PayloadRow extends Record<string, unknown> {
   id: string;
@@ -46,11 +51,11 @@ export function postgresAdmin(
   const sql = q.admin;
 
   /** Retry or purge under the row lock; `write` runs when the task is within the scope. */
-  const locked = async (
+  const locked = async <R extends AdminActionResult | AdminRetryResult>(
     scope: AdminScope,
     id: string,
-    write: (row: OwnerRow, run: Run) => Promise<AdminActionResult>,
-  ): Promise<AdminActionResult> =>
+    write: (row: OwnerRow, run: Run) => Promise<R>,
+  ): Promise<R | typeof NOT_FOUND> =>
     db.tx(async (run) => {
       const [row] = await run<OwnerRow>(sql.lock, [id]);
       if (row === undefined || !inAdminScope(scope, row.tenant)) return NOT_FOUND;
@@ -92,16 +97,8 @@ export function postgresAdmin(
     },
 
     async retry(scope, id, now) {
-      let committed: SnapshotColumns | undefined;
-      const result = await locked(scope, id, async (row, run) => {
-        if (row.status !== 'failed') return { ok: false, reason: 'not_failed' };
-        [committed] = await run<SnapshotColumns>(sql.retry, [id, now, RETRIED_MESSAGE]);
-        return committed === undefined ? { ok: false, reason: 'not_failed' } : { ok: true };
-      });
-      if (result.ok) {
-        const change = { taskId: id, runnable: true, cancelRequested: false };
-        feed.emitLocal([withCommitted(change, committed, codec.open)]);
-      }
+      const result = await locked(scope, id, async (_row, run) => retryFork(ctx, run, id, now));
+      if (result.ok) feed.emitLocal([{ taskId: result.taskId, runnable: true, cancelRequested: false }]);
       return result;
     },
 
@@ -134,7 +131,7 @@ async function readOverview(
     db.query<R>(text, [...params, ...within]);
   const window = async (windowMs: number) => {
     const [row] = await count<WindowRow>(o.window, [now - windowMs, now]);
-    return { windowMs, created: row?.created ?? 0, completed: row?.completed ?? 0, failed: row?.failed ?? 0 };
+    return row === undefined ? emptyAdminWindow(windowMs) : { ...row, windowMs };
   };
   const [byTool, windows, [stuck]] = await Promise.all([
     count<ToolRow>(o.byTool, []),
@@ -145,6 +142,7 @@ async function readOverview(
     tool: r.tool,
     toolVersion: r.tool_version ?? undefined,
     status: r.status,
+    toolError: r.tool_error,
     count: r.n,
   }));
   return adminOverview(tools, windows, stuck?.n ?? 0);
@@ -154,11 +152,8 @@ interface ToolRow extends Record<string, unknown> {
   tool: string;
   tool_version: string | null;
   status: TaskStatus;
+  tool_error: boolean;
   n: number;
 }
 
-interface WindowRow extends Record<string, unknown> {
-  created: number;
-  completed: number;
-  failed: number;
-}
+type WindowRow = Omit<AdminOverview['windows'][number], 'windowMs'> & Record<string, unknown>;

@@ -1,5 +1,5 @@
 // Ending a run: each outcome is one statement fenced by the run's token (the first terminal write wins).
-import type { RunOutcome } from '../../tasks/task.js';
+import { isToolErrorResult, type RunOutcome } from '../../tasks/task.js';
 import { writeAndNotify, type StoreContext } from './context.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import type { Sealer } from './codec.js';
@@ -19,7 +19,14 @@ export async function finishRun(
     error: string | null,
     message: string | null,
     failure: string | null = null,
-  ) => writeAndNotify(ctx, q.terminal, [id, token, status, result, error, message, now, failure], settled);
+    toolError = false,
+  ) =>
+    writeAndNotify(
+      ctx,
+      q.terminal,
+      [id, token, status, result, error, message, now, failure, toolError],
+      settled,
+    );
   const failureOf = (seal: Sealer): string | null =>
     'failure' in outcome && outcome.failure !== undefined
       ? seal(JSON.stringify(outcome.failure), sealedAt('tasks.failure', id))
@@ -28,7 +35,9 @@ export async function finishRun(
     case 'completed': {
       const seal = await ctx.codec.sealerOf(id);
       const result = seal(JSON.stringify(outcome.result), sealedAt('tasks.result', id));
-      return terminal('completed', result, null, statusFor(seal, id, outcome.statusMessage), failureOf(seal));
+      const message = statusFor(seal, id, outcome.statusMessage);
+      // Known here, before the result is sealed: operators find tool errors without opening results.
+      return terminal('completed', result, null, message, failureOf(seal), isToolErrorResult(outcome.result));
     }
     case 'failed': {
       const seal = await ctx.codec.sealerOf(id);

@@ -55,6 +55,9 @@ export interface TaskRow {
   /** Migration 15 (shown-status.ts). */
   progress?: string | null;
   version_wait?: number | null;
+  /** Migration 14. */
+  tool_error: boolean;
+  retry_of: string | null;
   [column: string]: unknown;
 }
 
@@ -103,6 +106,8 @@ export interface InspectRow extends TaskRow {
   done_steps: [string, number | null, number | null][];
   attempts: AttemptList;
   history: HistoryRow[];
+  /** Ids of the tasks retries made from this one, oldest first. */
+  retries: string[];
 }
 
 function toStepAttempts(id: string, list: AttemptList, open: Opener): Record<string, StepAttempts> {
@@ -194,6 +199,7 @@ export function toInspection(row: InspectRow, open: Opener): TaskInspection {
     wakeAt: row.wake_at === null ? undefined : toNumber(row.wake_at),
     cancelRequested: row.cancel_requested,
     idempotencyKey: row.idempotency_key ?? undefined,
+    retries: row.retries,
     steps: inspectionSteps(
       row.done_steps.map(([name, startedAt, savedAt]) => ({ name, startedAt, savedAt })),
       attempts,

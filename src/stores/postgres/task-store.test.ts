@@ -9,9 +9,12 @@ import type { TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, TaskOwner } from '../../tasks/task.js';
 import {
   expectUpgradedInspection,
+  expectUpgradedOutcomes,
   expectUpgradedTasksResume,
   newTask,
   runTaskStoreContract,
+  sealingSensitive,
+  seedOutcomeTasks,
   seedUpgradeTasks,
 } from '../task-store.contract.js';
 import { migrate, postgresMigrations } from './migrations.js';
@@ -215,6 +218,22 @@ function defineSuites(): void {
       expect(await after.purge(T0 + 3_600_000, 0)).toBe(2);
       const left = await admin.query(`SELECT count(*)::int AS n FROM ${s}.task_history`);
       expect(left.rows).toEqual([{ n: 0 }]);
+    });
+
+    it('migrates a schema of the release before outcomes: its finished tasks get theirs, tool errors marked', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const sealing = sealingSensitive();
+      const before = open({ schema, ...sealing });
+      const seeded = await seedOutcomeTasks(before, T0);
+      // Take the schema back to that release (before migration 14).
+      await admin.query(`
+        DROP INDEX ${s}.tasks_tool_errors; DROP INDEX ${s}.tasks_retries;
+        ALTER TABLE ${s}.tasks DROP COLUMN tool_error, DROP COLUMN retry_of;
+        DELETE FROM ${s}.schema_migrations WHERE version = 14`);
+
+      expect(await migrate(admin, schema)).toEqual([14]);
+      await expectUpgradedOutcomes(open({ schema, ...sealing }), seeded, T0);
     });
 
     it('adds the status index to a schema holding tasks, and counts by status with it', async () => {

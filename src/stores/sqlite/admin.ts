@@ -1,7 +1,7 @@
 // The operators' port on SQLite: searches and counts within a tenant scope; a cancel done as the owner's own; retry
 // and purge, each one write transaction whose change the change log announces (to workers, subscribers and the
 // terminal caches of every process on the file).
-import type { AdminActionResult, AdminScope, TaskAdmin } from '../../tasks/admin.js';
+import type { AdminActionResult, AdminRetryResult, AdminScope, TaskAdmin } from '../../tasks/admin.js';
 import type { TaskStore } from '../../tasks/store.js';
 import { isTerminal, type TaskInspection } from '../../tasks/task.js';
 import {
@@ -11,16 +11,16 @@ import {
   checkAdminQuery,
   emptyAdminWindow,
   inAdminScope,
-  RETRIED_MESSAGE,
   toAdminSummary,
   visibleTenants,
 } from '../admin-query.js';
 import { toAdminPayloads } from '../admin-payloads.js';
+import { planRetry } from '../retry-fork.js';
 import type { StoreContext } from './context.js';
 import { guarded } from './guarded.js';
 import { prepareAdminQueries } from './sql/admin.js';
 
-const NOT_FOUND: AdminActionResult = { ok: false, reason: 'not_found' };
+const NOT_FOUND = { ok: false, reason: 'not_found' } as const;
 
 export interface SqliteAdminDeps {
   /** The owner's cancel: an operator's cancel takes the same path, on the task's owner. */
@@ -64,12 +64,15 @@ export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin
     },
 
     async retry(scope, id, now) {
-      return writes.tx((): AdminActionResult => {
-        const row = scoped(scope, id);
-        if (row === undefined) return NOT_FOUND;
-        if (!aq.retry(id, row, RETRIED_MESSAGE, now)) return { ok: false, reason: 'not_failed' };
-        log.changed({ taskId: id, runnable: true, cancelRequested: false });
-        return { ok: true };
+      return writes.tx((): AdminRetryResult => {
+        const source = aq.forkSource(id);
+        if (source === undefined || !inAdminScope(scope, source.owner.tenant)) return NOT_FOUND;
+        const plan = planRetry(source, source, codec);
+        if (!plan.ok) return plan;
+        const { fork } = plan;
+        aq.insertFork(id, source.owner, fork, now);
+        log.changed({ taskId: fork.id, runnable: true, cancelRequested: false });
+        return { ok: true, taskId: fork.id };
       });
     },
 

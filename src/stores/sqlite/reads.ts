@@ -47,7 +47,12 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
       if (row === undefined) return undefined;
       return toInspection(
         row,
-        { done: q.doneSteps(id), attempts: q.stepAttempts(id), history: q.history(id, row.created_at) },
+        {
+          done: q.doneSteps(id),
+          attempts: q.stepAttempts(id),
+          history: q.history(id, row.created_at),
+          retries: q.retries(id),
+        },
         codec.open,
       );
     },

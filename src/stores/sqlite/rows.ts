@@ -48,6 +48,9 @@ export interface TaskRow {
   /** Migration 16 (shown-status.ts). */
   progress?: string | null;
   version_wait?: number | null;
+  /** Migration 15: 1 when the task completed with a tool error. */
+  tool_error: number;
+  retry_of: string | null;
 }
 
 export interface InputRow {
@@ -102,7 +105,12 @@ export function newSnapshot(task: NewTask): TaskSnapshot {
 /** Everything kept about a task, for operators. */
 export function toInspection(
   row: TaskRow,
-  kept: { done: DoneStep[]; attempts: Record<string, StepAttempts>; history: HistoryRow[] },
+  kept: {
+    done: DoneStep[];
+    attempts: Record<string, StepAttempts>;
+    history: HistoryRow[];
+    retries: string[];
+  },
   open: Opener,
 ): TaskInspection {
   return {
@@ -113,6 +121,7 @@ export function toInspection(
     wakeAt: row.wake_at ?? undefined,
     cancelRequested: row.cancel_requested === 1,
     idempotencyKey: row.idempotency_key ?? undefined,
+    retries: kept.retries,
     steps: inspectionSteps(kept.done, kept.attempts),
     history: toStatusHistory(
       { id: row.id, createdAt: row.created_at, createdMessage: row.created_message },

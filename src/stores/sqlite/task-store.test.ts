@@ -8,9 +8,12 @@ import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import {
   expectUpgradedInspection,
+  expectUpgradedOutcomes,
   expectUpgradedTasksResume,
   newTask,
   runTaskStoreContract,
+  sealingSensitive,
+  seedOutcomeTasks,
   seedUpgradeTasks,
 } from '../task-store.contract.js';
 import { openSqlite, type SqliteDatabase } from './database.js';
@@ -271,6 +274,26 @@ describe('SQLite task store on a shared file', () => {
     const left = new Database(path, { readonly: true });
     expect(left.prepare('SELECT count(*) AS n FROM task_history').get()).toEqual({ n: 0 });
     left.close();
+  });
+
+  it('opens a file of the release before outcomes: its finished tasks get theirs, tool errors marked', async () => {
+    const path = freshPath();
+    const sealing = sealingSensitive();
+    const before = createSqliteTaskStore({ path, ...sealing });
+    opened.push(before);
+    const seeded = await seedOutcomeTasks(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 15).
+    const raw = new Database(path);
+    raw.exec(`
+      DROP INDEX tasks_tool_errors; DROP INDEX tasks_retries;
+      ALTER TABLE tasks DROP COLUMN tool_error; ALTER TABLE tasks DROP COLUMN retry_of;
+      DELETE FROM schema_migrations WHERE version = 15`);
+    raw.close();
+
+    const after = createSqliteTaskStore({ path, ...sealing });
+    opened.push(after);
+    await expectUpgradedOutcomes(after, seeded, T0);
   });
 
   /** A store on a connection that records the SQL of every statement it prepares (to check their plans). */

@@ -1,7 +1,7 @@
 // SQL of the PostgreSQL task store. The operators' port: searches (built per set of filters), a task's owner by id,
-// its payload columns, retry and purge under the task's row lock, and the overview's counts.
+// its payload columns, a retry's new task and purge under the task's row lock, and the overview's counts.
 import { adminSearchSql, type AdminDialect, type CheckedQuery } from '../../admin-query.js';
-import { fairPlace, NON_TERMINAL, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+import { fairPlace, NON_TERMINAL, type Notify } from './fragments.js';
 
 const dialect: AdminDialect = {
   param(params, value) {
@@ -17,6 +17,16 @@ const dialect: AdminDialect = {
     params.push(needle.toLowerCase());
     return `strpos(lower(CASE WHEN left(error, 1) = '{' THEN error::jsonb ->> 'message' END), $${params.length}) > 0`;
   },
+  toolError: 'tool_error',
+  noToolError: 'NOT tool_error',
+  toolErrorContains(params, needle) {
+    params.push(needle.toLowerCase());
+    const n = `$${params.length}`;
+    return `(strpos(lower(CASE WHEN left(failure, 1) = '{' THEN failure::jsonb ->> 'message' END), ${n}) > 0
+      OR EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN left(result, 1) = '{'
+          AND jsonb_typeof(result::jsonb -> 'content') = 'array' THEN result::jsonb -> 'content' END) c
+        WHERE strpos(lower(c ->> 'text'), ${n}) > 0))`;
+  },
 };
 
 /** The statement and parameters of one page of a search within `tenants` (undefined: any); undefined: no match. */
@@ -28,9 +38,9 @@ function overviewSql(s: string, scoped: boolean) {
   const within = (n: number): string => (scoped ? `tenant = ANY($${n}::text[]) AND` : '');
   return {
     byTool: `
-      SELECT tool, tool_version, status, count(*)::int AS n FROM ${s}.tasks
+      SELECT tool, tool_version, status, tool_error, count(*)::int AS n FROM ${s}.tasks
       ${scoped ? 'WHERE tenant = ANY($1::text[])' : ''}
-      GROUP BY tool, tool_version, status ORDER BY tool, tool_version, status`,
+      GROUP BY tool, tool_version, status, tool_error ORDER BY tool, tool_version, status`,
     /** $1 since (exclusive), $2 now. */
     window: `
       SELECT
@@ -38,7 +48,9 @@ function overviewSql(s: string, scoped: boolean) {
         (SELECT count(*) FROM ${s}.tasks
           WHERE ${within(3)} status = 'completed' AND updated_at > $1 AND updated_at <= $2)::int AS completed,
         (SELECT count(*) FROM ${s}.tasks
-          WHERE ${within(3)} status = 'failed' AND updated_at > $1 AND updated_at <= $2)::int AS failed`,
+          WHERE ${within(3)} status = 'failed' AND updated_at > $1 AND updated_at <= $2)::int AS failed,
+        (SELECT count(*) FROM ${s}.tasks
+          WHERE ${within(3)} tool_error AND updated_at > $1 AND updated_at <= $2)::int AS "toolErrors"`,
     /** $1 the time before which an unfinished task is stuck. */
     stuck: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE ${within(2)} ${NON_TERMINAL} AND updated_at <= $1`,
   };
@@ -63,28 +75,47 @@ export function adminSql(s: string, notify: Notify) {
           '[]'::json) FROM ${s}.task_inputs i WHERE i.task_id = t.id) AS inputs
       FROM ${s}.tasks t WHERE t.id = $1`,
 
-    /** The row lock of retry and purge: a run's ending or an owner's write waits for, then re-checks, this one. */
+    /**
+     * The row lock of retry and purge: a run's ending or an owner's write waits for, then re-checks, this one (and a
+     * purge does not take a task while a retry copies it).
+     */
     lock: `SELECT tenant, principal, status FROM ${s}.tasks WHERE id = $1 FOR UPDATE`,
 
+    /** What a retry copies of a task: its row, its finished steps (in the order done) and its answered inputs. */
+    forkSource: `
+      SELECT t.id, t.status, t.tool_error, t.sealed, t.args, t.client_caps,
+        (SELECT coalesce(json_agg(json_build_array(st.name, st.value, st.seq, st.started_at, st.saved_at)
+          ORDER BY st.seq NULLS FIRST, st.name COLLATE "C"), '[]'::json)
+          FROM ${s}.task_steps st WHERE st.task_id = t.id) AS steps,
+        (SELECT coalesce(json_agg(json_build_array(i.key, i.request, i.answer, i.asked_at, i.answered_at)
+          ORDER BY i.asked_at, i.key COLLATE "C"), '[]'::json)
+          FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NOT NULL) AS inputs
+      FROM ${s}.tasks t WHERE t.id = $1`,
+
     /**
-     * $2 now, $3 status message. A failed task runs again from its steps: working and runnable, at a new place in
-     * line, without its error, lease or wake-up, its TTL counted again from now. Failed attempts of steps without a
-     * result are forgotten (their retry policy counts afresh); the attempt number (the fencing token) goes on.
+     * A retry's new task, in one statement: $1 the task retried, $2 the new id, $3 arguments, $4 status message,
+     * $5 now, $6 client capabilities, $7 sealed; its steps ($8 names, $9 values, $10 seqs, $11 starts, $12 saves) and
+     * answered inputs ($13 keys, $14 requests, $15 answers, $16 asked, $17 answered). It takes its fair place in line
+     * as a task its owner created now would; workers hear of it at commit.
      */
-    retry: `
-      WITH u AS (
-        UPDATE ${s}.tasks t SET status = 'working', result = NULL, error = NULL, failure = NULL,
-          status_message = $3, updated_at = $2::bigint, runnable = true, cancel_requested = false,
-          lease_owner = NULL, lease_until = NULL, wake_at = NULL, version_wait = NULL,
-          fair_at = ${fairPlace(s, '$2::bigint', 't.tenant', 't.principal')},
-          expires_at = CASE WHEN t.ttl_ms IS NULL THEN NULL ELSE $2::bigint + t.ttl_ms END,
-          revision = t.revision + 1
-        WHERE t.id = $1 AND t.status = 'failed' RETURNING ${SNAPSHOT_COLUMNS}
-      ), forgotten AS (
-        DELETE FROM ${s}.task_step_attempts a USING u
-        WHERE a.task_id = u.id
-          AND NOT EXISTS (SELECT 1 FROM ${s}.task_steps st WHERE st.task_id = u.id AND st.name = a.name)
-      ) SELECT u.*, ${notify('u.id', 'true', 'false')} FROM u`,
+    insertFork: `
+      WITH src AS (SELECT * FROM ${s}.tasks WHERE id = $1), inserted AS (
+        INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
+          ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, fair_at,
+          tool_version, created_message, retry_of)
+        SELECT $2, src.tenant, src.principal, src.tool, $3, 'working', $4, $5::bigint, $5::bigint, src.ttl_ms,
+          src.poll_interval_ms, $5::bigint + src.ttl_ms, src.replay_after_crash, $6::jsonb, true, $7,
+          ${fairPlace(s, '$5::bigint', 'src.tenant', 'src.principal')}, src.tool_version, $4, src.id
+        FROM src RETURNING id
+      ), steps AS (
+        INSERT INTO ${s}.task_steps (task_id, name, value, seq, started_at, saved_at)
+        SELECT inserted.id, x.* FROM inserted,
+          unnest($8::text[], $9::text[], $10::integer[], $11::bigint[], $12::bigint[]) AS x
+      ), inputs AS (
+        INSERT INTO ${s}.task_inputs (task_id, key, request, answer, asked_at, answered_at)
+        SELECT inserted.id, x.* FROM inserted,
+          unnest($13::text[], $14::text[], $15::text[], $16::bigint[], $17::bigint[]) AS x
+      ) SELECT inserted.id, ${notify('inserted.id', 'true', 'false')} FROM inserted`,
 
     /** A finished task and all it keeps (ON DELETE CASCADE); subscribers hear it and find it gone. */
     purge: `

@@ -4,11 +4,14 @@ import { FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 /** `s`: the quoted schema name. */
 export function endingSql(s: string, notify: Notify) {
   return {
-    /** $3 status, $4 result, $5 error, $6 status message (null keeps it), $7 now, $8 failure. */
+    /**
+     * $3 status, $4 result, $5 error, $6 status message (null keeps it), $7 now, $8 failure, $9 whether the result
+     * is a tool error.
+     */
     terminal: `
       WITH u AS (
         UPDATE ${s}.tasks SET status = $3, result = $4, error = $5, status_message = COALESCE($6, status_message),
-          updated_at = $7, failure = $8, runnable = false, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
+          updated_at = $7, failure = $8, tool_error = $9, runnable = false, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
           revision = revision + 1
         WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,

@@ -25,7 +25,9 @@ export function readSql(s: string) {
         (SELECT coalesce(json_agg(json_build_array(h.seq, h.at, h.status, h.message) ORDER BY h.seq), '[]'::json)
           FROM ${s}.task_history h WHERE h.task_id = t.id) AS history,
         (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
-          FROM ${s}.task_step_attempts a WHERE a.task_id = t.id) AS attempts
+          FROM ${s}.task_step_attempts a WHERE a.task_id = t.id) AS attempts,
+        (SELECT coalesce(json_agg(r.id ORDER BY r.created_at, r.id), '[]'::json) FROM (
+          SELECT id, created_at FROM ${s}.tasks WHERE retry_of = t.id ORDER BY created_at, id LIMIT 100) r) AS retries
       FROM ${s}.tasks t WHERE t.id = $1`,
 
     countActive: `

@@ -1,6 +1,6 @@
 // Prepared SQL of the SQLite task store. How a run ends: terminal, waiting, released or suspended for input, each
 // conditional on the run's token (the first ending wins).
-import type { RunOutcome } from '../../../tasks/task.js';
+import { isToolErrorResult, type RunOutcome } from '../../../tasks/task.js';
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
 import { sealedAt, sealStatus } from '../../payload-sealing.js';
@@ -8,7 +8,7 @@ import { sealedAt, sealStatus } from '../../payload-sealing.js';
 function prepareEndingStatements(db: SqliteDatabase) {
   const terminal = db.prepare(`
     UPDATE tasks SET status = @status, result = @result, error = @error, failure = @failure,
-      status_message = COALESCE(@message, status_message), updated_at = @now,
+      tool_error = @toolError, status_message = COALESCE(@message, status_message), updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
   // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead.
@@ -51,10 +51,16 @@ function finishRun(
   outcome: RunOutcome,
   now: number,
 ): boolean {
-  const base = { id, token, now, result: null, error: null, message: null, failure: null } as Record<
-    string,
-    unknown
-  >;
+  const base = {
+    id,
+    token,
+    now,
+    result: null,
+    error: null,
+    message: null,
+    failure: null,
+    toolError: 0,
+  } as Record<string, unknown>;
   const failureOf = (o: { failure?: unknown }): string | null =>
     o.failure === undefined ? null : codec.seal(id, JSON.stringify(o.failure), sealedAt('tasks.failure', id));
   // A status message may quote an error: sealed with the task's payloads.
@@ -67,6 +73,8 @@ function finishRun(
           ...base,
           status: 'completed',
           result: codec.seal(id, JSON.stringify(outcome.result), sealedAt('tasks.result', id)),
+          // Known here, before the result is sealed: operators find tool errors without opening results.
+          toolError: isToolErrorResult(outcome.result) ? 1 : 0,
           message: status(outcome.statusMessage),
           failure: failureOf(outcome),
         }).changes === 1

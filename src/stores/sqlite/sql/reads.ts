@@ -59,6 +59,10 @@ export function prepareReadQueries(db: SqliteDatabase) {
   const doneSteps = db.prepare(
     `SELECT name, started_at AS startedAt, saved_at AS savedAt FROM task_steps WHERE task_id = ?`,
   );
+  // The retries made of a task (through tasks_retries), oldest first, the first 100.
+  const retries = db
+    .prepare(`SELECT id FROM tasks WHERE retry_of = ? ORDER BY created_at, id LIMIT 100`)
+    .pluck();
   const history = db
     .prepare(
       `SELECT seq, at, status, message FROM task_history WHERE task_created = ? AND task_id = ? ORDER BY seq`,
@@ -72,6 +76,7 @@ export function prepareReadQueries(db: SqliteDatabase) {
     inspect: (id: string) => inspectTask.get(id) as TaskRow | undefined,
     doneSteps: (id: string) => doneSteps.all(id) as DoneStep[],
     history: (id: string, createdAt: number) => history.all(createdAt, id) as HistoryRow[],
+    retries: (id: string) => retries.all(id) as string[],
     stats: (now: number) => stats.get({ now }) as Record<TaskStatus | 'runnable', number>,
     countActive: (owner: TaskOwner) => countActive.get(owner.tenant, owner.principal) as number,
     countStored: (owner: TaskOwner) => countStored.get(owner.tenant, owner.principal) as number,

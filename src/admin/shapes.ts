@@ -1,0 +1,127 @@
+// The JSON the operator API answers (docs/operations.md, "Operator API"): one type per shape, which the server's views
+// are checked against (`satisfies`) and its readers import (the dashboard, compiled apart, and `durable-mcp admin`).
+// Types only: nothing here runs, and nothing is imported (the dashboard's build sees this file alone).
+
+export type TaskStatusJson = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** How a finished task ended: its status, except `tool_error` for a completed task whose result is a tool error. */
+export type TaskOutcomeJson = 'completed' | 'tool_error' | 'failed' | 'cancelled';
+
+/** `GET /session`. */
+export interface SessionJson {
+  tenant: string;
+  principal: string;
+  operator: { tenants: 'all' | string[] };
+  csrfToken: string;
+}
+
+/** One row of `GET /tasks` (times ISO 8601; a field without a value is left out). */
+export interface TaskRowJson {
+  id: string;
+  tenant: string;
+  principal: string;
+  tool: string;
+  toolVersion?: string;
+  status: TaskStatusJson;
+  /** Once the task has finished. */
+  outcome?: TaskOutcomeJson;
+  statusMessage?: string;
+  createdAt: string;
+  updatedAt: string;
+  attempt: number;
+  /** The task an operator's retry made this one from. */
+  retryOf?: string;
+  /** A failed task's error, without its data. */
+  error?: { code: number; message: string };
+}
+
+/** `GET /tasks`. */
+export interface TaskPageJson {
+  items: TaskRowJson[];
+  next?: string;
+}
+
+export interface StepFailureJson {
+  attempt: number;
+  name: string;
+  message: string;
+  stack?: string;
+  at: string;
+  final?: boolean;
+}
+
+export interface TaskStepJson {
+  name: string;
+  done: boolean;
+  failedAttempts: number;
+  lastFailure?: StepFailureJson;
+  startedAt?: string;
+  savedAt?: string;
+  durationMs?: number;
+}
+
+/** The error a handler threw, kept with its task. */
+export interface TaskFailureJson {
+  ref: string;
+  name: string;
+  message: string;
+  stack?: string;
+  step?: string;
+  attempt?: number;
+  at: string;
+}
+
+/** A task's payloads (only from a server that shows them: `--admin-payloads`). */
+export interface TaskPayloadsJson {
+  arguments?: unknown;
+  inputs?: { key: string; request?: unknown; answer?: unknown }[];
+  result?: unknown;
+}
+
+/** `GET /tasks/{id}`. */
+export interface TaskDetailJson extends TaskRowJson, TaskPayloadsJson {
+  expiresAt?: string;
+  leaseOwner?: string;
+  leaseUntil?: string;
+  wakeAt?: string;
+  cancelRequested: boolean;
+  idempotencyKey?: string;
+  /** The tasks operators' retries made from this one, oldest first. */
+  retries?: string[];
+  steps: TaskStepJson[];
+  /** The statuses the task took (the last 100), oldest first; absent from servers without it. */
+  history?: { at: string; status: TaskStatusJson; statusMessage?: string }[];
+  /** While the task waits for input: the keys of the requests still unanswered. */
+  pendingInputs?: string[];
+  failure?: TaskFailureJson;
+}
+
+/** `GET /overview`. */
+export interface OverviewJson {
+  byStatus: Record<TaskStatusJson, number>;
+  byOutcome: Record<TaskOutcomeJson, number>;
+  byTool: { tool: string; toolVersion?: string; status: TaskStatusJson; count: number }[];
+  windows: { windowMs: number; created: number; completed: number; failed: number; toolErrors: number }[];
+  stuck: number;
+  /** For operators of every tenant: runnable tasks of tool versions this replica's code does not replay. */
+  waitingForCode?: { tool: string; version: string | null; count: number }[];
+}
+
+/** The answer to a cancel or a purge. */
+export interface DoneJson {
+  ok: true;
+}
+
+/** The answer to a retry: the new task it made (`POST /tasks/{id}/retry`). */
+export interface RetriedJson {
+  ok: true;
+  taskId: string;
+}
+
+/** Every refusal. */
+export interface ErrorJson {
+  error: { code: string; message: string };
+}
+
+/** One message of `GET /events`. */
+export type TaskEventJson = { taskId: string; task: TaskRowJson } | { taskId: string; removed: true };
