@@ -306,6 +306,8 @@ function defineSuites(): void {
           ).length;
         };
         await waitUntil(() => busy() >= 2, 5_000, `${victim.name} to run 2 tasks`).catch(() => undefined);
+        // On a loaded machine the victim may be between runs: at least one must be open when it dies.
+        await waitUntil(() => busy() >= 1, 15_000, `${victim.name} to run a task`).catch(() => undefined);
         await takeOut(victim);
         openOnKill = busy();
         victim.proc.child.kill('SIGKILL');
