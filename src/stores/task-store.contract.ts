@@ -19,7 +19,9 @@ import { waitsContract } from './contract/waits.contract.js';
 export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
 export {
   expectUpgradedInspection,
+  expectUpgradedLineOrder,
   expectUpgradedTasksResume,
+  seedLineBeforeUpgrade,
   seedUpgradeTasks,
 } from './contract/upgrade.contract.js';
 

@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import { RESUMED_STATUS_MESSAGE } from '../../tasks/task.js';
-import { ALICE, newTask } from './harness.contract.js';
+import { ALICE, BOB, newTask } from './harness.contract.js';
 
 /**
  * What a store of an earlier release holds for an upgrade test: a task whose run has stored a step (its lease then
@@ -60,4 +60,19 @@ export async function expectUpgradedInspection(
   expect(asked?.history).toEqual([
     { at: t0 + 2_001, status: 'working', statusMessage: RESUMED_STATUS_MESSAGE },
   ]);
+}
+
+/** Before the upgrade that keeps when each place in line was taken: a task waiting in line (its place taken then). */
+export async function seedLineBeforeUpgrade(store: TaskStore, t0: number): Promise<string> {
+  return (await store.create(newTask({ createdAt: t0 }))).id;
+}
+
+/**
+ * After that upgrade, the task in line keeps its turn: another owner's task created later takes the same place (the
+ * head) and goes behind it, not ahead for want of a recorded time.
+ */
+export async function expectUpgradedLineOrder(store: TaskStore, waiting: string, t0: number): Promise<void> {
+  const later = await store.create(newTask({ owner: BOB, createdAt: t0 + 10 }));
+  expect((await store.claim('w', 1_000, t0 + 10))?.id).toBe(waiting);
+  expect((await store.claim('w', 1_000, t0 + 10))?.id).toBe(later.id);
 }

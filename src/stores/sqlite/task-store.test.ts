@@ -12,6 +12,8 @@ import {
   newTask,
   runTaskStoreContract,
   seedUpgradeTasks,
+  seedLineBeforeUpgrade,
+  expectUpgradedLineOrder,
 } from '../task-store.contract.js';
 import { openSqlite, type SqliteDatabase } from './database.js';
 import { createSqliteTaskStore } from './task-store.js';
@@ -271,6 +273,31 @@ describe('SQLite task store on a shared file', () => {
     const left = new Database(path, { readonly: true });
     expect(left.prepare('SELECT count(*) AS n FROM task_history').get()).toEqual({ n: 0 });
     left.close();
+  });
+
+  it('opens a file of the release before places in line kept their time; its line keeps its order', async () => {
+    const path = freshPath();
+    const before = open(path);
+    const waiting = await seedLineBeforeUpgrade(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 17).
+    const raw = new Database(path);
+    raw.exec(`
+      DROP INDEX tasks_fair; ALTER TABLE tasks DROP COLUMN placed_at;
+      CREATE INDEX tasks_fair ON tasks (fair_at, created_at) WHERE runnable = 1;
+      DELETE FROM schema_migrations WHERE version = 17`);
+    raw.close();
+
+    const after = open(path);
+    // A process of that release on the same file still claims through the index it names.
+    const older = new Database(path);
+    const olderClaim = older.prepare(`
+      SELECT id FROM tasks INDEXED BY tasks_fair
+      WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
+      ORDER BY fair_at, created_at LIMIT 1`);
+    expect(olderClaim.get({ now: T0 })).toEqual({ id: waiting });
+    older.close();
+    await expectUpgradedLineOrder(after, waiting, T0);
   });
 
   /** A store on a connection that records the SQL of every statement it prepares (to check their plans). */

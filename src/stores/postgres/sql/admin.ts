@@ -76,7 +76,7 @@ export function adminSql(s: string, notify: Notify) {
         UPDATE ${s}.tasks t SET status = 'working', result = NULL, error = NULL, failure = NULL,
           status_message = $3, updated_at = $2::bigint, runnable = true, cancel_requested = false,
           lease_owner = NULL, lease_until = NULL, wake_at = NULL,
-          fair_at = ${fairPlace(s, '$2::bigint', 't.tenant', 't.principal')},
+          fair_at = ${fairPlace(s, '$2::bigint', 't.tenant', 't.principal')}, placed_at = $2::bigint,
           expires_at = CASE WHEN t.ttl_ms IS NULL THEN NULL ELSE $2::bigint + t.ttl_ms END,
           revision = t.revision + 1
         WHERE t.id = $1 AND t.status = 'failed' RETURNING ${SNAPSHOT_COLUMNS}

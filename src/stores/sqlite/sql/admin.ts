@@ -88,7 +88,7 @@ export function prepareAdminQueries(db: SqliteDatabase) {
   const retry = db.prepare(`
     UPDATE tasks SET status = 'working', result = NULL, error = NULL, failure = NULL, status_message = @message,
       updated_at = @now, runnable = 1, cancel_requested = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
-      fair_at = ${FAIR_PLACE}, expires_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END
+      fair_at = ${FAIR_PLACE}, placed_at = @now, expires_at = CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END
     WHERE id = @id AND status = 'failed'`);
   const purge = db.prepare(`DELETE FROM tasks WHERE id = ? AND status IN ('completed','failed','cancelled')`);
   return {
