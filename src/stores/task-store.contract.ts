@@ -20,9 +20,11 @@ import { waitsContract } from './contract/waits.contract.js';
 export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
 export {
   expectUpgradedInspection,
+  expectUpgradedLineOrder,
   expectUpgradedOutcomes,
   expectUpgradedTasksResume,
   sealingSensitive,
+  seedLineBeforeUpgrade,
   seedOutcomeTasks,
   seedUpgradeTasks,
 } from './contract/upgrade.contract.js';

@@ -79,9 +79,24 @@ export function isRetryable(policy: ResolvedRetryPolicy, err: unknown, failedAtt
   return policy.nonRetryable?.(err) !== true;
 }
 
-/** The wait after the `failedAttempts`-th failure (1-based); `random` in [0, 1). */
+/**
+ * From this many failed attempts on, no wait is shorter than RETRY_FLOOR_MS (or maxDelayMs when that is lower): a
+ * step retried without end (maxAttempts Infinity) with no delay (initialDelayMs 0) would otherwise run attempt after
+ * attempt back to back, a store write each, for as long as it fails.
+ */
+export const RETRY_FLOOR_AFTER = 100;
+export const RETRY_FLOOR_MS = 1_000;
+
+/**
+ * The wait after the `failedAttempts`-th failure (1-based; any count, however large); `random` in [0, 1). The
+ * backoff grows from initialDelayMs by backoffFactor up to maxDelayMs: a growth past what a number holds is the cap,
+ * never NaN (0 × Infinity). Always a whole number of ms from 0 to maxDelayMs.
+ */
 export function retryDelay(policy: ResolvedRetryPolicy, failedAttempts: number, random: number): number {
-  const base = policy.initialDelayMs * policy.backoffFactor ** Math.max(0, failedAttempts - 1);
-  const capped = Math.min(policy.maxDelayMs, base);
-  return Math.round(capped * (1 - policy.jitter * random));
+  const { initialDelayMs, backoffFactor, maxDelayMs, jitter } = policy;
+  const growth = backoffFactor ** Math.max(0, failedAttempts - 1); // 1 … Infinity
+  const base = initialDelayMs === 0 ? 0 : Math.min(maxDelayMs, initialDelayMs * growth);
+  const jittered = Math.round(base * (1 - jitter * random));
+  const floor = failedAttempts >= RETRY_FLOOR_AFTER ? Math.min(maxDelayMs, RETRY_FLOOR_MS) : 0;
+  return Math.max(jittered, floor);
 }

@@ -112,13 +112,17 @@ function createReplayGuard(task: ClaimedTask, run: RunState) {
     used,
     /** A name this run now uses: a second use is refused. */
     use: (name: string): void => useStepName(used, name),
-    /** Before running something new under `name`: throws when recorded steps are still to come. */
-    async checkNew(name: string): Promise<void> {
-      if (history.length === 0) return;
+    /**
+     * Before running something new under `name`: throws when recorded steps are still to come. A sleep is no side
+     * effect: one the history lacks while recorded steps remain answers false instead (see sleepUntil).
+     */
+    async checkNew(name: string, sleep = false): Promise<boolean> {
+      if (history.length === 0) return true;
       // Calls started together (Promise.all) register their names before any of them runs something new.
       await new Promise<void>((resolve) => setImmediate(resolve));
       const expected = history.find((n) => !used.has(n));
-      if (expected === undefined) return;
+      if (expected === undefined) return true;
+      if (sleep) return false;
       const err = new NonDeterminismError(task.tool, task.toolVersion, expected, name);
       run.diverge(err);
       throw err;
@@ -225,10 +229,12 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
       let wakeAt: number;
       if (Object.hasOwn(task.steps, name)) wakeAt = readWake(name, task.steps[name]);
       else {
-        // A sleep already over is not kept: a replay finds it over again.
-        if (at <= clock.now()) return;
         guard(task, run);
-        await replay.checkNew(name);
+        // Every sleep is kept, one already over too: whether it is over when looked at is a race with the clock
+        // (`ctx.sleep(name, 1)`), and a replay must take the path the recorded run took. Releases before did not keep
+        // a sleep already over, so a sleep the history lacks while recorded steps remain is one the task went past:
+        // it is over, as then (a sleep does nothing a later step depends on, so nothing runs out of order).
+        if (!(await replay.checkNew(name, true))) return;
         guard(task, run);
         const memo = { wakeAt: at };
         await keep(name, memo);

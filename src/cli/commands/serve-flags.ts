@@ -128,8 +128,14 @@ const MIB = 1024 * 1024;
 
 function stepDefaultsFromFlags(values: Flags): StepDefaults | undefined {
   const steps: StepDefaults = {};
-  if (values['step-max-attempts'] !== undefined) {
-    steps.retry = { maxAttempts: intFlag(values['step-max-attempts'], 'step-max-attempts', 1, 1) };
+  const attempts = values['step-max-attempts'];
+  if (attempts !== undefined) {
+    // `infinite` (or Infinity, as the library takes it): retried until it succeeds or the task's TTL ends.
+    const n =
+      typeof attempts === 'string' && /^(infinite|infinity)$/i.test(attempts) ? Infinity : Number(attempts);
+    if (typeof attempts !== 'string' || !((Number.isInteger(n) && n >= 1) || n === Infinity))
+      throw new UsageError('--step-max-attempts must be an integer of at least 1, or infinite');
+    steps.retry = { maxAttempts: n };
   }
   if (values['step-timeout-ms'] !== undefined) {
     steps.timeoutMs = intFlag(values['step-timeout-ms'], 'step-timeout-ms', 0, 1);

@@ -37,8 +37,9 @@ export const serveUsage = `durable-mcp serve [flags]
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --removed-tool-drain-ms N  tasks of a tool this server does not offer are left for other servers this long after
                          their last change, then failed (default 3600000)
-  --step-max-attempts N  default attempts of every ctx.step, retries included (default 1: no retry); a tool's
-                         own steps settings and each step's options come first
+  --step-max-attempts N  default attempts of every ctx.step, retries included (default 1: no retry; infinite:
+                         until it succeeds or the task's TTL ends); a tool's own steps settings and each step's
+                         options come first
   --step-timeout-ms N    default time bound of each step attempt (default none)
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
 Clients without the tasks extension (docs/any-client.md):

@@ -6,7 +6,7 @@ import { createPayloadCipher } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
 import { RESUMED_STATUS_MESSAGE, type RunOutcome } from '../../tasks/task.js';
 import type { PayloadSealingOptions } from '../payload-sealing.js';
-import { ALICE, newTask } from './harness.contract.js';
+import { ALICE, BOB, newTask } from './harness.contract.js';
 
 /**
  * What a store of an earlier release holds for an upgrade test: a task whose run has stored a step (its lease then
@@ -134,4 +134,19 @@ export async function expectUpgradedOutcomes(
   expect(await admin.retry({ tenants: 'all' }, ids.sealedThrew as string, t0 + 1_000)).toMatchObject({
     ok: true,
   });
+}
+
+/** Before the upgrade that keeps when each place in line was taken: a task waiting in line (its place taken then). */
+export async function seedLineBeforeUpgrade(store: TaskStore, t0: number): Promise<string> {
+  return (await store.create(newTask({ createdAt: t0 }))).id;
+}
+
+/**
+ * After that upgrade, the task in line keeps its turn: another owner's task created later takes the same place (the
+ * head) and goes behind it, not ahead for want of a recorded time.
+ */
+export async function expectUpgradedLineOrder(store: TaskStore, waiting: string, t0: number): Promise<void> {
+  const later = await store.create(newTask({ owner: BOB, createdAt: t0 + 10 }));
+  expect((await store.claim('w', 1_000, t0 + 10))?.id).toBe(waiting);
+  expect((await store.claim('w', 1_000, t0 + 10))?.id).toBe(later.id);
 }

@@ -260,6 +260,19 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // running its version. Nullable columns without defaults: no table rewrite.
     sql: (s) => `ALTER TABLE ${s}.tasks ADD COLUMN progress text, ADD COLUMN version_wait integer;`,
   },
+  {
+    version: 16,
+    name: 'fair-line-ties',
+    // placed_at: when a task took its place in line (sql/fragments.ts, fairPlace), so that at one place the first to
+    // take it is claimed first, not the oldest task (NULL: placed before this migration, or by an older replica:
+    // first among its place). tasks_fair orders the line by it (the same rows: runnable tasks only). A nullable
+    // column without a default: no table rewrite.
+    sql: (s) => `
+      ALTER TABLE ${s}.tasks ADD COLUMN placed_at bigint;
+      DROP INDEX ${s}.tasks_fair;
+      CREATE INDEX tasks_fair ON ${s}.tasks (fair_at NULLS FIRST, placed_at NULLS FIRST, created_at) WHERE runnable;
+    `,
+  },
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

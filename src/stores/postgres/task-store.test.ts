@@ -16,6 +16,8 @@ import {
   sealingSensitive,
   seedOutcomeTasks,
   seedUpgradeTasks,
+  seedLineBeforeUpgrade,
+  expectUpgradedLineOrder,
 } from '../task-store.contract.js';
 import { migrate, postgresMigrations } from './migrations.js';
 import { schemaNames } from './names.js';
@@ -234,6 +236,22 @@ function defineSuites(): void {
 
       expect(await migrate(admin, schema)).toEqual([14]);
       await expectUpgradedOutcomes(open({ schema, ...sealing }), seeded, T0);
+    });
+
+    it('migrates a schema of the release before places in line kept their time; its line keeps its order', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const before = open({ schema });
+      const waiting = await seedLineBeforeUpgrade(before, T0);
+      // Take the schema back to that release (before migration 16).
+      await admin.query(`
+        DROP INDEX ${s}.tasks_fair; ALTER TABLE ${s}.tasks DROP COLUMN placed_at;
+        CREATE INDEX tasks_fair ON ${s}.tasks (fair_at NULLS FIRST, created_at) WHERE runnable;
+        DELETE FROM ${s}.schema_migrations WHERE version = 16`);
+
+      expect(await migrate(admin, schema)).toEqual([16]);
+      const after = open({ schema });
+      await expectUpgradedLineOrder(after, waiting, T0);
     });
 
     it('adds the status index to a schema holding tasks, and counts by status with it', async () => {

@@ -6,16 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
-import {
-  expectUpgradedInspection,
-  expectUpgradedOutcomes,
-  expectUpgradedTasksResume,
-  newTask,
-  runTaskStoreContract,
-  sealingSensitive,
-  seedOutcomeTasks,
-  seedUpgradeTasks,
-} from '../task-store.contract.js';
+import { newTask, runTaskStoreContract } from '../task-store.contract.js';
 import { openSqlite, type SqliteDatabase } from './database.js';
 import { createSqliteTaskStore } from './task-store.js';
 
@@ -232,68 +223,6 @@ describe('SQLite task store on a shared file', () => {
     const store = open(freshPath());
     await store.close();
     await expect(store.create(newTask())).rejects.toThrow(/unavailable/i);
-  });
-
-  it('opens a file of the release before waits and idempotency keys, and its tasks resume as before', async () => {
-    const path = freshPath();
-    const before = open(path);
-    const seeded = await seedUpgradeTasks(before, T0);
-    await before.close();
-    // Take the file back to the schema of that release (before migration 8); the lease of `running` lapses.
-    const raw = new Database(path);
-    raw.exec(`
-      DROP INDEX tasks_wake; DROP INDEX tasks_idempotency; DROP INDEX tasks_live_expiry; DROP TABLE task_step_attempts;
-      ALTER TABLE tasks DROP COLUMN wake_at; ALTER TABLE tasks DROP COLUMN idempotency_key;
-      ALTER TABLE tasks DROP COLUMN failure; DELETE FROM schema_migrations WHERE version = 8`);
-    raw.close();
-
-    const after = open(path);
-    await expectUpgradedTasksResume(after, seeded, T0);
-    expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
-  });
-
-  it('opens a file of the release before status history and step timings; its tasks resume and read', async () => {
-    const path = freshPath();
-    const before = open(path);
-    const seeded = await seedUpgradeTasks(before, T0);
-    await before.close();
-    // Take the file back to the schema of that release (before migration 14).
-    const raw = new Database(path);
-    raw.exec(`
-      DROP TRIGGER task_history_changed; DROP TRIGGER task_history_deleted; DROP TABLE task_history;
-      ALTER TABLE tasks DROP COLUMN created_message;
-      ALTER TABLE task_steps DROP COLUMN started_at; ALTER TABLE task_steps DROP COLUMN saved_at;
-      DELETE FROM schema_migrations WHERE version = 14`);
-    raw.close();
-
-    const after = open(path);
-    await expectUpgradedTasksResume(after, seeded, T0);
-    await expectUpgradedInspection(after, seeded, T0);
-    // Purging a task takes its history with it.
-    expect(await after.purge(T0 + 3_600_000, 0)).toBe(2);
-    const left = new Database(path, { readonly: true });
-    expect(left.prepare('SELECT count(*) AS n FROM task_history').get()).toEqual({ n: 0 });
-    left.close();
-  });
-
-  it('opens a file of the release before outcomes: its finished tasks get theirs, tool errors marked', async () => {
-    const path = freshPath();
-    const sealing = sealingSensitive();
-    const before = createSqliteTaskStore({ path, ...sealing });
-    opened.push(before);
-    const seeded = await seedOutcomeTasks(before, T0);
-    await before.close();
-    // Take the file back to the schema of that release (before migration 15).
-    const raw = new Database(path);
-    raw.exec(`
-      DROP INDEX tasks_tool_errors; DROP INDEX tasks_retries;
-      ALTER TABLE tasks DROP COLUMN tool_error; ALTER TABLE tasks DROP COLUMN retry_of;
-      DELETE FROM schema_migrations WHERE version = 15`);
-    raw.close();
-
-    const after = createSqliteTaskStore({ path, ...sealing });
-    opened.push(after);
-    await expectUpgradedOutcomes(after, seeded, T0);
   });
 
   /** A store on a connection that records the SQL of every statement it prepares (to check their plans). */

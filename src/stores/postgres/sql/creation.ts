@@ -23,15 +23,15 @@ export function creationSql(s: string, notify: Notify) {
       ), placed AS (
         SELECT input.*, ${fairPlace(s, 'input.created_at', 'input.tenant', 'input.principal')}
           + ${FAIR_STEP} * (row_number() OVER (PARTITION BY input.tenant, input.principal ORDER BY input.ord) - 1)
-          AS fair_at
+          AS fair_at, input.created_at AS placed_at
         FROM input
       ), inserted AS (
         INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
           ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key,
-          fair_at, tool_version, created_message)
+          fair_at, placed_at, tool_version, created_message)
         SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
           poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key,
-          fair_at, tool_version, coalesce(status_message, '')
+          fair_at, placed_at, tool_version, coalesce(status_message, '')
         FROM placed
         ORDER BY ord
         RETURNING *

@@ -12,18 +12,29 @@ export const DUE = (now: string): string =>
 /** The distance between two places in line of one owner (ms-scaled, so that places follow creation times). */
 export const FAIR_STEP = 0.001;
 
+/** A runnable task (alias `t`) no live lease holds, not expired at `now`: one waiting its turn in line. */
+export const CLAIMABLE = (t: string, now: string): string =>
+  `(${t}.lease_owner IS NULL OR ${t}.lease_until < ${now}) AND (${t}.expires_at IS NULL OR ${t}.expires_at > ${now})`;
+
 /**
- * The place in line (`fair_at`) a task of the owner (`tenant`, `principal`: SQL expressions) takes at `now`: the head
- * of the line (the lowest place among runnable tasks, or `now` when none waits), or just behind the owner's last
- * runnable task. New tasks take it (creation.ts), and so do tasks whose wait ends (runs.ts, owner-writes.ts). So one
- * owner's backlog is spread out behind the head while another owner's first task goes to it, and claims alternate
- * between the owners that wait.
+ * The place in line (`fair_at`) a task of the owner (`tenant`, `principal`: SQL expressions) takes at `now`: the place
+ * of the first task waiting in line (the head; `now` when none waits), or just behind the owner's last waiting task.
+ * Running tasks do not count: a long run neither holds the head nor pushes its owner's next task back. New tasks take
+ * it (creation.ts), and so do tasks whose wait ends (runs.ts, owner-writes.ts) and retried ones (admin.ts), each with
+ * the time it took it (`placed_at`): at one place the first to take it goes first (LINE_ORDER). So one owner's
+ * backlog is spread out behind the head while another owner's task goes to it, claims alternate between the owners
+ * that wait, and tasks woken again and again queue behind whoever waits at the head (sqlite/sql/conditions.ts says
+ * the same rule for SQLite).
  */
 export const fairPlace = (s: string, now: string, tenant: string, principal: string): string => `greatest(
-  coalesce((SELECT h.fair_at FROM ${s}.tasks h WHERE h.runnable AND h.fair_at IS NOT NULL
+  coalesce((SELECT h.fair_at FROM ${s}.tasks h WHERE h.runnable AND h.fair_at IS NOT NULL AND ${CLAIMABLE('h', now)}
     ORDER BY h.fair_at NULLS FIRST LIMIT 1), ${now}),
-  coalesce((SELECT max(o.fair_at) FROM ${s}.tasks o
-    WHERE o.runnable AND o.tenant = ${tenant} AND o.principal = ${principal}) + ${FAIR_STEP}, 0))`;
+  coalesce((SELECT o.fair_at FROM ${s}.tasks o
+    WHERE o.runnable AND o.tenant = ${tenant} AND o.principal = ${principal} AND o.fair_at IS NOT NULL
+      AND ${CLAIMABLE('o', now)} ORDER BY o.fair_at DESC LIMIT 1) + ${FAIR_STEP}, 0))`;
+
+/** The order of the line (tasks_fair); a place taken by an older replica (no placed_at) first among its place. */
+export const LINE_ORDER = `fair_at NULLS FIRST, placed_at NULLS FIRST, created_at`;
 
 /** The fence: the run holding `token` still owns a lease on a working task. */
 export const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease_owner IS NOT NULL`;

@@ -32,6 +32,7 @@ export function ownerWriteSql(s: string, notify: Notify) {
           runnable = CASE WHEN $3::boolean THEN true ELSE t.runnable END,
           fair_at = CASE WHEN $3::boolean THEN ${fairPlace(s, '$2::bigint', 't.tenant', 't.principal')}
             ELSE t.fair_at END,
+          placed_at = CASE WHEN $3::boolean THEN $2::bigint ELSE t.placed_at END,
           revision = t.revision + 1
         WHERE t.id = $1 RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', '$3::boolean', 'false')} FROM u`,

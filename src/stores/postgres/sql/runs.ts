@@ -1,5 +1,14 @@
 // SQL of the PostgreSQL task store. A run: its claim, its lease and the steps and status messages it writes (fenced by its token).
-import { DUE, FAIR_STEP, fairPlace, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+import {
+  CLAIMABLE,
+  DUE,
+  FAIR_STEP,
+  fairPlace,
+  FENCED,
+  LINE_ORDER,
+  SNAPSHOT_COLUMNS,
+  type Notify,
+} from './fragments.js';
 import { inScope } from './scope.js';
 
 /** How many waits come due a claim gives their new place at most (or as many as it claims, if more). */
@@ -17,14 +26,13 @@ const runHistory = (s: string, c: string): string => `
 
 /**
  * $1 worker, $2 lease end, $3 now, $4 how many, $5–$8 the ClaimScope (scope.ts, inScope): the first in line
- * (fragments.ts, fairPlace) of the runnable tasks in scope. Up to WOKEN_BATCH waits come due (or $4) join the
- * line first, each at a new place as a new task of its owner would take now (one owner's in wake-up order, then
- * their earlier order); those not claimed become runnable, with one notification for the other replicas.
+ * (fragments.ts, fairPlace, LINE_ORDER) of the runnable tasks in scope. Up to WOKEN_BATCH waits come due (or $4)
+ * join the line first, each taking a new place now as a new task of its owner would (one owner's in wake-up order,
+ * then their earlier order); those not claimed become runnable, with one notification for the other replicas.
  * SKIP LOCKED: concurrent claimers each take different rows. A claimed task whose owner was told it waits for a
  * version (shown-status.ts) no longer does: subscribers are told.
  */
-function claimSql(s: string, notify: Notify): string {
-  return `
+const claimSql = (s: string, notify: Notify): string => `
     WITH woken AS (
       SELECT id, tenant, principal, wake_at, coalesce(fair_at, created_at) AS earlier, created_at, tool,
         tool_version, updated_at FROM ${s}.tasks
@@ -35,27 +43,28 @@ function claimSql(s: string, notify: Notify): string {
     ), placed AS (
       SELECT w.id, w.created_at, ${inScope('w', 5)} AS in_scope, ${fairPlace(s, '$3::bigint', 'w.tenant', 'w.principal')}
         + ${FAIR_STEP} * (row_number() OVER (
-          PARTITION BY w.tenant, w.principal ORDER BY w.wake_at, w.earlier, w.created_at) - 1) AS fair_at
+          PARTITION BY w.tenant, w.principal ORDER BY w.wake_at, w.earlier, w.created_at) - 1) AS fair_at,
+        $3::bigint AS placed_at
       FROM woken w
     ), ready AS (
-      SELECT id, lease_owner, fair_at, created_at FROM ${s}.tasks t
-      WHERE runnable AND (lease_owner IS NULL OR lease_until < $3) AND (expires_at IS NULL OR expires_at > $3)
-        AND ${inScope('t', 5)}
-      ORDER BY fair_at NULLS FIRST, created_at
+      SELECT id, lease_owner, fair_at, placed_at, created_at FROM ${s}.tasks t
+      WHERE runnable AND ${CLAIMABLE('t', '$3')} AND ${inScope('t', 5)}
+      ORDER BY ${LINE_ORDER}
       LIMIT $4
       FOR UPDATE SKIP LOCKED
     ), candidate AS (
       SELECT * FROM (
-        SELECT id, lease_owner, fair_at, created_at FROM ready
-        UNION ALL SELECT id, NULL, fair_at, created_at FROM placed WHERE in_scope
-      ) x ORDER BY fair_at NULLS FIRST, created_at LIMIT $4
+        SELECT id, lease_owner, fair_at, placed_at, created_at FROM ready
+        UNION ALL SELECT id, NULL, fair_at, placed_at, created_at FROM placed WHERE in_scope
+      ) x ORDER BY ${LINE_ORDER} LIMIT $4
     ), claimed AS (
-      UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1,
-        runnable = true, wake_at = NULL, fair_at = c.fair_at, revision = t.revision + 1
+      UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1, runnable = true,
+        wake_at = NULL, fair_at = c.fair_at, placed_at = c.placed_at, revision = t.revision + 1
       FROM candidate c WHERE t.id = c.id
       RETURNING t.*, c.lease_owner AS previous_owner
     ), requeued AS (
-      UPDATE ${s}.tasks t SET runnable = true, wake_at = NULL, fair_at = p.fair_at, revision = t.revision + 1
+      UPDATE ${s}.tasks t SET runnable = true, wake_at = NULL, fair_at = p.fair_at, placed_at = p.placed_at,
+        revision = t.revision + 1
       FROM placed p WHERE t.id = p.id AND p.id NOT IN (SELECT id FROM candidate)
       RETURNING t.id
     ), announced AS (
@@ -65,11 +74,11 @@ function claimSql(s: string, notify: Notify): string {
     )
     SELECT c.*, ${runHistory(s, 'c')}, (SELECT count(*) FROM unmarked) AS unmarked
     FROM claimed c LEFT JOIN announced ON true`;
-}
 
 /** `s`: the quoted schema name. */
 export function runSql(s: string, notify: Notify) {
   return {
+    /** The claim (claimSql). */
     claim: claimSql(s, notify),
 
     renew: `

@@ -4,7 +4,7 @@ import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
 import type { TaskRow } from '../rows.js';
 import { sealedAt } from '../../payload-sealing.js';
-import { DUE, FAIR_PLACE } from './conditions.js';
+import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER } from './conditions.js';
 
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
 export const WOKEN_BATCH = 128;
@@ -22,15 +22,14 @@ interface Due {
 export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
   // The first in line (conditions.ts, FAIR_PLACE). Waits come due join the line first (requeueWoken).
   const nextRunnable = db.prepare(`
-    SELECT id, lease_owner FROM tasks INDEXED BY tasks_fair
-    WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
-    ORDER BY fair_at, created_at LIMIT 1`);
+    SELECT id, lease_owner FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE}
+    ORDER BY ${LINE_ORDER} LIMIT 1`);
   // In wake-up order only: a tie-break in SQL would sort every task due at the same time (tasks_wake has no more).
   const dueWaits = db.prepare(`
     SELECT id, tenant, principal, wake_at, coalesce(fair_at, created_at) AS fair_at, created_at FROM tasks
     WHERE ${DUE} ORDER BY wake_at LIMIT ${WOKEN_BATCH}`);
   const requeue = db.prepare(
-    `UPDATE tasks SET fair_at = ${FAIR_PLACE}, runnable = 1, wake_at = NULL WHERE id = @id`,
+    `UPDATE tasks SET fair_at = ${FAIR_PLACE}, placed_at = @now, runnable = 1, wake_at = NULL WHERE id = @id`,
   );
   const takeLease = db.prepare(`
     UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL

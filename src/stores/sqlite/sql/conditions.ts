@@ -6,22 +6,31 @@ export const NON_TERMINAL = `status IN ('working','input_required')`;
  * claim and per look-ahead with 100,000 sleeping tasks, where the range of wake_at holds only the ones due.
  */
 export const WORKING = `+status = 'working'`;
+/** A runnable task no live lease holds, not expired: one a claim may take (a task in line, waiting its turn). */
+export const CLAIMABLE = `(lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)`;
+
 /**
- * Fair claiming: each task gets a place in line (`fair_at`) when it is created. A task takes the place at the head of
- * the line (the lowest place among runnable tasks, or its creation time when none is waiting), or, if its owner already
- * has runnable tasks, the place just behind the owner's last one. So an owner's backlog is spread out behind the head
- * while another owner's first task goes to the head: claims alternate between the owners that wait, and no backlog
- * delays another owner's task by more than one task per owner ahead of it. A task whose wait ends (a sleep or retry
- * backoff come due, its input answered) takes a new place by the same rule, as a new task of its owner would then:
- * waking a parked backlog at once does not put it ahead of the tasks other owners queued meanwhile. A task handed
- * back (a released run, a lapsed lease after a crash) keeps its place.
+ * Fair claiming: the line of runnable tasks is ordered by place (`fair_at`), then by when the place was taken
+ * (`placed_at`), then by age. A task takes its place when it is created, when its wait ends (a sleep or retry backoff
+ * come due, its input answered) and when an operator retries it: the place of the first task waiting in line (the
+ * head; the time it takes it, when none waits), or, if its owner already has tasks waiting, the place just behind the
+ * owner's last one. Only tasks waiting their turn count: a running task neither holds the head (a long run would
+ * keep every newcomer at its old place) nor pushes its owner's next task back. A task taking an occupied place goes
+ * behind its occupants, so a task woken again and again (a poller) queues behind whoever waits at the head instead
+ * of winning the tie for being older (two places taken in the same millisecond go by age). So an owner's backlog is
+ * spread out behind the head while another owner's task goes to it: claims alternate between the owners that wait,
+ * and no owner holds another's task back by creating or waking tasks again and again. A task handed back (a released
+ * run, a lapsed lease after a crash) keeps its place.
  */
 export const FAIR_STEP = 0.001;
 export const FAIR_PLACE = `max(
   coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND fair_at IS NOT NULL
-    ORDER BY fair_at LIMIT 1), @now),
-  coalesce((SELECT max(fair_at) FROM tasks INDEXED BY tasks_owner_fair
-    WHERE runnable = 1 AND tenant = @tenant AND principal = @principal) + ${FAIR_STEP}, 0))`;
+    AND ${CLAIMABLE} ORDER BY fair_at LIMIT 1), @now),
+  coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_owner_fair
+    WHERE runnable = 1 AND tenant = @tenant AND principal = @principal AND fair_at IS NOT NULL AND ${CLAIMABLE}
+    ORDER BY fair_at DESC LIMIT 1) + ${FAIR_STEP}, 0))`;
+/** The order of the line (tasks_fair): a place taken by an older process (no placed_at) first among its place. */
+export const LINE_ORDER = `fair_at, placed_at, created_at`;
 
 /**
  * A waiting task whose time has come (its lease was released when it began to wait): the next claim gives it a new

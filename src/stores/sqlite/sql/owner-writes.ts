@@ -14,7 +14,8 @@ export function prepareOwnerWriteQueries(db: SqliteDatabase, codec: PayloadCodec
       status = CASE WHEN @resumed THEN 'working' ELSE status END,
       status_message = CASE WHEN @resumed THEN @resumedMessage ELSE status_message END,
       runnable = CASE WHEN @resumed THEN 1 ELSE runnable END,
-      fair_at = CASE WHEN @resumed THEN ${FAIR_PLACE} ELSE fair_at END
+      fair_at = CASE WHEN @resumed THEN ${FAIR_PLACE} ELSE fair_at END,
+      placed_at = CASE WHEN @resumed THEN @now ELSE placed_at END
     WHERE id = @id`);
   const flagCancel = db.prepare(`UPDATE tasks SET cancel_requested = 1 WHERE id = ?`);
   const cancelNow = db.prepare(`

@@ -2,6 +2,7 @@
 // (ClaimScope), and what its scope leaves out.
 import type { SqliteDatabase } from '../database.js';
 import type { ScopeParams } from '../../claim-scope.js';
+import { CLAIMABLE, LINE_ORDER } from './conditions.js';
 
 /** A task a process can run (ClaimScope as ScopeParams): @tools, @versions JSON arrays, @orphaned. */
 const IN_SCOPE = `(
@@ -19,13 +20,11 @@ export function prepareScopeQueries(db: SqliteDatabase) {
   // The same, among the tasks a process can run (ClaimScope): its tools' tasks of versions it replays (or none
   // recorded), and other tools' tasks once untouched since @orphaned.
   const nextInScope = db.prepare(`
-    SELECT id, lease_owner FROM tasks INDEXED BY tasks_fair
-    WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
-      AND ${IN_SCOPE}
-    ORDER BY fair_at, created_at LIMIT 1`);
+    SELECT id, lease_owner FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE} AND ${IN_SCOPE}
+    ORDER BY ${LINE_ORDER} LIMIT 1`);
   const outOfScope = db.prepare(`
     SELECT tool, tool_version AS version, count(*) AS count FROM tasks INDEXED BY tasks_fair
-    WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
+    WHERE runnable = 1 AND ${CLAIMABLE}
       AND tool IN (SELECT value FROM json_each(@tools)) AND NOT ${IN_SCOPE}
     GROUP BY tool, tool_version ORDER BY tool, tool_version`);
   // Runnable tasks of its tools a scope leaves out, that no run held since @before and not yet marked at their

@@ -1,0 +1,22 @@
+// Flags of `durable-mcp serve` read into settings: the server-wide step defaults.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../args.js';
+import { serveSettings } from './serve-flags.js';
+
+const stepsOf = (maxAttempts: string) => serveSettings({ 'step-max-attempts': maxAttempts }).runtime.steps;
+
+describe('serve --step-max-attempts', () => {
+  it('takes a count of attempts, or infinite (as the library takes Infinity)', () => {
+    expect(stepsOf('5')).toEqual({ retry: { maxAttempts: 5 } });
+    for (const unbounded of ['infinite', 'Infinity', 'INFINITE'])
+      expect(stepsOf(unbounded)).toEqual({ retry: { maxAttempts: Infinity } });
+    expect(serveSettings({}).runtime.steps).toBeUndefined();
+  });
+
+  it('refuses anything else as a usage error', () => {
+    for (const bad of ['0', '-1', '2.5', 'many', '', 'inf'])
+      expect(() => stepsOf(bad), bad).toThrow(
+        new UsageError('--step-max-attempts must be an integer of at least 1, or infinite'),
+      );
+  });
+});

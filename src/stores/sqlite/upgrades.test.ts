@@ -1,0 +1,129 @@
+// SQLite files written by earlier releases: they open with this code, and their tasks resume and read as before.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TaskStore } from '../../tasks/store.js';
+import type { TaskOwner } from '../../tasks/task.js';
+import {
+  expectUpgradedInspection,
+  expectUpgradedLineOrder,
+  expectUpgradedOutcomes,
+  expectUpgradedTasksResume,
+  sealingSensitive,
+  seedLineBeforeUpgrade,
+  seedOutcomeTasks,
+  seedUpgradeTasks,
+} from '../task-store.contract.js';
+import { createSqliteTaskStore } from './task-store.js';
+
+const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
+const T0 = 1_700_000_000_000;
+
+const dirs: string[] = [];
+const opened: TaskStore[] = [];
+const freshPath = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-sqlite-'));
+  dirs.push(dir);
+  return join(dir, 'tasks.db');
+};
+const open = (path: string) => {
+  const store = createSqliteTaskStore({ path });
+  opened.push(store);
+  return store;
+};
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SQLite files of earlier releases', () => {
+  it('opens a file of the release before waits and idempotency keys, and its tasks resume as before', async () => {
+    const path = freshPath();
+    const before = open(path);
+    const seeded = await seedUpgradeTasks(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 8); the lease of `running` lapses.
+    const raw = new Database(path);
+    raw.exec(`
+      DROP INDEX tasks_wake; DROP INDEX tasks_idempotency; DROP INDEX tasks_live_expiry; DROP TABLE task_step_attempts;
+      ALTER TABLE tasks DROP COLUMN wake_at; ALTER TABLE tasks DROP COLUMN idempotency_key;
+      ALTER TABLE tasks DROP COLUMN failure; DELETE FROM schema_migrations WHERE version = 8`);
+    raw.close();
+
+    const after = open(path);
+    await expectUpgradedTasksResume(after, seeded, T0);
+    expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
+  });
+
+  it('opens a file of the release before status history and step timings; its tasks resume and read', async () => {
+    const path = freshPath();
+    const before = open(path);
+    const seeded = await seedUpgradeTasks(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 14).
+    const raw = new Database(path);
+    raw.exec(`
+      DROP TRIGGER task_history_changed; DROP TRIGGER task_history_deleted; DROP TABLE task_history;
+      ALTER TABLE tasks DROP COLUMN created_message;
+      ALTER TABLE task_steps DROP COLUMN started_at; ALTER TABLE task_steps DROP COLUMN saved_at;
+      DELETE FROM schema_migrations WHERE version = 14`);
+    raw.close();
+
+    const after = open(path);
+    await expectUpgradedTasksResume(after, seeded, T0);
+    await expectUpgradedInspection(after, seeded, T0);
+    // Purging a task takes its history with it.
+    expect(await after.purge(T0 + 3_600_000, 0)).toBe(2);
+    const left = new Database(path, { readonly: true });
+    expect(left.prepare('SELECT count(*) AS n FROM task_history').get()).toEqual({ n: 0 });
+    left.close();
+  });
+
+  it('opens a file of the release before outcomes: its finished tasks get theirs, tool errors marked', async () => {
+    const path = freshPath();
+    const sealing = sealingSensitive();
+    const before = createSqliteTaskStore({ path, ...sealing });
+    opened.push(before);
+    const seeded = await seedOutcomeTasks(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 15).
+    const raw = new Database(path);
+    raw.exec(`
+      DROP INDEX tasks_tool_errors; DROP INDEX tasks_retries;
+      ALTER TABLE tasks DROP COLUMN tool_error; ALTER TABLE tasks DROP COLUMN retry_of;
+      DELETE FROM schema_migrations WHERE version = 15`);
+    raw.close();
+
+    const after = createSqliteTaskStore({ path, ...sealing });
+    opened.push(after);
+    await expectUpgradedOutcomes(after, seeded, T0);
+  });
+
+  it('opens a file of the release before places in line kept their time; its line keeps its order', async () => {
+    const path = freshPath();
+    const before = open(path);
+    const waiting = await seedLineBeforeUpgrade(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 17).
+    const raw = new Database(path);
+    raw.exec(`
+      DROP INDEX tasks_fair; ALTER TABLE tasks DROP COLUMN placed_at;
+      CREATE INDEX tasks_fair ON tasks (fair_at, created_at) WHERE runnable = 1;
+      DELETE FROM schema_migrations WHERE version = 17`);
+    raw.close();
+
+    const after = open(path);
+    // A process of that release on the same file still claims through the index it names.
+    const older = new Database(path);
+    const olderClaim = older.prepare(`
+      SELECT id FROM tasks INDEXED BY tasks_fair
+      WHERE runnable = 1 AND (lease_owner IS NULL OR lease_until < @now) AND (expires_at IS NULL OR expires_at > @now)
+      ORDER BY fair_at, created_at LIMIT 1`);
+    expect(olderClaim.get({ now: T0 })).toEqual({ id: waiting });
+    older.close();
+    await expectUpgradedLineOrder(after, waiting, T0);
+  });
+});
