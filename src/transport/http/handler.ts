@@ -83,14 +83,11 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
     const reply = new HttpReply(res, edge.keepAliveMs, options.onResponse, url);
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
-    // Liveness and readiness answer whatever Host a probe sends (they tell nothing else); every other route checks
-    // Host and Origin.
-    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+    const probe = req.method === 'GET' || req.method === 'HEAD';
+    // Liveness answers whatever Host a probe sends (it tells nothing else); every other route checks Host and Origin,
+    // readiness included (it tells whether the store answers).
+    if (pathname === '/healthz' && probe) {
       reply.json(200, '{"status":"ok"}');
-      return;
-    }
-    if (pathname === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      answerReadiness(options, reply);
       return;
     }
     const header: HeaderLookup = (name) => {
@@ -101,6 +98,10 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
     if (forbidden !== undefined) {
       refuse(reply, 403, forbidden);
       req.resume();
+      return;
+    }
+    if (pathname === '/readyz' && probe) {
+      answerReadiness(options, reply);
       return;
     }
     if (servedRoute(edge, req, reply, pathname)) return;
