@@ -12,6 +12,7 @@ export const AdminErrorStatus = {
   terminal: 409,
   not_failed: 409,
   not_terminal: 409,
+  too_many_requests: 429,
   unavailable: 503,
   internal: 500,
 } as const;
