@@ -1,8 +1,8 @@
 // Connections that only wait cannot keep anyone out: a connection that sends no complete request head is closed after
 // the headers timeout; at the connection cap, the connection idle longest (one that sent nothing yet, or an idle
 // keep-alive one) yields its place to a new one; and, when asked, what one client address holds is capped, by the
-// connection's address or, behind trusted proxies, by the address X-Forwarded-For names. Over real sockets, from
-// several loopback addresses.
+// connection's address or, behind trusted proxies, by the address X-Forwarded-For names; a request without credentials
+// is not waited for. Over real sockets, from several loopback addresses.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import {
   type RunningHttpServer,
 } from '../../src/index.js';
 import { envelope, mcpHeaders } from '../support/cli.js';
+import { tokenAuthenticator } from '../support/legacy-client.js';
 import { holdRequest, oneShot, rawConnection, received, type RawConnection } from '../support/raw-http.js';
 
 let dir: string;
@@ -202,5 +203,25 @@ describe('the per-source cap', () => {
     await expect(serve({ maxConnectionsPerSource: 1, trustProxy: ['proxy.internal'] })).rejects.toThrow(
       /trustProxy: not an IP address or CIDR range: "proxy.internal"/,
     );
+  });
+});
+
+describe('requests without credentials', () => {
+  it('are answered 401 and lose their connection when their small body does not come at once', async () => {
+    const running = await mcp.listen({
+      port: 0,
+      authenticator: tokenAuthenticator({}),
+      limits: { requestTimeoutMs: 20_000 },
+    });
+    servers.push(running);
+    const started = Date.now();
+    const c = open(running.port);
+    c.socket.write(
+      'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"',
+    );
+    expect(await c.closedWithin(8_000)).toBe(true);
+    expect(c.text()).toMatch(/^HTTP\/1\.1 401/);
+    // Generous: the wait is one second; the request timeout (20 s) plays no part.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -169,7 +169,10 @@ function answerReadiness(options: HttpEdgeOptions, reply: HttpReply): void {
 const bounded = (text: string | undefined): string =>
   text === undefined ? '' : text.length > 100 ? `${text.slice(0, 100)}…` : text;
 
-/** Refused credentials: 401 with the request's id when a small body shows it, without buffering a large one. */
+/**
+ * Refused credentials: 401 with the request's id when a small body shows it within a second, without buffering a large
+ * one or waiting for a slow one (then the connection closes).
+ */
 function refuseUnauthenticated(
   edge: Edge,
   req: IncomingMessage,
@@ -201,14 +204,24 @@ function refuseUnauthenticated(
     answer(null, true);
     return;
   }
+  // A body that does not come at once is not waited for: without credentials nobody holds a connection busy.
+  let answered = false;
+  const once = (id: RequestId | null, close: boolean): void => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(late);
+    answer(id, close);
+  };
+  const late = setTimeout(() => once(null, true), UNAUTHENTICATED_BODY_MS);
   readBody(req, UNAUTHENTICATED_BODY_BYTES).then(
-    (body) => answer(requestIdOf(parseMessage(body)), false),
-    () => answer(null, true),
+    (body) => once(requestIdOf(parseMessage(body)), false),
+    () => once(null, true),
   );
 }
 
-/** The most of an unauthenticated body read, to echo its request id. */
+/** The most of an unauthenticated body read, to echo its request id, and how long it is waited for. */
 const UNAUTHENTICATED_BODY_BYTES = 8 * 1024;
+const UNAUTHENTICATED_BODY_MS = 1_000;
 
 /** Routes other than the endpoint: OAuth metadata, extra routes (e.g. /metrics), 404. True when answered. */
 function servedRoute(edge: Edge, req: IncomingMessage, reply: HttpReply, pathname: string): boolean {
