@@ -1,8 +1,9 @@
 // Connections that only wait cannot keep anyone out: a connection that sends no complete request head is closed after
-// the headers timeout; at the connection cap, the connection idle longest (one that sent nothing yet, or an idle
-// keep-alive one) yields its place to a new one; and, when asked, what one client address holds is capped, by the
-// connection's address or, behind trusted proxies, by the address X-Forwarded-For names; a request without credentials
-// is not waited for. Over real sockets, from several loopback addresses.
+// the headers timeout; at the connection cap, a connection with no request in flight (one that sent nothing yet, or an
+// idle keep-alive one) yields its place to a new one, of the new one's own address or else of the address holding the
+// most; when asked, what one client address holds is capped, by the connection's address or, behind trusted proxies,
+// by the address X-Forwarded-For names; and a request without credentials is not waited for. Over real sockets, from
+// several loopback addresses.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +138,27 @@ describe('the connection cap', () => {
     expect((await toolsList(port)).status).toBe(200);
     expect(await kept[0]?.closedWithin(5_000)).toBe(true);
     expect(kept.slice(1).map((c) => c.socket.destroyed)).toEqual([false, false]);
+  });
+
+  it('takes the place from the address that holds the most: one that keeps opening connections closes only its own', async () => {
+    const port = await serve({ maxConnections: 4, headersTimeoutMs: 20_000, requestTimeoutMs: 20_000 });
+    const quiet = open(port, '127.0.0.2'); // idle longest of all
+    await holding(port, 1);
+    const flood: RawConnection[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      flood.push(open(port));
+      await holding(port, i + 2);
+    }
+    // The flooding address goes on: each new connection of its own closes its own connection idle longest.
+    for (let i = 0; i < 4; i += 1) {
+      flood.push(open(port));
+      expect(await flood[i]?.closedWithin(5_000)).toBe(true);
+    }
+    // A third address gets in at the expense of the flooding one, not of the quiet one.
+    expect((await toolsList(port, '127.0.0.3')).status).toBe(200);
+    expect(await flood[4]?.closedWithin(5_000)).toBe(true);
+    expect(quiet.socket.destroyed).toBe(false);
+    expect(flood.slice(5).map((c) => c.socket.destroyed)).toEqual([false, false]);
   });
 
   it('closes a new connection at once when every other one has a request in flight', async () => {

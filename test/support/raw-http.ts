@@ -97,14 +97,21 @@ export interface HeldRequest {
   close(): void;
 }
 
-/** Sends a request and resolves once its response headers arrive (or it fails), leaving the response open. */
-export function holdRequest(port: number, options: OneShot = {}): Promise<HeldRequest> {
-  const { path = '/mcp', method = 'POST', from, headers = {}, body, timeoutMs = 10_000 } = options;
+/**
+ * Sends a request and resolves once its response headers arrive (or it fails), leaving the response open; `onData` is
+ * given what the response sends (its body is dropped otherwise).
+ */
+export function holdRequest(
+  port: number,
+  options: OneShot & { onData?: (text: string) => void } = {},
+): Promise<HeldRequest> {
+  const { path = '/mcp', method = 'POST', from, headers = {}, body, timeoutMs = 10_000, onData } = options;
   return new Promise((resolve) => {
     const req = request(
       { host: '127.0.0.1', port, path, method, localAddress: from, agent: false, headers },
       (res) => {
         req.setTimeout(0);
+        if (onData !== undefined) res.on('data', (c: Buffer) => onData(c.toString()));
         res.resume();
         res.on('error', () => undefined);
         resolve({ status: res.statusCode, close: () => req.destroy() });
