@@ -25,7 +25,8 @@ export const serveUsage = `durable-mcp serve [flags]
                          client to resume it (default 60000; at least 100)
   --max-connections N    open connections at most (default 1024); at the cap, a connection with no request in
                          flight (one that sent nothing yet, or an idle keep-alive one) is closed to make room for a
-                         new one, the longest idle first; a new one is closed only when all others are busy
+                         new one: the new one's own address's idle longest, else that of the address holding the
+                         most connections; a new one is closed only when all others are busy
   --max-connections-per-source N  open connections per client address; more are closed as they arrive (default 0:
                          no cap; behind a balancer every connection is the balancer's: give --trust-proxy, or leave it)
   --trust-proxy LIST     addresses or CIDR ranges (e.g. 10.0.0.0/8) of proxies whose X-Forwarded-For names the

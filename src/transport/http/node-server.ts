@@ -27,7 +27,8 @@ export interface BoundAddress {
 export interface ListenHttpOptions {
   /**
    * Open connections at most (default 1024). At the cap, a connection without a request in flight (one that has sent
-   * nothing yet, or an idle keep-alive one) is closed to make room for a new one, the longest idle first; a new
+   * nothing yet, or an idle keep-alive one) is closed to make room for a new one: the new connection's own address
+   * gives up its connection idle longest, or, when it has none, the address holding the most connections does. A new
    * connection is closed at once only when every other one has a request in flight.
    */
   maxConnections?: number;
