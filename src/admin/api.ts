@@ -39,7 +39,13 @@ export interface AdminApiOptions {
    * before its stream is ended (default 256 KiB), and how many may be open at once per operator credential (default
    * 4) and in all (default 32); more are refused with 429.
    */
-  eventStream?: Partial<EventStreamOptions> & { maxPerOperator?: number; maxTotal?: number };
+  eventStream?: {
+    keepAliveMs?: number;
+    maxStreamMs?: number;
+    maxBufferedBytes?: number;
+    maxPerOperator?: number;
+    maxTotal?: number;
+  };
   /** Told when an event stream opens (1) and ends (-1): the open streams gauge. */
   onStream?: (delta: 1 | -1) => void;
   /**
