@@ -68,7 +68,11 @@ export interface ListenOptions {
   allowedHosts?: readonly string[];
   /** Everything else the HTTP handler takes (path, body limit, keep-alives, metrics routes, audit …). */
   http?: Omit<HttpHandlerOptions, 'server' | 'authenticator' | 'origin'>;
-  /** Limits of the node:http server: open connections, time to receive a request. */
+  /**
+   * Limits of the node:http server, as `serve`'s flags set them: open connections (`--max-connections`) and per client
+   * address (`--max-connections-per-source`, `--trust-proxy`), time to receive a request head and a whole request
+   * (`--headers-timeout-ms`, `--request-timeout-ms`), idle keep-alive time (`--http-keep-alive-timeout-ms`).
+   */
   limits?: ListenHttpOptions;
 }
 

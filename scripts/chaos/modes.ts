@@ -123,6 +123,18 @@ const FULL: ModeParams = {
     rssLimitMb: 768,
     boundMs: 300_000,
   },
+  edge: {
+    maxConnections: 256,
+    idleSockets: 384,
+    reopenMs: 50,
+    headersTimeoutMs: 1_000,
+    attackMs: 30_000,
+    probeEveryMs: 20,
+    streamAttempts: 2_000,
+    maxAdminStreams: 4,
+    maxAdminStreamsTotal: 6,
+    boundMs: 120_000,
+  },
 };
 
 // CI: every section, small and bounded (about 90 s on 2 cores in all).
@@ -221,6 +233,18 @@ const CI: ModeParams = {
     probeEveryMs: 100,
     rssLimitMb: 512,
     boundMs: 120_000,
+  },
+  edge: {
+    maxConnections: 64,
+    idleSockets: 96,
+    reopenMs: 50,
+    headersTimeoutMs: 1_000,
+    attackMs: 3_000,
+    probeEveryMs: 20,
+    streamAttempts: 100,
+    maxAdminStreams: 4,
+    maxAdminStreamsTotal: 6,
+    boundMs: 60_000,
   },
 };
 

@@ -10,7 +10,8 @@ import type { ModeName, ModeParams, Section } from './types.js';
 export const USAGE = `usage: npx tsx scripts/chaos/run.ts [--ci] [flags]
   --ci                 small parameters for CI (a few minutes on 2 cores); default: the full run
   --only LIST          sections to run: oracles, crash-sqlite, crash-postgres, faults-postgres, faults-sqlite,
-                       faults-disk-full, clock-sqlite, clock-postgres, fuzz, load, abuse-sqlite, abuse-postgres
+                       faults-disk-full, clock-sqlite, clock-postgres, fuzz, load, abuse-sqlite, abuse-postgres,
+                       idle-connections, operator-streams
   --seed N             seed of every random choice (default: random; printed)
   --pg URL             PostgreSQL for the PostgreSQL sections (default $DURABLE_MCP_TEST_POSTGRES_URL or
                        postgres://postgres@127.0.0.1:5432/test)

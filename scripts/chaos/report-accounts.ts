@@ -1,12 +1,21 @@
 // What each section tried, in the words of the report: [short what, short how many, the full account].
 import type { AbuseStats } from './abuse/abuse-run.js';
+import type { EdgeStats } from './edge/edge-run.js';
 import type { CrashStats } from './crash/context.js';
 import type { FaultStats } from './faults/fault-run.js';
 import type { FuzzStats } from './fuzz/fuzz-run.js';
 import type { LoadStats } from './load/load-run.js';
 import type { OracleStats } from './oracles/run.js';
 import { fmtInt, fmtMb, fmtMs, type Spread } from './stats.js';
-import type { AbuseParams, ChaosParams, FaultParams, FuzzParams, LoadParams, SectionEntry } from './types.js';
+import type {
+  AbuseParams,
+  ChaosParams,
+  EdgeParams,
+  FaultParams,
+  FuzzParams,
+  LoadParams,
+  SectionEntry,
+} from './types.js';
 
 export type Account = [what: string, count: string, account: string];
 
@@ -111,6 +120,21 @@ function abuse(r: SectionEntry, s: AbuseStats, p: AbuseParams): Account {
   ];
 }
 
+function edge(r: SectionEntry, s: EdgeStats, p: EdgeParams): Account {
+  const client = `The ${r.id === 'idle-connections' ? 'legitimate client' : "other tenant's client"} (tools/list and /healthz in turn, each on a new connection from 127.0.0.2, every ${p.probeEveryMs} ms) got ${fmtInt((s.legitRequests ?? 0) - (s.legitFailures ?? 0))} of ${fmtInt(s.legitRequests ?? 0)} answers, p99 ${fmtMs(s.attackP99Ms)} (idle ${fmtMs(s.idleP99Ms)}).`;
+  if (r.id === 'idle-connections')
+    return [
+      `connections without credentials from one address, more than --max-connections, idle`,
+      `${fmtInt(s.attackerOpened ?? 0)} connections`,
+      `For ${p.attackMs / 1000} s, 127.0.0.1 keeps ${p.idleSockets} connections to a server with --max-connections ${p.maxConnections} and --headers-timeout-ms ${p.headersTimeoutMs}: half send nothing, half send one GET /healthz and idle on the kept-alive connection; each opens again ${p.reopenMs} ms after the server closes it. ${fmtInt(s.attackerOpened ?? 0)} opened, at most ${fmtInt(s.attackerPeakOpen ?? 0)} at once; ${fmtInt(s.attackerTimedOut ?? 0)} got 408 at the headers timeout, ${fmtInt(s.attackerClosedQuietly ?? 0)} silent and ${fmtInt(s.attackerKeptClosed ?? 0)} kept-alive ones were closed to make room or refused; a silent one lived ${fmtMs(s.silentLifeMaxMs)} at most. ${client}`,
+    ];
+  return [
+    'event streams opened by two operators, far beyond their caps, while tasks change',
+    `${fmtInt(s.streamAttempts ?? 0)} stream attempts`,
+    `For ${p.attackMs / 1000} s, two operators of tenant A open event streams four at a time (up to ${fmtInt(p.streamAttempts)} each) on a server with --max-admin-streams ${p.maxAdminStreams}, --max-admin-streams-total ${p.maxAdminStreamsTotal} and --max-connections ${p.maxConnections}, keeping every stream they get, while a user of tenant A creates a task every 100 ms. ${fmtInt(s.streamsHeld ?? 0)} streams held, ${fmtInt(s.streamsRefused ?? 0)} refused with 429; ${fmtInt(s.eventsDelivered ?? 0)} task events delivered to them. ${client}`,
+  ];
+}
+
 /** [short what, short how many, the full account] of a section. */
 export function tried(r: SectionEntry): Account {
   const s = r.stats;
@@ -129,5 +153,7 @@ export function tried(r: SectionEntry): Account {
       return load(s, r.params as LoadParams);
     case 'abuse':
       return abuse(r, s, r.params as AbuseParams);
+    case 'edge':
+      return edge(r, s, r.params as EdgeParams);
   }
 }

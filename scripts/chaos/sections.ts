@@ -10,6 +10,9 @@ import { runLoad } from './load/run.js';
 import { ORACLE_INVARIANTS, runOracles } from './oracles/run.js';
 import { ABUSE_INVARIANTS } from './abuse/abuse-run.js';
 import { runAbuse } from './abuse/run.js';
+import { IDLE_INVARIANTS, STREAM_INVARIANTS } from './edge/edge-run.js';
+import { runIdleConnections } from './edge/idle-run.js';
+import { runOperatorStreams } from './edge/streams-run.js';
 import type { Section } from './types.js';
 
 export const SECTIONS: readonly Section[] = [
@@ -100,5 +103,19 @@ export const SECTIONS: readonly Section[] = [
     postgres: true,
     invariants: ABUSE_INVARIANTS,
     run: (ctx) => runAbuse({ ...ctx, backend: 'postgres', params: ctx.mode.abuse }),
+  },
+  {
+    id: 'idle-connections',
+    title: 'Idle connections from one address',
+    kind: 'edge',
+    invariants: IDLE_INVARIANTS,
+    run: (ctx) => runIdleConnections({ ...ctx, params: ctx.mode.edge }),
+  },
+  {
+    id: 'operator-streams',
+    title: 'Operator event stream flood',
+    kind: 'edge',
+    invariants: STREAM_INVARIANTS,
+    run: (ctx) => runOperatorStreams({ ...ctx, params: ctx.mode.edge }),
   },
 ];

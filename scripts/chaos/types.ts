@@ -125,6 +125,31 @@ export interface AbuseParams {
   boundMs: number;
 }
 
+/** The HTTP edge sections: idle connections from one address, and a flood of operator event streams. */
+export interface EdgeParams {
+  /** `--max-connections` of the server. */
+  maxConnections: number;
+  /**
+   * Sockets the idle attacker keeps (half send nothing, half idle after one request), reopened as they close: more
+   * than the cap, and at most 1.5 × it (a burst of new connections larger than the idle ones would close each other).
+   */
+  idleSockets: number;
+  /** Pause of an attacker socket before it opens again (ms). */
+  reopenMs: number;
+  /** `--headers-timeout-ms` of the server. */
+  headersTimeoutMs: number;
+  /** How long each attack lasts (ms). */
+  attackMs: number;
+  /** Pause of the legitimate client between its requests (ms). */
+  probeEveryMs: number;
+  /** Event streams each of the two operators tries to open. */
+  streamAttempts: number;
+  /** `--max-admin-streams` and `--max-admin-streams-total` of the server. */
+  maxAdminStreams: number;
+  maxAdminStreamsTotal: number;
+  boundMs: number;
+}
+
 /** The parameters of one run mode (full or ci), by section kind. */
 export interface ModeParams {
   crash: CrashParams;
@@ -133,6 +158,7 @@ export interface ModeParams {
   fuzz: FuzzParams;
   load: LoadParams;
   abuse: AbuseParams;
+  edge: EdgeParams;
 }
 
 export type ModeName = 'full' | 'ci';

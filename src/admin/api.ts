@@ -7,7 +7,8 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { AuditLog } from '../protocol/audit.js';
 import type { AdminScope, TaskAdmin } from '../tasks/admin.js';
 import type { ChangeFeed, OutOfScopeTasks } from '../tasks/store.js';
-import type { TaskOwner } from '../tasks/task.js';
+import { createOpenLimit, type OpenLimit } from '../tasks/open-limit.js';
+import { ownerKey, type TaskOwner } from '../tasks/task.js';
 import type { HeaderLookup } from '../wire/headers.js';
 import { serveAction, type ActionContext } from './actions.js';
 import { createAssetRoute, type AssetRoute } from './assets.js';
@@ -33,8 +34,20 @@ export interface AdminApiOptions {
    * Without one, that route is 404 and the dashboard reloads by hand.
    */
   changes?: ChangeFeed;
-  /** The event stream's keep-alive interval and lifetime (default 15 s and 10 min). */
-  eventStream?: { keepAliveMs?: number; maxStreamMs?: number };
+  /**
+   * The event streams: keep-alive interval and lifetime (default 15 s and 10 min), what a client may leave unread
+   * before its stream is ended (default 256 KiB), and how many may be open at once per operator credential (default
+   * 4) and in all (default 32); more are refused with 429.
+   */
+  eventStream?: {
+    keepAliveMs?: number;
+    maxStreamMs?: number;
+    maxBufferedBytes?: number;
+    maxPerOperator?: number;
+    maxTotal?: number;
+  };
+  /** Told when an event stream opens (1) and ends (-1): the open streams gauge. */
+  onStream?: (delta: 1 | -1) => void;
   /**
    * A task's detail also shows its payloads (arguments, input requests and answers, result), opened with the store's
    * cipher; each such read is an `admin.payloads` audit line. Default false: the detail never shows a payload.
@@ -68,6 +81,8 @@ interface Api {
   readonly now: () => number;
   readonly events: TaskEventHub | undefined;
   readonly eventStream: EventStreamOptions;
+  /** Open event streams, per operator credential and in all. */
+  readonly streams: OpenLimit;
   readonly assets: AssetRoute;
 }
 
@@ -81,6 +96,10 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     events:
       changes === undefined ? undefined : createTaskEventHub({ changes, store: options.store, now, onError }),
     eventStream: { ...DEFAULT_EVENT_STREAM, ...options.eventStream },
+    streams: createOpenLimit(
+      options.eventStream?.maxPerOperator ?? DEFAULT_STREAMS_PER_OPERATOR,
+      options.eventStream?.maxTotal ?? DEFAULT_STREAMS_TOTAL,
+    ),
     assets: createAssetRoute(undefined, onError),
   };
   return (req, res) => {
@@ -118,6 +137,36 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     return true;
   };
 }
+
+/** An operator's event stream, within the caps; or why it was refused (429 sent). */
+function openStream(
+  api: Api,
+  hub: TaskEventHub,
+  who: TaskOwner,
+  scope: AdminScope,
+  res: ServerResponse,
+): string | undefined {
+  const held = api.streams.open(ownerKey(who));
+  if (!held.ok) {
+    sendError(res, 'too_many_requests', tooManyStreams(held.cap, held.limit), { 'retry-after': '5' });
+    return held.cap === 'owner' ? "the operator's event streams at their cap" : 'event streams at their cap';
+  }
+  const { onStream } = api.options;
+  onStream?.(1);
+  openEventStream(hub, scope, res, api.eventStream, () => {
+    held.release();
+    onStream?.(-1);
+  });
+  return undefined;
+}
+
+const DEFAULT_STREAMS_PER_OPERATOR = 4;
+const DEFAULT_STREAMS_TOTAL = 32;
+
+const tooManyStreams = (cap: 'owner' | 'total', limit: number): string =>
+  cap === 'owner'
+    ? `Too many open event streams for this operator (limit ${limit}): close one first`
+    : `Too many open event streams on this server (limit ${limit}): try again later`;
 
 /** Reports the response once it has gone out. */
 function report(options: AdminRouteOptions, res: ServerResponse, label: string): void {
@@ -174,7 +223,9 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
   }
   const scope: AdminScope = outcome.operator;
   if (request.action === 'events') {
-    if (api.events !== undefined) openEventStream(api.events, scope, res, api.eventStream);
+    if (api.events === undefined) return;
+    const opened = openStream(api, api.events, who, scope, res);
+    if (opened !== undefined) refused(opened);
     return;
   }
   const context: ActionContext = {

@@ -1,7 +1,8 @@
 // `GET /admin/api/v1/events`: an operator's server-sent events: `data: {"taskId","task"}` for each change of a task
 // within its tenants, `data: {"taskId","removed":true}` when one it was shown is purged, `event: resync` when
 // changes may have gone unheard, a comment every keep-alive interval. The stream ends after `maxStreamMs` (the client
-// opens a new one, its credentials checked again) or when the client is too slow to read it.
+// opens a new one, its credentials checked again), or as soon as the client leaves more than `maxBufferedBytes`
+// unread (it reconnects and reads the list again): a slow reader never makes the server buffer without bound.
 import type { ServerResponse } from 'node:http';
 import type { AdminScope } from '../tasks/admin.js';
 import type { TaskEventHub } from './events.js';
@@ -11,18 +12,27 @@ export interface EventStreamOptions {
   keepAliveMs: number;
   /** The stream ends after this long (ms). */
   maxStreamMs: number;
+  /** What a client may leave unread (bytes) before its stream is ended. */
+  maxBufferedBytes: number;
 }
 
-export const DEFAULT_EVENT_STREAM: EventStreamOptions = { keepAliveMs: 15_000, maxStreamMs: 600_000 };
+export const DEFAULT_EVENT_STREAM: EventStreamOptions = {
+  keepAliveMs: 15_000,
+  maxStreamMs: 600_000,
+  maxBufferedBytes: 256 * 1024,
+};
 
-/** What a client may leave unread before its stream is ended (it reconnects and reads the list again). */
-const MAX_BUFFERED_BYTES = 1 << 20;
+const OPEN = Buffer.from(': open\n\n');
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+const RESYNC = Buffer.from('event: resync\ndata: {}\n\n');
 
+/** Serves one stream until it ends; `onEnd` is called once then. */
 export function openEventStream(
   hub: TaskEventHub,
   scope: AdminScope,
   res: ServerResponse,
   options: EventStreamOptions,
+  onEnd: () => void,
 ): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -30,17 +40,14 @@ export function openEventStream(
     'x-accel-buffering': 'no',
   });
   let closed = false;
-  const write = (text: string): void => {
+  const write = (frame: Buffer): void => {
     if (closed) return;
-    res.write(text);
-    if (res.writableLength > MAX_BUFFERED_BYTES) close();
+    res.write(frame);
+    // What the response and its socket hold unsent: the client reads too slowly (or is gone without a word).
+    if (res.writableLength > options.maxBufferedBytes) close();
   };
-  const stop = hub.open({
-    scope,
-    send: (event) => write(`data: ${JSON.stringify(event)}\n\n`),
-    resync: () => write('event: resync\ndata: {}\n\n'),
-  });
-  const keepAlive = setInterval(() => write(': keep-alive\n\n'), options.keepAliveMs);
+  const stop = hub.open({ scope, send: (_event, frame) => write(frame), resync: () => write(RESYNC) });
+  const keepAlive = setInterval(() => write(KEEP_ALIVE), options.keepAliveMs);
   const lifetime = setTimeout(() => close(), options.maxStreamMs);
   keepAlive.unref();
   lifetime.unref();
@@ -50,10 +57,13 @@ export function openEventStream(
     stop();
     clearInterval(keepAlive);
     clearTimeout(lifetime);
-    res.end();
+    // A reader too slow to take what is queued is cut rather than waited for.
+    if (res.writableLength > options.maxBufferedBytes) res.destroy();
+    else res.end();
+    onEnd();
   }
   // The response closes when the client goes away (a request's own 'close' only says its body was read).
   res.once('close', close);
   // The first bytes right away: the client knows the stream is open before any task changes.
-  write(': open\n\n');
+  write(OPEN);
 }

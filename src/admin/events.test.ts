@@ -65,12 +65,16 @@ function setup() {
 
 const stream = (tenants: 'all' | string[]) => {
   const events: (TaskEvent | 'resync')[] = [];
+  const frames: Buffer[] = [];
   const listener: EventListener = {
     scope: { tenants },
-    send: (e) => events.push(e),
+    send: (e, frame) => {
+      events.push(e);
+      frames.push(frame);
+    },
     resync: () => events.push('resync'),
   };
-  return { events, listener };
+  return { events, frames, listener };
 };
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -90,6 +94,19 @@ describe('the task event hub', () => {
     expect(a.events).toEqual([{ taskId: 't1', task: expect.objectContaining({ id: 't1', tenant: 'A' }) }]);
     expect(all.events).toHaveLength(1);
     expect(b.events).toEqual([]);
+  });
+
+  it('serialises each change once: every stream is handed the same bytes', async () => {
+    const s = setup();
+    const streams = [stream(['A']), stream('all'), stream(['A', 'B'])];
+    for (const x of streams) s.hub.open(x.listener);
+    s.tasks.set('t1', task('t1', 'A'));
+    s.change('t1');
+    await settle();
+    const [first] = streams[0]?.frames ?? [];
+    expect(first?.toString()).toBe(`data: ${JSON.stringify(streams[0]?.events[0])}\n\n`);
+    for (const x of streams) expect(x.frames).toHaveLength(1);
+    for (const x of streams) expect(x.frames[0]).toBe(first);
   });
 
   it('tells a stream of a purged task it was shown, and nobody else', async () => {

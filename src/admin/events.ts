@@ -1,6 +1,7 @@
 // The task events of the operator API: one subscription to the store's change feed per process, shared by every open
 // stream. Each changed task is read once (however many streams are open, however many changes arrive while it is
-// read) and handed to the streams whose operators' tenants hold it; a task outside a stream's tenants is never named.
+// read), serialised once, and the same bytes handed to the streams whose operators' tenants hold it; a task outside a
+// stream's tenants is never named.
 import { inAdminScope, type AdminScope, type AdminTaskSummary, type TaskAdmin } from '../tasks/admin.js';
 import type { ChangeFeed } from '../tasks/store.js';
 import type { TaskInspection } from '../tasks/task.js';
@@ -12,8 +13,8 @@ export type TaskEvent = TaskEventJson;
 
 export interface EventListener {
   scope: AdminScope;
-  /** A task within the scope changed. */
-  send(event: TaskEvent): void;
+  /** A task within the scope changed: the event, and its SSE message (the same bytes for every stream). */
+  send(event: TaskEvent, frame: Buffer): void;
   /** Changes may have gone unheard (the feed reconnected): what is shown must be read again. */
   resync(): void;
 }
@@ -64,14 +65,19 @@ export function createTaskEventHub(options: TaskEventHubOptions): TaskEventHub {
   let unsubscribe: (() => void) | undefined;
 
   const deliver = (taskId: string, task: TaskInspection | undefined): void => {
-    const row = task === undefined ? undefined : summaryView(toSummary(task));
+    const event: TaskEvent =
+      task === undefined ? { taskId, removed: true } : { taskId, task: summaryView(toSummary(task)) };
+    let frame: Buffer | undefined;
     for (const stream of streams) {
-      if (task !== undefined && row !== undefined && inAdminScope(stream.listener.scope, task.owner.tenant)) {
-        remember(stream.seen, taskId);
-        stream.listener.send({ taskId, task: row });
-      } else if (task === undefined && stream.seen.delete(taskId)) {
-        stream.listener.send({ taskId, removed: true });
-      }
+      // A change goes to the streams whose tenants hold the task; a purge to those that were shown it.
+      const concerned =
+        task === undefined
+          ? stream.seen.delete(taskId)
+          : inAdminScope(stream.listener.scope, task.owner.tenant);
+      if (!concerned) continue;
+      if (task !== undefined) remember(stream.seen, taskId);
+      frame ??= Buffer.from(`data: ${JSON.stringify(event)}\n\n`);
+      stream.listener.send(event, frame);
     }
   };
 

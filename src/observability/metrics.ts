@@ -17,10 +17,14 @@ export interface Metrics {
   readonly taskObserver: TaskObserver;
   audit(event: AuditEvent): void;
   httpResponse(method: string, status: number, durationMs: number): void;
-  subscription(delta: 1 | -1): void;
+  /** An event stream opened (1) or ended (-1): `listen` (subscriptions/listen) or `operator` (the operator API's). */
+  subscription(delta: 1 | -1, kind?: StreamKind): void;
   /** Serves GET /metrics; returns true when it handled the request. */
   route(req: IncomingMessage, res: ServerResponse): boolean;
 }
+
+/** The event streams the open streams gauge counts apart. */
+export type StreamKind = 'listen' | 'operator';
 
 export interface MetricsOptions {
   /**
@@ -86,7 +90,8 @@ function httpInstruments(registry: Registry) {
     }),
     subscriptions: new Gauge({
       name: `${P}open_subscriptions`,
-      help: 'Open subscriptions/listen streams',
+      help: 'Open event streams: subscriptions/listen (kind="listen") and the operator API\'s (kind="operator")',
+      labelNames: ['kind'],
       registers: [registry],
     }),
   };
@@ -162,6 +167,8 @@ export function createMetrics(
     createToolLabels({ tools: options.tools, max: options.maxToolLabels }),
   );
   const http = httpInstruments(registry);
+  // Both kinds shown from the start, at 0.
+  for (const kind of ['listen', 'operator'] as const) http.subscriptions.set({ kind }, 0);
   const collect = statsCollector(store, gauges, options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS, now);
   const allowed = bearerCheck(options.token);
 
@@ -170,8 +177,8 @@ export function createMetrics(
     taskObserver: tasks.observer,
     audit: (event) => tasks.audit(event),
     httpResponse: httpRecorder(http),
-    subscription(delta) {
-      http.subscriptions.inc(delta);
+    subscription(delta, kind = 'listen') {
+      http.subscriptions.inc({ kind }, delta);
     },
     route(req, res) {
       if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return false;

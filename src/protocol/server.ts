@@ -1,5 +1,6 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
 import { ownerKey } from '../tasks/task.js';
+import { createOpenLimit } from '../tasks/open-limit.js';
 import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
 import { randomBytes } from 'node:crypto';
 import {
@@ -231,25 +232,15 @@ interface Core {
 
 /** Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. */
 function listenLimit(max: number): { open(auth: AuthInfo): () => void } {
-  const open = new Map<string, number>();
+  const limit = createOpenLimit(max);
   return {
     open(auth) {
-      const key = ownerKey(auth);
-      const n = open.get(key) ?? 0;
-      if (n >= max) {
+      const held = limit.open(ownerKey(auth));
+      if (!held.ok)
         throw new ProtocolError(ErrorCode.TooManyRequests, `Too many open subscriptions (limit ${max})`, {
           limit: max,
         });
-      }
-      open.set(key, n + 1);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        const left = (open.get(key) ?? 1) - 1;
-        if (left === 0) open.delete(key);
-        else open.set(key, left);
-      };
+      return held.release;
     },
   };
 }

@@ -17,6 +17,7 @@ import {
   type RunningHttpServer,
 } from '../../src/index.js';
 import { envelope, mcpHeaders } from '../support/cli.js';
+import { holdRequest } from '../support/raw-http.js';
 import { tokenAuthenticator } from '../support/legacy-client.js';
 
 const TOKEN = 'abuse-test-token-0123456789';
@@ -144,13 +145,28 @@ describe('once the caller is known', () => {
 
 describe('connections', () => {
   it('closes connections beyond the cap as they arrive', async () => {
-    const held = Array.from({ length: 6 }, () => open());
-    await new Promise((r) => setTimeout(r, 200));
-    const extra = open();
-    await extra.closed;
-    expect(extra.socket.destroyed).toBe(true);
-    for (const c of held) c.socket.destroy();
-    await Promise.all(held.map((c) => c.closed));
+    // Busy connections (a request in flight each): idle ones would yield their place instead.
+    const held = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        holdRequest(port, {
+          headers: { ...mcpHeaders('subscriptions/listen'), authorization: `Bearer ${TOKEN}` },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'subscriptions/listen',
+            params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+          }),
+        }),
+      ),
+    );
+    try {
+      expect(held.map((h) => h.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const extra = open();
+      await extra.closed;
+      expect(extra.socket.destroyed).toBe(true);
+    } finally {
+      for (const h of held) h.close();
+    }
     await new Promise((r) => setTimeout(r, 100));
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   });
@@ -170,6 +186,13 @@ describe('routes beside the endpoint', () => {
   it('/metrics answers only the Host names the endpoint accepts (DNS rebinding)', async () => {
     expect(await get('/metrics', 'evil.example')).toBe(403);
     expect(await get('/metrics', `127.0.0.1:${port}`)).toBe(200);
+  });
+
+  it('/readyz answers only the Host names the endpoint accepts (DNS rebinding)', async () => {
+    expect(await get('/readyz', 'evil.example')).toBe(403);
+    expect(await get('/readyz', '10.0.0.7:8080')).toBe(403);
+    expect(await get('/readyz', `127.0.0.1:${port}`)).toBe(200);
+    expect(await get('/readyz', `localhost:${port}`)).toBe(200);
   });
 
   it('/healthz answers any Host, for probes that send their own', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
+import { oneShot, rawConnection } from '../support/raw-http.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-ops-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,9 +62,42 @@ describe('serve: metrics', () => {
     expect(right.status).toBe(200);
   });
 
+  it('--metrics-port answers /metrics and /readyz to loopback names, IP addresses and --metrics-allowed-hosts only', async () => {
+    const p = await serve(['--metrics-port', '0', '--metrics-allowed-hosts', 'prometheus.internal']);
+    const metricsUrl = new URL(/^metrics on (http:\/\/\S+\/metrics)$/m.exec(p.stdout())?.[1] as string);
+    const status = async (url: URL, path: string, host: string, origin?: string) =>
+      (
+        await oneShot(Number(url.port), {
+          path,
+          headers: origin === undefined ? { host } : { host, origin },
+        })
+      ).status;
+    for (const path of ['/metrics', '/readyz']) {
+      // A name that DNS rebinding points at the server is refused; an address cannot be rebound.
+      expect(await status(metricsUrl, path, 'evil.example:9464'), path).toBe(403);
+      expect(await status(metricsUrl, path, '10.1.2.3:9464', 'http://evil.example'), path).toBe(403);
+      for (const host of [
+        '10.1.2.3:9464',
+        '10.1.2.3',
+        '[fd00::5]:9464',
+        'localhost:9464',
+        'prometheus.internal',
+      ])
+        expect(await status(metricsUrl, path, host), `${path} ${host}`).toBe(200);
+    }
+    expect(await status(metricsUrl, '/healthz', 'evil.example')).toBe(200);
+    // The MCP port keeps to its own names: loopback, the bound one and --allowed-hosts.
+    const main = new URL(p.url);
+    expect(await status(main, '/readyz', 'evil.example')).toBe(403);
+    expect(await status(main, '/readyz', 'prometheus.internal')).toBe(403);
+    expect(await status(main, '/readyz', `127.0.0.1:${main.port}`)).toBe(200);
+    expect(await status(main, '/healthz', 'evil.example')).toBe(200);
+  });
+
   it('refuses a short token, or metrics flags with --no-metrics, as usage errors', async () => {
     await expect(startServe(['--metrics-token', 'short'])).rejects.toThrow(/at least 16 characters/);
     await expect(startServe(['--no-metrics', '--metrics-port', '0'])).rejects.toThrow(/drop --no-metrics/);
+    await expect(startServe(['--metrics-allowed-hosts', 'a.example'])).rejects.toThrow(/give both/);
   });
 });
 
@@ -113,5 +147,25 @@ describe('serve: HTTP connections and bodies', () => {
     const res = await fetch(p.url, { method: 'POST', headers: mcpHeaders('tools/call', 'echo'), body });
     expect(res.status).toBe(413);
     await expect(startServe(['--max-body-mb', '0'])).rejects.toThrow(/--max-body-mb must be at least 1/);
+  });
+
+  it('--headers-timeout-ms, --max-connections-per-source and --trust-proxy bound what one client holds', async () => {
+    const p = await serve(['--headers-timeout-ms', '500', '--max-connections-per-source', '1']);
+    const port = Number(new URL(p.origin).port);
+    const started = Date.now();
+    const silent = rawConnection(port);
+    await new Promise((resolve) => silent.socket.once('connect', resolve));
+    // The silent connection is this address's one: another is closed as it arrives, another address is served.
+    const second = rawConnection(port);
+    expect(await second.closedWithin(3_000)).toBe(true);
+    expect(second.text()).toBe('');
+    expect((await oneShot(port, { from: '127.0.0.2' })).status).toBe(200);
+    expect(await silent.closedWithin(8_000)).toBe(true);
+    expect(silent.text()).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await expect(startServe(['--trust-proxy', '10.0.0.0/8'])).rejects.toThrow(/give both/);
+    await expect(
+      startServe(['--max-connections-per-source', '4', '--trust-proxy', '10.0.0.0/33']),
+    ).rejects.toThrow(/--trust-proxy: bad prefix length in "10.0.0.0\/33"/);
   });
 });

@@ -1,6 +1,7 @@
 // Readiness apart from liveness: /readyz answers 200 only while the process should get traffic (its store answers,
-// it is not draining), whatever Host a probe sends; /healthz stays liveness. On SIGTERM with --drain-ms, `serve`
-// turns not ready at once and keeps serving for the drain, then closes.
+// it is not draining), to the Host names the endpoint accepts (abuse.test.ts checks the refusal of others); /healthz
+// stays liveness. On SIGTERM with --drain-ms, `serve` turns not ready at once and keeps serving for the drain, then
+// closes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,10 +46,10 @@ async function serveWith(readiness?: () => Promise<string | undefined>) {
 }
 
 describe('/readyz', () => {
-  it('answers 200 when ready, 503 with the reason otherwise, whatever Host a probe sends', async () => {
+  it('answers 200 when ready, 503 with the reason otherwise, to the Host names the endpoint accepts', async () => {
     const state: { reason?: string } = {};
     const base = await serveWith(async () => state.reason);
-    const ready = await fetch(`${base}/readyz`, { headers: { host: 'balancer-probe' } });
+    const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready' });
     state.reason = 'store unreachable';

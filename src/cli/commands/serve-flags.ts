@@ -4,6 +4,7 @@ import type { StepDefaults } from '../../protocol/define.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 import { DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
 import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tasks/payload-cipher.js';
+import { parseTrustedProxies } from '../../transport/http/client-address.js';
 import type { ListenHttpOptions } from '../../transport/http/node-server.js';
 import { intFlag, UsageError } from '../args.js';
 import { authFlagsFrom, type AuthFlags } from '../auth-config.js';
@@ -25,6 +26,11 @@ export const SERVE_FLAGS = {
   'max-sessions': { type: 'string' },
   'legacy-result-wait-ms': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-connections-per-source': { type: 'string' },
+  'trust-proxy': { type: 'string' },
+  'headers-timeout-ms': { type: 'string' },
+  'max-admin-streams': { type: 'string' },
+  'max-admin-streams-total': { type: 'string' },
   'max-listens': { type: 'string' },
   'max-buffered-mb': { type: 'string' },
   'request-timeout-ms': { type: 'string' },
@@ -68,6 +74,7 @@ export const SERVE_FLAGS = {
   'metrics-port': { type: 'string' },
   'metrics-host': { type: 'string' },
   'metrics-token': { type: 'string' },
+  'metrics-allowed-hosts': { type: 'string' },
   otel: { type: 'boolean' },
 } as const;
 
@@ -99,14 +106,19 @@ export interface HttpSettings {
   limits: ListenHttpOptions;
   /** The operator API's task detail shows payloads (--admin-payloads). */
   adminPayloads: boolean;
+  /** Open operator event streams: per operator credential, and in all (--max-admin-streams[-total]). */
+  adminStreams: { perOperator: number; total: number };
 }
 
 /** /metrics: on the main port, or on a listener of its own; behind a bearer token or not. */
 export interface MetricsSettings {
   statsIntervalMs: number;
   token: string | undefined;
-  /** A port of its own (then the main port answers 404 for /metrics). */
-  listen: { host: string; port: number } | undefined;
+  /**
+   * A port of its own (then the main port answers 404 for /metrics), and the Host names it accepts besides loopback,
+   * its bound name and IP addresses.
+   */
+  listen: { host: string; port: number; extraHosts: string[] } | undefined;
 }
 
 export interface ServeSettings {
@@ -125,6 +137,15 @@ export interface ServeSettings {
 }
 
 const MIB = 1024 * 1024;
+
+/** A comma list flag: its entries, trimmed, empty ones dropped. */
+const listFlag = (value: string | boolean | undefined): string[] =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
 
 function stepDefaultsFromFlags(values: Flags): StepDefaults | undefined {
   const steps: StepDefaults = {};
@@ -214,7 +235,7 @@ function httpFromFlags(values: Flags): HttpSettings {
   return {
     host: (values.host as string | undefined) ?? '127.0.0.1',
     port,
-    extraHosts: ((values['allowed-hosts'] as string | undefined) ?? '').split(','),
+    extraHosts: listFlag(values['allowed-hosts']),
     resourceUrl: values['resource-url'] as string | undefined,
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
     maxBodyBytes: intFlag(values['max-body-mb'], 'max-body-mb', 4, 1) * MIB,
@@ -228,17 +249,35 @@ function httpFromFlags(values: Flags): HttpSettings {
             // Shorter windows would have 2025-11-25 clients reconnect all the time.
             resultWaitMs: intFlag(values['legacy-result-wait-ms'], 'legacy-result-wait-ms', 60_000, 100),
           },
-    limits: {
-      maxConnections: intFlag(values['max-connections'], 'max-connections', 1024, 1),
-      requestTimeoutMs: intFlag(values['request-timeout-ms'], 'request-timeout-ms', 30_000, 100),
-      // Above the 60 s that nginx and most balancers keep an idle upstream connection: they close it first.
-      keepAliveTimeoutMs: intFlag(
-        values['http-keep-alive-timeout-ms'],
-        'http-keep-alive-timeout-ms',
-        65_000,
-        1,
-      ),
+    adminStreams: {
+      perOperator: intFlag(values['max-admin-streams'], 'max-admin-streams', 4, 1),
+      total: intFlag(values['max-admin-streams-total'], 'max-admin-streams-total', 32, 1),
     },
+    limits: connectionLimitsFromFlags(values),
+  };
+}
+
+/** The limits of the node:http server (both ports). */
+function connectionLimitsFromFlags(values: Flags): ListenHttpOptions {
+  const perSource = intFlag(values['max-connections-per-source'], 'max-connections-per-source', 0);
+  const proxies = listFlag(values['trust-proxy']);
+  if (proxies.length > 0 && perSource === 0)
+    throw new UsageError('--trust-proxy names the proxies of --max-connections-per-source: give both');
+  const trusted = parseTrustedProxies(proxies);
+  if (!trusted.ok) throw new UsageError(`--trust-proxy: ${trusted.reason}`);
+  return {
+    maxConnections: intFlag(values['max-connections'], 'max-connections', 1024, 1),
+    maxConnectionsPerSource: perSource,
+    trustProxy: proxies,
+    requestTimeoutMs: intFlag(values['request-timeout-ms'], 'request-timeout-ms', 30_000, 100),
+    headersTimeoutMs: intFlag(values['headers-timeout-ms'], 'headers-timeout-ms', 5_000, 100),
+    // Above the 60 s that nginx and most balancers keep an idle upstream connection: they close it first.
+    keepAliveTimeoutMs: intFlag(
+      values['http-keep-alive-timeout-ms'],
+      'http-keep-alive-timeout-ms',
+      65_000,
+      1,
+    ),
   };
 }
 
@@ -254,6 +293,8 @@ function metricsFromFlags(values: Flags, host: string): MetricsSettings | false 
   if (port !== undefined && port > 65535) throw new UsageError('--metrics-port must be at most 65535');
   if (port === undefined && values['metrics-host'] !== undefined)
     throw new UsageError('--metrics-host binds --metrics-port: give both');
+  if (port === undefined && values['metrics-allowed-hosts'] !== undefined)
+    throw new UsageError('--metrics-allowed-hosts names the hosts of --metrics-port: give both');
   if (token !== undefined && (token.length < 16 || /\s/.test(token)))
     throw new UsageError(
       '--metrics-token (or DURABLE_MCP_METRICS_TOKEN) must be at least 16 characters, without spaces',
@@ -266,7 +307,13 @@ function metricsFromFlags(values: Flags, host: string): MetricsSettings | false 
     ),
     token,
     listen:
-      port === undefined ? undefined : { host: (values['metrics-host'] as string | undefined) ?? host, port },
+      port === undefined
+        ? undefined
+        : {
+            host: (values['metrics-host'] as string | undefined) ?? host,
+            port,
+            extraHosts: listFlag(values['metrics-allowed-hosts']),
+          },
   };
 }
 

@@ -1,10 +1,12 @@
-// What `durable-mcp serve` logs and checks besides serving: tool errors, refused Hosts, tasks waiting for other code,
-// and whether the store answers (readiness).
+// What `durable-mcp serve` logs and checks besides serving: tool errors, refused Hosts (and the names each port
+// accepts), tasks waiting for other code, and whether the store answers (readiness).
 import type { Logger } from '../../observability/logger.js';
+import { allowedHostsFor } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
 import type { ToolErrorReport } from '../../tasks/observer.js';
 import type { OutOfScopeTasks } from '../../tasks/store.js';
-import type { OriginRefusal } from '../../transport/http/origin-check.js';
+import type { OriginPolicy, OriginRefusal } from '../../transport/http/origin-check.js';
+import type { HttpSettings, MetricsSettings } from './serve-flags.js';
 
 /** One error line per tool error: where it came from and its reference, never the tool's arguments or results. */
 export function logToolError(logger: Logger, { taskId, tool, failure }: ToolErrorReport): void {
@@ -28,6 +30,21 @@ export function refusalLog(logger: Logger): (refusal: OriginRefusal) => void {
     if (last.size >= 1_000) last.clear();
     last.set(key, now);
     logger.warn({ header, value, reason }, 'request refused: Host or Origin not allowed (--allowed-hosts)');
+  };
+}
+
+/** The Host and Origin names the MCP port accepts: loopback, its bound name and --allowed-hosts. */
+export function mainOrigin(http: HttpSettings, logger: Logger): OriginPolicy {
+  return { allowedHosts: allowedHostsFor(http.host, http.extraHosts), onRefused: refusalLog(logger) };
+}
+
+/** The metrics port's: loopback, its bound name, --metrics-allowed-hosts, and any IP address (probes, scrapers). */
+export function metricsOrigin(at: NonNullable<MetricsSettings['listen']>, logger: Logger): OriginPolicy {
+  return {
+    allowedHosts: allowedHostsFor(at.host, at.extraHosts),
+    ipLiterals: true,
+    setting: '--metrics-allowed-hosts',
+    onRefused: refusalLog(logger),
   };
 }
 

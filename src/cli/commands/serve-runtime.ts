@@ -1,18 +1,19 @@
 // What `durable-mcp serve` builds once its store has opened: metrics, the runtime (server, tasks, worker) and the
 // HTTP handler. Nothing here is built before: without DURABLE_MCP_STATE_SECRET the server's secret is in the store.
+import type { AdminApiOptions } from '../../admin/api.js';
 import { createHttpHandler } from '../../http.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import type { Logger } from '../../observability/logger.js';
 import { createMetrics, type Metrics } from '../../observability/metrics.js';
 import { createTracingObserver, traced } from '../../observability/tracing.js';
 import type { ToolSet } from '../../protocol/define.js';
-import { allowedHostsFor, createDurableMcp, type DurableMcp } from '../../runtime.js';
+import { createDurableMcp, type DurableMcp } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
 import type { OutOfScopeTasks } from '../../tasks/store.js';
 import { combineObservers } from '../../tasks/observer.js';
 import type { HttpHandler } from '../../transport/http/handler.js';
 import type { AuthSetup } from '../auth-config.js';
-import { logOutOfScope, logToolError, refusalLog, storeCheck } from './serve-helpers.js';
+import { logOutOfScope, logToolError, mainOrigin, storeCheck } from './serve-helpers.js';
 import type { ServeSettings } from './serve-flags.js';
 
 /** A server on its open store. */
@@ -101,6 +102,30 @@ function runtimeFor(
   });
 }
 
+/**
+ * The operator API and dashboard, when a credential can be an operator's; CSRF tokens from the secret every replica
+ * shares; live events from the store's change feed, their streams capped and counted; payloads in the detail only
+ * with --admin-payloads.
+ */
+function adminFor(
+  http: ServeSettings['http'],
+  backend: Backend,
+  auth: AuthSetup,
+  metrics: Metrics | undefined,
+  waiting: Observability['waiting'],
+): AdminApiOptions | undefined {
+  if (!auth.operators || backend.tasks.admin === undefined) return undefined;
+  return {
+    store: backend.tasks.admin,
+    secret: backend.stateSecret,
+    changes: backend.tasks.changes,
+    payloads: http.adminPayloads,
+    eventStream: { maxPerOperator: http.adminStreams.perOperator, maxTotal: http.adminStreams.total },
+    onStream: metrics === undefined ? undefined : (d) => metrics.subscription(d, 'operator'),
+    waitingForCode: () => waiting.last,
+  };
+}
+
 function handlerFor(
   settings: ServeSettings,
   runtime: DurableMcp,
@@ -118,7 +143,7 @@ function handlerFor(
     readiness,
     authenticator: auth.authenticator,
     protectedResourceMetadata: auth.metadata,
-    origin: { allowedHosts: allowedHostsFor(http.host, http.extraHosts), onRefused: refusalLog(logger) },
+    origin: mainOrigin(http, logger),
     keepAliveMs: http.keepAliveMs,
     maxBodyBytes: http.maxBodyBytes,
     audit,
@@ -126,18 +151,7 @@ function handlerFor(
     legacy:
       http.legacy === false ? false : { store: backend.tasks, sessions: backend.sessions, ...http.legacy },
     extraRoutes: metricsHere === undefined ? undefined : (req, res) => metricsHere.route(req, res),
-    // The operator API and dashboard, when a credential can be an operator's; CSRF tokens from the secret every
-    // replica shares; live events from the store's change feed; payloads in the detail only with --admin-payloads.
-    admin:
-      auth.operators && backend.tasks.admin !== undefined
-        ? {
-            store: backend.tasks.admin,
-            secret: backend.stateSecret,
-            changes: backend.tasks.changes,
-            payloads: http.adminPayloads,
-            waitingForCode: () => waiting.last,
-          }
-        : undefined,
+    admin: adminFor(http, backend, auth, metrics, waiting),
     onError: (err) => logger.error({ err }, 'request failed'),
     maxBufferedBytes: http.maxBufferedBytes,
     onResponse: (method, status, ms) => {

@@ -15,14 +15,28 @@ export const serveUsage = `durable-mcp serve [flags]
   --no-migrate           apply no migration at start and refuse a store that lacks one (run \`durable-mcp migrate\`
                          apart, e.g. as a role with DDL rights; the server's role then needs none)
   --tools LIST           comma list of built-in sets (demo, conformance) or module paths (default demo)
-  --allowed-hosts LIST   extra Host/Origin names accepted (DNS-rebinding protection); '*' disables the check
+  --allowed-hosts LIST   extra Host/Origin names accepted on every route but /healthz, /readyz included
+                         (DNS-rebinding protection; loopback names and the bound name always are); '*' disables it
   --keep-alive-ms N      longest silence on a response: SSE keep-alive comments, and a request still running
                          after this long turns into an event stream (default 15000; 0 disables both)
   --no-legacy            do not serve 2025-11-25 clients (sessions, initialize) on the same endpoint
   --max-sessions N       live 2025-11-25 sessions per principal (default 1000; 0 disables)
   --legacy-result-wait-ms N  how long one 2025-11-25 tasks/result response stream waits before it closes for the
                          client to resume it (default 60000; at least 100)
-  --max-connections N    open connections at most (default 1024)
+  --max-connections N    open connections at most (default 1024); at the cap, a connection with no request in
+                         flight (one that sent nothing yet, or an idle keep-alive one) is closed to make room for a
+                         new one: the new one's own address's idle longest, else that of the address holding the
+                         most connections; a new one is closed only when all others are busy
+  --max-connections-per-source N  open connections per client address; more are closed as they arrive (default 0:
+                         no cap; behind a balancer every connection is the balancer's: give --trust-proxy, or leave it)
+  --trust-proxy LIST     addresses or CIDR ranges (e.g. 10.0.0.0/8) of proxies whose X-Forwarded-For names the
+                         client for --max-connections-per-source (its right-most address that is not a listed proxy):
+                         their connections are not counted by address, their requests in flight per client are, and
+                         more get 429
+  --headers-timeout-ms N time to receive a request's line and headers, counted from the connection's start (or the
+                         request's first byte on a kept-alive one); then 408 and the connection closes, so a
+                         connection that sends nothing holds no slot longer (default 5000; at most
+                         --request-timeout-ms)
   --max-listens N        open subscriptions/listen streams per principal; more get 429 (default 100)
   --max-body-mb N        largest request body; larger get 413 (default 4, at least 1)
   --max-buffered-mb N    request bodies read at once hold at most N MiB together; more get 503 (default 64)
@@ -63,6 +77,9 @@ Authentication (default: anonymous development mode):
   --admin-payloads       the operator API's task detail shows the task's arguments, input requests and answers and
                          result (opened with --encryption-key; {"sealed":true} where a key is missing), each read an
                          admin.payloads audit line (not with --no-audit); default: never a payload
+  --max-admin-streams N  open operator event streams (/admin/api/v1/events) per operator credential; more get 429
+                         (default 4)
+  --max-admin-streams-total N  open operator event streams of all operators together; more get 429 (default 32)
   --resource-url URL     public URL of this endpoint (default http://HOST:PORT/mcp); the JWT audience by default
 Protection of stored data and limits:
   --encryption-key K     kid:base64(32 bytes)[,older keys…] encrypts task payloads at rest (or DURABLE_MCP_ENCRYPTION_KEY)
@@ -79,6 +96,8 @@ Observability:
   --metrics-port PORT    serve /metrics (and /healthz, /readyz) on this port instead of the MCP port, which then
                          answers 404 for /metrics (0 picks a free one, printed as "metrics on URL")
   --metrics-host HOST    bind address of --metrics-port (default: --host)
+  --metrics-allowed-hosts LIST  Host/Origin names --metrics-port accepts on /metrics and /readyz besides loopback
+                         names, its bound name and any IP address (probes and scrapes by pod IP need no entry)
   --metrics-token T      /metrics needs Authorization: Bearer T, else 401 (or DURABLE_MCP_METRICS_TOKEN; at least
                          16 characters)
   --metrics-stats-interval-ms N  read the task counts (by status, backlog) from the store at most once per N ms;

@@ -15,6 +15,7 @@ import { parseFlags } from '../args.js';
 import { VERSION } from '../../version.js';
 import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
+import { mainOrigin, metricsOrigin } from './serve-helpers.js';
 import { listenMetrics } from './serve-metrics.js';
 import { runtimeOn, serveOn, type Served } from './serve-runtime.js';
 import { isUnreachable, retryOpening, type StoreOpening } from './serve-store.js';
@@ -79,9 +80,10 @@ async function listen(
   settings: ServeSettings,
   served: () => Served | undefined,
   readiness: () => Promise<string | undefined>,
+  logger: Logger,
 ): Promise<Listening> {
   const { http } = settings;
-  let current: HttpHandler = createUnavailableHandler(STARTING);
+  let current: HttpHandler = createUnavailableHandler({ ...STARTING, origin: mainOrigin(http, logger) });
   let auth: AuthSetup | undefined;
   const main = await listenHttp(
     {
@@ -100,7 +102,11 @@ async function listen(
   const at = settings.metrics === false ? undefined : settings.metrics.listen;
   if (at !== undefined) {
     try {
-      metrics = await listenMetrics(at, http.limits, () => served()?.metrics, readiness);
+      metrics = await listenMetrics(at, http.limits, {
+        metrics: () => served()?.metrics,
+        readiness,
+        origin: metricsOrigin(at, logger),
+      });
     } catch (err) {
       await main.close(0);
       throw err;
@@ -205,7 +211,7 @@ export async function serve(argv: string[]): Promise<void> {
     state.draining ? 'draining' : (state.served?.storeAnswers() ?? STARTING.reason);
   let listening: Listening;
   try {
-    listening = await listen(settings, () => state.served, readiness);
+    listening = await listen(settings, () => state.served, readiness, logger);
   } catch (err) {
     if ('backend' in first) await first.backend.close();
     throw err;

@@ -83,14 +83,11 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
     const reply = new HttpReply(res, edge.keepAliveMs, options.onResponse, url);
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
-    // Liveness and readiness answer whatever Host a probe sends (they tell nothing else); every other route checks
-    // Host and Origin.
-    if (pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+    const probe = req.method === 'GET' || req.method === 'HEAD';
+    // Liveness answers whatever Host a probe sends (it tells nothing else); every other route checks Host and Origin,
+    // readiness included (it tells whether the store answers).
+    if (pathname === '/healthz' && probe) {
       reply.json(200, '{"status":"ok"}');
-      return;
-    }
-    if (pathname === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
-      answerReadiness(options, reply);
       return;
     }
     const header: HeaderLookup = (name) => {
@@ -101,6 +98,10 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
     if (forbidden !== undefined) {
       refuse(reply, 403, forbidden);
       req.resume();
+      return;
+    }
+    if (pathname === '/readyz' && probe) {
+      answerReadiness(options, reply);
       return;
     }
     if (servedRoute(edge, req, reply, pathname)) return;
@@ -168,7 +169,10 @@ function answerReadiness(options: HttpEdgeOptions, reply: HttpReply): void {
 const bounded = (text: string | undefined): string =>
   text === undefined ? '' : text.length > 100 ? `${text.slice(0, 100)}…` : text;
 
-/** Refused credentials: 401 with the request's id when a small body shows it, without buffering a large one. */
+/**
+ * Refused credentials: 401 with the request's id when a small body shows it within a second, without buffering a large
+ * one or waiting for a slow one (then the connection closes).
+ */
 function refuseUnauthenticated(
   edge: Edge,
   req: IncomingMessage,
@@ -200,14 +204,24 @@ function refuseUnauthenticated(
     answer(null, true);
     return;
   }
+  // A body that does not come at once is not waited for: without credentials nobody holds a connection busy.
+  let answered = false;
+  const once = (id: RequestId | null, close: boolean): void => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(late);
+    answer(id, close);
+  };
+  const late = setTimeout(() => once(null, true), UNAUTHENTICATED_BODY_MS);
   readBody(req, UNAUTHENTICATED_BODY_BYTES).then(
-    (body) => answer(requestIdOf(parseMessage(body)), false),
-    () => answer(null, true),
+    (body) => once(requestIdOf(parseMessage(body)), false),
+    () => once(null, true),
   );
 }
 
-/** The most of an unauthenticated body read, to echo its request id. */
+/** The most of an unauthenticated body read, to echo its request id, and how long it is waited for. */
 const UNAUTHENTICATED_BODY_BYTES = 8 * 1024;
+const UNAUTHENTICATED_BODY_MS = 1_000;
 
 /** Routes other than the endpoint: OAuth metadata, extra routes (e.g. /metrics), 404. True when answered. */
 function servedRoute(edge: Edge, req: IncomingMessage, reply: HttpReply, pathname: string): boolean {

@@ -1,7 +1,17 @@
 // DNS-rebinding protection: Host and Origin must name an allowed host.
+import { isIP } from 'node:net';
+
 export interface OriginPolicy {
   /** Host names (without port) accepted in Host and Origin; '*' disables the check. */
   allowedHosts: readonly string[];
+  /**
+   * Also accept a Host or Origin that is an IP address (IPv4, or IPv6 in brackets), with any port (default false).
+   * DNS rebinding works through a name the attacker controls, so it cannot send one: this is for listeners that
+   * probes and scrapers reach by address (Kubernetes probes and Prometheus send the pod's IP and port).
+   */
+  ipLiterals?: boolean;
+  /** The setting a refusal points to (default `--allowed-hosts`). */
+  setting?: string;
   /**
    * Told of each refused request: which header, the value as sent (at most 100 characters) and the reason. A
    * balancer that rewrites Host to its upstream's name is the usual cause: the operator's log should say so.
@@ -31,6 +41,12 @@ function hostName(hostHeader: string): string {
   return colon === -1 ? value : value.slice(0, colon);
 }
 
+/** Whether a host name (as `hostName` or `URL.hostname` gives it) is an IP address: IPv4, or IPv6 in brackets. */
+export function isIpLiteral(name: string): boolean {
+  if (name.startsWith('[')) return name.endsWith(']') && isIP(name.slice(1, -1)) === 6;
+  return isIP(name) === 4;
+}
+
 /** Returns undefined when allowed, or the reason for a 403, naming the value refused. */
 export function checkOrigin(
   policy: OriginPolicy,
@@ -42,13 +58,12 @@ export function checkOrigin(
     return reason;
   };
   if (policy.allowedHosts.includes('*')) return undefined;
+  const see = `(see ${policy.setting ?? '--allowed-hosts'})`;
+  const allowed = (name: string): boolean =>
+    policy.allowedHosts.includes(name) || (policy.ipLiterals === true && isIpLiteral(name));
   if (host === undefined) return refuse('host', host, 'Forbidden: no Host header');
-  if (!policy.allowedHosts.includes(hostName(host)))
-    return refuse(
-      'host',
-      host,
-      `Forbidden: Host ${shown(hostName(host))} is not allowed (see --allowed-hosts)`,
-    );
+  if (!allowed(hostName(host)))
+    return refuse('host', host, `Forbidden: Host ${shown(hostName(host))} is not allowed ${see}`);
   if (origin === undefined) return undefined;
   let originHost: string;
   try {
@@ -56,7 +71,7 @@ export function checkOrigin(
   } catch {
     return refuse('origin', origin, `Forbidden: invalid Origin ${shown(origin)}`);
   }
-  return policy.allowedHosts.includes(originHost)
+  return allowed(originHost)
     ? undefined
-    : refuse('origin', origin, `Forbidden: Origin ${shown(originHost)} is not allowed (see --allowed-hosts)`);
+    : refuse('origin', origin, `Forbidden: Origin ${shown(originHost)} is not allowed ${see}`);
 }

@@ -3,6 +3,7 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenHttp, type RunningHttpServer } from './node-server.js';
+import { LOOPBACK_HOSTS, type OriginPolicy } from './origin-check.js';
 import { createUnavailableHandler } from './unavailable.js';
 
 const servers: RunningHttpServer[] = [];
@@ -10,9 +11,9 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.close(0);
 });
 
-async function start(): Promise<string> {
+async function start(origin?: OriginPolicy): Promise<string> {
   const running = await listenHttp(
-    createUnavailableHandler({ reason: 'store unreachable', message: 'Server starting' }),
+    createUnavailableHandler({ reason: 'store unreachable', message: 'Server starting', origin }),
     '127.0.0.1',
     0,
   );
@@ -62,5 +63,22 @@ describe('createUnavailableHandler', () => {
       req.write('{"jsonrpc":');
     });
     expect(headers.connection).toBe('close');
+  });
+
+  it('refuses a Host the endpoint would refuse (403) on every route but /healthz', async () => {
+    const base = await start({ allowedHosts: LOOPBACK_HOSTS });
+    const status = (path: string, host: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = request(`${base}${path}`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await status('/readyz', 'evil.example')).toBe(403);
+    expect(await status('/mcp', 'evil.example')).toBe(403);
+    expect(await status('/healthz', 'evil.example')).toBe(200);
+    expect(await status('/readyz', 'localhost')).toBe(503);
   });
 });
