@@ -7,6 +7,7 @@ import { terminalInput } from '../prompt.js';
 import { InputRequiredError } from '../../client/errors.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { newIdempotencyKey } from '../../client/idempotency-key.js';
+import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { neverSent } from '../../client/retry.js';
 
 export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
@@ -15,7 +16,8 @@ export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json 
   --detach         print the task id and return at once instead of following the task
   --idempotency-key K  the call's key (default: a new one): a call repeated with the same key, tool and
                    arguments gets the task the first one created, never a second one (a lost answer is
-                   retried with it automatically; if every retry fails, the key is printed)
+                   retried with it automatically; if every retry fails, the key is printed); 1 to 255
+                   characters, no control character
 ${clientFlagsHelp}
 Exit codes: 0 done, 1 tool error or task failed/cancelled, 2 usage, 3 server or connection error, 4 input needed
 without a terminal.`;
@@ -63,12 +65,12 @@ export async function call(argv: string[]): Promise<number> {
   const [tool, ...extra] = positionals;
   if (tool === undefined || extra.length > 0) throw new UsageError('call needs exactly one tool name');
   const args = parseArgsFlags(values);
+  const key = (values['idempotency-key'] as string | undefined) ?? newIdempotencyKey();
+  const checked = checkIdempotencyKey(key);
+  if (!checked.ok) throw new UsageError(`--idempotency-key ${checked.reason}`);
   const input = terminalInput();
   const interactive = process.stdin.isTTY === true;
   const { client, json, url } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
-  const key = (values['idempotency-key'] as string | undefined) ?? newIdempotencyKey();
-  if (key.length === 0 || key.length > 255)
-    throw new UsageError('--idempotency-key must have 1 to 255 characters');
   try {
     const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {
       // The answer may be lost while the task exists: say how to reach it again instead of calling anew (unless
