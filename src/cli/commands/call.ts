@@ -4,6 +4,7 @@ import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
+import { oneLine, printErr, printJson, printOut, terminalLine } from '../terminal-text.js';
 import { InputRequiredError } from '../../client/errors.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { newIdempotencyKey } from '../../client/idempotency-key.js';
@@ -76,17 +77,18 @@ export async function call(argv: string[]): Promise<number> {
       // The answer may be lost while the task exists: say how to reach it again instead of calling anew (unless
       // the call never left: then there is no task to reach).
       if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError) && !neverSent(err))
-        console.error(
-          `the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
+        printErr(
+          oneLine`the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
         );
       throw err;
     });
     if (outcome.kind === 'result') return printResult(outcome.result, json);
     if (values.detach === true) {
-      console.log(json ? JSON.stringify({ taskId: outcome.task.taskId }) : outcome.task.taskId);
+      if (json) printJson({ taskId: outcome.task.taskId });
+      else printOut(terminalLine(outcome.task.taskId));
       return EXIT.ok;
     }
-    if (!json) console.error(`task ${outcome.task.taskId} created`);
+    if (!json) printErr(oneLine`task ${outcome.task.taskId} created`);
     return await followTask(outcome.task, json, tool);
   } catch (err) {
     return reportError(err, url);
