@@ -46,4 +46,21 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/*.contract.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
+  // The CLI prints only through src/cli/terminal-text.ts, which escapes the control characters of what others
+  // supplied (docs/security.md#what-the-cli-prints).
+  {
+    files: ['src/cli/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-console': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression[object.object.name='process'][object.property.name=/^(stdout|stderr)$/][property.name='write']",
+          message: 'print through src/cli/terminal-text.ts: it escapes what others supplied',
+        },
+      ],
+    },
+  },
 );

@@ -1,6 +1,7 @@
 // What the `durable-mcp admin` commands say when the operator API refuses or cannot be reached, and their exit codes.
 import { AdminApiError, AdminTransportError } from './admin-api.js';
 import { EXIT } from './client-flags.js';
+import { oneLine, printErr } from './terminal-text.js';
 
 const OPERATOR_HINT =
   'the operator role is granted by the server: "roles": ["operator"] in its tokens.json, or its ' +
@@ -20,7 +21,7 @@ const CONFLICTS: Record<string, (id: string) => string> = {
 function refusal(err: AdminApiError, base: string, taskId: string | undefined): [string, number] {
   switch (err.status) {
     case 400:
-      return [`the server refused the request: ${err.message}`, EXIT.usage];
+      return [oneLine`the server refused the request: ${err.message}`, EXIT.usage];
     case 401:
       return [
         `not authenticated (401): the admin commands need an operator's token (--token or $DURABLE_MCP_TOKEN); ${OPERATOR_HINT}`,
@@ -28,7 +29,7 @@ function refusal(err: AdminApiError, base: string, taskId: string | undefined): 
       ];
     case 403:
       if (err.code === 'csrf')
-        return [`the server refused the action's CSRF token (403): ${err.message}`, EXIT.protocol];
+        return [oneLine`the server refused the action's CSRF token (403): ${err.message}`, EXIT.protocol];
       return [`forbidden (403): this token does not have the operator role; ${OPERATOR_HINT}`, EXIT.protocol];
     case 404:
       if (taskId !== undefined) return [`task not found: ${taskId}`, EXIT.toolFailed];
@@ -39,21 +40,21 @@ function refusal(err: AdminApiError, base: string, taskId: string | undefined): 
     case 409: {
       const say = err.code === undefined ? undefined : CONFLICTS[err.code];
       const id = taskId ?? '?';
-      return [say === undefined ? `task ${id}: ${err.message} (409)` : say(id), EXIT.toolFailed];
+      return [say === undefined ? oneLine`task ${id}: ${err.message} (409)` : say(id), EXIT.toolFailed];
     }
     default:
-      return [`server error ${err.status}: ${err.message}`, EXIT.protocol];
+      return [oneLine`server error ${err.status}: ${err.message}`, EXIT.protocol];
   }
 }
 
 /** Prints why a request failed and returns the exit code; anything not from the API is rethrown. */
 export function reportAdminError(err: unknown, base: string, taskId?: string): number {
   if (err instanceof AdminTransportError) {
-    console.error(`error: ${err.message}`);
+    printErr(oneLine`error: ${err.message}`);
     return EXIT.protocol;
   }
   if (!(err instanceof AdminApiError)) throw err;
   const [message, code] = refusal(err, base, taskId);
-  console.error(message);
+  printErr(message);
   return code;
 }

@@ -11,6 +11,7 @@ import type {
 } from '../tasks/task.js';
 import { TASK_OUTCOMES, TASK_STATUSES } from '../tasks/task.js';
 import { formatDuration } from './durations.js';
+import { oneLine, terminalLine } from './terminal-text.js';
 
 export type { TaskPageJson };
 
@@ -33,8 +34,9 @@ export function shorten(text: string, width: number): string {
 const toolLabel = (tool: unknown, version: unknown): string =>
   typeof version === 'string' && version !== '' ? `${str(tool)}@${version}` : str(tool);
 
-/** Columns padded to their widest cell; the last one is not padded. */
-function table(rows: string[][]): string {
+/** Columns padded to their widest cell; the last one is not padded. Each cell is one line, escaped. */
+function table(cells: string[][]): string {
+  const rows = cells.map((r) => r.map(terminalLine));
   const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows
     .map((r) =>
@@ -136,18 +138,19 @@ export function inspectionOf(d: Json): TaskInspection {
 export function describeOverview(o: Json, stuckMs: number): string {
   const byStatus = (o.byStatus ?? {}) as Record<string, unknown>;
   const byOutcome = (o.byOutcome ?? {}) as Record<string, unknown>;
-  const lines = [`tasks: ${TASK_STATUSES.map((s) => `${s} ${str(byStatus[s] ?? 0)}`).join(', ')}`];
-  lines.push(`finished: ${TASK_OUTCOMES.map((s) => `${s} ${str(byOutcome[s] ?? 0)}`).join(', ')}`);
-  lines.push(`stuck (unfinished, not updated for ${formatDuration(stuckMs)}): ${str(o.stuck)}`);
-  for (const w of Array.isArray(o.windows) ? (o.windows as Json[]) : [])
+  const lines = [oneLine`tasks: ${TASK_STATUSES.map((s) => `${s} ${str(byStatus[s] ?? 0)}`).join(', ')}`];
+  lines.push(oneLine`finished: ${TASK_OUTCOMES.map((s) => `${s} ${str(byOutcome[s] ?? 0)}`).join(', ')}`);
+  lines.push(oneLine`stuck (unfinished, not updated for ${formatDuration(stuckMs)}): ${str(o.stuck)}`);
+  for (const w of Array.isArray(o.windows) ? (o.windows as Json[]) : []) {
+    const counts = `created ${str(w.created)}, completed ${str(w.completed)}, failed ${str(w.failed)}`;
     lines.push(
-      `last ${formatDuration(Number(w.windowMs))}: created ${str(w.created)}, completed ${str(w.completed)}, ` +
-        `failed ${str(w.failed)}, tool errors ${str(w.toolErrors)}`,
+      oneLine`last ${formatDuration(Number(w.windowMs))}: ${counts}, tool errors ${str(w.toolErrors)}`,
     );
+  }
   const tools = new Map<string, string[]>();
   for (const t of Array.isArray(o.byTool) ? (o.byTool as Json[]) : []) {
-    const label = toolLabel(t.tool, t.toolVersion);
-    tools.set(label, [...(tools.get(label) ?? []), `${str(t.status)} ${str(t.count)}`]);
+    const label = terminalLine(toolLabel(t.tool, t.toolVersion));
+    tools.set(label, [...(tools.get(label) ?? []), oneLine`${str(t.status)} ${str(t.count)}`]);
   }
   if (tools.size > 0) {
     const width = Math.max(...[...tools.keys()].map((k) => k.length));

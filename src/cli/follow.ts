@@ -7,29 +7,30 @@ import type { JsonObject } from '../wire/jsonrpc.js';
 import { EXIT } from './client-flags.js';
 import { terminalInput } from './prompt.js';
 import { createStatusLine } from './status-line.js';
+import { oneLine, printErr, printJson, printOut, terminalJson } from './terminal-text.js';
 
 export function printResult(result: JsonObject, json: boolean): number {
-  if (json) console.log(JSON.stringify(result));
+  if (json) printJson(result);
   else {
     const blocks = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
     const texts = blocks.filter((b) => b.type === 'text').map((b) => String(b.text));
-    if (texts.length > 0) console.log(texts.join('\n'));
-    else if (result.structuredContent !== undefined)
-      console.log(JSON.stringify(result.structuredContent, null, 2));
-    for (const b of blocks.filter((x) => x.type !== 'text')) console.log(`[${String(b.type)} content]`);
+    // A tool's text is shown as it was written, on several lines if it has them.
+    if (texts.length > 0) printOut(texts.join('\n'));
+    else if (result.structuredContent !== undefined) printOut(terminalJson(result.structuredContent, 2));
+    for (const b of blocks.filter((x) => x.type !== 'text')) printOut(oneLine`[${b.type} content]`);
   }
   return result.isError === true ? EXIT.toolFailed : EXIT.ok;
 }
 
 export function printOutcome(outcome: TaskOutcome, json: boolean): number {
   if (json) {
-    console.log(JSON.stringify(outcome.task));
+    printJson(outcome.task);
     return outcome.status === 'completed' && outcome.result.isError !== true ? EXIT.ok : EXIT.toolFailed;
   }
   if (outcome.status === 'completed') return printResult(outcome.result, false);
   if (outcome.status === 'failed')
-    console.error(`task failed: ${outcome.error.message} (code ${outcome.error.code})`);
-  else console.error('task cancelled');
+    printErr(oneLine`task failed: ${outcome.error.message} (code ${outcome.error.code})`);
+  else printErr('task cancelled');
   return EXIT.toolFailed;
 }
 
@@ -54,11 +55,10 @@ export async function followTask(task: TaskHandle, json: boolean, label: string)
   } catch (err) {
     line.stop();
     if (err instanceof InputRequiredError) {
-      console.error(
-        `task ${task.taskId} needs input (${Object.keys(err.inputRequests).join(', ')}) and there is no terminal;`,
-      );
-      console.error(
-        `answer with: durable-mcp task answer ${task.taskId} --responses '{"<key>":{"action":"accept","content":{…}}}'`,
+      const keys = Object.keys(err.inputRequests).join(', ');
+      printErr(oneLine`task ${task.taskId} needs input (${keys}) and there is no terminal;`);
+      printErr(
+        oneLine`answer with: durable-mcp task answer ${task.taskId} --responses '{"<key>":{"action":"accept","content":{…}}}'`,
       );
       return EXIT.inputNeeded;
     }
@@ -89,21 +89,20 @@ const NETWORK_CODES: ReadonlySet<string> = new Set(Object.keys(NETWORK_FAILURES)
 /** Maps errors of client commands to a message and an exit code; `url`: the server the command spoke to. */
 export function reportError(err: unknown, url?: string): number {
   if (err instanceof ProtocolError) {
-    console.error(`error ${err.code}: ${err.message}`);
+    printErr(oneLine`error ${err.code}: ${err.message}`);
     return EXIT.protocol;
   }
   if (err instanceof InputRequiredError) {
-    console.error(`${err.message}; run in a terminal to answer`);
+    printErr(oneLine`${err.message}; run in a terminal to answer`);
     return EXIT.inputNeeded;
   }
   const network = failureCode(err, NETWORK_CODES);
   if (network !== undefined) {
-    console.error(`error: cannot reach ${url ?? 'the server'}: ${NETWORK_FAILURES[network]} (${network})`);
+    printErr(oneLine`error: cannot reach ${url ?? 'the server'}: ${NETWORK_FAILURES[network]} (${network})`);
     return EXIT.protocol;
   }
   const cause = (err as { cause?: { code?: string } }).cause;
-  console.error(
-    `error: ${err instanceof Error ? err.message : String(err)}${cause?.code ? ` (${cause.code})` : ''}`,
-  );
+  const why = err instanceof Error ? err.message : String(err);
+  printErr(oneLine`error: ${why}${cause?.code ? ` (${cause.code})` : ''}`);
   return EXIT.protocol;
 }

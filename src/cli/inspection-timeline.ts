@@ -1,5 +1,6 @@
 // A task's story for people (`task inspect`, `admin tasks get`): its statuses on a timeline, its steps' durations.
 import { stepDuration, type InspectedStep, type TaskInspection } from '../tasks/task.js';
+import { oneLine, terminalLine } from './terminal-text.js';
 
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 /** The time of day (UTC) to the millisecond: `12:00:01.234`. */
@@ -23,13 +24,13 @@ export function historyLines(t: TaskInspection): string[] {
   let shownDay = known(t.createdAt) ? day(t.createdAt) : undefined;
   for (const change of history) {
     if (!known(change.at)) {
-      lines.push(`    - ${change.status}`);
+      lines.push(oneLine`    - ${change.status}`);
       continue;
     }
     const prefix = day(change.at) === shownDay ? '' : `${day(change.at)} `;
     shownDay = day(change.at);
-    const message = change.statusMessage === undefined ? '' : `: ${change.statusMessage}`;
-    lines.push(`    ${prefix}${timeOfDay(change.at)} ${change.status}${message}`);
+    const message = change.statusMessage === undefined ? '' : oneLine`: ${change.statusMessage}`;
+    lines.push(`    ${prefix}${timeOfDay(change.at)} ${terminalLine(change.status)}${message}`);
   }
   return lines;
 }

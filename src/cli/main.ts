@@ -7,6 +7,7 @@ import { discover, discoverUsage, tools, toolsUsage } from './commands/inspect.j
 import { serve, serveUsage } from './commands/serve.js';
 import { migrate, migrateUsage } from './commands/migrate.js';
 import { task, taskUsage } from './commands/task.js';
+import { printErr, printOut } from './terminal-text.js';
 import { VERSION } from '../version.js';
 
 const usage = `durable-mcp ${VERSION}
@@ -49,27 +50,27 @@ const COMMANDS: Record<string, Command> = {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    console.log(usage);
+    printOut(usage);
     return 0;
   }
   if (name === 'version' || name === '--version') {
-    console.log(VERSION);
+    printOut(VERSION);
     return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
     if (command === undefined) throw new UsageError(`unknown command "${name}"\n\n${usage}`);
     if (rest.includes('--help') || rest.includes('-h')) {
-      console.log(command.help?.(rest) ?? command.usage);
+      printOut(command.help?.(rest) ?? command.usage);
       return 0;
     }
     return (await command.run(rest)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`durable-mcp ${name}: ${err.message}`);
+      printErr(`durable-mcp ${name}: ${err.message}`);
       return 2;
     }
-    console.error(`durable-mcp: ${err instanceof Error ? err.message : String(err)}`);
+    printErr(`durable-mcp: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
 }

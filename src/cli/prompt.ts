@@ -3,8 +3,7 @@ import { createInterface, type Interface } from 'node:readline/promises';
 import { pathToFileURL } from 'node:url';
 import { checkAnswer, listedValues } from '../protocol/input-answers.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
-
-import { terminalSafe as safe } from './terminal-text.js';
+import { oneLine, printErr, terminalJson, terminalLine } from './terminal-text.js';
 
 type Property = {
   type?: string;
@@ -43,13 +42,13 @@ function problemOf(name: string, prop: Property, value: unknown): string | undef
 }
 
 async function askField(rl: Interface, name: string, prop: Property, required: boolean): Promise<unknown> {
-  const label = safe(prop.title ?? prop.description ?? name);
+  const label = terminalLine(prop.title ?? prop.description ?? name);
   const listed = listedValues(prop as JsonObject) ?? (prop.items ? listedValues(prop.items) : undefined);
-  const choices = listed === undefined ? '' : ` (${listed.map((v) => safe(String(v))).join('/')})`;
+  const choices = listed === undefined ? '' : ` (${listed.map((v) => terminalLine(String(v))).join('/')})`;
   const hint =
     prop.type === 'boolean' ? ' [y/n]' : prop.type === 'array' ? `${choices}, comma-separated` : choices;
   // A default is offered, never taken silently: Enter picks it only when it is shown.
-  const offer = prop.default === undefined ? '' : ` [Enter: ${safe(JSON.stringify(prop.default))}]`;
+  const offer = prop.default === undefined ? '' : ` [Enter: ${terminalJson(prop.default)}]`;
   for (;;) {
     const raw = (await rl.question(`  ${label}${hint}${required ? '' : ' (optional)'}${offer}: `)).trim();
     if (raw === '' && prop.default !== undefined) return prop.default;
@@ -57,7 +56,7 @@ async function askField(rl: Interface, name: string, prop: Property, required: b
     const value = parseRaw(raw, prop);
     const problem = problemOf(name, prop, value);
     if (problem === undefined) return value;
-    console.error(`  ${safe(problem)}`);
+    printErr(oneLine`  ${problem}`);
   }
 }
 
@@ -67,9 +66,10 @@ async function answerOne(rl: Interface, key: string, request: JsonObject): Promi
     return { roots: [{ uri: pathToFileURL(process.cwd()).href, name: 'cwd' }] };
   if (request.method !== 'elicitation/create')
     throw new Error(`cannot answer ${String(request.method)} from a terminal`);
-  console.error(`\n? ${safe(String(params.message ?? key))}`);
+  // The question keeps its lines; printErr escapes its control characters.
+  printErr(`\n? ${String(params.message ?? key)}`);
   if (params.mode === 'url') {
-    console.error(`  open: ${safe(String(params.url))}`);
+    printErr(oneLine`  open: ${params.url}`);
     const done = (await rl.question('  done? [y/N]: ')).trim();
     return { action: /^y/i.test(done) ? 'accept' : 'decline' };
   }
@@ -113,7 +113,7 @@ export function terminalInput(): {
 export async function confirm(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N]: `)).trim());
+    return /^y(es)?$/i.test((await rl.question(`${terminalLine(question)} [y/N]: `)).trim());
   } finally {
     rl.close();
   }

@@ -1,4 +1,8 @@
-// A live status line on stderr (spinner, status, elapsed time) for a terminal; plain lines otherwise.
+// A live status line on stderr (spinner, status, elapsed time) for a terminal; plain lines otherwise. It writes its
+// own control sequences (return, erase the line); the label and the server's status text are escaped.
+/* eslint-disable no-restricted-syntax -- the status line's own control sequences around escaped text */
+import { oneLine, printErr, terminalLine } from './terminal-text.js';
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export interface StatusLine {
@@ -7,7 +11,8 @@ export interface StatusLine {
   stop(): void;
 }
 
-export function createStatusLine(label: string, enabled = process.stderr.isTTY === true): StatusLine {
+export function createStatusLine(name: string, enabled = process.stderr.isTTY === true): StatusLine {
+  const label = terminalLine(name);
   const started = Date.now();
   let frame = 0;
   let text = '';
@@ -22,11 +27,11 @@ export function createStatusLine(label: string, enabled = process.stderr.isTTY =
   timer?.unref();
   return {
     update(status, message) {
-      text = message === undefined ? status : `${status} — ${message}`;
+      text = message === undefined ? terminalLine(status) : oneLine`${status} — ${message}`;
       paused = false;
       if (enabled) draw();
       else if (text !== lastPrinted) {
-        process.stderr.write(`${label}: ${text}\n`);
+        printErr(`${label}: ${text}`);
         lastPrinted = text;
       }
     },

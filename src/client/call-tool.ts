@@ -1,5 +1,6 @@
 // tools/call from the client: an idempotency key journaled before the call is sent, lost answers sent again with
 // it, MRTR rounds answered by the input handler, a handle for a task result, and calls the journal kept sent again.
+import { checkIdempotencyKey } from '../wire/idempotency-key.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY, TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { ProtocolError } from '../wire/protocol-error.js';
@@ -15,8 +16,10 @@ import { delay } from './wait.js';
 export interface CallOptions extends RequestOptions {
   onInput?: InputHandler;
   /**
-   * The call's idempotency key (default: a new random one for each call that declares the tasks extension). Reuse a
-   * key to reach the task an earlier call with it created (same tool and arguments) instead of creating another.
+   * The call's idempotency key (default: a new random one for each call that declares the tasks extension): 1 to 255
+   * characters, none of them a control character (else the call is refused with a RangeError before it is sent).
+   * Reuse a key to reach the task an earlier call with it created (same tool and arguments) instead of creating
+   * another.
    */
   idempotencyKey?: string;
   /**
@@ -133,6 +136,14 @@ async function nextRound(
 const declaresTasks = (capabilities: JsonObject): boolean =>
   isJsonObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined;
 
+/** The app's own key of a call, checked as the server checks it (refused before anything is journaled or sent). */
+function checkKey(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  const checked = checkIdempotencyKey(key);
+  if (!checked.ok) throw new RangeError(`a call's idempotency key ${checked.reason}`);
+  return checked.value;
+}
+
 /** The app's label of a call, checked: a string of at most MAX_LABEL_LENGTH characters. */
 function checkLabel(label: unknown): string | undefined {
   if (label === undefined) return undefined;
@@ -151,7 +162,7 @@ export async function callTool(
   const declared = declaresTasks(opts.capabilities ?? deps.capabilities);
   // A call that may create a task carries a key, journaled before it is sent: a lost answer or a crash of this
   // process then leads back to that task instead of a second one.
-  const key = opts.idempotencyKey ?? (declared ? newIdempotencyKey() : undefined);
+  const key = checkKey(opts.idempotencyKey) ?? (declared ? newIdempotencyKey() : undefined);
   if (key !== undefined)
     deps.settings.journal?.beginCall?.({
       idempotencyKey: key,

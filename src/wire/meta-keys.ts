@@ -14,7 +14,7 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**
  * This server's own `_meta` keys (a prefix no one else reserves). On tools/call, the caller's idempotency key: a
- * string of 1 to 255 characters; other servers ignore it.
+ * string of 1 to 255 characters, none of them a control character (`idempotency-key.ts`); other servers ignore it.
  */
 export const META_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
 /** On a tool error result: the reference under which the error is kept and logged. */

@@ -197,6 +197,26 @@ describe('client', () => {
     await other.task.cancel();
   });
 
+  it('refuses an idempotency key with a control character before journaling or sending the call', async () => {
+    let sent = 0;
+    const counting: typeof fetch = async (input, init) => {
+      sent++;
+      return fetch(input, init);
+    };
+    const journalPath = join(dir, 'control-key.journal');
+    const client = createClient({ url, fetch: counting, journal: createSqliteJournal(journalPath) });
+    await expect(
+      client.callTool('generate_report', { size: 'small' }, { idempotencyKey: 'deploy\u001b]0;x\u0007' }),
+    ).rejects.toThrow(
+      new RangeError("a call's idempotency key must not contain control characters (U+001B at 6)"),
+    );
+    await expect(
+      client.callTool('generate_report', { size: 'small' }, { idempotencyKey: 'deploy\u009b2J' }),
+    ).rejects.toBeInstanceOf(RangeError);
+    expect(sent).toBe(0);
+    expect(await client.resumeAll()).toEqual([]);
+  });
+
   it('tries a call to a server that refuses connections as often as the transport policy says, not again on top', async () => {
     let sent = 0;
     const refusing: typeof fetch = async () => {

@@ -316,6 +316,28 @@ describe('idempotency keys', () => {
     }
   });
 
+  it('refuse a new key holding a control character, naming it', async () => {
+    for (const [bad, at] of [
+      ['deploy\u001b[2J', 'U+001B at 6'],
+      ['\u001b]52;c;b3duZWQ=\u0007', 'U+001B at 0'],
+      ['deploy\u009b31m', 'U+009B at 6'],
+      ['tab\there', 'U+0009 at 3'],
+      ['del\u007f', 'U+007F at 3'],
+    ]) {
+      const r = await rpc(
+        'tools/call',
+        { name: 'deploy', arguments: { n: 6 } },
+        { meta: key(bad as string) },
+      );
+      expect(r.error).toMatchObject({
+        code: -32602,
+        message: `Invalid params: _meta["${META_IDEMPOTENCY_KEY}"] must not contain control characters (${at})`,
+      });
+    }
+    // Other characters beyond ASCII are keys like any other.
+    expect(await create('deploy', { n: 6 }, key('déploiement-6 ✓'))).toMatch(/^task_/);
+  });
+
   it('are ignored by calls that run without a task', async () => {
     const r = await rpc(
       'tools/call',

@@ -5,6 +5,7 @@ import { reportAdminError } from '../admin-report.js';
 import { taskTable, type TaskPageJson } from '../admin-view.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
+import { oneLine, printJson, printOut } from '../terminal-text.js';
 
 export const listUsage = `durable-mcp admin tasks list [filters] [flags]   (operators: every owner's tasks in your tenants)
   --tenant T  --principal P  --tool NAME  --tool-version V
@@ -163,12 +164,12 @@ export async function listTasks(argv: string[]): Promise<number> {
       const body = await api.get('/tasks', query);
       page = asPage(body);
     }
-    if (json) console.log(JSON.stringify(page));
+    if (json) printJson(page);
     else {
-      console.log(taskTable(page.items));
+      printOut(taskTable(page.items));
       if (page.next !== undefined)
-        console.log(
-          `${values.all === true ? `stopped at --max ${max}; ` : ''}next page: --cursor ${page.next}`,
+        printOut(
+          oneLine`${values.all === true ? `stopped at --max ${max}; ` : ''}next page: --cursor ${page.next}`,
         );
     }
     return EXIT.ok;

@@ -5,6 +5,7 @@ import { describeOverview } from '../admin-view.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
 import { parseDuration } from '../durations.js';
+import { printJson, printOut } from '../terminal-text.js';
 
 export const overviewUsage = `durable-mcp admin overview [--windows 1h,24h] [--stuck 15m] [flags]   (operators)
   counts of tasks by status and by tool, tasks created/completed/failed in recent windows, and stuck tasks
@@ -34,7 +35,8 @@ export async function overview(argv: string[]): Promise<number> {
   const query = new URLSearchParams({ windows: windows.join(','), stuckMs: String(stuckMs) });
   try {
     const body = (await api.get('/overview', query)) as Record<string, unknown>;
-    console.log(json ? JSON.stringify(body) : describeOverview(body, stuckMs));
+    if (json) printJson(body);
+    else printOut(describeOverview(body, stuckMs));
     return EXIT.ok;
   } catch (err) {
     return reportAdminError(err, api.base);

@@ -6,6 +6,7 @@ import { inspectionOf } from '../admin-view.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
 import { confirm } from '../prompt.js';
+import { oneLine, printErr, printJson, printOut } from '../terminal-text.js';
 import { describeInspection } from './task-inspect.js';
 
 export const taskVerbsUsage = `durable-mcp admin tasks <get|cancel|retry|purge> <taskId> [--yes] [flags]   (operators)
@@ -31,7 +32,7 @@ const ACTIONS = {
   retry: {
     method: 'POST',
     path: '/retry',
-    done: (id: string, body: unknown) => `task ${id} retried as new task ${newTask(body)}`,
+    done: (id: string, body: unknown) => oneLine`task ${id} retried as new task ${newTask(body)}`,
   },
   purge: { method: 'DELETE', path: '', done: (id: string) => `task ${id} purged` },
 } as const;
@@ -56,9 +57,8 @@ async function getTask(api: AdminApi, id: string, json: boolean): Promise<number
     const body = await api.get(taskPath(id));
     if (typeof (body as { id?: unknown }).id !== 'string')
       throw new AdminTransportError(`the answer to GET ${taskPath(id)} is not a task`);
-    console.log(
-      json ? JSON.stringify(body) : describeInspection(inspectionOf(body as Record<string, unknown>)),
-    );
+    if (json) printJson(body);
+    else printOut(describeInspection(inspectionOf(body as Record<string, unknown>)));
     return EXIT.ok;
   } catch (err) {
     const missing = err instanceof AdminApiError && err.status === 404 && (await hasApi(api));
@@ -76,7 +76,8 @@ async function act(api: AdminApi, action: Action, id: string, json: boolean): Pr
   }
   try {
     const body = await api.act(proof, method, taskPath(id) + path);
-    console.log(json ? JSON.stringify({ ...(body as object), id, action }) : done(id, body));
+    if (json) printJson({ ...(body as object), id, action });
+    else printOut(done(id, body));
     return EXIT.ok;
   } catch (err) {
     return reportAdminError(err, api.base, id); // a 404 here: no such task (in the operator's scope)
@@ -97,7 +98,7 @@ export async function taskVerb(argv: string[]): Promise<number> {
     if (process.stdin.isTTY !== true)
       throw new UsageError('purge deletes the task for good: pass --yes (there is no terminal to ask on)');
     if (!(await confirm(`purge task ${id} and everything kept about it?`))) {
-      console.error('nothing purged');
+      printErr('nothing purged');
       return EXIT.toolFailed;
     }
   }

@@ -4,9 +4,11 @@ import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
+import { oneLine, printErr, printJson, printOut, terminalLine } from '../terminal-text.js';
 import { InputRequiredError } from '../../client/errors.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { newIdempotencyKey } from '../../client/idempotency-key.js';
+import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { neverSent } from '../../client/retry.js';
 
 export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
@@ -15,7 +17,8 @@ export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json 
   --detach         print the task id and return at once instead of following the task
   --idempotency-key K  the call's key (default: a new one): a call repeated with the same key, tool and
                    arguments gets the task the first one created, never a second one (a lost answer is
-                   retried with it automatically; if every retry fails, the key is printed)
+                   retried with it automatically; if every retry fails, the key is printed); 1 to 255
+                   characters, no control character
 ${clientFlagsHelp}
 Exit codes: 0 done, 1 tool error or task failed/cancelled, 2 usage, 3 server or connection error, 4 input needed
 without a terminal.`;
@@ -63,28 +66,29 @@ export async function call(argv: string[]): Promise<number> {
   const [tool, ...extra] = positionals;
   if (tool === undefined || extra.length > 0) throw new UsageError('call needs exactly one tool name');
   const args = parseArgsFlags(values);
+  const key = (values['idempotency-key'] as string | undefined) ?? newIdempotencyKey();
+  const checked = checkIdempotencyKey(key);
+  if (!checked.ok) throw new UsageError(`--idempotency-key ${checked.reason}`);
   const input = terminalInput();
   const interactive = process.stdin.isTTY === true;
   const { client, json, url } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
-  const key = (values['idempotency-key'] as string | undefined) ?? newIdempotencyKey();
-  if (key.length === 0 || key.length > 255)
-    throw new UsageError('--idempotency-key must have 1 to 255 characters');
   try {
     const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {
       // The answer may be lost while the task exists: say how to reach it again instead of calling anew (unless
       // the call never left: then there is no task to reach).
       if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError) && !neverSent(err))
-        console.error(
-          `the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
+        printErr(
+          oneLine`the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
         );
       throw err;
     });
     if (outcome.kind === 'result') return printResult(outcome.result, json);
     if (values.detach === true) {
-      console.log(json ? JSON.stringify({ taskId: outcome.task.taskId }) : outcome.task.taskId);
+      if (json) printJson({ taskId: outcome.task.taskId });
+      else printOut(terminalLine(outcome.task.taskId));
       return EXIT.ok;
     }
-    if (!json) console.error(`task ${outcome.task.taskId} created`);
+    if (!json) printErr(oneLine`task ${outcome.task.taskId} created`);
     return await followTask(outcome.task, json, tool);
   } catch (err) {
     return reportError(err, url);

@@ -12,6 +12,7 @@ import { ProtocolError } from '../../wire/protocol-error.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { VERSION } from '../../version.js';
 import { parseFlags, UsageError } from '../args.js';
+import { oneLine, printErr, printJson, printOut } from '../terminal-text.js';
 
 export const demoUsage = `durable-mcp demo [--store PATH] [--output json]
   Starts a server on a free loopback port (demo tools, SQLite store) and runs generate_report as a durable task,
@@ -68,7 +69,7 @@ const shown = (id: unknown, result: Record<string, unknown>): Shown => ({
 });
 
 const showLine = ({ id, resultType, status }: Shown): string =>
-  `id=${id} resultType=${resultType} status=${status}`;
+  oneLine`id=${id} resultType=${resultType} status=${status}`;
 
 /**
  * Waits on the task's changes: one subscriptions/listen stream of the watching client (a POST answered with events),
@@ -231,15 +232,15 @@ export async function demo(argv: string[]): Promise<void> {
   let server = await startServer(store, 0);
   try {
     const port = Number(new URL(server.url).port);
-    if (!json) console.error(`server ${server.url} (store ${store})`);
+    if (!json) printErr(`server ${server.url} (store ${store})`);
     const clientInfo = { name: 'durable-mcp-demo', version: VERSION };
     const client = createHttpClient({ url: server.url, clientInfo, capabilities: CAPS, firstId: 0 });
     const watcher = createHttpClient({ url: server.url, clientInfo, capabilities: CAPS, firstId: 1_000 });
     const result = await run(client, watcher, server.url);
     if (!json) {
-      for (const step of result.steps) console.log(showLine(step));
-      for (const c of result.checks) console.log(`check ${c.check}: ${c.ok ? 'ok' : 'FAILED'}, ${c.detail}`);
-      console.log('restarting the server on the same store…');
+      for (const step of result.steps) printOut(showLine(step));
+      for (const c of result.checks) printOut(`check ${c.check}: ${c.ok ? 'ok' : 'FAILED'}, ${c.detail}`);
+      printOut('restarting the server on the same store…');
     }
     await stopServer(server);
     server = await startServer(store, port);
@@ -247,9 +248,9 @@ export async function demo(argv: string[]): Promise<void> {
     const same = withoutMeta(again.result) === withoutMeta(result.done);
     if (json) {
       const restart = { ...shown(again.id, again.result), identical: same };
-      console.log(JSON.stringify({ responses: result.steps, checks: result.checks, restart }, null, 2));
+      printJson({ responses: result.steps, checks: result.checks, restart }, 2);
     } else
-      console.log(
+      printOut(
         `${showLine(shown(again.id, again.result))} (after restart: ${same ? 'identical snapshot' : 'snapshot differs'})`,
       );
     if (!same || result.checks.some((c) => !c.ok)) process.exitCode = 1;

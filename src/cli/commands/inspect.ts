@@ -2,6 +2,7 @@
 import { parseFlags } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { reportError } from '../follow.js';
+import { oneLine, printJson, printOut, terminalLine } from '../terminal-text.js';
 
 export const toolsUsage = `durable-mcp tools [flags]   list the server's tools\n${clientFlagsHelp}`;
 export const discoverUsage = `durable-mcp discover [flags]   show the server's versions, capabilities and identity\n${clientFlagsHelp}`;
@@ -11,10 +12,11 @@ export async function tools(argv: string[]): Promise<number> {
   const { client, json, url } = clientFromFlags(values);
   try {
     const list = await client.listTools();
-    if (json) console.log(JSON.stringify(list));
+    if (json) printJson(list);
     else
       for (const t of list)
-        console.log(`${String(t.name)}${t.description ? ` — ${String(t.description)}` : ''}`);
+        // A description keeps its lines; the printer escapes its control characters.
+        printOut(`${terminalLine(String(t.name))}${t.description ? ` — ${String(t.description)}` : ''}`);
     return EXIT.ok;
   } catch (err) {
     return reportError(err, url);
@@ -28,16 +30,16 @@ export async function discover(argv: string[]): Promise<number> {
   const { client, json, url } = clientFromFlags(values);
   try {
     const result = await client.discover();
-    if (json) console.log(JSON.stringify(result));
+    if (json) printJson(result);
     else {
       const info = (result._meta as Record<string, { name?: string; version?: string }> | undefined)?.[
         'io.modelcontextprotocol/serverInfo'
       ];
-      console.log(`server: ${info?.name ?? '?'} ${info?.version ?? ''}`.trim());
-      console.log(`versions: ${(result.supportedVersions as string[]).join(', ')}`);
-      console.log(`capabilities: ${Object.keys(result.capabilities as object).join(', ')}`);
+      printOut(oneLine`server: ${info?.name ?? '?'} ${info?.version ?? ''}`.trim());
+      printOut(oneLine`versions: ${(result.supportedVersions as string[]).join(', ')}`);
+      printOut(oneLine`capabilities: ${Object.keys(result.capabilities as object).join(', ')}`);
       const ext = (result.capabilities as { extensions?: object }).extensions;
-      if (ext !== undefined) console.log(`extensions: ${Object.keys(ext).join(', ')}`);
+      if (ext !== undefined) printOut(oneLine`extensions: ${Object.keys(ext).join(', ')}`);
     }
     return EXIT.ok;
   } catch (err) {

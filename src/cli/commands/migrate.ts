@@ -6,6 +6,7 @@ import { migratePostgres } from '../../stores/postgres/backend.js';
 import { DEFAULT_SCHEMA } from '../../stores/postgres/names.js';
 import { parseFlags, UsageError } from '../args.js';
 import { isPostgresUrl, redactUrl, storeFrom } from '../store-config.js';
+import { printErr, printOut } from '../terminal-text.js';
 
 export const migrateUsage = `durable-mcp migrate --store PATH|postgres://… [--pg-schema NAME] [--check]
   The store may come from DURABLE_MCP_STORE or the file DURABLE_MCP_STORE_FILE names instead of --store.
@@ -31,23 +32,23 @@ export async function migrate(argv: string[]): Promise<number> {
       const where = `${redactUrl(target)} schema ${schema}`;
       if (check) return report(where, await pendingPostgres(target, schema));
       const applied = await migratePostgres({ connectionString: target, schema });
-      console.log(`${where}: ${listed(applied, 'applied')}`);
+      printOut(`${where}: ${listed(applied, 'applied')}`);
       return 0;
     }
     const pending = pendingSqliteMigrations(target);
     if (check) return report(target, pending);
     openSqlite({ path: target }).close();
-    console.log(`${target}: ${listed(pending, 'applied')}`);
+    printOut(`${target}: ${listed(pending, 'applied')}`);
     return 0;
   } catch (err) {
-    console.error(`migrate: ${err instanceof Error ? err.message : String(err)}`);
+    printErr(`migrate: ${err instanceof Error ? err.message : String(err)}`);
     return 3;
   }
 }
 
 /** --check: what is pending, and exit 1 if anything is. */
 function report(where: string, pending: number[]): number {
-  console.log(`${where}: ${listed(pending, 'pending')}`);
+  printOut(`${where}: ${listed(pending, 'pending')}`);
   return pending.length === 0 ? 0 : 1;
 }
 

@@ -13,6 +13,7 @@ import type { Backend } from '../../tasks/backend.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { parseFlags } from '../args.js';
 import { VERSION } from '../../version.js';
+import { printErr, printOut } from '../terminal-text.js';
 import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
 import { mainOrigin, metricsOrigin } from './serve-helpers.js';
@@ -169,7 +170,7 @@ function stopper(settings: ServeSettings, state: State, listening: Listening, lo
  */
 async function failed(failure: Error, listening: Listening, logger: Logger): Promise<void> {
   logger.error({ err: failure }, 'cannot serve; stopping');
-  console.error(`durable-mcp: ${failure.message}`);
+  printErr(`durable-mcp: ${failure.message}`);
   await listening.close(0);
   logger.flush(() => process.exit(1));
 }
@@ -244,7 +245,7 @@ export async function serve(argv: string[]): Promise<void> {
   const stop = stopper(settings, state, listening, logger);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  if (listening.metrics !== undefined) console.log(`metrics on ${listening.metrics.url}`);
+  if (listening.metrics !== undefined) printOut(`metrics on ${listening.metrics.url}`);
   // Printed last: once a caller sees it, signals are handled (and the port answers, ready or starting).
-  console.log(`listening on http://${urlHost(settings.http.host)}:${listening.main.port}/mcp`);
+  printOut(`listening on http://${urlHost(settings.http.host)}:${listening.main.port}/mcp`);
 }

@@ -1,13 +1,22 @@
 // `durable-mcp task inspect <id> --store …`: everything the store keeps about a task, read directly (operators).
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
-import type { StepFailure, TaskInspection } from '../../tasks/task.js';
+import type { StepFailure, TaskFailure, TaskInspection } from '../../tasks/task.js';
 import { createPostgresTaskStore } from '../../stores/postgres/task-store.js';
 import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
 import { parseFlags, UsageError } from '../args.js';
 import { EXIT } from '../client-flags.js';
 import { storeFrom, isPostgresUrl } from '../store-config.js';
 import { historyLines, stepTiming } from '../inspection-timeline.js';
+import {
+  oneLine,
+  printErr,
+  printJson,
+  printOut,
+  terminalJson,
+  terminalLine,
+  terminalSafe,
+} from '../terminal-text.js';
 
 export const INSPECT_FLAGS = {
   store: { type: 'string' },
@@ -31,38 +40,45 @@ const indent = (text: string, by: string): string =>
 
 function stepLine(step: TaskInspection['steps'][number]): string {
   const failed = (f: StepFailure): string =>
-    `${step.failedAttempts} failed attempt${step.failedAttempts === 1 ? '' : 's'}, last ${f.name}: ${f.message}` +
+    oneLine`${step.failedAttempts} failed attempt${step.failedAttempts === 1 ? '' : 's'}, last ${f.name}: ${f.message}` +
     (f.final === true ? ' (no retry left)' : '');
   const timing = stepTiming(step);
   const parts = [step.done ? `done${timing === undefined ? '' : ` ${timing}`}` : 'not done'];
   if (step.lastFailure !== undefined) parts.push(failed(step.lastFailure));
-  return `    ${step.name}: ${parts.join('; ')}`;
+  return `    ${terminalLine(step.name)}: ${parts.join('; ')}`;
 }
 
-/** The human view of an inspection. */
+/** The error a tool threw: where, its name and message, then its stack (kept on its lines, indented). */
+function failureLines(f: TaskFailure): string[] {
+  const origin = f.step === undefined ? '' : ` in step "${f.step}", attempt ${f.attempt ?? '?'}`;
+  const lines = [oneLine`  tool error ${f.ref}${origin}: ${f.name}: ${f.message}`];
+  if (f.stack !== undefined) lines.push(indent(terminalSafe(f.stack), '      '));
+  return lines;
+}
+
+/**
+ * The human view of an inspection. Every field the store holds came from a caller, a tool or a server: each is shown
+ * on its line with its control characters escaped (`oneLine`), the stack on its own lines.
+ */
 export function describeInspection(t: TaskInspection): string {
   const ended = t.outcome === 'tool_error' ? ' (tool error)' : '';
+  const message = t.statusMessage === undefined ? '' : ` — ${t.statusMessage}`;
+  const version = t.toolVersion === undefined ? '' : `@${t.toolVersion}`;
   const lines = [
-    `${t.id}: ${t.status}${ended}${t.statusMessage === undefined ? '' : ` — ${t.statusMessage}`}`,
+    oneLine`${t.id}: ${t.status}${ended}${message}`,
+    oneLine`  tool ${t.tool}${version}, owner ${t.owner.tenant}/${t.owner.principal}, runs ${t.attempt}`,
+    `  created ${iso(t.createdAt)}, updated ${iso(t.updatedAt)}, expires ${iso(t.expiresAt)}`,
   ];
-  lines.push(
-    `  tool ${t.tool}${t.toolVersion === undefined ? '' : `@${t.toolVersion}`}, owner ${t.owner.tenant}/${t.owner.principal}, runs ${t.attempt}`,
-  );
-  lines.push(`  created ${iso(t.createdAt)}, updated ${iso(t.updatedAt)}, expires ${iso(t.expiresAt)}`);
   if (t.wakeAt !== undefined) lines.push(`  waiting until ${iso(t.wakeAt)}`);
-  if (t.leaseOwner !== undefined) lines.push(`  leased by ${t.leaseOwner} until ${iso(t.leaseUntil)}`);
-  if (t.pendingInputs !== undefined) lines.push(`  waiting for input: ${t.pendingInputs.join(', ')}`);
+  if (t.leaseOwner !== undefined) lines.push(oneLine`  leased by ${t.leaseOwner} until ${iso(t.leaseUntil)}`);
+  if (t.pendingInputs !== undefined) lines.push(oneLine`  waiting for input: ${t.pendingInputs.join(', ')}`);
   if (t.cancelRequested) lines.push('  cancel requested');
-  if (t.idempotencyKey !== undefined) lines.push(`  idempotency key ${t.idempotencyKey}`);
-  if (t.retryOf !== undefined) lines.push(`  retry of ${t.retryOf}`);
-  if (t.retries !== undefined && t.retries.length > 0) lines.push(`  retried as ${t.retries.join(', ')}`);
-  if (t.error !== undefined) lines.push(`  error ${JSON.stringify(t.error)}`);
-  const f = t.failure;
-  if (f !== undefined) {
-    const origin = f.step === undefined ? '' : ` in step "${f.step}", attempt ${f.attempt ?? '?'}`;
-    lines.push(`  tool error ${f.ref}${origin}: ${f.name}: ${f.message}`);
-    if (f.stack !== undefined) lines.push(indent(f.stack, '      '));
-  }
+  if (t.idempotencyKey !== undefined) lines.push(oneLine`  idempotency key ${t.idempotencyKey}`);
+  if (t.retryOf !== undefined) lines.push(oneLine`  retry of ${t.retryOf}`);
+  if (t.retries !== undefined && t.retries.length > 0)
+    lines.push(oneLine`  retried as ${t.retries.join(', ')}`);
+  if (t.error !== undefined) lines.push(`  error ${terminalJson(t.error)}`);
+  if (t.failure !== undefined) lines.push(...failureLines(t.failure));
   lines.push(...historyLines(t));
   if (t.steps.length > 0) lines.push('  steps:', ...t.steps.map(stepLine));
   return lines.join('\n');
@@ -103,13 +119,14 @@ export async function inspectTask(argv: string[]): Promise<number> {
   try {
     const found = await store.inspect?.(taskId, Date.now());
     if (found === undefined) {
-      console.error(`${taskId}: no such task in this store`);
+      printErr(oneLine`${taskId}: no such task in this store`);
       return EXIT.toolFailed;
     }
-    console.log(values.output === 'json' ? JSON.stringify(found) : describeInspection(found));
+    if (values.output === 'json') printJson(found);
+    else printOut(describeInspection(found));
     return EXIT.ok;
   } catch (err) {
-    console.error(`task inspect: ${err instanceof Error ? err.message : String(err)}`);
+    printErr(oneLine`task inspect: ${err instanceof Error ? err.message : String(err)}`);
     return EXIT.protocol;
   } finally {
     await store.close();

@@ -4,6 +4,7 @@ import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
 import { followTask, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
+import { oneLine, printErr, printJson, printOut, terminalJson } from '../terminal-text.js';
 import { META_ERROR_REF } from '../../wire/meta-keys.js';
 import { inspectHelp, inspectTask } from './task-inspect.js';
 
@@ -23,20 +24,19 @@ function toolError(result: JsonObject): string {
     .map((b) => String(b.text))
     .join(' ');
   const ref = (result._meta as JsonObject | undefined)?.[META_ERROR_REF];
-  return `  tool error: ${text}${typeof ref === 'string' ? ` (error reference ${ref})` : ''}`;
+  return oneLine`  tool error: ${text}${typeof ref === 'string' ? ` (error reference ${ref})` : ''}`;
 }
 
 function describe(task: JsonObject): string {
-  const lines = [
-    `${String(task.taskId)}: ${String(task.status)}${task.statusMessage ? ` — ${String(task.statusMessage)}` : ''}`,
-  ];
+  const message = task.statusMessage ? ` — ${String(task.statusMessage)}` : '';
+  const lines = [oneLine`${task.taskId}: ${task.status}${message}`];
   if (task.status === 'input_required')
-    lines.push(`  waiting for: ${Object.keys(task.inputRequests as object).join(', ')}`);
-  if (task.status === 'failed') lines.push(`  error ${JSON.stringify(task.error)}`);
+    lines.push(oneLine`  waiting for: ${Object.keys(task.inputRequests as object).join(', ')}`);
+  if (task.status === 'failed') lines.push(`  error ${terminalJson(task.error)}`);
   if (task.status === 'completed') {
     const result = task.result as JsonObject;
     if (result.isError === true) lines.push(toolError(result));
-    lines.push(`  result ${JSON.stringify(result)}`);
+    lines.push(`  result ${terminalJson(result)}`);
   }
   return lines.join('\n');
 }
@@ -53,14 +53,15 @@ export async function task(argv: string[]): Promise<number> {
       case 'get': {
         const t = await handle.get();
         const { _meta: _m, resultType: _r, ...detailed } = t;
-        console.log(json ? JSON.stringify(detailed) : describe(detailed));
+        if (json) printJson(detailed);
+        else printOut(describe(detailed));
         return EXIT.ok;
       }
       case 'watch':
         return await followTask(handle, json, taskId);
       case 'cancel':
         await handle.cancel();
-        if (!json) console.log(`cancel requested for ${taskId}`);
+        if (!json) printOut(oneLine`cancel requested for ${taskId}`);
         return EXIT.ok;
       case 'answer': {
         let responses: Record<string, JsonObject>;
@@ -73,7 +74,7 @@ export async function task(argv: string[]): Promise<number> {
         } else {
           const t = await handle.get();
           if (t.status !== 'input_required') {
-            console.error(`${taskId} is ${String(t.status)}: nothing to answer`);
+            printErr(oneLine`${taskId} is ${t.status}: nothing to answer`);
             return EXIT.ok;
           }
           const input = terminalInput();
@@ -84,7 +85,7 @@ export async function task(argv: string[]): Promise<number> {
           }
         }
         await handle.answer(responses);
-        if (!json) console.log(`answered ${Object.keys(responses).join(', ')}`);
+        if (!json) printOut(oneLine`answered ${Object.keys(responses).join(', ')}`);
         return EXIT.ok;
       }
       default:

@@ -4,6 +4,7 @@ import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
+import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY } from '../../wire/meta-keys.js';
 import { invalidParams, ProtocolError } from '../../wire/protocol-error.js';
@@ -42,16 +43,14 @@ export type StartTask = (
   capabilities?: JsonObject,
 ) => Promise<Started>;
 
-/** The caller's idempotency key of a tools/call, if it sent one (any string of 1 to 255 characters). */
+/** The caller's idempotency key of a tools/call, if it sent one (1 to 255 characters, none a control character). */
 function readIdempotencyKey(params: JsonObject): string | undefined {
   const meta = params._meta;
   const key = isJsonObject(meta) ? meta[META_IDEMPOTENCY_KEY] : undefined;
   if (key === undefined) return undefined;
-  if (typeof key !== 'string' || key.length === 0 || key.length > 255)
-    throw invalidParams(
-      `Invalid params: _meta["${META_IDEMPOTENCY_KEY}"] must be a string of 1 to 255 characters`,
-    );
-  return key;
+  const checked = checkIdempotencyKey(key);
+  if (!checked.ok) throw invalidParams(`Invalid params: _meta["${META_IDEMPOTENCY_KEY}"] ${checked.reason}`);
+  return checked.value;
 }
 
 const reusedKey = (): ProtocolError =>
