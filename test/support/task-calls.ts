@@ -4,7 +4,7 @@ import { post } from './http.js';
 
 type Json = Record<string, unknown>;
 
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
 
 /** One JSON-RPC request as a tasks-aware 2026-07-28 client; the result of its last message (throws on an error). */
 export async function rpcResult(url: string, method: string, params: Json, name?: string): Promise<Json> {
