@@ -11,7 +11,8 @@ export const SERVE_FLOOR_KEY = 'serve_min_migration';
 export type SchemaFit =
   | {
       readonly ok: true;
-      /** Applied migrations this release does not know (a newer release's). */ readonly newer: number[];
+      /** Applied migrations this release does not know (a newer release's). */
+      readonly newer: number[];
     }
   | { readonly ok: false; readonly reason: string };
 
@@ -27,9 +28,9 @@ export function schemaFit(
 ): SchemaFit {
   const newer = applied.filter((v) => !known.includes(v)).sort((a, b) => a - b);
   const own = Math.max(0, ...known);
-  const needs = floor === undefined ? 0 : Number(floor);
-  if (!Number.isSafeInteger(needs))
+  if (floor !== undefined && !/^\d{1,9}$/.test(floor))
     return { ok: false, reason: `${where} has an unreadable ${SERVE_FLOOR_KEY} (${JSON.stringify(floor)})` };
+  const needs = floor === undefined ? 0 : Number(floor);
   if (needs <= own) return { ok: true, newer };
   return {
     ok: false,
