@@ -1,6 +1,7 @@
 // Entry point of the `durable-mcp` command: dispatches to a sub-command.
 import { UsageError } from './args.js';
 import { admin, adminHelp, adminUsage } from './commands/admin.js';
+import { backup, backupUsage } from './commands/backup.js';
 import { call, callUsage } from './commands/call.js';
 import { demo, demoUsage } from './commands/demo.js';
 import { discover, discoverUsage, tools, toolsUsage } from './commands/inspect.js';
@@ -15,6 +16,7 @@ const usage = `durable-mcp ${VERSION}
 Server side:
   serve      run the MCP server                     (durable-mcp serve --help)
   migrate    apply store migrations (SQLite file or PostgreSQL) and exit
+  backup     copy a SQLite store while it serves
   demo       run the durable generate_report flow against a real server and restart it
 Client side:
   call       call a tool; follow its task, answering input in the terminal
@@ -40,6 +42,7 @@ const COMMANDS: Record<string, Command> = {
   serve: { usage: serveUsage, run: serve },
   demo: { usage: demoUsage, run: demo },
   migrate: { usage: migrateUsage, run: migrate },
+  backup: { usage: backupUsage, run: backup },
   call: { usage: callUsage, run: call },
   task: { usage: taskUsage, run: task },
   tools: { usage: toolsUsage, run: tools },

@@ -21,6 +21,8 @@ export interface Backend {
   readonly schema?: string;
   /** The highest migration the store had applied once opened (its own schema version), for logs. */
   readonly migration?: number;
+  /** Migrations the store has that this release does not know: a newer release's, while rolled back (for logs). */
+  readonly newerMigrations?: readonly number[];
   /** Closes the tasks and sessions stores. */
   close(): Promise<void>;
 }

@@ -302,6 +302,26 @@ describe('calls from clients without the extension', () => {
     await call(alice, 'task_cancel', { taskId });
   });
 
+  it('task_respond with arguments that break its inputSchema is -32602, and the task still waits', async () => {
+    const handed = await call(alice, 'asks');
+    const taskId = String(structured(handed).taskId);
+    for (const args of [
+      { taskId, inputResponses: 'yes' },
+      { taskId, inputResponses: { go_ahead: 'yes' } },
+      { inputResponses: { go_ahead: { action: 'accept', content: { ok: true } } } },
+    ]) {
+      const refused = await call(alice, 'task_respond', args).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(ProtocolError);
+      expect((refused as ProtocolError).code).toBe(-32602);
+      expect((refused as ProtocolError).message).toMatch(/^Invalid arguments for tool task_respond: /);
+    }
+    expect(structured(await call(alice, 'task_status', { taskId })).status).toBe('input_required');
+    await call(alice, 'task_cancel', { taskId });
+  });
+
   it('a client that can answer input gets MRTR rounds on the same call', async () => {
     const first = await call(aliceAsks, 'asks');
     expect(first.resultType).toBe('input_required');

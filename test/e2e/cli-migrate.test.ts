@@ -1,5 +1,5 @@
 // Migrations apart from start-up: `durable-mcp migrate` prints the store, the schema and what it applied; `--check`
-// applies nothing and exits 1 while anything is pending; `serve --no-migrate` refuses a store that lacks a migration,
+// applies nothing and exits 1 while anything is pending (with `--wait`, once time is up); `serve --no-migrate` refuses a store that lacks a migration,
 // naming it, and runs with a PostgreSQL role that has no DDL rights; a server that must migrate without them says
 // which privilege is missing.
 import { spawn, spawnSync } from 'node:child_process';
@@ -61,6 +61,34 @@ describe('migrations apart, SQLite', () => {
     expect(after.stdout.trim()).toBe(`${file}: up to date`);
     procs.push(await startServe(['--port', '0', '--store', file, '--no-migrate']));
   });
+
+  it('--check --wait waits until another process has applied what is pending, and gives up when time is up', async () => {
+    const file = join(dir, 'waited.db');
+    const child = spawn(process.execPath, [BIN, 'migrate', '--store', file, '--check', '--wait', '60s'], {
+      stdio: 'pipe',
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const end = Date.now() + 20_000;
+    while (!stdout.includes('waiting for them to be applied') && Date.now() < end)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stdout).toContain(
+      `${file}: pending ${versions(sqliteMigrations)}; waiting for them to be applied`,
+    );
+    expect(child.exitCode).toBeNull();
+    expect(cli('migrate', '--store', file).status).toBe(0);
+    expect(await exited).toBe(0);
+    expect(stdout.trim().split('\n').at(-1)).toBe(`${file}: up to date`);
+
+    const never = join(dir, 'never.db');
+    const started = Date.now();
+    const gaveUp = cli('migrate', '--store', never, '--check', '--wait', '1s');
+    expect(gaveUp.status).toBe(1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(gaveUp.stdout.trim().split('\n').at(-1)).toBe(`${never}: pending ${versions(sqliteMigrations)}`);
+    expect(cli('migrate', '--store', never, '--wait', '1s').status).toBe(2);
+  }, 60_000);
 
   it('takes the store from DURABLE_MCP_STORE, or from the file DURABLE_MCP_STORE_FILE names, instead of --store', () => {
     const file = join(dir, 'from-env.db');

@@ -1,8 +1,9 @@
 // The shipped nginx config (deploy/nginx/durable-mcp.conf, only its addresses changed) in front of three replicas on
 // one PostgreSQL schema, migrated apart and served with --no-migrate, plus a fourth upstream whose store is
 // unreachable. Through nginx: tasks created, answered and cancelled on different replicas; push on a stream idle for
-// 90 s; /metrics not reachable; a rolling restart of every replica under steady traffic with no non-2xx answer and no
-// lost task; the replica without its store answers no client. Needs Debian's nginx (`.ci/run` installs it).
+// 90 s; /metrics not reachable; the operators' /admin reachable from the allowed network only; a rolling restart of
+// every replica under steady traffic with no non-2xx answer and no lost task; the replica without its store answers
+// no client. Needs Debian's nginx (`.ci/run` installs it).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
 import { withPostgres, TEST_POSTGRES_URL } from '../support/postgres.js';
+import { holdRequest, oneShot } from '../support/raw-http.js';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
 const CONFIG = fileURLToPath(new URL('../../deploy/nginx/durable-mcp.conf', import.meta.url));
@@ -59,8 +61,14 @@ function nginxConfig(dir: string, port: number, upstreams: readonly number[]): s
   const servers = upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n');
   const site = shipped
     .replace(/(?:^ {4}server 10\.0\.0\.\d+:3000 .*\n)+/m, `${servers}\n`)
-    .replace(/^ {4}listen 80;$/m, `    listen 127.0.0.1:${port};`);
-  if (site.includes('10.0.0.') || !site.includes(`listen 127.0.0.1:${port}`))
+    .replace(/^ {4}listen 80;$/m, `    listen 127.0.0.1:${port};`)
+    // The operators' network: this test's own address only (127.0.0.2 stands for everyone else).
+    .replace(/^( {8}allow) 10\.0\.100\.0\/24;$/m, '$1 127.0.0.1;');
+  if (
+    site.includes('10.0.0.') ||
+    !site.includes(`listen 127.0.0.1:${port}`) ||
+    !site.includes('allow 127.0.0.1;')
+  )
     throw new Error('the shipped nginx config no longer has the expected upstream and listen lines');
   writeFileSync(join(dir, 'site.conf'), site);
   for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d), { recursive: true });
@@ -177,7 +185,7 @@ function defineSuite(): void {
 
   const serveArgs = (port: number): string[] =>
     [
-      ['--port', String(port), '--tools', TOOLS, '--pg-schema', SCHEMA, '--no-migrate'],
+      ['--port', String(port), '--tools', TOOLS, '--pg-schema', SCHEMA, '--no-migrate', '--dev-operator'],
       ['--drain-ms', '1500', '--shutdown-grace-ms', '5000', '--lease-ms', '5000', '--log-level', 'debug'],
     ].flat();
   const direct = (port: number, path: string): Promise<Response> =>
@@ -314,6 +322,31 @@ function defineSuite(): void {
       expect((await fetch(`${base}/readyz`)).status).toBe(404);
       // They are there on the replicas themselves.
       expect((await direct(ports[0] as number, '/metrics')).status).toBe(200);
+    });
+
+    it("serves the operators' /admin through nginx to the allowed network only", async () => {
+      const port = Number(new URL(url).port);
+      const page = await oneShot(port, { path: '/admin' });
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      const session = await oneShot(port, { path: '/admin/api/v1/session' });
+      expect(session.status).toBe(200);
+      expect(JSON.parse(session.body)).toMatchObject({ operator: { tenants: 'all' } });
+      expect((await oneShot(port, { path: '/admin/ui/dashboard.css' })).status).toBe(200);
+      // The operators' event stream passes through as it is written (its first event arrives while it is open).
+      let streamed = '';
+      const events = await holdRequest(port, {
+        path: '/admin/api/v1/events',
+        method: 'GET',
+        onData: (t) => (streamed += t),
+      });
+      expect(events.status).toBe(200);
+      await waitUntil(async () => streamed.length > 0, 10_000, 'the operator event stream to send');
+      events.close();
+      // From any other address: refused by nginx, whatever the replica would say.
+      for (const path of ['/admin', '/admin/api/v1/session', '/admin/ui/dashboard.css'])
+        expect((await oneShot(port, { path, from: '127.0.0.2' })).status, path).toBe(403);
+      expect((await oneShot(port, { path: '/administrator' })).status).toBe(404);
     });
 
     it('keeps a replica whose store does not answer not ready, and no client gets an answer from it', async () => {

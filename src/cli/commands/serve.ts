@@ -10,6 +10,7 @@ import { createUnavailableHandler } from '../../transport/http/unavailable.js';
 import { serveStdio } from '../../transport/stdio/stdio.js';
 import { urlHost } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
+import { newerSchemaWarning } from '../../stores/schema-fit.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { parseFlags } from '../args.js';
 import { VERSION } from '../../version.js';
@@ -136,6 +137,9 @@ function serving(logger: Logger, backend: Backend): void {
   // Which release, on which store (password hidden) and schema, at which migration (applied or checked).
   const { description: store, schema, migration } = backend;
   logger.info({ version: VERSION, store, schema, migration }, 'serving');
+  const newer = backend.newerMigrations ?? [];
+  const warning = newerSchemaWarning(newer);
+  if (warning !== undefined) logger.warn({ version: VERSION, newerMigrations: newer }, warning);
 }
 
 /** Stops on SIGTERM/SIGINT: a starting process at once; a serving one after its drain and grace. */

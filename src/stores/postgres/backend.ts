@@ -13,7 +13,8 @@ import {
 } from '../../tasks/backend.js';
 import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import { deleteMeta, getOrCreateMeta, readMeta } from './meta.js';
-import { appliedMigrations, migrate, postgresMigrations } from './migrations.js';
+import { migrate, postgresMigrations, postgresSchemaState } from './migrations.js';
+import { schemaFit } from '../schema-fit.js';
 import { DEFAULT_SCHEMA } from './names.js';
 import { createPostgresTaskStore } from './task-store.js';
 
@@ -69,18 +70,26 @@ async function storedSecret(
 
 /**
  * Migrates the schema (or, without migrations on open, refuses at once a schema this release cannot use, saying
- * what to run); returns the highest migration applied.
+ * what to run), and refuses a schema a newer release made unservable for this one; returns the highest migration
+ * applied and the newer release's migrations the schema has.
  */
-async function schemaLevel(pool: pg.Pool, schema: string, migrateNow: boolean): Promise<number> {
+async function schemaLevel(
+  pool: pg.Pool,
+  schema: string,
+  migrateNow: boolean,
+): Promise<{ migration: number; newer: number[] }> {
   if (migrateNow) await migrate(pool, schema);
-  const applied = await appliedMigrations(pool, schema);
+  const { applied, floor } = await postgresSchemaState(pool, schema);
   const pending = postgresMigrations.map((m) => m.version).filter((v) => !applied.includes(v));
   if (pending.length > 0)
     throw new Error(
       `schema "${schema}" lacks migrations ${pending.join(', ')} this release needs: run ` +
         '`durable-mcp migrate` first (or start without --no-migrate)',
     );
-  return Math.max(0, ...applied);
+  const known = postgresMigrations.map((m) => m.version);
+  const fit = schemaFit(`schema "${schema}"`, known, applied, floor);
+  if (!fit.ok) throw new Error(fit.reason);
+  return { migration: Math.max(0, ...applied), newer: fit.newer };
 }
 
 /**
@@ -103,9 +112,9 @@ export async function createPostgresBackend(options: PostgresBackendOptions = {}
     encrypt: options.encrypt,
   });
   let stateSecret: string;
-  let migration: number;
+  let level: { migration: number; newer: number[] };
   try {
-    migration = await schemaLevel(tasks.pool, schema, options.migrate !== false);
+    level = await schemaLevel(tasks.pool, schema, options.migrate !== false);
     stateSecret = options.stateSecret ?? (await storedSecret(tasks.pool, schema, cipher));
   } catch (err) {
     await tasks.close();
@@ -121,7 +130,8 @@ export async function createPostgresBackend(options: PostgresBackendOptions = {}
     stateSecret,
     description: `${where} schema ${schema}`,
     schema,
-    migration,
+    migration: level.migration,
+    newerMigrations: level.newer,
     close: () => tasks.close(),
   };
 }

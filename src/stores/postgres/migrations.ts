@@ -1,7 +1,11 @@
 // Numbered schema migrations for the PostgreSQL store, applied under an advisory lock so replicas can start together.
+// A new migration keeps older releases working on the schema (nullable columns, new tables and indexes), or else
+// records its version under `serve_min_migration` in server_meta in its own SQL, so older releases refuse to serve
+// the store (a rollback) rather than misread it: see ../schema-fit.ts.
 import type pg from 'pg';
 import { translate } from './errors.js';
 import { schemaNames } from './names.js';
+import { SERVE_FLOOR_KEY } from '../schema-fit.js';
 
 export interface PostgresMigration {
   version: number;
@@ -351,6 +355,27 @@ export async function appliedMigrations(pool: pg.Pool, schema?: string): Promise
       `SELECT version FROM ${s}.schema_migrations ORDER BY version`,
     );
     return done.rows.map((r) => r.version);
+  } catch (err) {
+    throw translate(err);
+  }
+}
+
+/** What the schema holds: the migrations applied, in order, and its serve floor (schema-fit.ts) if any. */
+export async function postgresSchemaState(
+  pool: pg.Pool,
+  schema?: string,
+): Promise<{ applied: number[]; floor?: string }> {
+  const applied = await appliedMigrations(pool, schema);
+  const { quoted: s } = schemaNames(schema);
+  try {
+    const meta = await pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+      `${s}.server_meta`,
+    ]);
+    if (meta.rows[0]?.t === null || meta.rows[0] === undefined) return { applied };
+    const floor = await pool.query<{ value: string }>(`SELECT value FROM ${s}.server_meta WHERE key = $1`, [
+      SERVE_FLOOR_KEY,
+    ]);
+    return { applied, floor: floor.rows[0]?.value };
   } catch (err) {
     throw translate(err);
   }

@@ -13,12 +13,15 @@ import type { PayloadCipher } from '../../tasks/payload-cipher.js';
 import {
   pendingSqliteMigrations,
   sqliteMigrationLevel,
+  sqliteSchemaState,
   deleteMeta,
   getOrCreateMeta,
   readMeta,
   type SqliteDatabase,
 } from './database.js';
+import { migrations } from './migrations/index.js';
 import { createSqliteTaskStore } from './task-store.js';
+import { schemaFit } from '../schema-fit.js';
 
 export interface SqliteBackendOptions extends BackendOptions {
   /** The database file (default `./data/tasks.db`; its folder is created). `:memory:` keeps nothing. */
@@ -40,6 +43,15 @@ function storedSecret(db: SqliteDatabase, cipher: PayloadCipher | undefined): st
   return cipher.open(sealed, SECRET_AT);
 }
 
+/** The newer release's migrations the file has, or the refusal of a file this release cannot serve (a rollback). */
+function servable(path: string, db: SqliteDatabase): number[] {
+  const { applied, floor } = sqliteSchemaState(db);
+  const known = migrations.map((m) => m.version);
+  const fit = schemaFit(path, known, applied, floor);
+  if (!fit.ok) throw new Error(fit.reason);
+  return fit.newer;
+}
+
 export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend {
   const path = options.path ?? DEFAULT_SQLITE_PATH;
   const pending = options.migrate === false ? pendingSqliteMigrations(path) : [];
@@ -56,7 +68,9 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
     encrypt: options.encrypt,
   });
   let stateSecret: string;
+  let newer: number[];
   try {
+    newer = servable(path, tasks.db);
     stateSecret = options.stateSecret ?? storedSecret(tasks.db, cipher);
   } catch (err) {
     void tasks.close();
@@ -68,6 +82,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
     stateSecret,
     description: `SQLite ${path}`,
     migration: sqliteMigrationLevel(tasks.db),
+    newerMigrations: newer,
     close: () => tasks.close(),
   };
 }

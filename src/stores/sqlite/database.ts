@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrations } from './migrations/index.js';
 import { isBusy } from './write-retry.js';
+import { SERVE_FLOOR_KEY } from '../schema-fit.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -44,21 +45,41 @@ export function openSqlite(options: OpenSqliteOptions): SqliteDatabase {
   return db;
 }
 
-/** The versions this release needs that the file has not applied (all of them for a new file). */
-export function pendingSqliteMigrations(path: string): number[] {
-  const all = migrations.map((m) => m.version);
-  if (path === ':memory:' || !existsSync(path)) return all;
+/** What a store's schema holds: the migrations applied, in order, and its serve floor (schema-fit.ts) if any. */
+export interface SqliteSchemaState {
+  applied: number[];
+  floor?: string;
+}
+
+const hasTable = (db: SqliteDatabase, name: string): boolean =>
+  db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name) !== undefined;
+
+/** The schema state of an open database (none applied before its first migration). */
+export function sqliteSchemaState(db: SqliteDatabase): SqliteSchemaState {
+  if (!hasTable(db, 'schema_migrations')) return { applied: [] };
+  const applied = db
+    .prepare('SELECT version FROM schema_migrations ORDER BY version')
+    .pluck()
+    .all() as number[];
+  if (!hasTable(db, 'server_meta')) return { applied };
+  return { applied, floor: readMeta(db, SERVE_FLOOR_KEY) };
+}
+
+/** The schema state of a file, read without changing it (none applied when there is no file yet). */
+export function readSqliteSchemaState(path: string): SqliteSchemaState {
+  if (path === ':memory:' || !existsSync(path)) return { applied: [] };
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const table = db.prepare(
-      `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
-    );
-    if (table.get() === undefined) return all;
-    const done = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all());
-    return all.filter((v) => !done.has(v));
+    return sqliteSchemaState(db);
   } finally {
     db.close();
   }
+}
+
+/** The versions this release needs that the file has not applied (all of them for a new file). */
+export function pendingSqliteMigrations(path: string): number[] {
+  const done = new Set(readSqliteSchemaState(path).applied);
+  return migrations.map((m) => m.version).filter((v) => !done.has(v));
 }
 
 /** The highest migration an open database has applied (0 before any). */

@@ -1,4 +1,7 @@
 // Numbered schema migrations for the SQLite store, applied in order inside one transaction each.
+// A new migration keeps older releases working on the schema (nullable columns, new tables and indexes), or else
+// records its version under `serve_min_migration` in server_meta in its own SQL, so older releases refuse to serve
+// the store (a rollback) rather than misread it: see ../../schema-fit.ts.
 export interface Migration {
   version: number;
   name: string;
