@@ -9,12 +9,18 @@ WORKDIR /app
 RUN apt-get update \
     && apt-get install -y --no-install-recommends python3 make g++ \
     && rm -rf /var/lib/apt/lists/*
+# The dependencies first, so that this layer is reused while only the sources change. npm ci runs the package's
+# prepare script, which has nothing to build yet (no sources here).
 COPY package.json package-lock.json ./
+COPY scripts/prepare.mjs ./scripts/
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+# What `npm run build` reads: the TypeScript configs (the server's and the dashboard's), the sources (with the
+# dashboard's page and browser scripts, src/admin/ui), the built-in tool sets, and the step that copies the page.
+COPY tsconfig.json tsconfig.build.json tsconfig.ui.json ./
+COPY scripts/copy-ui.mjs ./scripts/
 COPY src ./src
 COPY examples ./examples
-# dist/ holds the server and the built-in tool sets; then only the runtime dependencies stay.
+# dist/ holds the server, the dashboard and the built-in tool sets; then only the runtime dependencies stay.
 RUN npm run build \
     && npm prune --omit=dev --no-audit --no-fund
 
@@ -26,6 +32,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
+COPY LICENSE ./
 # The default SQLite file (./data/tasks.db) is the only thing written; with PostgreSQL nothing is.
 RUN mkdir -p /app/data && chown 1000:1000 /app/data
 # The image's `node` user, numeric so that Kubernetes' runAsNonRoot can check it.

@@ -1,12 +1,16 @@
-// Runs the official MCP conformance suite against our server on a free loopback port.
-// Usage: npm run conformance [-- --scenario NAME]   (exit code non-zero if any scored scenario fails)
+// Runs the official MCP conformance suite against our server on a free loopback port, and reports every scenario as
+// passed, failed or skipped (scripts/conformance-report.mjs reads what the suite wrote).
+// Usage: npm run conformance [-- --scenario NAME] [-- --json FILE]   (exit code non-zero if any scenario fails;
+// skipped ones are printed and counted as skipped; --json writes the counts for `npm test`)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatRun, readRun, summariseRun, tallyLine, tallyOf, writeTally } from './conformance-report.mjs';
 
 const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
-// Extension scenarios are not scored by --requirements; each runs on its own so a failure fails the run.
+// Extension scenarios are not scored by --requirements (its exit status ignores them); each also runs on its own, so
+// that a run of its own says how it ended.
 export const TASK_SCENARIOS = [
   'tasks-lifecycle',
   'tasks-capability-negotiation',
@@ -22,6 +26,7 @@ export const TASK_SCENARIOS = [
 
 const args = process.argv.slice(2);
 const only = args.includes('--scenario') ? args[args.indexOf('--scenario') + 1] : undefined;
+const jsonFile = args.includes('--json') ? args[args.indexOf('--json') + 1] : undefined;
 const work = mkdtempSync(join(tmpdir(), 'durable-mcp-conformance-'));
 
 function startServer() {
@@ -61,25 +66,29 @@ function runSuite(url, extra, label) {
     ['-y', '-p', 'node@22', '-p', SUITE, 'conformance', 'server', '--url', url, '-o', outDir, ...extra],
     { stdio: 'inherit', timeout: 15 * 60_000, env: { ...process.env, NO_COLOR: '1' } },
   );
-  const ok = r.status === 0;
-  console.log(`conformance ${label}: ${ok ? 'PASS' : `FAIL (exit ${r.status ?? r.signal})`}`);
-  return ok;
+  const run = summariseRun(label, r.status ?? r.signal, readRun(outDir));
+  console.log(formatRun(run).join('\n'));
+  return run;
 }
 
 const { child, url } = await startServer();
-let failures = 0;
+const runs = [];
 try {
   if (only) {
-    if (!runSuite(url, ['--scenario', only], only)) failures++;
+    runs.push(runSuite(url, ['--scenario', only], only));
   } else {
-    if (!runSuite(url, ['--requirements', '2026-07-28'], 'requirements-2026-07-28')) failures++;
+    runs.push(runSuite(url, ['--requirements', '2026-07-28'], 'requirements-2026-07-28'));
     // Legacy 2025-11-25 clients are served on the same endpoint (src/legacy/).
-    if (!runSuite(url, ['--requirements', '2025-11-25'], 'requirements-2025-11-25')) failures++;
-    for (const scenario of TASK_SCENARIOS) if (!runSuite(url, ['--scenario', scenario], scenario)) failures++;
+    runs.push(runSuite(url, ['--requirements', '2025-11-25'], 'requirements-2025-11-25'));
+    for (const scenario of TASK_SCENARIOS) runs.push(runSuite(url, ['--scenario', scenario], scenario));
   }
 } finally {
   child.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 }
-console.log(failures === 0 ? 'conformance: all runs passed' : `conformance: ${failures} run(s) failed`);
-process.exit(failures === 0 ? 0 : 1);
+const tally = tallyOf(runs);
+if (jsonFile) writeTally(jsonFile, tally);
+console.log('');
+for (const run of runs) console.log(formatRun(run)[0]);
+console.log(tallyLine(tally));
+process.exit(tally.failed === 0 ? 0 : 1);

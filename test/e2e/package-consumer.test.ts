@@ -1,6 +1,8 @@
-// The package as a consumer gets it: `npm pack`, installed into a project outside this repository. Its public types
-// compile with `skipLibCheck: false` and without `@types/better-sqlite3` or `@types/pg`; `durable-mcp/client` loads
-// without the native SQLite addon (or pg) installed; the one-call server from the README runs from the tarball.
+// The package as a user gets it: a fresh clone of the committed tree (HEAD), packed with `npm pack` (which builds it:
+// the prepare script) and installed with npm into an app outside this repository. Its public types compile with
+// `skipLibCheck: false` and without `@types/better-sqlite3` or `@types/pg`; `durable-mcp/client` loads without the
+// native SQLite addon (or pg); an app serves a tool on SQLite and calls it from another process with
+// `durable-mcp/client`. The clone also serves as a `file:` dependency, which npm links and builds.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -8,6 +10,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -15,16 +18,31 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startListening } from '../support/cli.js';
+import { VERSION } from '../../src/version.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline'];
 
+let work: string;
 let project: string;
+let tarball: string;
+/** What `import('durable-mcp')` gave in the app depending on the clone by `file:`. */
+let linkedImport: { status: number | null; stdout: string; stderr: string };
 const modules = (): string => join(project, 'node_modules');
+
+function exec(cmd: string, args: string[], cwd: string): string {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 180_000 });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
 
 /** Links a package of this repository's node_modules into the consumer (what `npm install` would have put there). */
 function link(name: string): void {
   const target = join(modules(), name);
+  rmSync(target, { recursive: true, force: true });
   mkdirSync(resolve(target, '..'), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules', name), target, 'dir');
 }
@@ -33,6 +51,24 @@ function typecheck(files: Record<string, string>): { code: number; output: strin
   for (const [name, text] of Object.entries(files)) writeFileSync(join(project, name), text);
   const r = spawnSync(process.execPath, [TSC, '-p', join(project, 'tsconfig.json')], { encoding: 'utf8' });
   return { code: r.status ?? -1, output: `${r.stdout}${r.stderr}` };
+}
+
+/** An app folder with its package.json (npm's allowScripts names the packages whose install scripts it runs). */
+function newApp(name: string, allowScripts: Record<string, boolean>): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, private: true, type: 'module', allowScripts }),
+  );
+  return dir;
+}
+
+/** The tree committed at HEAD, as `git clone` gives it (fetching HEAD works too when it is detached, as in CI). */
+function cloneHead(dir: string): void {
+  exec('git', ['init', '--quiet', dir], work);
+  exec('git', ['fetch', '--quiet', ROOT, 'HEAD'], dir);
+  exec('git', ['checkout', '--quiet', 'FETCH_HEAD'], dir);
 }
 
 const TSCONFIG = JSON.stringify({
@@ -47,6 +83,33 @@ const TSCONFIG = JSON.stringify({
   },
   include: ['*.ts'],
 });
+
+// An app's server: a task-supporting tool with a step, on a SQLite file.
+const SERVER = `
+import { createDurableMcp, createSqliteBackend, defineTool, textResult } from 'durable-mcp';
+
+const shout = defineTool({
+  name: 'shout',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  task: { support: 'required' },
+  handler: async ({ text }, ctx) => textResult(await ctx.step('upper', () => text.toUpperCase())),
+});
+const mcp = createDurableMcp({ toolSets: [{ tools: [shout] }], backend: createSqliteBackend({ path: 'data/tasks.db' }) });
+const running = await mcp.listen({ host: '127.0.0.1', port: 0 });
+console.log('listening on ' + running.url);
+process.on('SIGTERM', () => void mcp.close().then(() => process.exit(0)));
+`;
+
+// The app's client, in another process: the call becomes a task, followed to its end.
+const CALL = `
+import { createClient } from 'durable-mcp/client';
+
+const client = createClient({ url: process.argv[2] });
+const call = await client.callTool('shout', { text: 'durable' });
+const outcome = call.kind === 'task' ? await call.task.result() : { status: 'no task', result: call.result };
+console.log(JSON.stringify({ kind: call.kind, status: outcome.status, content: outcome.result?.content }));
+await client.close();
+`;
 
 // The README's example, plus each public entry's main names in use.
 const EXAMPLE = `
@@ -81,30 +144,116 @@ await mcp.close();
 `;
 
 beforeAll(() => {
-  project = mkdtempSync(join(tmpdir(), 'durable-mcp-consumer-'));
-  const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', project], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  }).trim();
-  const tarball = join(project, packed.split('\n').pop() as string);
-  const installed = join(modules(), 'durable-mcp');
-  mkdirSync(installed, { recursive: true });
-  execFileSync('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
+  work = mkdtempSync(join(tmpdir(), 'durable-mcp-consumer-'));
+  const clone = join(work, 'durable-mcp');
+  cloneHead(clone);
+  // The clone's devDependencies (TypeScript for its build) are the repository's, installed from the same
+  // package-lock.json: linked, not installed again (npm ci needs the registry and takes minutes on 2 cores).
+  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
+  // A `file:` dependency on the clone: npm links it and runs its prepare script there.
+  const linked = newApp('linked-app', { 'durable-mcp': true });
+  exec('npm', ['install', ...NPM_QUIET, 'file:../durable-mcp'], linked);
+  linkedImport = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', "console.log(typeof (await import('durable-mcp')).createDurableMcp)"],
+    { cwd: linked, encoding: 'utf8' },
+  );
+  // npm pack runs the prepare script too (an incremental build after the one above).
+  const packed = exec('npm', ['pack', '--silent', '--pack-destination', work], clone).trim();
+  tarball = join(work, packed.split('\n').pop() as string);
+  project = newApp('consumer', { 'better-sqlite3': true });
   writeFileSync(join(project, 'tsconfig.json'), TSCONFIG);
-  // Every runtime dependency but the two drivers, and @types/node as any Node project has it.
-  const { dependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
-  for (const name of Object.keys(dependencies)) if (name !== 'better-sqlite3' && name !== 'pg') link(name);
+  // Without install scripts: where no prebuilt better-sqlite3 can be downloaded, compiling it takes over a minute.
+  // The repository's, of the version the package pins, built, stands for it.
+  exec('npm', ['install', ...NPM_QUIET, '--ignore-scripts', tarball], project);
+  const version = (dir: string): unknown =>
+    (JSON.parse(readFileSync(join(dir, 'better-sqlite3/package.json'), 'utf8')) as { version: unknown })
+      .version;
+  expect(version(modules())).toBe(version(join(ROOT, 'node_modules')));
+  link('better-sqlite3');
+  // @types/node, as any Node project that type-checks has it.
   link('@types/node');
-}, 120_000);
+}, 240_000);
 
 afterAll(() => {
-  if (project !== undefined) rmSync(project, { recursive: true, force: true });
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
+/** `durable-mcp/client` in a plain script, and `durable-mcp/journal`, which does need the addon and says so. */
+function clientWithoutDrivers(): void {
+  writeFileSync(
+    join(project, 'client.mjs'),
+    "const c = await import('durable-mcp/client');\nconsole.log(typeof c.createClient);\n",
+  );
+  const r = spawnSync(process.execPath, [join(project, 'client.mjs')], { cwd: project, encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  expect(r.stdout.trim()).toBe('function');
+  // The check can fail: the journal entry does need the addon, and says so.
+  writeFileSync(join(project, 'journal.mjs'), "await import('durable-mcp/journal');\n");
+  const journal = spawnSync(process.execPath, [join(project, 'journal.mjs')], {
+    cwd: project,
+    encoding: 'utf8',
+  });
+  expect(journal.status).not.toBe(0);
+  expect(journal.stderr).toMatch(/better-sqlite3/);
+}
+
 describe('the packed package in a consumer project', () => {
+  it('is built by npm pack from a fresh clone, and holds the built package and nothing else', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((entry) => entry.replace(/^package\//, ''));
+    const pkg = JSON.parse(readFileSync(join(modules(), 'durable-mcp/package.json'), 'utf8')) as {
+      exports: Record<string, Record<string, string>>;
+      bin: Record<string, string>;
+    };
+    const entryFiles = Object.values(pkg.exports).flatMap((entry) => Object.values(entry));
+    for (const file of [
+      ...['package.json', 'README.md', 'LICENSE', 'scripts/prepare.mjs', ...Object.values(pkg.bin)],
+      ...entryFiles.map((path) => path.replace(/^\.\//, '')),
+      ...['dist/src/cli/main.js', 'dist/examples/demo/index.js', 'dist/examples/conformance/index.js'],
+    ])
+      expect(files, file).toContain(file);
+    const shipped =
+      /^(package\.json|README\.md|LICENSE|scripts\/prepare\.mjs|bin\/[\w-]+\.js|dist\/.+\.(js|d\.ts|html|css))$/;
+    const unexpected = files.filter(
+      (f) => !shipped.test(f) || /\.(test|contract)\.|conformance-client/.test(f),
+    );
+    expect(unexpected).toEqual([]);
+  });
+
+  it('is built in place as a file: dependency, which npm links', () => {
+    expect(linkedImport.stderr).toBe('');
+    expect(linkedImport.stdout.trim()).toBe('function');
+  });
+
+  it('serves a tool on SQLite from the app, called from another process with durable-mcp/client', async () => {
+    writeFileSync(join(project, 'server.mjs'), SERVER);
+    writeFileSync(join(project, 'call.mjs'), CALL);
+    const server = await startListening([join(project, 'server.mjs')], { cwd: project, timeoutMs: 30_000 });
+    try {
+      const call = spawnSync(process.execPath, [join(project, 'call.mjs'), server.url], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(call.stderr).toBe('');
+      expect(JSON.parse(call.stdout)).toEqual({
+        kind: 'task',
+        status: 'completed',
+        content: [{ type: 'text', text: 'DURABLE' }],
+      });
+      expect(existsSync(join(project, 'data/tasks.db'))).toBe(true);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    // And the command it installs.
+    const bin = spawnSync(join(modules(), '.bin/durable-mcp'), ['--version'], { encoding: 'utf8' });
+    expect(bin.stdout).toContain(VERSION);
+  }, 90_000);
+
   it("ships the operators' dashboard: its page, style and compiled scripts, without their sources", () => {
     const ui = join(modules(), 'durable-mcp', 'dist', 'src', 'admin', 'ui');
     for (const name of ['index.html', 'dashboard.css', 'app.js', 'live.js'])
@@ -113,26 +262,18 @@ describe('the packed package in a consumer project', () => {
   });
 
   it('durable-mcp/client loads without the native SQLite addon or pg installed', () => {
-    writeFileSync(
-      join(project, 'client.mjs'),
-      "const c = await import('durable-mcp/client');\nconsole.log(typeof c.createClient);\n",
-    );
-    const r = spawnSync(process.execPath, [join(project, 'client.mjs')], { cwd: project, encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    expect(r.stdout.trim()).toBe('function');
-    // The check can fail: the journal entry does need the addon, and says so.
-    writeFileSync(join(project, 'journal.mjs'), "await import('durable-mcp/journal');\n");
-    const journal = spawnSync(process.execPath, [join(project, 'journal.mjs')], {
-      cwd: project,
-      encoding: 'utf8',
-    });
-    expect(journal.status).not.toBe(0);
-    expect(journal.stderr).toMatch(/better-sqlite3/);
+    // Both are dependencies of the package: hidden for this test.
+    for (const name of ['better-sqlite3', 'pg'])
+      renameSync(join(modules(), name), join(modules(), `${name}.hidden`));
+    try {
+      clientWithoutDrivers();
+    } finally {
+      for (const name of ['better-sqlite3', 'pg'])
+        renameSync(join(modules(), `${name}.hidden`), join(modules(), name));
+    }
   });
 
   it('type-checks an example with skipLibCheck false and no @types for the drivers, then runs it', () => {
-    link('better-sqlite3');
-    link('pg');
     // The README's example too, as written there.
     const readme = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1];
     expect(readme).toContain("from 'durable-mcp'");

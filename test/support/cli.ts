@@ -19,9 +19,21 @@ export function startServe(
   timeoutMs = 15_000,
   env: Record<string, string> = {},
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+  return startListening([BIN, 'serve', ...args], { timeoutMs, env });
+}
+
+export interface ListeningOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Runs `node <argv>` and resolves once it prints "listening on <url>/mcp", the line `durable-mcp serve` prints. */
+export function startListening(argv: string[], options: ListeningOptions = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, argv, {
     stdio: 'pipe',
-    env: { ...process.env, ...env },
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
   });
   let out = '';
   let err = '';
@@ -31,8 +43,8 @@ export function startServe(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve did not start: ${err}`));
-    }, timeoutMs);
+      reject(new Error(`${argv.join(' ')} did not start: ${err}`));
+    }, options.timeoutMs ?? 15_000);
     const onData = (): void => {
       const m = /^listening on (http:\/\/[^\s]+\/mcp)$/m.exec(out);
       if (m === null) return;
@@ -44,7 +56,7 @@ export function startServe(
     child.stdout.on('data', onData);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}: ${err}`));
+      reject(new Error(`${argv.join(' ')} exited with ${code}: ${err}`));
     });
   });
 }
