@@ -8,7 +8,8 @@ import { terminalInput } from '../prompt.js';
 import { oneLine, printErr, printJson, printOut } from '../terminal-text.js';
 
 export const answerHelp = `  answer    answer pending input: --responses '{"key":{"action":"accept","content":{…}}}' (or @FILE, or -
-            for stdin), or interactively; answers to keys the task does not wait for are not sent, and said`;
+            for stdin), or interactively; answers to questions the task is not waiting for are named on
+            stderr and not sent (exit 1)`;
 
 async function askOnTerminal(requests: Record<string, JsonObject>): Promise<Record<string, JsonObject>> {
   const input = terminalInput();
