@@ -49,9 +49,9 @@ describe('the operator API client', () => {
   it('maps what went wrong to the exit codes of the client commands', async () => {
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
-      expect(reportAdminError(await failure(api.get('/boom')), api.base)).toBe(EXIT.protocol);
-      expect(reportAdminError(await failure(api.get('/html')), api.base)).toBe(EXIT.protocol);
-      expect(reportAdminError(await failure(api.get('/conflict')), api.base, 'task_1')).toBe(EXIT.toolFailed);
+      expect(reportAdminError(await failure(api.get('/boom')), api.base)).toBe(EXIT.serverError);
+      expect(reportAdminError(await failure(api.get('/html')), api.base)).toBe(EXIT.serverError);
+      expect(reportAdminError(await failure(api.get('/conflict')), api.base, 'task_1')).toBe(EXIT.failed);
       expect(quiet.mock.calls.map((c) => String(c[0]))).toEqual([
         'server error 500: database on fire',
         expect.stringMatching(/^error: the answer to GET .*\/html is not the operator API's JSON$/),

@@ -25,25 +25,30 @@ function refusal(err: AdminApiError, base: string, taskId: string | undefined): 
     case 401:
       return [
         `not authenticated (401): the admin commands need an operator's token (--token or $DURABLE_MCP_TOKEN); ${OPERATOR_HINT}`,
-        EXIT.protocol,
+        EXIT.serverError,
       ];
     case 403:
       if (err.code === 'csrf')
-        return [oneLine`the server refused the action's CSRF token (403): ${err.message}`, EXIT.protocol];
-      return [`forbidden (403): this token does not have the operator role; ${OPERATOR_HINT}`, EXIT.protocol];
+        return [oneLine`the server refused the action's CSRF token (403): ${err.message}`, EXIT.serverError];
+      return [
+        `forbidden (403): this token does not have the operator role; ${OPERATOR_HINT}`,
+        EXIT.serverError,
+      ];
     case 404:
-      if (taskId !== undefined) return [`task not found: ${taskId}`, EXIT.toolFailed];
+      if (taskId !== undefined) return [`task not found: ${taskId}`, EXIT.failed];
       return [
         `no operator API at ${base} (404): is --url the right server, and does it offer one?`,
-        EXIT.protocol,
+        EXIT.serverError,
       ];
     case 409: {
       const say = err.code === undefined ? undefined : CONFLICTS[err.code];
       const id = taskId ?? '?';
-      return [say === undefined ? oneLine`task ${id}: ${err.message} (409)` : say(id), EXIT.toolFailed];
+      return [say === undefined ? oneLine`task ${id}: ${err.message} (409)` : say(id), EXIT.failed];
     }
+    case 429:
+      return [oneLine`the server refused the request for now (429): ${err.message}`, EXIT.failed];
     default:
-      return [oneLine`server error ${err.status}: ${err.message}`, EXIT.protocol];
+      return [oneLine`server error ${err.status}: ${err.message}`, EXIT.serverError];
   }
 }
 
@@ -51,7 +56,7 @@ function refusal(err: AdminApiError, base: string, taskId: string | undefined): 
 export function reportAdminError(err: unknown, base: string, taskId?: string): number {
   if (err instanceof AdminTransportError) {
     printErr(oneLine`error: ${err.message}`);
-    return EXIT.protocol;
+    return EXIT.serverError;
   }
   if (!(err instanceof AdminApiError)) throw err;
   const [message, code] = refusal(err, base, taskId);

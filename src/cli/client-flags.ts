@@ -2,6 +2,8 @@
 import { createClient, type McpClient } from '../client/client.js';
 import type { InputHandler } from '../client/task-handle.js';
 import { VERSION } from '../version.js';
+import { ErrorCode } from '../wire/codes.js';
+import type { ProtocolError } from '../wire/protocol-error.js';
 import { UsageError } from './args.js';
 
 export const CLIENT_FLAGS = {
@@ -14,17 +16,44 @@ export const clientFlagsHelp = `  --url URL        server endpoint (default $DUR
   --token TOKEN    bearer token (default $DURABLE_MCP_TOKEN)
   --output json    machine-readable output on stdout (default: human)`;
 
-/** Exit codes of the client commands. */
+/**
+ * Exit codes of the client commands (README, CLI). A command exits 0 only when it did what it was asked; a request the
+ * server refused is the caller's to change (1), a server that cannot answer it is not (3).
+ */
 export const EXIT = {
   ok: 0,
-  /** The tool reported an error (isError), or the task failed or was cancelled. */
-  toolFailed: 1,
+  /**
+   * The tool reported an error (isError), the task failed or was cancelled, or the server refused the request: an
+   * unknown task, an idempotency key used with other arguments, arguments or an answer it does not accept (-32602), a
+   * client capability it requires (-32021), a rate limit or quota (429), an answer the task does not wait for.
+   */
+  failed: 1,
   usage: 2,
-  /** The server answered with a JSON-RPC error, or could not be reached. */
-  protocol: 3,
+  /**
+   * The server could not be reached, failed (-32603, HTTP 5xx), did not accept the credentials (401/403), or answered
+   * something that is not the protocol.
+   */
+  serverError: 3,
   /** Input was requested but there is no terminal to ask on. */
   inputNeeded: 4,
 } as const;
+
+/** The exit codes, as every client command's --help lists them. */
+export const exitCodesHelp = `Exit codes: 0 done; 1 tool error, task failed or cancelled, or request refused (unknown task, idempotency
+key reused with other arguments, invalid arguments or answer, missing capability, rate limit or quota, an answer
+the task does not wait for); 2 usage; 3 server or connection error (unreachable, internal error, credentials not
+accepted, malformed answer); 4 input needed without a terminal.`;
+
+/** The JSON-RPC errors that refuse a request (exit 1) rather than report a server that cannot serve it (exit 3). */
+const REFUSALS: ReadonlySet<number> = new Set([
+  ErrorCode.InvalidParams,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.TooManyRequests,
+]);
+
+/** The exit code of a JSON-RPC error the server answered with. */
+export const exitCodeOf = (error: ProtocolError): number =>
+  REFUSALS.has(error.code) ? EXIT.failed : EXIT.serverError;
 
 export interface ClientContext {
   client: McpClient;

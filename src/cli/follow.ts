@@ -4,7 +4,7 @@ import { failureCode } from '../client/retry.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import type { TaskHandle, TaskOutcome } from '../client/task-handle.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
-import { EXIT } from './client-flags.js';
+import { EXIT, exitCodeOf } from './client-flags.js';
 import { terminalInput } from './prompt.js';
 import { createStatusLine } from './status-line.js';
 import { oneLine, printErr, printJson, printOut, terminalJson } from './terminal-text.js';
@@ -19,19 +19,19 @@ export function printResult(result: JsonObject, json: boolean): number {
     else if (result.structuredContent !== undefined) printOut(terminalJson(result.structuredContent, 2));
     for (const b of blocks.filter((x) => x.type !== 'text')) printOut(oneLine`[${b.type} content]`);
   }
-  return result.isError === true ? EXIT.toolFailed : EXIT.ok;
+  return result.isError === true ? EXIT.failed : EXIT.ok;
 }
 
 export function printOutcome(outcome: TaskOutcome, json: boolean): number {
   if (json) {
     printJson(outcome.task);
-    return outcome.status === 'completed' && outcome.result.isError !== true ? EXIT.ok : EXIT.toolFailed;
+    return outcome.status === 'completed' && outcome.result.isError !== true ? EXIT.ok : EXIT.failed;
   }
   if (outcome.status === 'completed') return printResult(outcome.result, false);
   if (outcome.status === 'failed')
     printErr(oneLine`task failed: ${outcome.error.message} (code ${outcome.error.code})`);
   else printErr('task cancelled');
-  return EXIT.toolFailed;
+  return EXIT.failed;
 }
 
 /** Follows a task to its end with a live status line, asking on the terminal for input. */
@@ -90,7 +90,7 @@ const NETWORK_CODES: ReadonlySet<string> = new Set(Object.keys(NETWORK_FAILURES)
 export function reportError(err: unknown, url?: string): number {
   if (err instanceof ProtocolError) {
     printErr(oneLine`error ${err.code}: ${err.message}`);
-    return EXIT.protocol;
+    return exitCodeOf(err);
   }
   if (err instanceof InputRequiredError) {
     printErr(oneLine`${err.message}; run in a terminal to answer`);
@@ -99,10 +99,10 @@ export function reportError(err: unknown, url?: string): number {
   const network = failureCode(err, NETWORK_CODES);
   if (network !== undefined) {
     printErr(oneLine`error: cannot reach ${url ?? 'the server'}: ${NETWORK_FAILURES[network]} (${network})`);
-    return EXIT.protocol;
+    return EXIT.serverError;
   }
   const cause = (err as { cause?: { code?: string } }).cause;
   const why = err instanceof Error ? err.message : String(err);
   printErr(oneLine`error: ${why}${cause?.code ? ` (${cause.code})` : ''}`);
-  return EXIT.protocol;
+  return EXIT.serverError;
 }

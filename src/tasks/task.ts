@@ -228,7 +228,7 @@ export interface TaskInspection {
   wakeAt: number | undefined;
   cancelRequested: boolean;
   idempotencyKey: string | undefined;
-  /** Steps with a result or with failed attempts, in name order. */
+  /** Steps with a result in the order they ran, then those with failed attempts only (inspection-steps.ts). */
   steps: InspectedStep[];
   /**
    * The statuses the task took, oldest first, each with its time and status message (absent from a store that keeps
@@ -263,35 +263,6 @@ export interface TaskStatusChange {
   status: TaskStatus;
   /** The status message it came with (absent: none set by that change). */
   statusMessage?: string;
-}
-
-/** A step with a result, as a store keeps it: when it ran, when known. */
-export interface DoneStep {
-  name: string;
-  startedAt?: number | null;
-  savedAt?: number | null;
-}
-
-/** The steps of an inspection: those with a result and those with failed attempts, in name order. */
-export function inspectionSteps(
-  done: readonly DoneStep[],
-  attempts: Record<string, StepAttempts>,
-): TaskInspection['steps'] {
-  const byName = new Map(done.map((step) => [step.name, step]));
-  const names = [...new Set([...byName.keys(), ...Object.keys(attempts)])].sort();
-  return names.map((name) => {
-    const step = byName.get(name);
-    const timings: Pick<InspectedStep, 'startedAt' | 'savedAt'> = {};
-    if (typeof step?.startedAt === 'number') timings.startedAt = step.startedAt;
-    if (typeof step?.savedAt === 'number') timings.savedAt = step.savedAt;
-    return {
-      name,
-      done: step !== undefined,
-      failedAttempts: attempts[name]?.failed ?? 0,
-      lastFailure: attempts[name]?.last,
-      ...timings,
-    };
-  });
 }
 
 /**

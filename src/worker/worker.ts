@@ -1,6 +1,6 @@
 // The worker runtime: claims runnable tasks up to a concurrency limit, wakes on changes, sweeps TTLs, stops gracefully.
-import { randomBytes } from 'node:crypto';
 import { clockWithNow, type Clock } from '../tasks/clock.js';
+import { newWorkerId } from '../tasks/instance.js';
 import type { TaskRunner } from '../tasks/execution.js';
 import type { ClaimScope, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask } from '../tasks/task.js';
@@ -26,6 +26,7 @@ export interface WorkerOptions {
   clock?: Clock;
   /** Jitter source of retry backoffs (default Math.random). */
   random?: () => number;
+  /** The lease owner id of this worker's claims (default: `<host>:<pid>:w_<random>`, naming its process). */
   workerId?: string;
   onError?: (err: unknown, taskId?: string) => void;
   observer?: TaskObserver;
@@ -183,7 +184,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const clock = options.clock ?? clockWithNow(options.now ?? Date.now);
   const now = (): number => clock.now();
   const leaseMs = options.leaseMs ?? 30_000;
-  const id = options.workerId ?? `w_${randomBytes(6).toString('hex')}`;
+  const id = options.workerId ?? newWorkerId();
   const pollMs = options.pollMs ?? 500;
   const running = new Map<string, RunningTask>();
   let stopped = true;

@@ -55,7 +55,7 @@ describe('durable-mcp client commands', () => {
       structuredContent: { sum: number };
     };
     expect(sum.structuredContent.sum).toBe(3);
-    expect(cli('call', 'add', '--arg', 'a=1').code).toBe(3); // missing b: -32602 from the server
+    expect(cli('call', 'add', '--arg', 'a=1').code).toBe(1); // missing b: -32602, the server refuses the call
     expect(cli('call').code).toBe(2);
     expect(cli('call', '--help').code).toBe(0);
     expect(cli('nope').code).toBe(2);
@@ -158,7 +158,7 @@ describe('durable-mcp client commands', () => {
     expect(first.code).toBe(0);
     expect(call('x')).toMatchObject({ code: 0, out: first.out });
     const other = call('y');
-    expect(other.code).toBe(3);
+    expect(other.code).toBe(1);
     expect(other.err).toContain('error -32602: Invalid params: this idempotency key was already used');
   });
 

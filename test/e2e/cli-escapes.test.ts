@@ -102,7 +102,11 @@ async function detached(mode: string, status: string, message?: string): Promise
   const args = ['call', 'hostile_job', '--arg', `text=${TEXT}`, '--arg', `mode=${mode}`, '--detach'];
   const id = (await cli(args, { check: false })).out.trim();
   const ready = async (): Promise<boolean> => {
-    const task = await json(['task', 'get', id], { check: false });
+    // task get exits 1 for a task that failed or ended in a tool error: its JSON is read either way.
+    const task = JSON.parse((await cli(['task', 'get', id, '--output', 'json'], { check: false })).out) as {
+      status: string;
+      statusMessage?: string;
+    };
     return task.status === status && (message === undefined || task.statusMessage === message);
   };
   await waitUntil(ready, `${mode} to be ${status}`);
@@ -205,13 +209,13 @@ describe('what the CLI prints of text that others supplied', () => {
     expect(fails.out).toBe(
       `${ids.fails}: failed — The task failed: ${TEXT_SHOWN}\n  error {"code":-32603,"message":"${TEXT_SHOWN}"}\n`,
     );
-    expect((await json(['task', 'get', ids.fails])).error.message).toBe(TEXT);
+    expect((await json(['task', 'get', ids.fails], {}, 1)).error.message).toBe(TEXT);
     const toolError = await cli(['task', 'get', ids.toolError]);
     expect(toolError.out).toMatch(
       new RegExp(`\\n  tool error: ${escapeRe(TEXT_SHOWN)} \\(error reference err_`),
     );
     expect(toolError.out).not.toMatch(/^task_forged/m);
-    expect((await json(['task', 'get', ids.toolError])).result.content[0].text).toBe(TEXT);
+    expect((await json(['task', 'get', ids.toolError], {}, 1)).result.content[0].text).toBe(TEXT);
   });
 
   it('the prompt in a real terminal shows an input request’s question and field escaped', async () => {

@@ -329,6 +329,18 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     expect((await server.api('GET', `/tasks/${ids.quick1}`, 'root')).status).toBe(404);
   });
 
+  it('shows a task’s steps in the order they ran, not by name', async () => {
+    const id = await server.create('alice', 'ordered_steps');
+    await settled(id, 'completed');
+    await page.goto(`${server.proc.origin}/admin#/tasks/${id}`);
+    await page.locator('li[data-step="mid"]').waitFor();
+    expect(await page.locator('li[data-step]').evaluateAll((els) => els.map((e) => e.dataset.step))).toEqual([
+      'zeta',
+      'alpha',
+      'mid',
+    ]);
+  });
+
   it('signs the tab out, saying why, once the server refuses its token', async () => {
     await page.goto(`${server.proc.origin}/admin#/tasks`);
     await page.locator('table.tasks tbody tr').first().waitFor();

@@ -1,6 +1,7 @@
 // One scenario of the operator API for every store: owners in two tenants, failed, completed and running tasks, and
 // what each kind of caller may see and do.
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer, waitUntil, type AdminServer, type Reply, type Who } from './admin-api.js';
 
@@ -247,6 +248,20 @@ export function defineAdminApiSuite(name: string, storeArgs: (dir: string) => st
       ]);
       expect(detail.failure).toMatchObject({ message: 'step c broke', step: 'c' });
       for (const key of ['arguments', 'result', 'input', 'owner']) expect(detail).not.toHaveProperty(key);
+    });
+
+    it('names the process that holds a running task in its lease owner, as its log lines name it', async () => {
+      const detail = (await server.api('GET', `/tasks/${ids.bobSlow?.[0]}`, 'root')).body;
+      expect(detail.status).toBe('working');
+      // The serving process's log lines carry its instance, <host>:<pid>.
+      const logged = server.proc
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { instance?: unknown }).instance);
+      const instance = logged.find((i) => typeof i === 'string') as string;
+      expect(instance).toBe(`${hostname()}:${server.proc.child.pid}`);
+      expect(detail.leaseOwner).toMatch(new RegExp(`^${instance.replace(/\./g, '\\.')}:w_[0-9a-f]{12}$`));
     });
 
     defineChanges(() => ({ server, ids, statusOf }));

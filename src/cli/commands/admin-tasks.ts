@@ -99,7 +99,7 @@ export async function taskVerb(argv: string[]): Promise<number> {
       throw new UsageError('purge deletes the task for good: pass --yes (there is no terminal to ask on)');
     if (!(await confirm(`purge task ${id} and everything kept about it?`))) {
       printErr('nothing purged');
-      return EXIT.toolFailed;
+      return EXIT.failed;
     }
   }
   return act(api, verb, id, json);

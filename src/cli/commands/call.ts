@@ -1,7 +1,8 @@
 // `durable-mcp call <tool>`: calls a tool, answering input in the terminal and following a task to its end.
 import type { JsonObject } from '../../wire/jsonrpc.js';
 import { parseFlags, UsageError } from '../args.js';
-import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
+import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT, exitCodesHelp } from '../client-flags.js';
+import { readJsonObject, readsStdin } from '../json-input.js';
 import { followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
 import { oneLine, printErr, printJson, printOut, terminalLine } from '../terminal-text.js';
@@ -13,29 +14,19 @@ import { neverSent } from '../../client/retry.js';
 
 export const callUsage = `durable-mcp call <tool> [--arg key=value …] [--json '{…}'] [--detach] [flags]
   --arg key=value  an argument (value parsed as JSON when it is valid JSON, else a string); repeatable
-  --json '{…}'     all arguments as one JSON object
+  --json '{…}'     all arguments as one JSON object; --json @FILE reads it from a file, --json - from stdin
+                   (up to 64 MiB; the command line itself takes at most 128 KiB per argument)
   --detach         print the task id and return at once instead of following the task
   --idempotency-key K  the call's key (default: a new one): a call repeated with the same key, tool and
                    arguments gets the task the first one created, never a second one (a lost answer is
                    retried with it automatically; if every retry fails, the key is printed); 1 to 255
                    characters, no control character
 ${clientFlagsHelp}
-Exit codes: 0 done, 1 tool error or task failed/cancelled, 2 usage, 3 server or connection error, 4 input needed
-without a terminal.`;
+${exitCodesHelp}`;
 
-function parseArgsFlags(values: Record<string, unknown>): JsonObject {
-  const args: JsonObject = {};
-  if (typeof values.json === 'string') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(values.json);
-    } catch {
-      throw new UsageError('--json must be a JSON object');
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new UsageError('--json must be a JSON object');
-    Object.assign(args, parsed);
-  }
+async function parseArgsFlags(values: Record<string, unknown>): Promise<JsonObject> {
+  const args: JsonObject =
+    typeof values.json === 'string' ? { ...(await readJsonObject(values.json, '--json')) } : {};
   for (const pair of (values.arg as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`--arg ${pair}: expected key=value`);
@@ -65,12 +56,13 @@ export async function call(argv: string[]): Promise<number> {
   );
   const [tool, ...extra] = positionals;
   if (tool === undefined || extra.length > 0) throw new UsageError('call needs exactly one tool name');
-  const args = parseArgsFlags(values);
+  const args = await parseArgsFlags(values);
   const key = (values['idempotency-key'] as string | undefined) ?? newIdempotencyKey();
   const checked = checkIdempotencyKey(key);
   if (!checked.ok) throw new UsageError(`--idempotency-key ${checked.reason}`);
   const input = terminalInput();
-  const interactive = process.stdin.isTTY === true;
+  // Arguments read from stdin leave no terminal to answer questions on.
+  const interactive = process.stdin.isTTY === true && !readsStdin(values.json);
   const { client, json, url } = clientFromFlags(values, interactive ? (r) => input.handler(r) : undefined);
   try {
     const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {

@@ -1,11 +1,11 @@
 // `durable-mcp tools` and `durable-mcp discover`: what a server offers.
 import { parseFlags } from '../args.js';
-import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
+import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT, exitCodesHelp } from '../client-flags.js';
 import { reportError } from '../follow.js';
 import { oneLine, printJson, printOut, terminalLine } from '../terminal-text.js';
 
-export const toolsUsage = `durable-mcp tools [flags]   list the server's tools\n${clientFlagsHelp}`;
-export const discoverUsage = `durable-mcp discover [flags]   show the server's versions, capabilities and identity\n${clientFlagsHelp}`;
+export const toolsUsage = `durable-mcp tools [flags]   list the server's tools\n${clientFlagsHelp}\n${exitCodesHelp}`;
+export const discoverUsage = `durable-mcp discover [flags]   show the server's versions, capabilities and identity\n${clientFlagsHelp}\n${exitCodesHelp}`;
 
 export async function tools(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, CLIENT_FLAGS);

@@ -120,14 +120,14 @@ export async function inspectTask(argv: string[]): Promise<number> {
     const found = await store.inspect?.(taskId, Date.now());
     if (found === undefined) {
       printErr(oneLine`${taskId}: no such task in this store`);
-      return EXIT.toolFailed;
+      return EXIT.failed;
     }
     if (values.output === 'json') printJson(found);
     else printOut(describeInspection(found));
     return EXIT.ok;
   } catch (err) {
     printErr(oneLine`task inspect: ${err instanceof Error ? err.message : String(err)}`);
-    return EXIT.protocol;
+    return EXIT.serverError;
   } finally {
     await store.close();
   }

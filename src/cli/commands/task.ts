@@ -1,20 +1,22 @@
 // `durable-mcp task get|watch|cancel|answer <id>`: look at and steer an existing task.
 import type { JsonObject } from '../../wire/jsonrpc.js';
 import { parseFlags, UsageError } from '../args.js';
-import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT } from '../client-flags.js';
+import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT, exitCodesHelp } from '../client-flags.js';
 import { followTask, reportError } from '../follow.js';
-import { terminalInput } from '../prompt.js';
-import { oneLine, printErr, printJson, printOut, terminalJson } from '../terminal-text.js';
+import { oneLine, printJson, printOut, terminalJson } from '../terminal-text.js';
 import { META_ERROR_REF } from '../../wire/meta-keys.js';
 import { inspectHelp, inspectTask } from './task-inspect.js';
+import { answerHelp, answerTask } from './task-answer.js';
 
 export const taskUsage = `durable-mcp task <get|watch|cancel|answer|inspect> <taskId> [flags]
   get       print the task's status (and result, error or pending input)
   watch     follow the task to its end, answering input in the terminal
   cancel    ask the server to cancel the task
-  answer    answer pending input: --responses '{"key":{"action":"accept","content":{…}}}', or interactively
+${answerHelp}
 ${inspectHelp}
-${clientFlagsHelp}`;
+${clientFlagsHelp}
+${exitCodesHelp}
+task get exits 1 for a task that failed, was cancelled or completed with a tool error; 0 for any other.`;
 
 /** The text of a tool error result, and the reference under which the server keeps the error. */
 function toolError(result: JsonObject): string {
@@ -26,6 +28,12 @@ function toolError(result: JsonObject): string {
   const ref = (result._meta as JsonObject | undefined)?.[META_ERROR_REF];
   return oneLine`  tool error: ${text}${typeof ref === 'string' ? ` (error reference ${ref})` : ''}`;
 }
+
+/** A task that failed, was cancelled or completed with a tool error (task get exits 1 for it). */
+const endedBadly = (task: JsonObject): boolean =>
+  task.status === 'failed' ||
+  task.status === 'cancelled' ||
+  (task.status === 'completed' && (task.result as JsonObject | undefined)?.isError === true);
 
 function describe(task: JsonObject): string {
   const message = task.statusMessage ? ` — ${String(task.statusMessage)}` : '';
@@ -55,7 +63,7 @@ export async function task(argv: string[]): Promise<number> {
         const { _meta: _m, resultType: _r, ...detailed } = t;
         if (json) printJson(detailed);
         else printOut(describe(detailed));
-        return EXIT.ok;
+        return endedBadly(detailed) ? EXIT.failed : EXIT.ok;
       }
       case 'watch':
         return await followTask(handle, json, taskId);
@@ -63,31 +71,8 @@ export async function task(argv: string[]): Promise<number> {
         await handle.cancel();
         if (!json) printOut(oneLine`cancel requested for ${taskId}`);
         return EXIT.ok;
-      case 'answer': {
-        let responses: Record<string, JsonObject>;
-        if (typeof values.responses === 'string') {
-          try {
-            responses = JSON.parse(values.responses) as Record<string, JsonObject>;
-          } catch {
-            throw new UsageError('--responses must be a JSON object');
-          }
-        } else {
-          const t = await handle.get();
-          if (t.status !== 'input_required') {
-            printErr(oneLine`${taskId} is ${t.status}: nothing to answer`);
-            return EXIT.ok;
-          }
-          const input = terminalInput();
-          try {
-            responses = await input.handler(t.inputRequests as Record<string, JsonObject>);
-          } finally {
-            input.close();
-          }
-        }
-        await handle.answer(responses);
-        if (!json) printOut(oneLine`answered ${Object.keys(responses).join(', ')}`);
-        return EXIT.ok;
-      }
+      case 'answer':
+        return await answerTask(handle, values.responses as string | undefined, json);
       default:
         throw new UsageError(`unknown task command "${verb}"\n\n${taskUsage}`);
     }

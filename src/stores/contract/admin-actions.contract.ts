@@ -65,6 +65,27 @@ export function adminActionsContract(h: ContractStore): void {
       expect((await admin.detail(ALL, working, h.t))?.pendingInputs).toBeUndefined();
     });
 
+    it('lists the steps in the order they ran, not by name, those that never finished last', async () => {
+      const run = await h.running();
+      const failure = (at: number) => ({ attempt: 1, name: 'Error', message: 'flaky', at });
+      // zeta ran first, then alpha (after a failed attempt), then mid; beta and aaa only failed, beta first.
+      expect(await h.store.saveStep(run.id, run.token, 'zeta', 1, h.t + 1)).toBe(true);
+      expect(await h.store.saveStepFailure(run.id, run.token, 'alpha', failure(h.t + 2), h.t + 2)).toBe(true);
+      expect(await h.store.saveStep(run.id, run.token, 'alpha', 2, h.t + 3)).toBe(true);
+      expect(await h.store.saveStep(run.id, run.token, 'mid', 3, h.t + 3)).toBe(true);
+      expect(await h.store.saveStepFailure(run.id, run.token, 'beta', failure(h.t + 4), h.t + 4)).toBe(true);
+      expect(await h.store.saveStepFailure(run.id, run.token, 'aaa', failure(h.t + 5), h.t + 5)).toBe(true);
+      const detail = must(await adminOf(h).detail(ALL, run.id, h.t + 6));
+      expect(detail.steps.map((s) => [s.name, s.done, s.failedAttempts])).toEqual([
+        ['zeta', true, 0],
+        ['alpha', true, 1],
+        ['mid', true, 0],
+        ['beta', false, 1],
+        ['aaa', false, 1],
+      ]);
+      expect((await h.store.inspect?.(run.id, h.t + 6))?.steps).toEqual(detail.steps);
+    });
+
     it('cancels as the owner would: at once when idle, by flag when running; terminal when finished', async () => {
       const idle = await h.store.create(newTask({ createdAt: h.t }));
       const seen = watch(h);

@@ -10,7 +10,7 @@ import type {
   TaskSnapshot,
   TaskStatus,
 } from '../../tasks/task.js';
-import { inspectionSteps } from '../../tasks/task.js';
+import { inspectionSteps } from '../../tasks/inspection-steps.js';
 import { openCaps, openColumn, sealedAt, type Opener } from '../payload-sealing.js';
 import { shownProgress, shownStatus } from '../shown-status.js';
 import { toStatusHistory, type HistoryRow } from '../status-history.js';
@@ -102,8 +102,8 @@ export interface ClaimRow extends TaskRow {
 export type AttemptList = [string, number, string][];
 
 export interface InspectRow extends TaskRow {
-  /** `[name, started_at, saved_at]` of task_steps. */
-  done_steps: [string, number | null, number | null][];
+  /** `[name, started_at, saved_at, seq]` of task_steps. */
+  done_steps: [string, number | null, number | null, number | null][];
   attempts: AttemptList;
   history: HistoryRow[];
   /** Ids of the tasks retries made from this one, oldest first. */
@@ -201,7 +201,7 @@ export function toInspection(row: InspectRow, open: Opener): TaskInspection {
     idempotencyKey: row.idempotency_key ?? undefined,
     retries: row.retries,
     steps: inspectionSteps(
-      row.done_steps.map(([name, startedAt, savedAt]) => ({ name, startedAt, savedAt })),
+      row.done_steps.map(([name, startedAt, savedAt, seq]) => ({ name, startedAt, savedAt, seq })),
       attempts,
     ),
     history: toStatusHistory(

@@ -1,6 +1,5 @@
 // Row types of the SQLite task tables and their mapping to domain types.
 import type {
-  DoneStep,
   NewTask,
   StepAttempts,
   TaskFailure,
@@ -8,7 +7,7 @@ import type {
   TaskSnapshot,
   TaskStatus,
 } from '../../tasks/task.js';
-import { inspectionSteps } from '../../tasks/task.js';
+import { inspectionSteps, type DoneStep } from '../../tasks/inspection-steps.js';
 import { openColumn, sealedAt, type Opener } from '../payload-sealing.js';
 import { shownProgress, shownStatus } from '../shown-status.js';
 import { toStatusHistory, type HistoryRow } from '../status-history.js';

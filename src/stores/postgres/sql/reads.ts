@@ -20,7 +20,7 @@ export function readSql(s: string) {
     /** Everything about one task, whoever owns it (operators). */
     inspect: `
       SELECT t.*,
-        (SELECT coalesce(json_agg(json_build_array(st.name, st.started_at, st.saved_at)), '[]'::json)
+        (SELECT coalesce(json_agg(json_build_array(st.name, st.started_at, st.saved_at, st.seq)), '[]'::json)
           FROM ${s}.task_steps st WHERE st.task_id = t.id) AS done_steps,
         (SELECT coalesce(json_agg(json_build_array(h.seq, h.at, h.status, h.message) ORDER BY h.seq), '[]'::json)
           FROM ${s}.task_history h WHERE h.task_id = t.id) AS history,

@@ -1,5 +1,6 @@
 // Prepared SQL of the SQLite task store. Reads: a task for its owner or an operator, the next wake-up, and the counts.
-import type { DoneStep, TaskOwner, TaskStatus } from '../../../tasks/task.js';
+import type { DoneStep } from '../../../tasks/inspection-steps.js';
+import type { TaskOwner, TaskStatus } from '../../../tasks/task.js';
 import type { HistoryRow } from '../../status-history.js';
 import type { SqliteDatabase } from '../database.js';
 import type { InputRow, TaskRow } from '../rows.js';
@@ -57,7 +58,7 @@ export function prepareReadQueries(db: SqliteDatabase) {
   );
   const inspectTask = db.prepare(`SELECT * FROM tasks WHERE id = ?`);
   const doneSteps = db.prepare(
-    `SELECT name, started_at AS startedAt, saved_at AS savedAt FROM task_steps WHERE task_id = ?`,
+    `SELECT name, seq, started_at AS startedAt, saved_at AS savedAt FROM task_steps WHERE task_id = ?`,
   );
   // The retries made of a task (through tasks_retries), oldest first, the first 100.
   const retries = db
