@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { postgresMigrations } from '../../src/advanced.js';
 import { migrations as sqliteMigrations } from '../../src/stores/sqlite/migrations/index.js';
-import { BIN, startServe, type ServeProcess } from '../support/cli.js';
+import { BIN, serveFails, startServe, type ServeProcess } from '../support/cli.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-migrate-'));
@@ -25,20 +25,6 @@ afterEach(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
-
-/** `serve` that is expected to stop at start: its exit code and stderr. */
-function serveFails(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: 'pipe' });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  return new Promise((resolve) =>
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    }),
-  );
-}
 
 const versions = (list: readonly { version: number }[]): string => list.map((m) => m.version).join(', ');
 

@@ -2,7 +2,7 @@
 // serves, with a warning naming the newer migrations, when they keep older releases working (the rule for
 // migrations); it refuses to start, naming them, when the newer release marked its schema unservable for older
 // ones (server_meta serve_min_migration); `migrate --check` says the same. On SQLite and on PostgreSQL.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { postgresMigrations } from '../../src/advanced.js';
 import { migrations as sqliteMigrations } from '../../src/stores/sqlite/migrations/index.js';
-import { BIN, startServe, type ServeProcess } from '../support/cli.js';
+import { BIN, serveFails, startServe, type ServeProcess } from '../support/cli.js';
 import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 import { startTask, waitForTask } from '../support/task-calls.js';
 
@@ -30,20 +30,6 @@ afterEach(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
-
-/** `serve` expected to stop at start: its exit code and stderr. */
-function serveFails(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: 'pipe' });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  return new Promise((resolve) =>
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    }),
-  );
-}
 
 /** A store as a newer release left it: its migrations, one more this release does not know, maybe a floor. */
 interface Newer {

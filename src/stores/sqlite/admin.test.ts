@@ -1,35 +1,14 @@
 // The operators' port on SQLite: the shared TaskAdmin contract on a real file (a peer on the same file plays another
 // process), and the plans of the searches an operator runs most.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { sqliteFiles } from '../../../test/support/sqlite-files.js';
 import type { AdminTaskQuery } from '../../tasks/admin.js';
-import type { TaskStore } from '../../tasks/store.js';
 import { checkAdminQuery } from '../admin-query.js';
 import { runTaskAdminContract } from '../task-admin.contract.js';
 import { newTask } from '../task-store.contract.js';
 import { searchSql } from './sql/admin.js';
-import { createSqliteTaskStore } from './task-store.js';
 
-const dirs: string[] = [];
-const opened: TaskStore[] = [];
-const open = (path: string) => {
-  const store = createSqliteTaskStore({ path });
-  opened.push(store);
-  return store;
-};
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const freshPath = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-admin-'));
-  dirs.push(dir);
-  return join(dir, 'tasks.db');
-};
+const { freshPath, open } = sqliteFiles('durable-mcp-admin-');
 
 let path = '';
 runTaskAdminContract({

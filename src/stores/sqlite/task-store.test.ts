@@ -1,9 +1,7 @@
 // The SQLite store: the shared contract on a real file, plus what only a shared file can show.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sqliteFiles } from '../../../test/support/sqlite-files.js';
 import type { TaskStore } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { newTask, runTaskStoreContract } from '../task-store.contract.js';
@@ -13,18 +11,7 @@ import { createSqliteTaskStore } from './task-store.js';
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
 const T0 = 1_700_000_000_000;
 
-const dirs: string[] = [];
-const opened: TaskStore[] = [];
-const freshPath = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-sqlite-'));
-  dirs.push(dir);
-  return join(dir, 'tasks.db');
-};
-const open = (path: string) => {
-  const store = createSqliteTaskStore({ path });
-  opened.push(store);
-  return store;
-};
+const { freshPath, open, opened } = sqliteFiles();
 
 /**
  * A store on its own connection whose write transactions (BEGIN IMMEDIATE … COMMIT, one fsync each) are counted:
@@ -51,10 +38,8 @@ const openCounting = (path: string) => {
 };
 const ownDbs: SqliteDatabase[] = [];
 
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
+afterEach(() => {
   for (const db of ownDbs.splice(0)) db.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 let contractPath = '';

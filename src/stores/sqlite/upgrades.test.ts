@@ -1,10 +1,7 @@
 // SQLite files written by earlier releases: they open with this code, and their tasks resume and read as before.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { TaskStore } from '../../tasks/store.js';
+import { describe, expect, it } from 'vitest';
+import { sqliteFiles } from '../../../test/support/sqlite-files.js';
 import type { TaskOwner } from '../../tasks/task.js';
 import {
   expectUpgradedInspection,
@@ -21,23 +18,7 @@ import { createSqliteTaskStore } from './task-store.js';
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
 const T0 = 1_700_000_000_000;
 
-const dirs: string[] = [];
-const opened: TaskStore[] = [];
-const freshPath = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-sqlite-'));
-  dirs.push(dir);
-  return join(dir, 'tasks.db');
-};
-const open = (path: string) => {
-  const store = createSqliteTaskStore({ path });
-  opened.push(store);
-  return store;
-};
-
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const { freshPath, open, opened } = sqliteFiles();
 
 describe('SQLite files of earlier releases', () => {
   it('opens a file of the release before waits and idempotency keys, and its tasks resume as before', async () => {
