@@ -12,10 +12,12 @@ import {
   useStepName,
   WaitPending,
   type ExecutionContext,
+  type StepAttempt,
   type StepOptions,
 } from '../tasks/execution.js';
 import { runAttempt } from '../tasks/attempt.js';
-import { isRetryable, resolveRetryPolicy, retryDelay } from '../tasks/retry.js';
+import { DEFAULT_TASK_LIMITS, tooManySteps, type TaskLimits } from '../tasks/limits.js';
+import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 
@@ -25,6 +27,8 @@ export interface StepDeps {
   random: () => number;
   /** A failed attempt of `step` (1-based `attempt`) was kept and will be retried. */
   onRetry?: (step: string, attempt: number) => void;
+  /** How many records a task may keep, and how large a step's value may be (default DEFAULT_TASK_LIMITS). */
+  limits?: Pick<TaskLimits, 'maxStepsPerTask' | 'maxStepBytes'>;
 }
 
 /** How the run is doing, as the steps need to know it. */
@@ -130,12 +134,33 @@ function createReplayGuard(task: ClaimedTask, run: RunState) {
 
 type ReplayGuard = ReturnType<typeof createReplayGuard>;
 
+/**
+ * Room for new records (steps, sleeps, patch decisions) under the task's maxStepsPerTask, counting those in flight
+ * (steps started together) so that together they cannot pass it. `take` throws when there is none; the function it
+ * returns gives the place back (a kept record then counts in the task's history instead).
+ */
+function createRoom(task: ClaimedTask, max: number) {
+  let inFlight = 0;
+  return (kind: string, name: string): (() => void) => {
+    if (task.stepOrder.length + inFlight >= max) throw tooManySteps(kind, name, max);
+    inFlight++;
+    let held = true;
+    return () => {
+      if (held) inFlight--;
+      held = false;
+    };
+  };
+}
+
+type Room = ReturnType<typeof createRoom>;
+
 /** ctx.patched: the decision kept with the task, or made now (new code past the recorded history) and kept. */
 async function decidePatch(
   task: ClaimedTask,
   run: RunState,
   replay: ReplayGuard,
   keep: (name: string, value: JsonValue) => Promise<void>,
+  take: Room,
   id: string,
 ): Promise<boolean> {
   const marker = `${PATCH_PREFIX}${id}`;
@@ -143,7 +168,12 @@ async function decidePatch(
   if (Object.hasOwn(task.steps, marker)) return task.steps[marker] === true;
   guard(task, run);
   const decision = !replay.replaying();
-  await keep(marker, decision);
+  const free = take('ctx.patched', id);
+  try {
+    await keep(marker, decision);
+  } finally {
+    free();
+  }
   return decision;
 }
 
@@ -162,6 +192,57 @@ function createKeeper({ store, clock }: StepDeps, task: ClaimedTask, run: RunSta
   };
 }
 
+/** What an attempt of a step works with: the run's task and state, and how to keep a value. */
+interface AttemptParts {
+  deps: StepDeps;
+  task: ClaimedTask;
+  run: RunState;
+  keep: ReturnType<typeof createKeeper>;
+  maxStepBytes: number;
+}
+
+/** Attempt `attempt` of a new step; its value kept, or its failure recorded (then retried later or thrown). */
+async function attemptStep<T>(
+  { deps, task, run, keep, maxStepBytes }: AttemptParts,
+  name: string,
+  fn: (a: StepAttempt) => T | Promise<T>,
+  options: StepOptions,
+  policy: ResolvedRetryPolicy,
+  attempt: number,
+): Promise<T> {
+  const { store, clock } = deps;
+  let value: JsonValue;
+  const startedAt = clock.now();
+  try {
+    value = keptStepValue(
+      name,
+      await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal),
+      maxStepBytes,
+    );
+  } catch (err) {
+    // A run that is stopping, and the runtime's own signals, are not failures of the step.
+    if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
+    const retry = isRetryable(policy, err, attempt);
+    const failure = toFailure(err, attempt, clock.now(), !retry);
+    await writeOrStop(task, run, () =>
+      store.saveStepFailure(task.id, task.token, name, failure, clock.now()),
+    );
+    task.stepAttempts[name] = { failed: attempt, last: failure };
+    if (!retry) {
+      const thrown = typeof err === 'object' && err !== null ? err : asError(err);
+      markStepError(thrown, name, attempt);
+      throw thrown;
+    }
+    deps.onRetry?.(name, attempt);
+    const until = clock.now() + retryDelay(policy, attempt, deps.random());
+    const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
+    return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
+  }
+  guard(task, run);
+  await keep(name, value, startedAt);
+  return value as T;
+}
+
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
 export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> & {
   /** Recorded steps remain ahead of the run. */
@@ -169,10 +250,12 @@ export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'>
 };
 
 export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): RunSteps {
-  const { store, clock } = deps;
+  const { clock } = deps;
+  const { maxStepsPerTask, maxStepBytes } = deps.limits ?? DEFAULT_TASK_LIMITS;
   const replay = createReplayGuard(task, run);
-  const write = (save: () => Promise<boolean>): Promise<void> => writeOrStop(task, run, save);
   const keep = createKeeper(deps, task, run);
+  const take = createRoom(task, maxStepsPerTask);
+  const parts: AttemptParts = { deps, task, run, keep, maxStepBytes };
 
   return {
     async step(name, fn, options: StepOptions = {}) {
@@ -190,34 +273,13 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         markStepError(err, name, failedBefore);
         throw err;
       }
-      const attempt = failedBefore + 1;
-      let value: JsonValue;
-      const startedAt = clock.now();
+      // Refused before its body runs: a value that cannot be kept must not have side effects.
+      const free = take('step', name);
       try {
-        value = keptStepValue(
-          name,
-          await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal),
-        );
-      } catch (err) {
-        // A run that is stopping, and the runtime's own signals, are not failures of the step.
-        if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
-        const retry = isRetryable(policy, err, attempt);
-        const failure = toFailure(err, attempt, clock.now(), !retry);
-        await write(() => store.saveStepFailure(task.id, task.token, name, failure, clock.now()));
-        task.stepAttempts[name] = { failed: attempt, last: failure };
-        if (!retry) {
-          const thrown = typeof err === 'object' && err !== null ? err : asError(err);
-          markStepError(thrown, name, attempt);
-          throw thrown;
-        }
-        deps.onRetry?.(name, attempt);
-        const until = clock.now() + retryDelay(policy, attempt, deps.random());
-        const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
-        return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
+        return await attemptStep(parts, name, fn, options, policy, failedBefore + 1);
+      } finally {
+        free();
       }
-      guard(task, run);
-      await keep(name, value, startedAt);
-      return value as never;
     },
 
     async sleepUntil(name, at) {
@@ -230,15 +292,19 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         guard(task, run);
         await replay.checkNew(name);
         guard(task, run);
-        const memo = { wakeAt: at };
-        await keep(name, memo);
+        const free = take('sleep', name);
+        try {
+          await keep(name, { wakeAt: at });
+        } finally {
+          free();
+        }
         wakeAt = at;
       }
       if (clock.now() >= wakeAt) return;
       wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`);
     },
 
-    patched: (id) => decidePatch(task, run, replay, keep, id),
+    patched: (id) => decidePatch(task, run, replay, keep, take, id),
 
     replaying: replay.replaying,
   };

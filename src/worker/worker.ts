@@ -9,6 +9,7 @@ import { startRun, type RunDeps, type RunningTask } from './run-task.js';
 import { versionWaitMarker } from './version-waits.js';
 import { createWakeTimer } from './wake-timer.js';
 import type { TaskObserver } from '../tasks/observer.js';
+import { resolveTaskLimits } from '../tasks/limits.js';
 
 export interface WorkerOptions {
   store: TaskStore;
@@ -37,6 +38,13 @@ export interface WorkerOptions {
    * version, until one claims it (default 30 s; the worker looks at most that often).
    */
   versionWaitMs?: number;
+  /**
+   * Steps, sleeps and ctx.patched decisions one task may record (default 10 000): a run that would record one more
+   * is refused (TaskLimitError), since every run replays the whole history.
+   */
+  maxStepsPerTask?: number;
+  /** The largest step value a run may record, as UTF-8 bytes of its JSON (default 4 MiB). */
+  maxStepBytes?: number;
 }
 
 /** How often the tasks left out of the worker's scope are counted (observer.outOfScope). */
@@ -126,6 +134,10 @@ const runDepsOf = (
   onError: options.onError,
   observer: options.observer,
   onWait,
+  limits: resolveTaskLimits({
+    maxStepsPerTask: options.maxStepsPerTask,
+    maxStepBytes: options.maxStepBytes,
+  }),
 });
 
 /** Runs a claimed task among the running ones; `ended` is told once it is over. */

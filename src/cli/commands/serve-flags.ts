@@ -3,6 +3,7 @@
 import type { StepDefaults } from '../../protocol/define.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 import { DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
+import { DEFAULT_TASK_LIMITS, type TaskLimits } from '../../tasks/limits.js';
 import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tasks/payload-cipher.js';
 import type { ListenHttpOptions } from '../../transport/http/node-server.js';
 import { intFlag, UsageError } from '../args.js';
@@ -57,6 +58,9 @@ export const SERVE_FLAGS = {
   'max-stored-tasks': { type: 'string' },
   'max-active-tasks-per-tenant': { type: 'string' },
   'max-stored-tasks-per-tenant': { type: 'string' },
+  'max-steps-per-task': { type: 'string' },
+  'max-step-bytes': { type: 'string' },
+  'max-result-bytes': { type: 'string' },
   'no-audit': { type: 'boolean' },
   'log-level': { type: 'string' },
   'pg-schema': { type: 'string' },
@@ -82,6 +86,8 @@ export interface RuntimeSettings {
   maxStoredTasksPerPrincipal: number;
   maxActiveTasksPerTenant: number;
   maxStoredTasksPerTenant: number;
+  /** What one task may store: records, bytes of a step's value, bytes of a result. */
+  limits: TaskLimits;
   fallback: FallbackOptions | false;
   worker: false | { concurrency: number; leaseMs: number; removedToolDrainMs: number };
 }
@@ -179,6 +185,20 @@ function storeFromFlags(values: Flags): StoreFlags {
   };
 }
 
+/** --max-steps-per-task, --max-step-bytes, --max-result-bytes: each a whole number of at least 1. */
+function limitsFromFlags(values: Flags): TaskLimits {
+  const limit = (name: string, fallback: number): number => {
+    const n = intFlag(values[name], name, fallback, 1);
+    if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} is too large`);
+    return n;
+  };
+  return {
+    maxStepsPerTask: limit('max-steps-per-task', DEFAULT_TASK_LIMITS.maxStepsPerTask),
+    maxStepBytes: limit('max-step-bytes', DEFAULT_TASK_LIMITS.maxStepBytes),
+    maxResultBytes: limit('max-result-bytes', DEFAULT_TASK_LIMITS.maxResultBytes),
+  };
+}
+
 function runtimeFromFlags(values: Flags): RuntimeSettings {
   const concurrency = intFlag(values.concurrency, 'concurrency', 8);
   const int = (name: string, fallback: number): number => intFlag(values[name], name, fallback);
@@ -190,6 +210,7 @@ function runtimeFromFlags(values: Flags): RuntimeSettings {
     maxStoredTasksPerPrincipal: int('max-stored-tasks', 10_000),
     maxActiveTasksPerTenant: int('max-active-tasks-per-tenant', 0),
     maxStoredTasksPerTenant: int('max-stored-tasks-per-tenant', 0),
+    limits: limitsFromFlags(values),
     fallback: fallbackFromFlags(values),
     worker:
       concurrency === 0

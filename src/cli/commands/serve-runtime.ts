@@ -70,6 +70,7 @@ function runtimeFor(
     toolSets,
     backend,
     steps: runtime.steps,
+    limits: runtime.limits,
     onToolError: (report) => logToolError(logger, report),
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
