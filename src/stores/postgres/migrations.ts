@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { translate } from './errors.js';
 import { schemaNames } from './names.js';
+import { storedBytesMigration } from './migration-stored-bytes.js';
 
 export interface PostgresMigration {
   version: number;
@@ -260,6 +261,8 @@ export const postgresMigrations: readonly PostgresMigration[] = [
     // running its version. Nullable columns without defaults: no table rewrite.
     sql: (s) => `ALTER TABLE ${s}.tasks ADD COLUMN progress text, ADD COLUMN version_wait integer;`,
   },
+  // 17: the bytes each owner's kept tasks store, counted by triggers (a file of its own: its SQL is long).
+  storedBytesMigration,
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */
