@@ -6,7 +6,13 @@ import type { SessionStore } from './tasks/sessions.js';
 import { createHttpHandler, type HttpHandlerOptions } from './http.js';
 import { listenHttp, type ListenHttpOptions, type RunningHttpServer } from './transport/http/node-server.js';
 import { LOOPBACK_HOSTS } from './transport/http/origin-check.js';
-import { createMcpServer, type McpServer, type ServerInfo, type ServerOptions } from './protocol/server.js';
+import {
+  createMcpServer,
+  type CoreServer,
+  type McpServer,
+  type ServerInfo,
+  type ServerOptions,
+} from './protocol/server.js';
 import type { StepDefaults, ToolSet } from './protocol/define.js';
 import type { Clock } from './tasks/clock.js';
 import type { ToolErrorReport } from './tasks/observer.js';
@@ -16,6 +22,7 @@ import type { TaskStore } from './tasks/store.js';
 import { VERSION } from './version.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 import { combineObservers } from './tasks/observer.js';
+import { resolveTaskLimits, type TaskLimits } from './tasks/limits.js';
 
 export interface DurableMcpOptions {
   toolSets: ToolSet[];
@@ -45,6 +52,11 @@ export interface DurableMcpOptions {
   clock?: Clock;
   /** Defaults of every tool's `ctx.step` (retry policy, timeout of each attempt), under the tool's own. */
   steps?: StepDefaults;
+  /**
+   * Bounds on what one task may store (each default in DEFAULT_TASK_LIMITS): records (steps, sleeps, patch decisions)
+   * per task, bytes of a step's value, bytes of a result, input request or status message.
+   */
+  limits?: Partial<TaskLimits>;
   /** Told once of every error a tool threw: kept with its task, or answered as an isError result. */
   onToolError?: (report: ToolErrorReport) => void;
   /** Extra server settings (dispatch wrapper for tracing, subscription counting, paging, cache hints). */
@@ -98,9 +110,41 @@ export function allowedHostsFor(host: string, extra: readonly string[] = []): st
   return hosts;
 }
 
+/** The worker of `createDurableMcp`, unless `options.worker` is false. */
+function workerFor(
+  options: DurableMcpOptions,
+  store: TaskStore,
+  server: CoreServer,
+  limits: TaskLimits,
+  now: (() => number) | undefined,
+): Worker | undefined {
+  if (options.worker === false) return undefined;
+  const onToolError = options.onToolError;
+  return createWorker({
+    maxStepsPerTask: limits.maxStepsPerTask,
+    maxStepBytes: limits.maxStepBytes,
+    // The quota the tasks extension applies to creations, applied to step values.
+    maxStoredBytesPerPrincipal: options.tasks?.maxStoredBytesPerPrincipal,
+    ...options.worker,
+    store,
+    now,
+    clock: options.clock,
+    runner: createTaskRunner(server.registry, server.info, {
+      steps: options.steps,
+      maxResultBytes: limits.maxResultBytes,
+    }),
+    scope: claimScopeOf(server.registry, options.worker?.removedToolDrainMs ?? 3_600_000, now ?? Date.now),
+    observer:
+      onToolError === undefined
+        ? options.worker?.observer
+        : combineObservers(options.worker?.observer, { toolError: onToolError }),
+  });
+}
+
 export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
   const store = options.backend?.tasks ?? options.store;
   if (store === undefined) throw new TypeError('createDurableMcp: give a backend (or a store)');
+  const limits = resolveTaskLimits(options.limits);
   const sessions = options.backend?.sessions ?? options.sessions;
   const now = options.clock === undefined ? options.now : () => (options.clock as Clock).now();
   const server = createMcpServer({
@@ -112,30 +156,12 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
     consumeOnce: (key, expiresAt) => store.consumeOnce(key, expiresAt),
     now,
     steps: options.steps,
+    maxStepBytes: limits.maxStepBytes,
     onToolError: options.onToolError,
     ...options.server,
     extensions: [createTasksExtension({ store, now, ...options.tasks })],
   });
-  const onToolError = options.onToolError;
-  const worker =
-    options.worker === false
-      ? undefined
-      : createWorker({
-          ...options.worker,
-          store,
-          now,
-          clock: options.clock,
-          runner: createTaskRunner(server.registry, server.info, { steps: options.steps }),
-          scope: claimScopeOf(
-            server.registry,
-            options.worker?.removedToolDrainMs ?? 3_600_000,
-            now ?? Date.now,
-          ),
-          observer:
-            onToolError === undefined
-              ? options.worker?.observer
-              : combineObservers(options.worker?.observer, { toolError: onToolError }),
-        });
+  const worker = workerFor(options, store, server, limits, now);
   worker?.start();
   let closed = false;
   const listening = new Set<RunningHttpServer>();

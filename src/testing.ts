@@ -16,6 +16,7 @@ import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 import type { JsonObject } from './tasks/task.js';
+import { resolveTaskLimits, storedBytesLimitOf, type TaskLimits } from './tasks/limits.js';
 import { countingRunner, recordingStore, type Crashes, type Recorded } from './testing-store.js';
 import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
 import { settleAll, stopFlights, type SettleOptions, type SettleParts } from './testing-settle.js';
@@ -45,6 +46,8 @@ export interface TestKitOptions {
   clientCapabilities?: JsonObject;
   /** Lease length of runs (default 30 s): a crashed run's task is taken over once the clock passes it. */
   leaseMs?: number;
+  /** Bounds on what one task may store, as the server's `limits` option (default DEFAULT_TASK_LIMITS). */
+  limits?: Partial<TaskLimits>;
 }
 
 /** A task as its client sees it (`tasks/get`): status, message, outstanding input, result or error. */
@@ -117,6 +120,7 @@ type Call = ReturnType<typeof callerOf>;
 
 /** The kit's parts: a throwaway store that records, the server core, the counting runner and the client's calls. */
 function assemble(options: TestKitOptions) {
+  const limits = resolveTaskLimits(options.limits);
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-kit-'));
   const watch = createRunWatch();
   const clock = watchedClock(createManualClock(options.start ?? Date.UTC(2026, 0, 1)), watch.poke);
@@ -130,16 +134,31 @@ function assemble(options: TestKitOptions) {
     consumeOnce: (key, expiresAt) => store.consumeOnce(key, expiresAt),
     now,
     steps: options.steps,
+    maxStepBytes: limits.maxStepBytes,
     extensions: [createTasksExtension({ store, now, tasksGetRate: false, fallback: false })],
   });
   const runner = countingRunner(
-    createTaskRunner(server.registry, server.info, { steps: options.steps }),
+    createTaskRunner(server.registry, server.info, {
+      steps: options.steps,
+      maxResultBytes: limits.maxResultBytes,
+    }),
     recorded,
     crashes,
   );
   const caps = { ...(options.clientCapabilities ?? DEFAULT_CAPS), extensions: { [TASKS_EXTENSION]: {} } };
   const leaseMs = options.leaseMs ?? 30_000;
-  const settling: SettleParts = { store, runner, crashes, clock, leaseMs, watch, flights: new Set() };
+  const settling: SettleParts = {
+    store,
+    runner,
+    crashes,
+    clock,
+    leaseMs,
+    limits,
+    // The server's default byte quota, as its creations have it.
+    storedBytesLimit: storedBytesLimitOf(undefined),
+    watch,
+    flights: new Set(),
+  };
   return { dir, recorded, caps, settling, call: callerOf(server, caps) };
 }
 

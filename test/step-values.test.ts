@@ -2,7 +2,7 @@
 // side effects (returns nothing) is kept as null; a value JSON cannot hold fails the step for good, naming it, instead
 // of leaving the task stuck.
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineTool, textResult } from '../src/index.js';
+import { defineTool, textResult, type TaskLimits } from '../src/index.js';
 import { createTestKit, type TestKit } from '../src/testing.js';
 import { startDurableServer } from './support/durable-server.js';
 import { lastMessage, rpc } from './support/server.js';
@@ -11,8 +11,11 @@ const kits: TestKit[] = [];
 afterEach(async () => {
   for (const kit of kits.splice(0)) await kit.close();
 });
-const kitFor = async (tool: ReturnType<typeof defineTool>): Promise<TestKit> => {
-  const kit = await createTestKit({ tools: [tool] });
+const kitFor = async (
+  tool: ReturnType<typeof defineTool>,
+  limits?: Partial<TaskLimits>,
+): Promise<TestKit> => {
+  const kit = await createTestKit({ tools: [tool], limits });
   kits.push(kit);
   return kit;
 };
@@ -113,6 +116,147 @@ describe('step values as a task keeps them', () => {
   });
 });
 
+describe('the bounds on what one task stores', () => {
+  type Result = { isError?: boolean; content: { text: string }[] };
+  const textOf = (result: unknown): string => (result as Result).content[0]?.text ?? '';
+
+  it('a loop of steps past max-steps-per-task is refused at the next step, before its body runs', async () => {
+    let runs = 0;
+    const loop = defineTool({
+      name: 'loop',
+      description: 'Steps for ever',
+      task: { support: 'required' },
+      handler: async (_args, ctx) => {
+        for (let i = 0; i < 1_000; i++) await ctx.step(`page:${i}`, () => ++runs);
+        return textResult('unreachable');
+      },
+    });
+    const kit = await kitFor(loop, { maxStepsPerTask: 5 });
+    const task = await kit.start('loop');
+    await kit.settle();
+    const ended = await task.get();
+    expect(ended.status).toBe('completed');
+    expect((ended.result as Result).isError).toBe(true);
+    expect(textOf(ended.result)).toMatch(
+      /^step "page:5" was refused: this task has recorded 5 steps, sleeps and patch decisions.*\(max-steps-per-task: 5\)$/,
+    );
+    // The refused step's body never ran, and nothing past the limit was recorded.
+    expect(runs).toBe(5);
+    expect(task.history().steps.map(([name]) => name)).toEqual([0, 1, 2, 3, 4].map((i) => `page:${i}`));
+  });
+
+  it('counts sleeps as steps, and steps started together, so that none passes the limit', async () => {
+    const sleeper = defineTool({
+      name: 'sleeper',
+      description: 'Sleeps in a loop, then steps in parallel',
+      inputSchema: { type: 'object', properties: { parallel: { type: 'boolean' } } },
+      task: { support: 'required' },
+      handler: async ({ parallel }: { parallel?: boolean }, ctx) => {
+        if (parallel === true) {
+          const outcomes = await Promise.allSettled(
+            [0, 1, 2, 3, 4].map((i) => ctx.step(`fan:${i}`, () => i)),
+          );
+          return textResult(outcomes.map((o) => o.status).join(','));
+        }
+        for (let i = 0; ; i++) await ctx.sleep(`tick:${i}`, 1_000);
+      },
+    });
+    const kit = await kitFor(sleeper, { maxStepsPerTask: 3 });
+    const loop = await kit.start('sleeper');
+    await kit.settle({ advance: true });
+    const ended = await loop.get();
+    expect(textOf(ended.result)).toMatch(/^sleep "tick:3" was refused: .*\(max-steps-per-task: 3\)$/);
+    expect(loop.history().steps).toHaveLength(3);
+
+    const fan = await kit.start('sleeper', { parallel: true });
+    await kit.settle();
+    expect(textOf((await fan.get()).result)).toBe('fulfilled,fulfilled,fulfilled,rejected,rejected');
+    expect(fan.history().steps).toHaveLength(3);
+  });
+
+  it('a step value over max-step-bytes fails the step for good, naming it: never stored, never retried', async () => {
+    let runs = 0;
+    const big = defineTool({
+      name: 'big',
+      description: 'Returns too much',
+      task: { support: 'required' },
+      handler: async (_args, ctx) => {
+        await ctx.step('small', () => 'fits');
+        await ctx.step('page', () => 'x'.repeat(2_000 + runs++), { retry: { maxAttempts: 5 } });
+        return textResult('unreachable');
+      },
+    });
+    const kit = await kitFor(big, { maxStepBytes: 1_024 });
+    const task = await kit.start('big');
+    await kit.settle({ advance: true });
+    const ended = await task.get();
+    expect(ended.status).toBe('completed');
+    expect(textOf(ended.result)).toBe(
+      `step "page" returned 2002 bytes of JSON, over the limit for a step's value (max-step-bytes: 1024)`,
+    );
+    expect(task.stepRuns()).toEqual({ small: 1, page: 1 });
+    expect(task.history().steps).toEqual([['small', 'fits']]);
+  });
+
+  it('a result over max-result-bytes fails the task with the named error, and is not stored', async () => {
+    const wordy = defineTool({
+      name: 'wordy',
+      description: 'Answers too much',
+      task: { support: 'required' },
+      handler: async () => textResult('x'.repeat(3_000)),
+    });
+    const kit = await kitFor(wordy, { maxResultBytes: 2_048 });
+    const task = await kit.start('wordy');
+    await kit.settle();
+    const ended = await task.get();
+    expect(ended.status).toBe('failed');
+    expect(ended.error).toEqual({
+      code: -32603,
+      message: expect.stringMatching(/^the result is \d+ bytes, over the limit \(max-result-bytes: 2048\)$/),
+    });
+    expect(ended.result).toBeUndefined();
+  });
+
+  it('an input request or a status message over max-result-bytes is refused where the handler makes it', async () => {
+    const chatty = defineTool({
+      name: 'chatty',
+      description: 'Says or asks too much',
+      inputSchema: { type: 'object', properties: { ask: { type: 'boolean' } } },
+      task: { support: 'required' },
+      handler: async ({ ask }: { ask?: boolean }, ctx) => {
+        const long = 'x'.repeat(3_000);
+        if (ask !== true) await ctx.status(long);
+        ctx.input('confirm', { ...CONFIRM, params: { ...CONFIRM.params, message: long } });
+        return textResult('unreachable');
+      },
+    });
+    const kit = await kitFor(chatty, { maxResultBytes: 2_048 });
+    const status = await kit.start('chatty');
+    const asking = await kit.start('chatty', { ask: true });
+    await kit.settle();
+    expect(textOf((await status.get()).result)).toMatch(
+      /^the status message is 3000 bytes, over the limit \(max-result-bytes: 2048\)$/,
+    );
+    const asked = await asking.get();
+    expect(asked.status).toBe('completed');
+    expect(textOf(asked.result)).toMatch(/^input request "confirm" is \d+ bytes, over the limit/);
+  });
+  it("keeps 16 384 characters of a thrown error's message and stack", async () => {
+    const shouty = defineTool({
+      name: 'shouty',
+      description: 'Throws a long message',
+      task: { support: 'required' },
+      handler: async () => {
+        throw new Error('x'.repeat(50_000));
+      },
+    });
+    const kit = await kitFor(shouty);
+    const task = await kit.start('shouty');
+    await kit.settle();
+    expect(textOf((await task.get()).result)).toBe(`${'x'.repeat(16_384)}… (33616 more characters)`);
+  });
+});
+
 describe('step values within a request (no task)', () => {
   it('are the same as a task would keep: nothing is null, a BigInt is an error naming the step', async () => {
     const inline = defineTool({
@@ -133,6 +277,37 @@ describe('step values within a request (no task)', () => {
       expect(JSON.stringify(ok)).toContain('"text":"null"');
       const bad = await call({ big: true });
       expect(JSON.stringify(bad)).toContain('step \\"big\\" returned');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('step values within a request (no task), under max-step-bytes', () => {
+  it('fail the step as in a task, naming it and the limit', async () => {
+    const inline = defineTool({
+      name: 'inline_big',
+      description: 'A large step without a task',
+      handler: async (_args, ctx) => {
+        await ctx.step('page', () => 'x'.repeat(2_000));
+        return textResult('unreachable');
+      },
+    });
+    const server = await startDurableServer({
+      toolSets: [{ tools: [inline] }],
+      limits: { maxStepBytes: 1_024 },
+    });
+    try {
+      const reply = lastMessage(await rpc(server.url, 'tools/call', { name: 'inline_big', arguments: {} }));
+      expect(reply.result).toMatchObject({
+        isError: true,
+        content: [
+          {
+            type: 'text',
+            text: `step "page" returned 2002 bytes of JSON, over the limit for a step's value (max-step-bytes: 1024)`,
+          },
+        ],
+      });
     } finally {
       await server.close();
     }

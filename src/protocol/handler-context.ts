@@ -34,6 +34,7 @@ class RoundContext implements HandlerContext {
     readonly server: ServerControl,
     private readonly steps: StepDefaults | undefined,
     private readonly asks: readonly ToolInputMethod[] | undefined,
+    private readonly maxStepBytes: number | undefined,
   ) {}
 
   get requestId(): RequestId {
@@ -61,7 +62,13 @@ class RoundContext implements HandlerContext {
     options?: StepOptions,
   ): Promise<T> {
     useStepName((this.names ??= new Set()), name);
-    return runStepInline(name, fn, mergeStepOptions(this.steps, options), this.scope.signal);
+    return runStepInline(
+      name,
+      fn,
+      mergeStepOptions(this.steps, options),
+      this.scope.signal,
+      this.maxStepBytes,
+    );
   }
 
   async sleep(name: string, ms: number): Promise<void> {
@@ -136,7 +143,8 @@ class RoundContext implements HandlerContext {
 
 /**
  * `steps`: the step defaults (server's, then the tool's) of the handler, if it is a tool's; `asks`: the input its
- * tool declares it asks for (ToolDefinition.asks), if it does.
+ * tool declares it asks for (ToolDefinition.asks), if it does; `maxStepBytes`: the largest value a step may return
+ * (the bound a task's steps have, so that a tool behaves alike with and without a task).
  */
 export function createHandlerContext(
   scope: RequestScope,
@@ -144,6 +152,7 @@ export function createHandlerContext(
   control: ServerControl,
   steps?: StepDefaults,
   asks?: readonly ToolInputMethod[],
+  maxStepBytes?: number,
 ): HandlerContext {
-  return new RoundContext(scope, round, control, steps, asks);
+  return new RoundContext(scope, round, control, steps, asks, maxStepBytes);
 }

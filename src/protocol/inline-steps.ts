@@ -38,11 +38,13 @@ export function sleepInline(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** `maxBytes`: the largest value a step may return (TaskLimits.maxStepBytes), as a task would keep it. */
 export async function runStepInline<T>(
   name: string,
   fn: (attempt: StepAttempt) => T | Promise<T>,
   options: StepOptions,
   signal: AbortSignal,
+  maxBytes?: number,
 ): Promise<T> {
   const problem = stepOptionsProblem(options);
   if (problem !== undefined) throw new TypeError(`step "${name}": ${problem}`);
@@ -52,6 +54,7 @@ export async function runStepInline<T>(
       return keptStepValue(
         name,
         await runAttempt(systemClock, name, fn, attempt, options.timeoutMs, signal),
+        maxBytes,
       ) as T;
     } catch (err) {
       if (signal.aborted || isControlFlow(err)) throw err;

@@ -19,6 +19,8 @@ export interface RoundDeps {
   control: ServerControl;
   /** Server-wide defaults of `ctx.step`. */
   steps?: StepDefaults;
+  /** The largest value a step may return (TaskLimits.maxStepBytes; default 4 MiB). */
+  maxStepBytes?: number;
   /** Told of every error a tool threw that became an isError result of a call without a task. */
   onToolError?: (report: ToolErrorReport) => void;
 }
@@ -58,7 +60,8 @@ export async function runRound<T>(
   const oneTime = isOneTimeMethod(scope.method);
   if (oneTime && params.requestState !== undefined) await consumeState(deps, round);
   try {
-    const value = await run(createHandlerContext(scope, round, deps.control, steps, asks), round);
+    const context = createHandlerContext(scope, round, deps.control, steps, asks, deps.maxStepBytes);
+    const value = await run(context, round);
     return { kind: 'done', value };
   } catch (err) {
     if (!(err instanceof InputPending)) throw err;

@@ -1,6 +1,4 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
-import { ownerKey } from '../tasks/task.js';
-import { createOpenLimit } from '../tasks/open-limit.js';
 import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
 import { randomBytes } from 'node:crypto';
 import {
@@ -17,8 +15,8 @@ import {
   type RequestId,
 } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
-import { methodNotFound, ProtocolError, toProtocolError } from '../wire/protocol-error.js';
-import { ErrorCode, type ErrorOrigin } from '../wire/codes.js';
+import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
+import type { ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
 import type { AuthInfo } from './context.js';
@@ -26,6 +24,7 @@ import type { StepDefaults, ToolDefinition, ToolSet } from './define.js';
 import type { ServerControl } from './tool-types.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
+import { resolveTaskLimits } from '../tasks/limits.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { Registry, type RegisteredTool } from './registry.js';
 import { createLocalConsumeOnce, type ConsumeOnce } from './one-time.js';
@@ -33,7 +32,7 @@ import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { RoundDeps } from './run-round.js';
 import type { MethodHandler, RequestScope } from './scope.js';
-import { listen, type SubscriptionExtension } from './subscriptions.js';
+import { listen, listenLimit, type SubscriptionExtension } from './subscriptions.js';
 import { callToolSync, listTools, resolveToolCall, type ToolCall } from './tools.js';
 
 export interface ServerInfo {
@@ -91,6 +90,8 @@ export interface ServerOptions {
   onSubscription?: (delta: 1 | -1) => void;
   /** Server-wide defaults of `ctx.step` (retry policy, timeout of each attempt), under each tool's own. */
   steps?: StepDefaults;
+  /** The largest value a step without a task may return (bytes of JSON; default 4 MiB), as in a task. */
+  maxStepBytes?: number;
   /** Told of every error a tool threw that became the isError result of a call without a task. */
   onToolError?: (report: ToolErrorReport) => void;
 }
@@ -230,21 +231,6 @@ interface Core {
   shutdown: AbortSignal;
 }
 
-/** Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. */
-function listenLimit(max: number): { open(auth: AuthInfo): () => void } {
-  const limit = createOpenLimit(max);
-  return {
-    open(auth) {
-      const held = limit.open(ownerKey(auth));
-      if (!held.ok)
-        throw new ProtocolError(ErrorCode.TooManyRequests, `Too many open subscriptions (limit ${max})`, {
-          limit: max,
-        });
-      return held.release;
-    },
-  };
-}
-
 /** The core's methods, before the extensions add theirs. */
 function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   const { options, registry, deps, extensions } = core;
@@ -359,6 +345,7 @@ export function createMcpServer(options: ServerOptions): CoreServer {
     now: options.now ?? Date.now,
     control: registry.control(),
     steps: options.steps,
+    maxStepBytes: resolveTaskLimits({ maxStepBytes: options.maxStepBytes }).maxStepBytes,
     onToolError: options.onToolError,
   };
   const shutdown = new AbortController();

@@ -1,7 +1,11 @@
 // subscriptions/listen: a long-lived response stream of list-changed and resource-updated notifications.
+import { createOpenLimit } from '../tasks/open-limit.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { META_SUBSCRIPTION_ID } from '../wire/meta-keys.js';
-import { invalidParams } from '../wire/protocol-error.js';
+import { ErrorCode } from '../wire/codes.js';
+import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
+import { ownerKey } from '../tasks/task.js';
+import type { AuthInfo } from './context.js';
 import type { Registry } from './registry.js';
 import type { RequestScope } from './scope.js';
 
@@ -111,4 +115,19 @@ function onShutdown(signal: AbortSignal, fn: () => void): () => void {
   const set = waiters;
   set.add(fn);
   return () => void set.delete(fn);
+}
+
+/** Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. */
+export function listenLimit(max: number): { open(auth: AuthInfo): () => void } {
+  const limit = createOpenLimit(max);
+  return {
+    open(auth) {
+      const held = limit.open(ownerKey(auth));
+      if (!held.ok)
+        throw new ProtocolError(ErrorCode.TooManyRequests, `Too many open subscriptions (limit ${max})`, {
+          limit: max,
+        });
+      return held.release;
+    },
+  };
 }

@@ -1,4 +1,5 @@
 // What a task run sees of the runtime (steps, waits, status, cancellation), and the runner the protocol layer provides.
+import { bytesOver, TaskLimitError } from './limits.js';
 import { NonRetryableError, retryPolicyProblem, type RetryPolicy } from './retry.js';
 import type { ClaimedTask, JsonValue, RunOutcome, TaskProgress } from './task.js';
 
@@ -20,9 +21,10 @@ export interface StepOptions {
 /**
  * What a step's result is kept as, and what every run gets back, its first run included, so a replay sees exactly
  * what the first run saw: the value through JSON, with nothing (undefined, as from a step that only has side
- * effects) kept as null. A value JSON cannot hold (a BigInt, a cycle, a function) fails the step for good, naming it.
+ * effects) kept as null. A value JSON cannot hold (a BigInt, a cycle, a function), or whose JSON text is more than
+ * `maxBytes` (TaskLimits.maxStepBytes), fails the step for good, naming it.
  */
-export function keptStepValue(name: string, value: unknown): JsonValue {
+export function keptStepValue(name: string, value: unknown, maxBytes = Infinity): JsonValue {
   if (value === undefined) return null;
   let text: string | undefined;
   try {
@@ -33,6 +35,13 @@ export function keptStepValue(name: string, value: unknown): JsonValue {
   }
   if (text === undefined)
     throw new NonRetryableError(`step "${name}" returned a ${typeof value}, which JSON cannot hold`);
+  const bytes = bytesOver(text, maxBytes);
+  if (bytes !== undefined)
+    throw new TaskLimitError(
+      `step "${name}" returned ${bytes} bytes of JSON, over the limit for a step's value`,
+      'maxStepBytes',
+      maxBytes,
+    );
   return JSON.parse(text) as JsonValue;
 }
 
@@ -225,14 +234,22 @@ export class StepFailedError extends Error {
   }
 }
 
-/** The name, message and stack of anything thrown (a non-Error becomes its string form). */
+/** How much of an error's name, message and stack is kept (characters each): they are stored with the task. */
+export const ERROR_TEXT_MAX = 16_384;
+
+const clipped = (text: string): string =>
+  text.length <= ERROR_TEXT_MAX
+    ? text
+    : `${text.slice(0, ERROR_TEXT_MAX)}… (${text.length - ERROR_TEXT_MAX} more characters)`;
+
+/** The name, message and stack of anything thrown (a non-Error becomes its string form), each clipped. */
 export function errorParts(err: unknown): { name: string; message: string; stack?: string } {
   const e = err instanceof Error ? err : undefined;
   const parts: { name: string; message: string; stack?: string } = {
-    name: e?.name ?? typeof err,
-    message: e?.message ?? String(err),
+    name: clipped(e?.name ?? typeof err),
+    message: clipped(e?.message ?? String(err)),
   };
-  if (e?.stack !== undefined) parts.stack = e.stack;
+  if (e?.stack !== undefined) parts.stack = clipped(e.stack);
   return parts;
 }
 

@@ -12,7 +12,7 @@ import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
 import { createShowing } from './progress.js';
-import { createSteps, type RunState } from './steps.js';
+import { createSteps, type RunState, type StepDeps } from './steps.js';
 
 /**
  * Why a run stops early. `store-unavailable`: a write of the run failed for want of the store; like a lost lease
@@ -32,6 +32,10 @@ export interface RunDeps {
   observer?: TaskObserver;
   /** The run ended waiting (a backoff, a sleep) until this time: the worker wakes then. */
   onWait?: (until: number) => void;
+  /** How many records a task may keep and how large a step's value may be (default DEFAULT_TASK_LIMITS). */
+  limits?: StepDeps['limits'];
+  /** The byte quota of the kept tasks of a task's owner, for its step values (undefined: none). */
+  storedBytesLimit?: number;
 }
 
 export interface RunningTask {
@@ -216,6 +220,8 @@ async function run(
       store,
       clock,
       random: deps.random ?? Math.random,
+      limits: deps.limits,
+      storedBytesLimit: deps.storedBytesLimit,
       onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
     },
     task,

@@ -1,6 +1,6 @@
 // The durable parts of a run's ExecutionContext: memoized steps with retries and timeouts, and durable sleeps.
 import type { Clock } from '../tasks/clock.js';
-import { StoreUnavailableError } from '../tasks/errors.js';
+import { ActiveLimitError, StoreUnavailableError } from '../tasks/errors.js';
 import {
   errorParts,
   isControlFlow,
@@ -12,11 +12,13 @@ import {
   useStepName,
   WaitPending,
   type ExecutionContext,
+  type StepAttempt,
   type StepOptions,
 } from '../tasks/execution.js';
 import { runAttempt } from '../tasks/attempt.js';
-import { isRetryable, resolveRetryPolicy, retryDelay } from '../tasks/retry.js';
-import type { TaskStore } from '../tasks/store.js';
+import { DEFAULT_TASK_LIMITS, overStoredBytesQuota, tooManySteps, type TaskLimits } from '../tasks/limits.js';
+import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
+import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 
 export interface StepDeps {
@@ -25,6 +27,10 @@ export interface StepDeps {
   random: () => number;
   /** A failed attempt of `step` (1-based `attempt`) was kept and will be retried. */
   onRetry?: (step: string, attempt: number) => void;
+  /** How many records a task may keep, and how large a step's value may be (default DEFAULT_TASK_LIMITS). */
+  limits?: Pick<TaskLimits, 'maxStepsPerTask' | 'maxStepBytes'>;
+  /** The byte quota of the kept tasks of the task's owner (SaveStepOptions.storedBytesLimit); undefined: none. */
+  storedBytesLimit?: number;
 }
 
 /** How the run is doing, as the steps need to know it. */
@@ -134,12 +140,33 @@ function createReplayGuard(task: ClaimedTask, run: RunState) {
 
 type ReplayGuard = ReturnType<typeof createReplayGuard>;
 
+/**
+ * Room for new records (steps, sleeps, patch decisions) under the task's maxStepsPerTask, counting those in flight
+ * (steps started together) so that together they cannot pass it. `take` throws when there is none; the function it
+ * returns gives the place back (a kept record then counts in the task's history instead).
+ */
+function createRoom(task: ClaimedTask, max: number) {
+  let inFlight = 0;
+  return (what: string): (() => void) => {
+    if (task.stepOrder.length + inFlight >= max) throw tooManySteps(what, max);
+    inFlight++;
+    let held = true;
+    return () => {
+      if (held) inFlight--;
+      held = false;
+    };
+  };
+}
+
+type Room = ReturnType<typeof createRoom>;
+
 /** ctx.patched: the decision kept with the task, or made now (new code past the recorded history) and kept. */
 async function decidePatch(
   task: ClaimedTask,
   run: RunState,
   replay: ReplayGuard,
-  keep: (name: string, value: JsonValue) => Promise<void>,
+  keep: Keeper,
+  take: Room,
   id: string,
 ): Promise<boolean> {
   const marker = `${PATCH_PREFIX}${id}`;
@@ -147,23 +174,86 @@ async function decidePatch(
   if (Object.hasOwn(task.steps, marker)) return task.steps[marker] === true;
   guard(task, run);
   const decision = !replay.replaying();
-  await keep(marker, decision);
+  const what = `ctx.patched("${id}")`;
+  const free = take(what);
+  try {
+    await keep(what, marker, decision);
+  } finally {
+    free();
+  }
   return decision;
 }
 
 /**
  * Keeps a step's value (or a sleep's wake-up) under `name`, in the order things are done; `startedAt`: when the
- * step's successful attempt started (operators read its duration).
+ * step's successful attempt started (operators read its duration). `what` names the record in a refusal: a value that
+ * would put the owner over its byte quota is not written, and fails the step, sleep or decision.
  */
-function createKeeper({ store, clock }: StepDeps, task: ClaimedTask, run: RunState) {
-  return async (name: string, value: JsonValue, startedAt?: number): Promise<void> => {
-    const options = startedAt === undefined ? undefined : { startedAt };
+function createKeeper({ store, clock, storedBytesLimit }: StepDeps, task: ClaimedTask, run: RunState) {
+  return async (what: string, name: string, value: JsonValue, startedAt?: number): Promise<void> => {
+    const options: SaveStepOptions | undefined =
+      startedAt === undefined && storedBytesLimit === undefined ? undefined : { startedAt, storedBytesLimit };
     await writeOrStop(task, run, () =>
-      store.saveStep(task.id, task.token, name, value, clock.now(), options),
+      store.saveStep(task.id, task.token, name, value, clock.now(), options).catch((err: unknown) => {
+        throw err instanceof ActiveLimitError ? overStoredBytesQuota(what, err.limit) : err;
+      }),
     );
     task.steps[name] = value;
     task.stepOrder.push(name);
   };
+}
+
+type Keeper = ReturnType<typeof createKeeper>;
+
+/** What an attempt of a step works with: the run's task and state, and how to keep a value. */
+interface AttemptParts {
+  deps: StepDeps;
+  task: ClaimedTask;
+  run: RunState;
+  keep: Keeper;
+  maxStepBytes: number;
+}
+
+/** Attempt `attempt` of a new step; its value kept, or its failure recorded (then retried later or thrown). */
+async function attemptStep<T>(
+  { deps, task, run, keep, maxStepBytes }: AttemptParts,
+  name: string,
+  fn: (a: StepAttempt) => T | Promise<T>,
+  options: StepOptions,
+  policy: ResolvedRetryPolicy,
+  attempt: number,
+): Promise<T> {
+  const { store, clock } = deps;
+  let value: JsonValue;
+  const startedAt = clock.now();
+  try {
+    value = keptStepValue(
+      name,
+      await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal),
+      maxStepBytes,
+    );
+  } catch (err) {
+    // A run that is stopping, and the runtime's own signals, are not failures of the step.
+    if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
+    const retry = isRetryable(policy, err, attempt);
+    const failure = toFailure(err, attempt, clock.now(), !retry);
+    await writeOrStop(task, run, () =>
+      store.saveStepFailure(task.id, task.token, name, failure, clock.now()),
+    );
+    task.stepAttempts[name] = { failed: attempt, last: failure };
+    if (!retry) {
+      const thrown = typeof err === 'object' && err !== null ? err : asError(err);
+      markStepError(thrown, name, attempt);
+      throw thrown;
+    }
+    deps.onRetry?.(name, attempt);
+    const until = clock.now() + retryDelay(policy, attempt, deps.random());
+    const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
+    return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
+  }
+  guard(task, run);
+  await keep(`step "${name}"`, name, value, startedAt);
+  return value as T;
 }
 
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
@@ -173,10 +263,12 @@ export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'>
 };
 
 export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): RunSteps {
-  const { store, clock } = deps;
+  const { clock } = deps;
+  const { maxStepsPerTask, maxStepBytes } = deps.limits ?? DEFAULT_TASK_LIMITS;
   const replay = createReplayGuard(task, run);
-  const write = (save: () => Promise<boolean>): Promise<void> => writeOrStop(task, run, save);
   const keep = createKeeper(deps, task, run);
+  const take = createRoom(task, maxStepsPerTask);
+  const parts: AttemptParts = { deps, task, run, keep, maxStepBytes };
 
   return {
     async step(name, fn, options: StepOptions = {}) {
@@ -194,34 +286,13 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         markStepError(err, name, failedBefore);
         throw err;
       }
-      const attempt = failedBefore + 1;
-      let value: JsonValue;
-      const startedAt = clock.now();
+      // Refused before its body runs: a value that cannot be kept must not have side effects.
+      const free = take(`step "${name}"`);
       try {
-        value = keptStepValue(
-          name,
-          await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal),
-        );
-      } catch (err) {
-        // A run that is stopping, and the runtime's own signals, are not failures of the step.
-        if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
-        const retry = isRetryable(policy, err, attempt);
-        const failure = toFailure(err, attempt, clock.now(), !retry);
-        await write(() => store.saveStepFailure(task.id, task.token, name, failure, clock.now()));
-        task.stepAttempts[name] = { failed: attempt, last: failure };
-        if (!retry) {
-          const thrown = typeof err === 'object' && err !== null ? err : asError(err);
-          markStepError(thrown, name, attempt);
-          throw thrown;
-        }
-        deps.onRetry?.(name, attempt);
-        const until = clock.now() + retryDelay(policy, attempt, deps.random());
-        const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
-        return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
+        return await attemptStep(parts, name, fn, options, policy, failedBefore + 1);
+      } finally {
+        free();
       }
-      guard(task, run);
-      await keep(name, value, startedAt);
-      return value as never;
     },
 
     async sleepUntil(name, at) {
@@ -236,15 +307,20 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         // it is over, as then (a sleep does nothing a later step depends on, so nothing runs out of order).
         if (!(await replay.checkNew(name, true))) return;
         guard(task, run);
-        const memo = { wakeAt: at };
-        await keep(name, memo);
+        const what = `sleep "${name}"`;
+        const free = take(what);
+        try {
+          await keep(what, name, { wakeAt: at });
+        } finally {
+          free();
+        }
         wakeAt = at;
       }
       if (clock.now() >= wakeAt) return;
       wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`);
     },
 
-    patched: (id) => decidePatch(task, run, replay, keep, id),
+    patched: (id) => decidePatch(task, run, replay, keep, take, id),
 
     replaying: replay.replaying,
   };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { envelope, mcpHeaders, startServe, type ServeProcess } from '../support/cli.js';
 import { oneShot, rawConnection } from '../support/raw-http.js';
+import { parseSse } from '../support/http.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-ops-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -167,5 +168,71 @@ describe('serve: HTTP connections and bodies', () => {
     await expect(
       startServe(['--max-connections-per-source', '4', '--trust-proxy', '10.0.0.0/33']),
     ).rejects.toThrow(/--trust-proxy: bad prefix length in "10.0.0.0\/33"/);
+  });
+});
+
+describe('serve: bounds on what one task stores', () => {
+  /** A tools/call from a client without the tasks extension: the task's ending, answered when it ends. */
+  const call = async (url: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'remind_me', arguments: args, _meta: envelope() },
+    });
+    const res = await fetch(url, { method: 'POST', headers: mcpHeaders('tools/call', 'remind_me'), body });
+    const text = await res.text();
+    const last = res.headers.get('content-type')?.startsWith('text/event-stream')
+      ? (parseSse(text).messages.at(-1) as Record<string, unknown>)
+      : (JSON.parse(text) as Record<string, unknown>);
+    return last;
+  };
+
+  it('--max-steps-per-task, --max-step-bytes and --max-result-bytes bound each task', async () => {
+    const p = await serve([
+      '--max-steps-per-task',
+      '1',
+      '--max-step-bytes',
+      '4000',
+      '--max-result-bytes',
+      '1000',
+    ]);
+    const tooBigStep = await call(p.url, { text: 'x'.repeat(4_100), inSeconds: 0 });
+    expect(tooBigStep.result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: `step "deliver" returned 4112 bytes of JSON, over the limit for a step's value (max-step-bytes: 4000)`,
+        },
+      ],
+    });
+    const tooBigResult = await call(p.url, { text: 'x'.repeat(1_100), inSeconds: 0 });
+    expect(tooBigResult.error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^the result is \d+ bytes, over the limit \(max-result-bytes: 1000\)$/),
+    });
+    // The sleep is the task's one record: the step after it is refused.
+    const tooManySteps = await call(p.url, { text: 'hi', inSeconds: 1 });
+    expect(tooManySteps.result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^step "deliver" was refused: .*\(max-steps-per-task: 1\)$/) }],
+    });
+  });
+
+  it('--max-stored-bytes-per-principal refuses a call whose task would pass it', async () => {
+    const p = await serve(['--max-stored-bytes-per-principal', '100']);
+    const refused = await call(p.url, { text: 'x'.repeat(200), inSeconds: 0 });
+    expect(refused.error).toMatchObject({ code: 429, data: { quota: 'stored-bytes', limit: 100 } });
+    expect((await call(p.url, { text: 'hi', inSeconds: 0 })).result).toMatchObject({
+      content: [{ text: 'Reminder: hi' }],
+    });
+    await expect(startServe(['--max-stored-bytes-per-principal', 'lots'])).rejects.toThrow(
+      /--max-stored-bytes-per-principal must be a non-negative integer/,
+    );
+  });
+
+  it('refuses a bound of 0 as a usage error', async () => {
+    for (const flag of ['--max-steps-per-task', '--max-step-bytes', '--max-result-bytes'])
+      await expect(startServe([flag, '0'])).rejects.toThrow(new RegExp(`${flag} must be at least 1`));
   });
 });

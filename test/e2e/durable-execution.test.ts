@@ -152,10 +152,11 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function poll(
   taskId: string,
   done: (task: Record<string, unknown>) => boolean,
+  url?: string,
 ): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 8_000;
   for (;;) {
-    const got = await rpc('tasks/get', { taskId });
+    const got = await rpc('tasks/get', { taskId }, { url });
     if (done(got.result)) return got.result;
     if (Date.now() > deadline) throw new Error(`task ${taskId} stayed ${JSON.stringify(got.result)}`);
     await sleep(10);
@@ -406,5 +407,140 @@ describe('idempotency keys between principals', () => {
     expect(alice.result.resultType).toBe('task');
     expect(bob.result.resultType).toBe('task');
     expect(bob.result.taskId).not.toBe(alice.result.taskId);
+  });
+});
+
+describe('the bounds on what one task stores', () => {
+  let bounded: DurableTestServer;
+  let wordyRuns = 0;
+  beforeAll(async () => {
+    bounded = await startDurableServer({
+      toolSets: [
+        {
+          tools: [
+            defineTool({
+              name: 'tick_forever',
+              description: 'Sleeps a millisecond in a loop that never ends',
+              task: { support: 'required' },
+              handler: async (_args, ctx) => {
+                for (let i = 0; ; i++) await ctx.sleep(`tick:${i}`, 1);
+              },
+            }),
+            defineTool({
+              name: 'wordy',
+              description: 'Returns more than a task may keep',
+              task: { support: 'required' },
+              handler: async () => {
+                wordyRuns++;
+                return textResult('x'.repeat(100_000));
+              },
+            }),
+          ],
+        },
+      ],
+      limits: { maxStepsPerTask: 20, maxResultBytes: 65_536 },
+      worker: { pollMs: 20 },
+    });
+  });
+  afterAll(() => bounded.close());
+
+  it('end a loop of sleeps at max-steps-per-task with an error naming the limit and the sleep', async () => {
+    const taskId = String(
+      (await rpc('tools/call', { name: 'tick_forever', arguments: {} }, { url: bounded.url })).result.taskId,
+    );
+    const done = await poll(taskId, ended, bounded.url);
+    expect(done.status).toBe('completed');
+    expect(done.result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: expect.stringMatching(/^sleep "tick:20" was refused: .*\(max-steps-per-task: 20\)$/),
+        },
+      ],
+    });
+    const kept = await bounded.runtime.store.inspect?.(taskId, Date.now());
+    expect(kept?.steps).toHaveLength(20);
+  });
+
+  it('fail a task whose result is over max-result-bytes, once, without storing the result', async () => {
+    const taskId = String(
+      (await rpc('tools/call', { name: 'wordy', arguments: {} }, { url: bounded.url })).result.taskId,
+    );
+    const done = await poll(taskId, ended, bounded.url);
+    expect(done).toMatchObject({
+      status: 'failed',
+      error: {
+        code: -32603,
+        message: expect.stringMatching(
+          /^the result is \d+ bytes, over the limit \(max-result-bytes: 65536\)$/,
+        ),
+      },
+    });
+    expect(wordyRuns).toBe(1);
+  });
+});
+
+describe('the byte quota of the tasks a principal keeps', () => {
+  const LIMIT = 4_096;
+  let hoarding: DurableTestServer;
+  beforeAll(async () => {
+    hoarding = await startDurableServer({
+      toolSets: [
+        {
+          tools: [
+            defineTool<{ n: number; pad?: string }>({
+              name: 'hoard',
+              description: 'Keeps a step value of n bytes',
+              inputSchema: {
+                type: 'object',
+                properties: { n: { type: 'integer' }, pad: { type: 'string' } },
+                required: ['n'],
+              },
+              task: { support: 'required' },
+              handler: async ({ n }, ctx) => {
+                const page = await ctx.step('page', () => 'x'.repeat(n));
+                return textResult(`kept ${page.length}`);
+              },
+            }),
+          ],
+        },
+      ],
+      tasks: { tasksGetRate: false, defaultPollIntervalMs: 100, maxStoredBytesPerPrincipal: LIMIT },
+      worker: { pollMs: 20 },
+    });
+  });
+  afterAll(() => hoarding.close());
+
+  const hoard = (args: Record<string, unknown>) =>
+    rpc('tools/call', { name: 'hoard', arguments: args }, { url: hoarding.url });
+
+  it('refuses a step value and then a call that would pass it, until the purge frees what they kept', async () => {
+    const first = String((await hoard({ n: 3_000 })).result.taskId);
+    expect((await poll(first, ended, hoarding.url)).result).toMatchObject({
+      content: [{ text: 'kept 3000' }],
+    });
+    // The second fits, its step value does not: the step fails, naming the quota, and nothing is kept of it.
+    const second = String((await hoard({ n: 3_000 })).result.taskId);
+    const refused = await poll(second, ended, hoarding.url);
+    expect(refused.result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text:
+            'step "page" was refused: its value would put the tasks this principal keeps over their limit of ' +
+            `bytes, until some are purged (max-stored-bytes-per-principal: ${LIMIT})`,
+        },
+      ],
+    });
+    const kept = await hoarding.runtime.store.inspect?.(second, Date.now());
+    expect(kept?.steps.filter((s) => s.done)).toEqual([]);
+    // A call whose arguments would pass it gets the quota's 429, as the task-count quotas give.
+    const over = await hoard({ n: 1, pad: 'x'.repeat(1_000) });
+    expect(over.error).toMatchObject({ code: 429, data: { quota: 'stored-bytes', limit: LIMIT } });
+    expect(over.status).toBe(429);
+    // Purged, the tasks free what they kept.
+    await hoarding.runtime.store.purge(Date.now() + 48 * 3_600_000, 0);
+    expect((await hoard({ n: 1, pad: 'x'.repeat(1_000) })).result.resultType).toBe('task');
   });
 });

@@ -71,6 +71,7 @@ function runtimeFor(
     toolSets,
     backend,
     steps: runtime.steps,
+    limits: runtime.limits,
     onToolError: (report) => logToolError(logger, report),
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
@@ -84,6 +85,7 @@ function runtimeFor(
       maxStoredTasksPerPrincipal: runtime.maxStoredTasksPerPrincipal,
       maxActiveTasksPerTenant: runtime.maxActiveTasksPerTenant,
       maxStoredTasksPerTenant: runtime.maxStoredTasksPerTenant,
+      maxStoredBytesPerPrincipal: runtime.maxStoredBytesPerPrincipal,
       fallback: runtime.fallback,
     },
     worker:

@@ -4,7 +4,8 @@ import { ErrorCode } from '../../wire/codes.js';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { LeaseLostError, mergeStepOptions, WaitPending, type TaskRunner } from '../../tasks/execution.js';
 import type { ClaimScope } from '../../tasks/store.js';
-import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
+import { bytesOver, resolveTaskLimits, TaskLimitError } from '../../tasks/limits.js';
+import type { ClaimedTask, RunOutcome, TaskError } from '../../tasks/task.js';
 import { META_SERVER_INFO } from '../../wire/meta-keys.js';
 import { ProtocolError, toProtocolError } from '../../wire/protocol-error.js';
 import type { StepDefaults } from '../define.js';
@@ -19,6 +20,11 @@ import { createTaskHandlerContext } from './task-context.js';
 export interface TaskRunnerOptions {
   /** Server-wide defaults of `ctx.step` (under each tool's own). */
   steps?: StepDefaults;
+  /**
+   * The largest result, error, input request or status message a task may store, as UTF-8 bytes of its JSON (or plain)
+   * text (default 4 MiB).
+   */
+  maxResultBytes?: number;
 }
 
 /** What a task waiting for input says it is doing (rather than what it did last). */
@@ -60,31 +66,53 @@ function inputOutcome(task: ClaimedTask, err: InputPending): RunOutcome {
   };
 }
 
+/** A protocol error as a task keeps it: without its data and message when they are over the limit. */
+function keptError(err: unknown, maxBytes: number): TaskError {
+  const error = toProtocolError(err).toJSON();
+  const bytes = bytesOver(JSON.stringify(error), maxBytes);
+  if (bytes === undefined) return error;
+  const limit = new TaskLimitError(`the error is ${bytes} bytes, over the limit`, 'maxResultBytes', maxBytes);
+  return { code: error.code, message: limit.message };
+}
+
 /** A thrown error: a tool error result (completed) unless it is a protocol error (failed); kept either way. */
-function errorOutcome(tool: RegisteredTool, err: unknown, at: number, info: ServerInfo): RunOutcome {
+function errorOutcome(
+  tool: RegisteredTool,
+  err: unknown,
+  at: number,
+  info: ServerInfo,
+  maxBytes: number,
+): RunOutcome {
   const failure = describeFailure(err, at);
   if (!isToolExecutionError(err)) {
-    const error = toProtocolError(err);
-    return {
-      kind: 'failed',
-      error: error.toJSON(),
-      statusMessage: `The task failed: ${error.message}`,
-      failure,
-    };
+    const error = keptError(err, maxBytes);
+    return { kind: 'failed', error, statusMessage: `The task failed: ${error.message}`, failure };
   }
   const visibility = tool.def.errors;
   const result = withServerInfo(toolErrorResult(failure, visibility), info);
   return { kind: 'completed', result, statusMessage: toolErrorStatus(failure, visibility), failure };
 }
 
-const serializes = (value: unknown): boolean => {
+/** The JSON text of a result, or undefined when it has none. */
+const jsonText = (value: unknown): string | undefined => {
   try {
-    JSON.stringify(value);
-    return true;
+    return JSON.stringify(value);
   } catch {
-    return false;
+    return undefined;
   }
 };
+
+/** A result over the limit is the handler's mistake, as one that is no result is: the task fails, nothing stored. */
+function checkResultSize(text: string, maxBytes: number): void {
+  const bytes = bytesOver(text, maxBytes);
+  if (bytes === undefined) return;
+  const limit = new TaskLimitError(
+    `the result is ${bytes} bytes, over the limit`,
+    'maxResultBytes',
+    maxBytes,
+  );
+  throw new ProtocolError(ErrorCode.InternalError, limit.message);
+}
 
 const withServerInfo = (result: JsonObject, info: ServerInfo): JsonObject => ({
   ...result,
@@ -97,6 +125,7 @@ export function createTaskRunner(
   options: TaskRunnerOptions = {},
 ): TaskRunner {
   const control = registry.control();
+  const { maxResultBytes } = resolveTaskLimits({ maxResultBytes: options.maxResultBytes });
   return async (task, exec): Promise<RunOutcome> => {
     const tool = registry.tools.get(task.tool);
     if (tool === undefined) {
@@ -112,14 +141,16 @@ export function createTaskRunner(
     try {
       const value = await tool.def.handler(
         task.args as never,
-        createTaskHandlerContext(task, exec, control, steps, tool.def.asks),
+        createTaskHandlerContext(task, exec, control, steps, tool.def.asks, maxResultBytes),
       );
       const result = withServerInfo(toolResult(tool, value), info);
-      if (!serializes(result)) {
+      const text = jsonText(result);
+      if (text === undefined) {
         // Stored as it is, it would fail every write and the task would run again and again.
         const error = { code: ErrorCode.InternalError, message: UNSERIALIZABLE_RESULT };
         return { kind: 'failed', error, statusMessage: 'The tool returned a result that is not JSON.' };
       }
+      checkResultSize(text, maxResultBytes);
       // Said outright: the message the run set last (or an input's wait) is no longer what the task is doing.
       return { kind: 'completed', result, statusMessage: 'The task completed.' };
     } catch (err) {
@@ -129,7 +160,7 @@ export function createTaskRunner(
         return { kind: 'waiting', until: err.until, statusMessage: err.statusMessage };
       if (err instanceof InputPending) return inputOutcome(task, err);
       if (exec.signal.aborted) return { kind: 'cancelled' };
-      return errorOutcome(tool, err, exec.now(), info);
+      return errorOutcome(tool, err, exec.now(), info, maxResultBytes);
     }
   };
 }

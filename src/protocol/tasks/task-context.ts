@@ -8,6 +8,7 @@ import {
   stepOptionsProblem,
   type ExecutionContext,
 } from '../../tasks/execution.js';
+import { checkJsonSize, checkTextSize, DEFAULT_TASK_LIMITS } from '../../tasks/limits.js';
 import type { ClaimedTask } from '../../tasks/task.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
@@ -23,13 +24,33 @@ export function progressMessage(progress: number, total?: number, message?: stri
   return message === undefined || message === '' ? `Progress: ${count}` : `${message} (${count})`;
 }
 
+/** What a task stores of the input it asks for, checked against maxResultBytes where the handler asks. */
+function checkRequestSizes(requests: InputRequests, maxBytes: number): void {
+  for (const [key, request] of Object.entries(requests))
+    checkJsonSize(`input request "${key}"`, request, 'maxResultBytes', maxBytes);
+}
+
+/** A status message the task would store, checked against maxResultBytes. */
+function keptStatus(message: string, maxBytes: number): string {
+  checkTextSize('the status message', message, 'maxResultBytes', maxBytes);
+  return message;
+}
+
+/** `maxResultBytes`: the largest input request and status message the task may store (TaskLimits). */
 export function createTaskHandlerContext(
   task: ClaimedTask,
   exec: ExecutionContext,
   control: ServerControl,
   steps?: StepDefaults,
   asks?: readonly ToolInputMethod[],
+  maxResultBytes = DEFAULT_TASK_LIMITS.maxResultBytes,
 ): HandlerContext {
+  /** The end of the run asking for `requests`: checked (valid requests first, then their size). */
+  const pending = (requests: InputRequests): InputPending => {
+    const ask = new InputPending(requests, undefined);
+    checkRequestSizes(requests, maxResultBytes);
+    return ask;
+  };
   const inputs = (requests: InputRequests): InputResponses => {
     checkDeclared(asks, requests);
     const missing: InputRequests = {};
@@ -39,7 +60,7 @@ export function createTaskHandlerContext(
       if (answer === undefined) missing[key] = request;
       else found[key] = answer as InputResponses[string];
     }
-    if (Object.keys(missing).length > 0) throw new InputPending(missing, undefined);
+    if (Object.keys(missing).length > 0) throw pending(missing);
     return found;
   };
   return {
@@ -60,13 +81,16 @@ export function createTaskHandlerContext(
     // Progress notifications are not part of tasks in this revision: progress becomes the statusMessage (and, for a
     // call that waits on the task, progress notifications of that call: background.ts).
     progress: (value, total, message) =>
-      exec.progress(checkedProgress(value, total, message), progressMessage(value, total, message)),
+      exec.progress(
+        checkedProgress(value, total, message),
+        keptStatus(progressMessage(value, total, message), maxResultBytes),
+      ),
     log() {},
     input: (key, request) => inputs({ [key]: request })[key] as InputResponses[string],
     inputs,
     inputRequired(options): never {
       checkDeclared(asks, options.inputRequests ?? {});
-      throw new InputPending(options.inputRequests ?? {}, undefined);
+      throw pending(options.inputRequests ?? {});
     },
     async step(name, fn, options) {
       const merged = mergeStepOptions(steps, options);
@@ -76,7 +100,7 @@ export function createTaskHandlerContext(
     },
     sleep: async (name, ms) => exec.sleepUntil(name, exec.now() + checkedMs(name, ms, exec.now())),
     sleepUntil: async (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
-    status: async (message) => exec.status(checkedStatus(message)),
+    status: async (message) => exec.status(keptStatus(checkedStatus(message), maxResultBytes)),
     patched: (id) => exec.patched(id),
   };
 }
