@@ -189,14 +189,7 @@ describe('serve: bounds on what one task stores', () => {
   };
 
   it('--max-steps-per-task, --max-step-bytes and --max-result-bytes bound each task', async () => {
-    const p = await serve([
-      '--max-steps-per-task',
-      '1',
-      '--max-step-bytes',
-      '4000',
-      '--max-result-bytes',
-      '1000',
-    ]);
+    const p = await serve(['--max-step-bytes', '4000', '--max-result-bytes', '1000']);
     const tooBigStep = await call(p.url, { text: 'x'.repeat(4_100), inSeconds: 0 });
     expect(tooBigStep.result).toMatchObject({
       isError: true,
@@ -211,8 +204,9 @@ describe('serve: bounds on what one task stores', () => {
       code: -32603,
       message: expect.stringMatching(/^the result is \d+ bytes, over the limit \(max-result-bytes: 1000\)$/),
     });
-    // The sleep is the task's one record: the step after it is refused.
-    const tooManySteps = await call(p.url, { text: 'hi', inSeconds: 1 });
+    // The sleep (recorded, even one already over) is the task's one record: the step after it is refused.
+    const one = await serve(['--max-steps-per-task', '1']);
+    const tooManySteps = await call(one.url, { text: 'hi', inSeconds: 0 });
     expect(tooManySteps.result).toMatchObject({
       isError: true,
       content: [{ text: expect.stringMatching(/^step "deliver" was refused: .*\(max-steps-per-task: 1\)$/) }],
