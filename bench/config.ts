@@ -27,6 +27,8 @@ export const MEM_PROBE_FLAGS = [
   pathToFileURL(join(BENCH_DIR, 'mem-probe.mjs')).href,
 ];
 export const HOST = '127.0.0.1';
+/** The environment variable that hands the SDK peer the tools to list (JSON, bench/harness/demo-tools.ts). */
+export const PEER_TOOLS_ENV = 'DURABLE_MCP_BENCH_PEER_TOOLS';
 export const PROTOCOL_VERSION = '2026-07-28';
 export const START_TIMEOUT_MS = 20_000;
 export const STOP_TIMEOUT_MS = 5_000;

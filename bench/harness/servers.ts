@@ -7,6 +7,7 @@ import {
   CHILD,
   HOST,
   MEM_PROBE_FLAGS,
+  PEER_TOOLS_ENV,
   PG_CONNECTIONS,
   PG_REPLICAS,
   PG_SCALE_POOL,
@@ -24,6 +25,7 @@ import {
 } from '../config.js';
 import { fmtInt } from '../format.js';
 import type { PgScaleFill, ScaleFill, SleepFill, Target } from '../types.js';
+import { listedTools } from './demo-tools.js';
 import type { PgPlan, PgRun, PgServerKey } from './postgres.js';
 import { startProcess, type ProcessSpec } from './processes.js';
 
@@ -269,6 +271,7 @@ export const SERVERS: Record<string, ServerSpec> = {
       'official TypeScript SDK v2 (@modelcontextprotocol/server + @modelcontextprotocol/node): createMcpHandler ' +
       "with a per-request McpServer (legacy: 'reject'), toNodeHandler on node:http, the demo tool list (bench/children/sdk-peer.ts)",
     command: () => [...TSX_FLAGS, CHILD.sdkPeer],
+    env: () => ({ [PEER_TOOLS_ENV]: JSON.stringify(listedTools()) }),
   },
   'baseline-stream': {
     label:
