@@ -26,8 +26,8 @@ export function describePreset(p: Preset): string {
 
 export const USAGE = `usage: npm run bench -- [flags]
   --quick              short run (~3.5 min): ${describePreset(PRESETS.quick)}
-  --smoke              checks that every row runs (about a minute, nothing measured): ${describePreset(PRESETS.smoke)},
-                       every workload tiny; results in ${relative(ROOT, SMOKE_OUT)}/ unless --out is given
+  --smoke              checks that every row runs, in about a minute: tiny workloads, ${PRESETS.smoke.rounds} round of ${PRESETS.smoke.amount} requests
+                       or ${PRESETS.smoke.duration} s per row, nothing measured; results in ${relative(ROOT, SMOKE_OUT)}/ (or --out)
   --duration SEC       seconds per measured run (default ${PRESETS.default.duration})
   --rounds N           interleaved rounds per scenario (default ${PRESETS.default.rounds})
   --warmup SEC         discarded warm-up run per scenario before the rounds (default ${PRESETS.default.warmup}; 0 skips)
