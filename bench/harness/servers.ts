@@ -90,7 +90,7 @@ const pushServerCommand = (ctx: RunContext, key: string, args: string[]) => [
 
 /** The run's PostgreSQL (servers that need it are started only when it is there). */
 export function pgRun(ctx: RunContext): PgRun {
-  if (ctx.pg.skipped !== undefined) throw new Error(`PostgreSQL rows skipped: ${ctx.pg.skipped}`);
+  if (ctx.pg.skipped !== undefined) throw new Error(`no PostgreSQL for this row: ${ctx.pg.skipped}`);
   return ctx.pg;
 }
 
