@@ -1,6 +1,6 @@
-// Test projects: `npx vitest run --project unit` (src/, fast, no network but 127.0.0.1), `e2e` (whole servers and
-// CLI processes), `postgres` (needs the PostgreSQL of DURABLE_MCP_TEST_POSTGRES_URL; skipped with a reason when it
-// is unreachable, failing instead with CI=true). `npm test` runs them all.
+// Test projects: `npx vitest run --project unit` (src/, examples/ and bench/, fast, no network but 127.0.0.1), `e2e`
+// (whole servers and CLI processes), `postgres` (needs the PostgreSQL of DURABLE_MCP_TEST_POSTGRES_URL; skipped
+// with a reason when it is unreachable, failing instead with CI=true). `npm test` runs them all.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -29,7 +29,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['src/**/*.test.ts', 'examples/**/*.test.ts'], exclude: POSTGRES },
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'],
+          exclude: POSTGRES,
+        },
       },
       { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: POSTGRES } },
       { extends: true, test: { name: 'postgres', include: POSTGRES } },

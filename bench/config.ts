@@ -1,6 +1,14 @@
 // Paths, flags and sizes of the benchmark: where its parts live and how large each row's workload is.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SMOKE_ENV } from './smoke-env.js';
+
+export { SMOKE_ENV };
+
+/** A smoke run: every workload at a size that takes seconds, to check that each row runs, not to measure it. */
+export const SMOKE = process.env[SMOKE_ENV] === '1';
+/** A workload's size: `full` in a measured run, `smoke` in a smoke run. */
+const sized = <T>(full: T, smoke: T): T => (SMOKE ? smoke : full);
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(BENCH_DIR, '..');
@@ -27,17 +35,25 @@ export const MEM_PROBE_FLAGS = [
   pathToFileURL(join(BENCH_DIR, 'mem-probe.mjs')).href,
 ];
 export const HOST = '127.0.0.1';
+/** The environment variable that hands the SDK peer the tools to list (JSON, bench/harness/demo-tools.ts). */
+export const PEER_TOOLS_ENV = 'DURABLE_MCP_BENCH_PEER_TOOLS';
 export const PROTOCOL_VERSION = '2026-07-28';
 export const START_TIMEOUT_MS = 20_000;
+/**
+ * A section's time bound (bench/harness/section.ts): this long to fill its stores and start its servers, and per run
+ * of a row this many seconds beyond its duration (a creation run's drain alone may take DRAIN_TIMEOUT_MS).
+ */
+export const SECTION_SETUP_MS = sized(900_000, 120_000);
+export const ROW_RUN_SLACK_S = sized(90, 10);
 export const STOP_TIMEOUT_MS = 5_000;
 /** How long the worker may take to finish the tasks a creation run left queued before the harness gives up. */
 export const DRAIN_TIMEOUT_MS = 60_000;
 /** Tasks created before the tasks/get row, and how many of them one autocannon run rotates through. */
-export const POLL_TASKS = 1_000;
+export const POLL_TASKS = sized(1_000, 40);
 export const POLL_ROTATION = 20;
 /** Push latency: SSE streams open during a run, each watching every task of one of PUSH_GROUPS groups. */
-export const PUSH_STREAMS = 100;
-export const PUSH_GROUPS = 10;
+export const PUSH_STREAMS = sized(100, 10);
+export const PUSH_GROUPS = sized(10, 5);
 /**
  * Tasks answered (one at a time) per second of run duration; at least one per group. A transition's 10 events
  * arrive together, so the push p99 rests on the slowest 1% of transitions: 300 per default round (3,000 timed
@@ -48,18 +64,18 @@ export const PUSH_STEPS_PER_SECOND = 100;
 /** How long a push stream may take to show an expected event before the run fails. */
 export const PUSH_TIMEOUT_MS = 10_000;
 /** input_required tasks the sequential tasks/get row rotates through, and its longest run (seconds). */
-export const GET_TASKS = 20;
+export const GET_TASKS = sized(20, 5);
 export const GET_MAX_SECONDS = 0.5;
 /** Tasks created before each PostgreSQL tasks/get row (no worker, so no cap matters): POLL_ROTATION per run. */
-export const PG_POLL_TASKS = 200;
+export const PG_POLL_TASKS = sized(200, 40);
 /** PostgreSQL: connections of the raw baseline (the default pool size of our store), replicas, probe timeout. */
 export const PG_CONNECTIONS = 10;
-export const PG_REPLICAS = 3;
+export const PG_REPLICAS = sized(3, 2);
 export const PG_PROBE_TIMEOUT_MS = 3_000;
 /** Stored-task scale rows: tasks in the small and the large store, and the task ids sampled from each for tasks/get. */
-export const SCALE_SMALL = 1_000;
-export const SCALE_LARGE = 1_000_000;
-export const SCALE_SAMPLE = 5_000;
+export const SCALE_SMALL = sized(1_000, 100);
+export const SCALE_LARGE = sized(1_000_000, 1_000);
+export const SCALE_SAMPLE = sized(5_000, 50);
 /**
  * Tools the completed tasks of the stored-task stores (SQLite and PostgreSQL) are spread over, in turn: the operator
  * list rows ask for one tool's newest page, so each filter matches a tenth of the store.
@@ -68,27 +84,27 @@ export const SCALE_TOOLS: readonly string[] = Array.from({ length: 10 }, (_, k) 
   k === 0 ? 'bench_task' : `bench_task_${k}`,
 );
 /** Tasks per page of the operator list rows (GET /admin/api/v1/tasks?tool=…&limit=…). */
-export const ADMIN_PAGE = 50;
+export const ADMIN_PAGE = sized(50, 5);
 /** Connections of each PostgreSQL operator-list server (one sequential client needs one). */
 export const PG_SCALE_POOL = 2;
 /** Longest sequential tasks/get run of the scale rows (seconds), and how long filling one store may take. */
 export const SCALE_GET_MAX_SECONDS = 1;
 export const SCALE_FILL_TIMEOUT_MS = 600_000;
 /** Memory rows: streams held open at once, and the input_required tasks every subscription watches. */
-export const MEM_STREAMS = 1_000;
-export const MEM_TASKS = 10;
+export const MEM_STREAMS = sized(1_000, 20);
+export const MEM_TASKS = sized(10, 3);
 /** How long a memory probe or the server's closing of the streams may take. */
 export const MEM_TIMEOUT_MS = 10_000;
 /** Tasks left waiting for input before the creation row that measures creation next to them. */
-export const WAITING_TASKS = 10_000;
+export const WAITING_TASKS = sized(10_000, 50);
 /** Tasks left in retry backoff (a failed step, the next attempt an hour away) before the row that creates next to them. */
-export const RETRYING_TASKS = 10_000;
+export const RETRYING_TASKS = sized(10_000, 50);
 /**
  * Sleeping-task rows: sleeping tasks in the small and the large store (cloned from one that our server put to sleep,
  * like the stored-task rows), and how far ahead they sleep (beyond any run; the TTL of bench_sleep is a day).
  */
-export const SLEEP_SMALL = 100;
-export const SLEEP_LARGE = 100_000;
+export const SLEEP_SMALL = sized(100, 10);
+export const SLEEP_LARGE = sized(100_000, 100);
 export const SLEEP_FAR_MS = 6 * 3_600_000;
 /**
  * Wake-up lateness: sample tasks per second of run (100 per default round, 500 per row), each sleeping until its own
@@ -96,7 +112,7 @@ export const SLEEP_FAR_MS = 6 * 3_600_000;
  * its sleep); how long after the window their results may take.
  */
 export const WAKES_PER_SECOND = 100 / 3;
-export const WAKE_LEAD_MS = 1_000;
+export const WAKE_LEAD_MS = sized(1_000, 500);
 export const WAKE_TIMEOUT_MS = 10_000;
 /** The sleeping-task memory row's target: RSS growth with SLEEP_LARGE sleeping tasks at most this × with SLEEP_SMALL. */
 export const SLEEP_MEMORY_MAX_RATIO = 1.2;

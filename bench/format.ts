@@ -16,6 +16,14 @@ export function fmtMiB(bytes: number): string {
   return (bytes / 2 ** 20).toFixed(1);
 }
 
+/** `text` with its control characters (terminal escapes among them) shown as \xNN, line breaks kept. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => {
+    return c === '\t' ? ' ' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+}
+
 export function log(line: string): void {
-  process.stderr.write(`bench: ${line}\n`);
+  process.stderr.write(`bench: ${printable(line)}\n`);
 }

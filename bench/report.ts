@@ -1,26 +1,28 @@
-// The run's report: bench/results/latest.json (machine, parameters, servers, every row with its samples) and
-// bench/results/latest.md (the tables).
+// The run's report: latest.json (machine, parameters, sections, failed rows, servers, every row with its samples) and
+// latest.md (the run's status and the tables), in bench/results/ or the run's --out directory.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import {
-  ADMIN_PAGE,
-  HOST,
-  PROTOCOL_VERSION,
-  RESULTS_DIR,
-  ROOT,
-  SCALE_SAMPLE,
-  SCALE_TOOLS,
-} from './config.js';
+import { ADMIN_PAGE, HOST, PROTOCOL_VERSION, ROOT, SCALE_SAMPLE, SCALE_TOOLS } from './config.js';
 import { fmtInt } from './format.js';
 import type { PostgresReport } from './harness/postgres.js';
 import { SERVERS } from './harness/servers.js';
 import { round1 } from './stats.js';
 import { latencyTable } from './tables/latency.js';
 import { footprintTable, memoryTable } from './tables/memory.js';
-import { postgresNote, throughputSection } from './tables/throughput.js';
-import type { FootprintRow, LatencyRow, MemoryRow, Row, ThroughputRow } from './types-rows.js';
+import { statusLines } from './tables/status.js';
+import { headerLines, postgresNote, throughputTable } from './tables/throughput.js';
+import type { RunProgress } from './run-sections.js';
+import type {
+  FailedRow,
+  FootprintRow,
+  LatencyRow,
+  MemoryRow,
+  Row,
+  SectionReport,
+  ThroughputRow,
+} from './types-rows.js';
 import type { FillSummary, Params, PgScaleFill, ScaleFill, Scenario, SleepFill } from './types.js';
 
 export interface Machine {
@@ -41,7 +43,12 @@ export type ScaleReport =
 
 export interface Report {
   machine: Machine;
-  parameters: Omit<Params, 'help' | 'cpuProf' | 'pg' | 'noPg' | 'noScale' | 'only'> & {
+  /** Every section ran (done, failed or skipped): false while the run goes on, or if it stopped early. */
+  complete: boolean;
+  sections: SectionReport[];
+  /** The rows that failed, with where and why. */
+  failed: FailedRow[];
+  parameters: Omit<Params, 'help' | 'cpuProf' | 'pg' | 'noPg' | 'noScale' | 'only' | 'out'> & {
     only?: string;
     host: string;
     protocolVersion: string;
@@ -106,26 +113,36 @@ export function scaleReport(
   };
 }
 
-export function buildReport(
-  params: Params,
-  machine: Machine,
-  rows: Row[],
-  postgres: PostgresReport,
-  stores: { scale: ScaleReport | undefined; pgScale: PgScaleFill | undefined },
-  sleepers: SleepFill | undefined,
-): Report {
-  const { scale, pgScale } = stores;
+/** What a report is made of: the run's settings, its progress so far, and what it filled. */
+export interface ReportInput {
+  params: Params;
+  machine: Machine;
+  progress: RunProgress;
+  postgres: PostgresReport;
+  stores: {
+    scale: ScaleReport | undefined;
+    pgScale: PgScaleFill | undefined;
+    sleepers: SleepFill | undefined;
+  };
+}
+
+export function buildReport({ params, machine, progress, postgres, stores }: ReportInput): Report {
+  const { scale, pgScale, sleepers } = stores;
   const {
     help: _help,
     cpuProf: _cpuProf,
     pg: _pg,
     noPg: _noPg,
     noScale: _noScale,
+    out: _out,
     only,
     ...parameters
   } = params;
   return {
     machine,
+    complete: progress.sections.every((s) => s.status !== 'not run'),
+    sections: progress.sections,
+    failed: progress.failed,
     parameters: {
       ...parameters,
       ...(only === undefined ? {} : { only: only.source }),
@@ -142,7 +159,7 @@ export function buildReport(
     ...(scale === undefined ? {} : { scale }),
     ...(pgScale === undefined ? {} : { pgScale }),
     ...(sleepers === undefined ? {} : { sleepers }),
-    scenarios: rows,
+    scenarios: progress.rows,
   };
 }
 
@@ -180,7 +197,9 @@ export function markdown(report: Report): string {
   const latency = rows.filter((r): r is LatencyRow => r.kind === 'latency');
   const memory = rows.filter((r): r is MemoryRow => r.kind === 'memory');
   const footprint = rows.filter((r): r is FootprintRow => r.kind === 'footprint');
-  const lines = [...throughputSection(report, throughput), '', postgresNote(report)];
+  const lines = [...headerLines(report), '', ...statusLines(report)];
+  if (throughput.length > 0) lines.push('', ...throughputTable(throughput));
+  lines.push('', postgresNote(report));
   if (latency.length > 0) lines.push('', ...latencyTable(latency));
   lines.push(...scaleNote(report.scale), ...pgScaleNote(report.pgScale));
   if (memory.length > 0) lines.push('', ...memoryTable(memory));
@@ -188,8 +207,9 @@ export function markdown(report: Report): string {
   return lines.join('\n') + '\n';
 }
 
-export function writeResults(report: Report, md: string): void {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(join(RESULTS_DIR, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
-  writeFileSync(join(RESULTS_DIR, 'latest.md'), md);
+/** Writes latest.json and latest.md into `dir`. */
+export function writeResults(report: Report, md: string, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(dir, 'latest.md'), md);
 }

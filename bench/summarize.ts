@@ -212,9 +212,14 @@ function rateLatency(row: LatencyRow, base: LatencyRow | undefined): void {
   }
 }
 
-export function summarize(scenarios: Scenario[], samples: Map<string, Array<Rounded<Sample>>>): Row[] {
+/** The rows of `scenarios` from their samples, with their ratios against each other and against `known` rows. */
+export function summarize(
+  scenarios: Scenario[],
+  samples: Map<string, Array<Rounded<Sample>>>,
+  known: Row[] = [],
+): Row[] {
   const rows = scenarios.map((s) => summarizeRow(s, samples.get(s.name)!));
-  const byName = new Map(rows.map((r) => [r.name, r]));
+  const byName = new Map([...known, ...rows].map((r) => [r.name, r]));
   for (const row of rows) {
     const base = row.baseline === null ? undefined : byName.get(row.baseline);
     if (row.kind === 'memory') {

@@ -2,6 +2,14 @@
 // Plain JavaScript because `serve` imports it into the server under test, which runs without a TypeScript loader
 // (its types are in tools.d.mts).
 
+/**
+ * Time to live of every task these tools run: a day, far beyond any benchmark run. Rows create tasks in their setup
+ * and read, subscribe to or wait on them for the whole run; a task past its TTL fails ("task expired") and drops out
+ * of tasks/get answers and subscriptions (a subscriptions/listen stream acknowledges and snapshots only live tasks).
+ * A TTL of 10 minutes made the memory row's streams wait in vain for their snapshot 10 minutes into a default run.
+ */
+export const TASK_TTL_MS = 86_400_000;
+
 /** Runs of `bench_park` waiting to be released (by cancellation, shutdown or SIGTERM). */
 const parked = new Set();
 let releaseOnSigterm = false;
@@ -15,7 +23,7 @@ export const tools = [
     name: 'bench_input',
     description: 'Benchmark tool: runs only as a durable task, waits for one input, then completes.',
     inputSchema: { type: 'object' },
-    task: { support: 'required', ttlMs: 600_000 },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
     handler: (_args, ctx) => {
       ctx.input('go', {
         method: 'elicitation/create',
@@ -28,7 +36,7 @@ export const tools = [
     name: 'bench_task',
     description: 'Benchmark tool: runs only as a durable task and completes at once with "ok".',
     inputSchema: { type: 'object' },
-    task: { support: 'required', ttlMs: 600_000 },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
     handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
   },
   {
@@ -39,7 +47,7 @@ export const tools = [
     description:
       'Benchmark tool: runs only as a durable task, sleeps until `until` (epoch ms), then completes.',
     inputSchema: { type: 'object', properties: { until: { type: 'number' } }, required: ['until'] },
-    task: { support: 'required', ttlMs: 86_400_000 },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
     handler: async ({ until }, ctx) => {
       await ctx.sleepUntil('nap', until);
       return { content: [{ type: 'text', text: `late ${Date.now() - until}` }] };
@@ -51,7 +59,7 @@ export const tools = [
     name: 'bench_retry',
     description: 'Benchmark tool: runs only as a durable task whose step fails and waits an hour to retry.',
     inputSchema: { type: 'object' },
-    task: { support: 'required', ttlMs: 86_400_000 },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
     handler: async (_args, ctx) => {
       await ctx.step(
         'flaky',
@@ -70,7 +78,7 @@ export const tools = [
     description:
       'Benchmark tool: runs only as a durable task and waits until it is aborted or the server stops.',
     inputSchema: { type: 'object' },
-    task: { support: 'required', ttlMs: 600_000 },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
     handler: (_args, ctx) =>
       new Promise((resolve) => {
         const release = () => {

@@ -130,3 +130,31 @@ export interface FootprintRow {
 }
 
 export type Row = ThroughputRow | LatencyRow | MemoryRow | FootprintRow;
+
+/** A row that failed (a server that did not start, a setup, a pre-flight check or a run that threw): left out. */
+export interface FailedRow {
+  name: string;
+  /** The id of its section. */
+  section: string;
+  /** Where it failed: `start`, `setup`, `pre-flight`, `warm-up`, `round N` or `section` (the section as a whole). */
+  stage: string;
+  error: string;
+}
+
+/**
+ * A section of the run as the report shows it: `done` (every row measured, none with errors), `failed` (some rows
+ * failed or had errors), `skipped` (its rows left out, with the reason) or `not run` (the run stopped before it, or
+ * has not reached it yet).
+ */
+export interface SectionReport {
+  id: string;
+  title: string;
+  status: 'done' | 'failed' | 'skipped' | 'not run';
+  /** Rows measured, rows that failed, and measured rows with non-2xx responses or socket errors. */
+  measured: number;
+  failed: number;
+  withErrors: number;
+  seconds?: number;
+  /** Why it was skipped. */
+  skipped?: string;
+}

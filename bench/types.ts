@@ -5,8 +5,13 @@ import type { StoreSize } from './config.js';
 /** The command line, after the preset and explicit flags are combined. */
 export interface Params {
   help: boolean;
-  mode: 'quick' | 'default';
+  mode: 'quick' | 'default' | 'smoke';
+  /** Where latest.json and latest.md go. */
+  out: string;
+  /** Seconds of one measured run (HTTP rows under autocannon: whole seconds, unless `amount` is set). */
   duration: number;
+  /** HTTP rows: each run ends after this many requests instead of lasting `duration` (the smoke run's). */
+  amount?: number | undefined;
   rounds: number;
   warmup: number;
   connections: number;
@@ -224,3 +229,14 @@ export type Scenario = HttpScenario | RawScenario | LatencyScenario | MemoryScen
 export type RunScenario = Exclude<Scenario, HttpScenario>;
 
 export const isHttpScenario = (s: Scenario): s is HttpScenario => 'request' in s;
+
+/**
+ * A group of rows measured together: their stores filled and servers started for it, their rounds interleaved, their
+ * results written as soon as it completes (the rows they are compared with are in it, or in an earlier section).
+ */
+export interface Section {
+  /** One word (the smoke run's lines, the report). */
+  id: string;
+  title: string;
+  rows: Scenario[];
+}

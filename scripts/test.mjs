@@ -1,6 +1,6 @@
 // `npm test`: build, typecheck, lint, layer check (imports and cycles), the docs (API reference and the TypeScript
-// blocks of the guides), unit + e2e tests, the reliability suite with CI parameters (each section counts as one
-// test), then the official conformance suite.
+// blocks of the guides), unit + e2e tests, the benchmark at smoke size and the reliability suite with CI parameters
+// (each section of either counts as one test), then the official conformance suite.
 // Prints one closing line "tests: N passed, N failed, N skipped" and exits non-zero if any step failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -34,8 +34,12 @@ const steps = [
   // Every test docs/lesson.md names ran and passed (read from the results above).
   ['lesson', ['node', ['scripts/check-lesson.mjs']]],
 ];
+// The benchmark at smoke size (bench/run.ts --smoke, under a minute): every section runs and yields its rows, nothing
+// is measured or compared; results in test-results/bench-smoke/. Bounded at 5 minutes as a whole.
+steps.push(['bench-smoke', ['npx', ['tsx', 'bench/run.ts', '--smoke']], { capture: true, timeout: 300_000 }]);
 // The reliability suite (scripts/chaos/run.ts --ci, about 90 s): its PostgreSQL sections skip with a printed reason
-// when PostgreSQL is unreachable, except with CI=true, where they fail (as the PostgreSQL unit tests do).
+// when PostgreSQL is unreachable, except with CI=true, where they fail (as the PostgreSQL unit tests do). So do the
+// benchmark's.
 steps.push(['chaos', ['npx', ['tsx', 'scripts/chaos/run.ts', '--ci']], { capture: true }]);
 const skipConformance = process.env.DURABLE_MCP_SKIP_CONFORMANCE === '1' && process.env.CI !== 'true';
 if (!skipConformance) {
@@ -48,27 +52,33 @@ mkdirSync('test-results', { recursive: true });
 rmSync('test-results/vitest.json', { force: true });
 rmSync(CONFORMANCE_TALLY, { force: true });
 const failedSteps = [];
-const chaos = { passed: 0, failed: 0, skipped: 0 };
+/** The sections of the captured steps (bench-smoke, chaos), each counted as one test. */
+const sections = { passed: 0, failed: 0, skipped: 0 };
 for (const [name, [cmd, args], options = {}] of steps) {
   console.log(`\n== ${name}: ${cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, {
     stdio: options.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
   });
+  if (r.error !== undefined) console.log(`${name}: ${r.error.message}`);
   if (options.capture) {
     process.stdout.write(r.stdout ?? '');
     // One line per section: "ok   <id> …", "FAIL <id> …" or "skip <id> …".
+    let failedHere = 0;
     for (const m of (r.stdout ?? '').matchAll(/^(ok {2}|FAIL|skip) (\S+)/gm)) {
-      if (m[1] === 'FAIL') chaos.failed += 1;
-      else if (m[1] === 'skip') chaos.skipped += 1;
-      else chaos.passed += 1;
+      if (m[1] === 'FAIL') failedHere += 1;
+      else if (m[1] === 'skip') sections.skipped += 1;
+      else sections.passed += 1;
     }
-    if (r.status !== 0 && chaos.failed === 0) chaos.failed += 1; // it stopped before reporting a section
+    if (r.status !== 0 && failedHere === 0) failedHere += 1; // it stopped before reporting a failed section
+    sections.failed += failedHere;
   }
   if (r.status !== 0) {
     failedSteps.push(name);
-    if (!['vitest', 'lesson', 'chaos', 'conformance', 'conformance-client'].includes(name)) break;
+    if (!['vitest', 'lesson', 'bench-smoke', 'chaos', 'conformance', 'conformance-client'].includes(name))
+      break;
   }
 }
 
@@ -83,9 +93,9 @@ if (existsSync('test-results/vitest.json')) {
   failed = report.numFailedTests;
   skipped = report.numPendingTests + report.numTodoTests;
 }
-passed += chaos.passed;
-failed += chaos.failed;
-skipped += chaos.skipped;
+passed += sections.passed;
+failed += sections.failed;
+skipped += sections.skipped;
 if (skipConformance) console.log('\nconformance skipped (DURABLE_MCP_SKIP_CONFORMANCE=1)');
 else {
   const conformance = readTally(CONFORMANCE_TALLY);

@@ -9,6 +9,10 @@ declare module 'autocannon' {
     connections?: number;
     pipelining?: number;
     duration?: number;
+    /** Requests to send before the run ends (instead of `duration`). */
+    amount?: number;
+    /** Milliseconds between its samples; a run ends on the first sample after its last request (default 1000). */
+    sampleInt?: number;
   }
   interface AutocannonResult {
     '2xx': number;

@@ -19,16 +19,20 @@ function toSample(result: AutocannonResult): ThroughputSample {
 }
 
 /**
- * One autocannon run; against several replicas, one autocannon instance per replica at the same time, the
- * connections split evenly among them (round-robin), their counts added up and the largest p50/p99 kept.
+ * One autocannon run of `duration` seconds (or of `params.amount` requests); against several replicas, one
+ * autocannon instance per replica at the same time, the connections (and requests) split evenly among them
+ * (round-robin), their counts added up and the largest p50/p99 kept.
  */
 export async function loadRun(
   req: LoadRequest,
   target: Target,
-  params: Pick<Params, 'connections' | 'pipelining'>,
+  params: Pick<Params, 'connections' | 'pipelining' | 'amount'>,
   duration: number,
 ): Promise<ThroughputSample> {
   const n = target.urls.length;
+  // A run of `amount` requests ends on autocannon's first sample after its last answer: every 0.1 s, not 1 s.
+  const length =
+    params.amount === undefined ? { duration } : { amount: Math.ceil(params.amount / n), sampleInt: 100 };
   const results = await Promise.all(
     target.urls.map((url, i) =>
       autocannon({
@@ -36,7 +40,7 @@ export async function loadRun(
         url: new URL(req.path ?? '/', url).href,
         connections: Math.floor(params.connections / n) + (i < params.connections % n ? 1 : 0),
         pipelining: params.pipelining,
-        duration,
+        ...length,
       }),
     ),
   );

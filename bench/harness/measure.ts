@@ -17,6 +17,7 @@ import {
 import { expectJsonRpcResult, send } from './http.js';
 import { loadRun } from './load.js';
 import { targetCpuMs, targetWrittenBytes } from './proc-stats.js';
+import type { RowFailures } from './failures.js';
 import { askChild } from './processes.js';
 
 /**
@@ -31,6 +32,9 @@ let latencyQueue: Promise<unknown> = Promise.resolve();
 export function useLatencyClient(client: StartedProcess): void {
   latencyClient = client;
 }
+
+/** Whether the latency client is there to run latency rows (started, and still connected). */
+export const hasLatencyClient = (): boolean => latencyClient?.child.connected === true;
 
 /** A row's `run`, in the latency client for latency rows (their state comes back, as runs may advance it). */
 async function runRow(scenario: RunScenario, target: Target, state: RowState | undefined, seconds: number) {
@@ -131,27 +135,77 @@ function fmtProgress(scenario: Scenario, sample: Sample): string {
 export type Targets = Record<string, Target>;
 export type States = Map<string, RowState | undefined>;
 
+/**
+ * Measured rounds: in each, every row that has not failed runs once, in table order. A row whose run throws is
+ * recorded in `failures` and left out from then on; the others go on.
+ */
 export async function runRounds(
   scenarios: Scenario[],
   targets: Targets,
   states: States,
   params: Params,
+  failures: RowFailures,
 ): Promise<Map<string, Array<Rounded<Sample>>>> {
   const samples = new Map<string, Array<Rounded<Sample>>>(scenarios.map((s) => [s.name, []]));
   for (let round = 1; round <= params.rounds; round++) {
-    for (const s of scenarios) {
-      const sample = await measure(s, targets[s.server]!, states.get(s.name), params, params.duration);
-      samples.get(s.name)!.push({ round, ...sample });
-      log(`round ${round}/${params.rounds}  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
+    for (const s of scenarios.filter((x) => !failures.has(x.name))) {
+      try {
+        const sample = await measure(s, targets[s.server]!, states.get(s.name), params, params.duration);
+        samples.get(s.name)!.push({ round, ...sample });
+        log(`round ${round}/${params.rounds}  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
+      } catch (err) {
+        failures.add(s.name, `round ${round}`, err);
+      }
     }
   }
   return samples;
 }
 
-export async function warmUp(scenarios: Scenario[], targets: Targets, states: States, params: Params) {
+/** The discarded warm-up run of every row that has not failed (a row whose run throws fails). */
+export async function warmUp(
+  scenarios: Scenario[],
+  targets: Targets,
+  states: States,
+  params: Params,
+  failures: RowFailures,
+) {
   if (params.warmup <= 0) return;
-  for (const s of scenarios) {
-    const sample = await measure(s, targets[s.server]!, states.get(s.name), params, params.warmup);
-    log(`warm-up ${params.warmup} s  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
+  for (const s of scenarios.filter((x) => !failures.has(x.name))) {
+    try {
+      const sample = await measure(s, targets[s.server]!, states.get(s.name), params, params.warmup);
+      log(`warm-up ${params.warmup} s  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
+    } catch (err) {
+      failures.add(s.name, 'warm-up', err);
+    }
   }
+}
+
+/**
+ * Setup and pre-flight check of every row that has not failed: in table order per server, the servers side by side.
+ * A row whose setup or check throws fails; the next rows of its server still get theirs.
+ */
+export async function prepare(
+  scenarios: Scenario[],
+  targets: Targets,
+  failures: RowFailures,
+): Promise<States> {
+  const states: States = new Map();
+  const live = scenarios.filter((s) => !failures.has(s.name));
+  const servers = [...new Set(live.map((s) => s.server))];
+  await Promise.all(
+    servers.map(async (key) => {
+      for (const s of live.filter((x) => x.server === key)) {
+        const target = targets[s.server]!;
+        let stage = 'setup';
+        try {
+          states.set(s.name, s.setup === undefined ? undefined : await s.setup(target));
+          stage = 'pre-flight';
+          await verifyScenario(s, target, states.get(s.name));
+        } catch (err) {
+          failures.add(s.name, stage, err);
+        }
+      }
+    }),
+  );
+  return states;
 }

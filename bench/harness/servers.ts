@@ -7,6 +7,7 @@ import {
   CHILD,
   HOST,
   MEM_PROBE_FLAGS,
+  PEER_TOOLS_ENV,
   PG_CONNECTIONS,
   PG_REPLICAS,
   PG_SCALE_POOL,
@@ -24,8 +25,9 @@ import {
 } from '../config.js';
 import { fmtInt } from '../format.js';
 import type { PgScaleFill, ScaleFill, SleepFill, Target } from '../types.js';
+import { listedTools } from './demo-tools.js';
 import type { PgPlan, PgRun, PgServerKey } from './postgres.js';
-import { startProcess, type ProcessSpec } from './processes.js';
+import { startProcess, stopChild, type ProcessSpec } from './processes.js';
 
 /** What the servers' commands need of the run. */
 export interface RunContext {
@@ -87,8 +89,8 @@ const pushServerCommand = (ctx: RunContext, key: string, args: string[]) => [
 ];
 
 /** The run's PostgreSQL (servers that need it are started only when it is there). */
-function pgRun(ctx: RunContext): PgRun {
-  if (ctx.pg.skipped !== undefined) throw new Error(`PostgreSQL rows skipped: ${ctx.pg.skipped}`);
+export function pgRun(ctx: RunContext): PgRun {
+  if (ctx.pg.skipped !== undefined) throw new Error(`no PostgreSQL for this row: ${ctx.pg.skipped}`);
   return ctx.pg;
 }
 
@@ -269,6 +271,7 @@ export const SERVERS: Record<string, ServerSpec> = {
       'official TypeScript SDK v2 (@modelcontextprotocol/server + @modelcontextprotocol/node): createMcpHandler ' +
       "with a per-request McpServer (legacy: 'reject'), toNodeHandler on node:http, the demo tool list (bench/children/sdk-peer.ts)",
     command: () => [...TSX_FLAGS, CHILD.sdkPeer],
+    env: () => ({ [PEER_TOOLS_ENV]: JSON.stringify(listedTools()) }),
   },
   'baseline-stream': {
     label:
@@ -324,7 +327,14 @@ export async function startServer(key: string, ctx: RunContext): Promise<Target>
   const n = server.replicas ?? 1;
   const names = Array.from({ length: n }, (_, i) => (n === 1 ? key : `${key}-${i + 1}`));
   ctx.started.push(...names);
-  const started = await Promise.all(names.map((name) => startProcess(server, name, ctx)));
+  const settled = await Promise.allSettled(names.map((name) => startProcess(server, name, ctx)));
+  const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed !== undefined) {
+    // The replicas that did start go too: the rows of this server fail, the run goes on without it.
+    await Promise.all(started.map((t) => stopChild(t.child)));
+    throw failed.reason;
+  }
   const target: Target = {
     ...started[0]!,
     key,

@@ -21,7 +21,13 @@ const endsEvent = (buf: Buffer) =>
 /** One JSON-RPC message of a stream (only the fields the rows read). */
 export interface StreamMessage {
   method?: string;
-  params: { taskId: string; status: string; result?: { content?: Array<{ text?: string }> } };
+  params: {
+    taskId: string;
+    status: string;
+    result?: { content?: Array<{ text?: string }> };
+    /** The acknowledgement's: the task ids the server agreed to watch. */
+    notifications?: { taskIds?: unknown };
+  };
 }
 
 export interface RecordedEvent {
@@ -54,6 +60,9 @@ interface Expected {
  */
 export class TaskStream {
   readonly status = new Map<string, string>();
+  /** The task ids asked for, and those the server's acknowledgement agreed to (its own live tasks only). */
+  private requested: string[] = [];
+  private agreed: string[] | undefined;
   private readonly waiters = new Set<Waiter>();
   private failure: Error | undefined;
   private readonly decoder = new StringDecoder('utf8');
@@ -72,6 +81,7 @@ export class TaskStream {
 
   private connect(url: string, taskIds: string[], listenId: string): Promise<TaskStream> {
     const req = listenTasks(taskIds, listenId);
+    this.requested = taskIds;
     return new Promise((resolveStream, reject) => {
       const r = httpRequest(
         url,
@@ -136,6 +146,10 @@ export class TaskStream {
       if (data === '') continue;
       const msg = JSON.parse(data) as StreamMessage;
       if (msg.method === 'notifications/tasks') this.status.set(msg.params.taskId, msg.params.status);
+      else if (msg.method === 'notifications/subscriptions/acknowledged') {
+        const agreed = msg.params.notifications?.taskIds;
+        this.agreed = Array.isArray(agreed) ? agreed.map(String) : [];
+      }
       onEvent?.(msg);
     }
   }
@@ -177,10 +191,25 @@ export class TaskStream {
       const w: Waiter = { pred, resolve: resolveWait, reject: rejectWait };
       w.timer = setTimeout(() => {
         this.waiters.delete(w);
-        rejectWait(new Error(`push stream: no ${what} within ${PUSH_TIMEOUT_MS} ms`));
+        rejectWait(new Error(`push stream: no ${what} within ${PUSH_TIMEOUT_MS} ms (${this.describe()})`));
       }, PUSH_TIMEOUT_MS);
       this.waiters.add(w);
     });
+  }
+
+  /**
+   * What the stream has shown: how many of the requested tasks the server acknowledged (it leaves out unknown,
+   * foreign and expired ones) and the statuses seen.
+   */
+  private describe(): string {
+    const ack =
+      this.agreed === undefined
+        ? 'no acknowledgement'
+        : `the server acknowledged ${this.agreed.length} of ${this.requested.length} task ids`;
+    const seen = new Map<string, number>();
+    for (const status of this.status.values()) seen.set(status, (seen.get(status) ?? 0) + 1);
+    const statuses = [...seen].map(([status, n]) => `${n} ${status}`).join(', ');
+    return `${ack}; statuses seen: ${statuses === '' ? 'none' : statuses}`;
   }
 
   record(): void {

@@ -1,6 +1,7 @@
-// Every row of the benchmark, in the order they are measured in every round (and printed). To add one, add it to
-// its section and here; bench/README.md ("Adding a scenario") describes the fields.
-import type { Scenario } from '../types.js';
+// Every row of the benchmark, in sections measured one after another; within a section, in the order they are
+// measured in every round (and printed). To add one, add it to its section file and here; bench/README.md ("Adding a
+// scenario") describes the fields.
+import type { Scenario, Section } from '../types.js';
 import { keyedPgRows, keyedSqliteRows } from './idempotency.js';
 import { memoryRows } from './memory.js';
 import { operatorRows, pgOperatorRows } from './operator.js';
@@ -12,28 +13,38 @@ import { statelessRows } from './stateless.js';
 import { creationRow, parkedRow, rawInsertRow, readRows } from './tasks-sqlite.js';
 import { waitingRows } from './waiting.js';
 
-export const SCENARIOS: Scenario[] = [
-  ...statelessRows,
-  rawInsertRow,
-  creationRow,
-  ...keyedSqliteRows,
-  parkedRow,
-  ...waitingRows,
-  ...readRows,
-  // The latency table.
-  ...pushRows,
-  ...scaleRows,
-  ...operatorRows,
-  // The memory tables.
-  ...memoryRows,
-  ...sleepingRows,
+export const SECTIONS: Section[] = [
+  {
+    id: 'throughput',
+    title: 'Throughput: HTTP and SQLite',
+    rows: [
+      ...statelessRows,
+      rawInsertRow,
+      creationRow,
+      ...keyedSqliteRows,
+      parkedRow,
+      ...waitingRows,
+      ...readRows,
+    ],
+  },
+  { id: 'push', title: 'Latency: tasks/get and push', rows: pushRows },
+  {
+    id: 'stored',
+    title: 'Stored tasks: tasks/get and the operator list',
+    rows: [...scaleRows, ...operatorRows],
+  },
+  { id: 'memory', title: 'Memory per open stream', rows: memoryRows },
+  { id: 'sleeping', title: 'Sleeping tasks: wake-ups and server memory', rows: sleepingRows },
   // PostgreSQL: each server (set) on its own fresh schema, dropped at the end.
-  ...pgCreationRows,
-  ...keyedPgRows,
-  ...pgReplicaRows,
-  ...pgPushRows,
-  ...pgOperatorRows,
+  {
+    id: 'pg',
+    title: 'PostgreSQL: creation, tasks/get and push',
+    rows: [...pgCreationRows, ...keyedPgRows, ...pgReplicaRows, ...pgPushRows],
+  },
+  { id: 'pg-stored', title: 'PostgreSQL stored tasks: the operator list', rows: pgOperatorRows },
 ];
+
+export const SCENARIOS: Scenario[] = SECTIONS.flatMap((s) => s.rows);
 
 /**
  * The rows to run: all, or those `only` matches together with the rows they are compared with (baseline,
@@ -53,4 +64,12 @@ export function selectScenarios(only: RegExp | undefined): Scenario[] | undefine
     if (wanted.size === before) break;
   }
   return SCENARIOS.filter((s) => wanted.has(s.name));
+}
+
+/** The sections with only the `rows` among their rows (by name), in order; sections left with none are dropped. */
+export function sectionsOf(rows: Scenario[], sections: Section[] = SECTIONS): Section[] {
+  const names = new Set(rows.map((r) => r.name));
+  return sections
+    .map((section) => ({ ...section, rows: section.rows.filter((r) => names.has(r.name)) }))
+    .filter((section) => section.rows.length > 0);
 }

@@ -4,29 +4,16 @@ import { callEcho, listTools } from '../harness/requests.js';
 import type { Scenario } from '../types.js';
 import { ECHO, PEER_CALL, PEER_LIST, READ_TARGETS } from './names.js';
 
-/** The tools of `serve --tools demo`, which the peer lists too, and the input schema of `echo`. */
-const DEMO_TOOLS = ['add', 'echo', 'generate_report', 'greet_person', 'wait'];
-const ECHO_SCHEMA = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
-
-interface ListedTool {
-  name: string;
-  inputSchema?: unknown;
-}
-
-/** tools/list answered with the demo tools (ours and the peer alike). */
-function verifyToolList(status: number, text: string): string | undefined {
+/**
+ * tools/list answered with the demo tools, each with the demo's input schema (ours and the peer alike). The demo is
+ * imported here, when a pre-flight check needs it: the latency client process imports every row, and the demo would
+ * load the whole runtime into it (some 10 MB of heap that its garbage collections would walk).
+ */
+export async function verifyToolList(status: number, text: string): Promise<string | undefined> {
   const problem = expectJsonRpcResult(status, text);
   if (problem !== undefined) return problem;
-  const { tools } = resultOf(text) as { tools?: ListedTool[] };
-  const names = Array.isArray(tools) ? tools.map((t) => t.name).sort() : [];
-  if (names.join() !== DEMO_TOOLS.join()) {
-    return `expected the tools ${DEMO_TOOLS.join(', ')}: ${text.slice(0, 300)}`;
-  }
-  const echo = tools!.find((t) => t.name === 'echo')!;
-  if (JSON.stringify(echo.inputSchema) !== JSON.stringify(ECHO_SCHEMA)) {
-    return `echo's input schema differs: ${JSON.stringify(echo.inputSchema)}`;
-  }
-  return undefined;
+  const { listedTools, toolListProblem } = await import('../harness/demo-tools.js');
+  return toolListProblem((resultOf(text) as { tools?: unknown }).tools, listedTools());
 }
 
 /** tools/call of echo answered with exactly the echoed text (ours and the peer alike). */

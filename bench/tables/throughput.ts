@@ -71,25 +71,36 @@ const THROUGHPUT_NOTE =
   "medians of the per-round percentiles. CPU µs/op: median over rounds of the server process's CPU time " +
   "(user + system) per operation — for the creation row including the worker finishing the run's tasks; " +
   "for raw rows the child's, without fsync waits. ratio = median ops/s ÷ median ops/s of the named " +
-  'row from the same run. The peer (official TypeScript SDK v2, bench/children/sdk-peer.ts) receives byte-for-byte ' +
+  'row from the same run, from the same interleaved rounds when both rows are of one section (the PostgreSQL ' +
+  "rows' ratio against the peer is against the peer's row of the throughput section, measured earlier in the " +
+  'run). The peer (official TypeScript SDK v2, bench/children/sdk-peer.ts) receives byte-for-byte ' +
   'the same requests as ours and lists the same tools; it has no tasks, so the task rows are compared with ' +
   'its synchronous tools/call echo.';
 
-/** The heading, machine and load lines, the throughput table and its notes. */
-export function throughputSection(report: Report, throughput: ThroughputRow[]): string[] {
+/** The heading, and the machine and load lines. */
+export function headerLines(report: Report): string[] {
   const { machine, parameters: p } = report;
-  const lines = [
-    `## durable-mcp benchmark — ${machine.date}`,
+  const runs =
+    p.amount === undefined
+      ? `${p.duration} s`
+      : `${p.amount} requests (rows that are not HTTP load ${p.duration} s)`;
+  return [
+    `## durable-mcp benchmark — ${machine.date}${p.mode === 'smoke' ? ' (smoke run: nothing measured)' : ''}`,
     '',
     `Machine: ${machine.cpuModel} × ${machine.cores} cores, ${machine.totalMemGiB} GiB, ` +
       `${machine.platform} ${machine.release}, Node ${machine.node}, commit ${machine.commit}, ` +
       `load average at start ${machine.loadavg.join(' / ')}.`,
     `Load: autocannon ${report.loadGenerator.version} in the parent process, ${p.connections} connections, ` +
-      `pipelining ${p.pipelining}; ${p.rounds} interleaved rounds × ${p.duration} s after a ${p.warmup} s ` +
-      `warm-up per scenario. Servers in separate child processes on ${HOST}; the raw better-sqlite3 rows ` +
+      `pipelining ${p.pipelining}; per section ${p.rounds} interleaved rounds × ${runs} after a ` +
+      `${p.warmup} s warm-up per scenario. Servers in separate child processes on ${HOST}; the raw better-sqlite3 rows ` +
       `run a single-threaded loop in their own child process for the same ${p.duration} s, without load ` +
       `generator, and the raw pg rows ${PG_CONNECTIONS} concurrent loops (one per connection) in theirs.`,
-    '',
+  ];
+}
+
+/** The throughput table and its notes. */
+export function throughputTable(throughput: ThroughputRow[]): string[] {
+  const lines = [
     '| scenario | ops/s median | ops/s min–max | p50 ms | p99 ms | CPU µs/op | non-2xx | errors | ratio vs baseline | ratio vs peer / other | target |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...throughput.map(tableRow),
