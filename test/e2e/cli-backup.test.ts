@@ -7,21 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, startServe, type ServeProcess } from '../support/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, killedAfterEach, type ServeProcess, startServe } from '../support/cli.js';
 import { rpcResult, startTask, waitForTask } from '../support/task-calls.js';
 
 const TOOLS = fileURLToPath(new URL('../fixtures/tools/replica-tools.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-backup-'));
 const runLog = join(dir, 'runs.log');
 const env = { DURABLE_MCP_TEST_LOG: runLog };
-const procs: ServeProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.child.kill('SIGKILL');
-    await p.exited;
-  }
-});
+const procs = killedAfterEach();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (...args: string[]) =>

@@ -8,20 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { postgresMigrations } from '../../src/advanced.js';
 import { migrations as sqliteMigrations } from '../../src/stores/sqlite/migrations/index.js';
-import { BIN, serveFails, startServe, type ServeProcess } from '../support/cli.js';
+import { BIN, killedAfterEach, serveFails, startServe } from '../support/cli.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-migrate-'));
-const procs: ServeProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.child.kill('SIGKILL');
-    await p.exited;
-  }
-});
+const procs = killedAfterEach();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });

@@ -10,23 +10,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { postgresMigrations } from '../../src/advanced.js';
 import { migrations as sqliteMigrations } from '../../src/stores/sqlite/migrations/index.js';
-import { BIN, serveFails, startServe, type ServeProcess } from '../support/cli.js';
+import { BIN, killedAfterEach, serveFails, startServe } from '../support/cli.js';
 import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 import { startTask, waitForTask } from '../support/task-calls.js';
 
 const TOOLS = fileURLToPath(new URL('../fixtures/tools/replica-tools.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-rollback-'));
 const env = { DURABLE_MCP_TEST_LOG: join(dir, 'runs.log') };
-const procs: ServeProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    p.child.kill('SIGKILL');
-    await p.exited;
-  }
-});
+const procs = killedAfterEach();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });

@@ -1,6 +1,7 @@
 // Runs the built `durable-mcp` command in a child process for CLI tests.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/durable-mcp.js', import.meta.url));
 
@@ -86,4 +87,16 @@ export function serveFails(args: string[]): Promise<{ code: number | null; stder
       resolve({ code, stderr });
     }),
   );
+}
+
+/** A list for the `serve` processes a test starts: each is SIGKILLed, and its exit awaited, after every test. */
+export function killedAfterEach(): ServeProcess[] {
+  const procs: ServeProcess[] = [];
+  afterEach(async () => {
+    for (const p of procs.splice(0)) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  });
+  return procs;
 }
