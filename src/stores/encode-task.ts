@@ -26,8 +26,6 @@ export interface EncodedTask {
   /** NewTask.tenantLimits, each or null. */
   tenantActiveLimit: number | null;
   tenantStoredLimit: number | null;
-  /** NewTask.storedBytesLimit, or null. */
-  storedBytesLimit: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -60,6 +58,5 @@ export function encodeTask(
     storedLimit: task.storedLimit ?? null,
     tenantActiveLimit: task.tenantLimits?.active ?? null,
     tenantStoredLimit: task.tenantLimits?.stored ?? null,
-    storedBytesLimit: task.storedBytesLimit ?? null,
   };
 }

@@ -14,7 +14,6 @@ import { idempotencyContract } from './contract/idempotency.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
-import { storedBytesContract } from './contract/stored-bytes.contract.js';
 import { shownContract } from './contract/shown.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
@@ -42,7 +41,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     waitsContract(h);
     idempotencyContract(h);
     quotaContract(h);
-    storedBytesContract(h);
     fairnessContract(h);
     consumeOnceContract(h);
     scopeContract(h);

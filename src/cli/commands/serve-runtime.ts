@@ -85,7 +85,6 @@ function runtimeFor(
       maxStoredTasksPerPrincipal: runtime.maxStoredTasksPerPrincipal,
       maxActiveTasksPerTenant: runtime.maxActiveTasksPerTenant,
       maxStoredTasksPerTenant: runtime.maxStoredTasksPerTenant,
-      maxStoredBytesPerPrincipal: runtime.maxStoredBytesPerPrincipal,
       fallback: runtime.fallback,
     },
     worker:

@@ -15,7 +15,6 @@ import { sqlState, translate } from './errors.js';
 import { KEY_INDEX } from './queries.js';
 import { toNumber, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
 import { sealedAt } from '../payload-sealing.js';
-import { creationBytes, overStoredBytes } from '../stored-bytes.js';
 
 /** A unique violation of the idempotency key index. */
 const isKeyTaken = (err: unknown): boolean =>
@@ -33,20 +32,15 @@ export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
 
 const ownerOf = (t: EncodedTask): string => JSON.stringify([t.tenant, t.principal]);
 
-const limited = (t: EncodedTask): boolean =>
-  t.activeLimit !== null || t.storedLimit !== null || t.storedBytesLimit !== null;
+const limited = (t: EncodedTask): boolean => t.activeLimit !== null || t.storedLimit !== null;
 const tenantLimited = (t: EncodedTask): boolean =>
   t.tenantActiveLimit !== null || t.tenantStoredLimit !== null;
 const tenantOf = (t: EncodedTask): string => JSON.stringify([t.tenant]);
 
-/**
- * What an owner (or a tenant) holds inside the locked transaction: unfinished tasks, tasks of any status, and (an
- * owner) the bytes they store.
- */
+/** What an owner (or a tenant) holds inside the locked transaction: unfinished tasks, and tasks of any status. */
 interface Held {
   active: number;
   stored: number;
-  bytes?: number;
 }
 
 /** The quota the task would exceed given what its owner and its tenant hold, if any. */
@@ -63,9 +57,7 @@ function exceeded(
   ];
   for (const [quota, limit, held] of checks)
     if (limit !== null && held !== undefined && held >= limit) return new ActiveLimitError(limit, quota);
-  return owner?.bytes === undefined
-    ? undefined
-    : overStoredBytes(owner.bytes, creationBytes(task), task.storedBytesLimit);
+  return undefined;
 }
 
 /**
@@ -97,9 +89,6 @@ async function insertCounted(
       owners.set(key, {
         active: await count(q.countActive, [tenant, principal]),
         stored: await count(q.countStored, [tenant, principal]),
-        bytes: tasks.some((t) => t.storedBytesLimit !== null && ownerOf(t) === key)
-          ? await count(q.ownerBytes, [tenant, principal])
-          : undefined,
       });
     }
     const fitting: EncodedTask[] = [];
@@ -124,7 +113,6 @@ async function insertCounted(
         if (held === undefined) continue;
         held.active += 1;
         held.stored += 1;
-        if (held.bytes !== undefined) held.bytes += creationBytes(task);
       }
       fitting.push(task);
     }

@@ -7,8 +7,6 @@ import { snapshotOf, type StoreContext } from './context.js';
 import type { Lane, Settled } from './group-commit.js';
 import { newSnapshot, type TaskRow } from './rows.js';
 import { sealedAt } from '../payload-sealing.js';
-import { encodeTask, type EncodedTask } from '../encode-task.js';
-import { creationBytes, overStoredBytes } from '../stored-bytes.js';
 
 /** How one creation went inside its transaction: inserted, or the live task its idempotency key names. */
 type Created =
@@ -31,7 +29,7 @@ function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
 }
 
 /** The first of the task's quotas that its owner (or tenant) has reached, if any. */
-function overQuota({ q }: StoreContext, task: NewTask, encoded: EncodedTask): Created | undefined {
+function overQuota({ q }: StoreContext, task: NewTask): Created | undefined {
   const { owner, tenantLimits: tenant = {} } = task;
   const checks: [TaskQuota, number | undefined, () => number][] = [
     ['active', task.activeLimit, () => q.countActive(owner)],
@@ -41,9 +39,7 @@ function overQuota({ q }: StoreContext, task: NewTask, encoded: EncodedTask): Cr
   ];
   for (const [quota, limit, count] of checks)
     if (limit !== undefined && count() >= limit) return { kind: 'over', limit, quota };
-  if (task.storedBytesLimit === undefined) return undefined;
-  const bytes = overStoredBytes(q.ownerBytes(owner), creationBytes(encoded), task.storedBytesLimit);
-  return bytes === undefined ? undefined : { kind: 'over', limit: bytes.limit, quota: bytes.quota };
+  return undefined;
 }
 
 /**
@@ -52,11 +48,10 @@ function overQuota({ q }: StoreContext, task: NewTask, encoded: EncodedTask): Cr
  */
 function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
   const { q, codec } = ctx;
-  const encoded = encodeTask(task, codec);
   // Inside the write transaction, which no other writer shares: the counts hold until the insert.
-  const over = overQuota(ctx, task, encoded);
+  const over = overQuota(ctx, task);
   if (over !== undefined) return joinKeyed(ctx, task) ?? over;
-  if (!q.insertTask(encoded)) {
+  if (!q.insertTask(task, codec.sealsNew(task))) {
     const key = task.idempotencyKey as string;
     const existing = q.keyed(task.owner, task.tool, key);
     if (existing === undefined) throw new Error(`task ${task.id} was not inserted`);
@@ -68,7 +63,7 @@ function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
     }
     // The key's task has expired: the key is free for a new one.
     q.releaseKey(existing.id);
-    q.insertTask(encoded);
+    q.insertTask(task, codec.sealsNew(task));
   }
   ctx.log.changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
   return { kind: 'inserted' };

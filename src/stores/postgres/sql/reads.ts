@@ -36,9 +36,6 @@ export function readSql(s: string) {
     /** Every task the owner keeps, of any status (the storage quota): an index-only scan of tasks_owner_created. */
     countStored: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND principal = $2`,
 
-    /** The bytes the owner's kept tasks store (the byte quota): its shards of the count migration 17 keeps. */
-    ownerBytes: `SELECT coalesce(sum(bytes), 0)::bigint AS n FROM ${s}.owner_bytes WHERE tenant = $1 AND principal = $2`,
-
     /** The same two counts for a whole tenant. */
     countTenantActive: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND ${NON_TERMINAL}`,
     countTenantStored: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1`,
