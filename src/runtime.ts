@@ -123,6 +123,8 @@ function workerFor(
   return createWorker({
     maxStepsPerTask: limits.maxStepsPerTask,
     maxStepBytes: limits.maxStepBytes,
+    // The quota the tasks extension applies to creations, applied to step values.
+    maxStoredBytesPerPrincipal: options.tasks?.maxStoredBytesPerPrincipal,
     ...options.worker,
     store,
     now,

@@ -50,8 +50,9 @@ export interface SettleParts {
   crashes: Crashes;
   clock: ManualClock;
   leaseMs: number;
-  /** Records per task and bytes per step value of the runs. */
+  /** Records per task and bytes per step value of the runs, and the byte quota of their owner. */
   limits: RunDeps['limits'];
+  storedBytesLimit: number | undefined;
   watch: RunWatch;
   /** Runs in flight (one, or none, but for runs an earlier settle left waiting on the clock). */
   flights: Set<Flight>;
@@ -65,10 +66,13 @@ interface Flight {
 
 /** Starts a claimed task's run, its code watched (what it holds open) and its crash armed if one is. */
 function launch(parts: SettleParts, task: ClaimedTask): Flight {
-  const { store, runner, crashes, clock, leaseMs, limits, watch, flights } = parts;
+  const { store, runner, crashes, clock, leaseMs, limits, storedBytesLimit, watch, flights } = parts;
   const run = enterRun(crashes, task);
   const watched: TaskRunner = (t, exec) => watch.within(() => runner(t, exec));
-  const handle = startRun({ store, runner: watched, leaseMs, clock, limits, random: () => 0.5 }, task);
+  const handle = startRun(
+    { store, runner: watched, leaseMs, clock, limits, storedBytesLimit, random: () => 0.5 },
+    task,
+  );
   run.handle = handle;
   const end = (): void => {
     flight.ended = true;

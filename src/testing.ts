@@ -16,7 +16,7 @@ import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 import type { JsonObject } from './tasks/task.js';
-import { resolveTaskLimits, type TaskLimits } from './tasks/limits.js';
+import { resolveTaskLimits, storedBytesLimitOf, type TaskLimits } from './tasks/limits.js';
 import { countingRunner, recordingStore, type Crashes, type Recorded } from './testing-store.js';
 import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
 import { settleAll, stopFlights, type SettleOptions, type SettleParts } from './testing-settle.js';
@@ -154,6 +154,8 @@ function assemble(options: TestKitOptions) {
     clock,
     leaseMs,
     limits,
+    // The server's default byte quota, as its creations have it.
+    storedBytesLimit: storedBytesLimitOf(undefined),
     watch,
     flights: new Set(),
   };

@@ -26,6 +26,8 @@ export interface EncodedTask {
   /** NewTask.tenantLimits, each or null. */
   tenantActiveLimit: number | null;
   tenantStoredLimit: number | null;
+  /** NewTask.storedBytesLimit, or null. */
+  storedBytesLimit: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -58,5 +60,6 @@ export function encodeTask(
     storedLimit: task.storedLimit ?? null,
     tenantActiveLimit: task.tenantLimits?.active ?? null,
     tenantStoredLimit: task.tenantLimits?.stored ?? null,
+    storedBytesLimit: task.storedBytesLimit ?? null,
   };
 }

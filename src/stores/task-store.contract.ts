@@ -14,6 +14,7 @@ import { idempotencyContract } from './contract/idempotency.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
+import { storedBytesContract } from './contract/stored-bytes.contract.js';
 import { shownContract } from './contract/shown.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
@@ -41,6 +42,7 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     waitsContract(h);
     idempotencyContract(h);
     quotaContract(h);
+    storedBytesContract(h);
     fairnessContract(h);
     consumeOnceContract(h);
     scopeContract(h);

@@ -51,19 +51,25 @@ export class IdempotencyConflictError extends Error {
   }
 }
 
-/** Which quota refused a task: its owner's unfinished or kept tasks, or its whole tenant's. */
-export type TaskQuota = 'active' | 'stored' | 'tenant-active' | 'tenant-stored';
+/**
+ * Which quota refused a task: its owner's unfinished or kept tasks, or its whole tenant's; or the bytes its owner's
+ * kept tasks store (`stored-bytes`).
+ */
+export type TaskQuota = 'active' | 'stored' | 'tenant-active' | 'tenant-stored' | 'stored-bytes';
 
 const QUOTA_TEXT: Record<TaskQuota, string> = {
   active: 'Too many unfinished tasks',
   stored: 'Too many stored tasks',
   'tenant-active': "Too many unfinished tasks in this principal's tenant",
   'tenant-stored': "Too many stored tasks in this principal's tenant",
+  'stored-bytes': "Too many bytes in this principal's stored tasks",
 };
 
 /**
  * A new task is refused: its owner already has `limit` unfinished tasks (NewTask.activeLimit, quota `active`), or
- * keeps `limit` tasks of any status (NewTask.storedLimit, `stored`), or its tenant does (NewTask.tenantLimits).
+ * keeps `limit` tasks of any status (NewTask.storedLimit, `stored`), or its tenant does (NewTask.tenantLimits); or
+ * the task (or a step's value: SaveStepOptions.storedBytesLimit) would put its owner's stored tasks over `limit`
+ * bytes (NewTask.storedBytesLimit, `stored-bytes`).
  */
 export class ActiveLimitError extends Error {
   constructor(

@@ -24,17 +24,35 @@ export const DEFAULT_TASK_LIMITS: Readonly<TaskLimits> = {
   maxResultBytes: 4 * MIB,
 };
 
+/**
+ * The default byte quota of a principal's kept tasks (TasksExtensionOptions and WorkerOptions
+ * maxStoredBytesPerPrincipal): 1 GiB, room for 10 000 kept tasks of 100 KiB each.
+ */
+export const DEFAULT_MAX_STORED_BYTES_PER_PRINCIPAL = 1024 * MIB;
+
+/** The byte quota a maxStoredBytesPerPrincipal option sets: the default when not given, none for 0. */
+export function storedBytesLimitOf(option: number | undefined): number | undefined {
+  const max = option ?? DEFAULT_MAX_STORED_BYTES_PER_PRINCIPAL;
+  if (!Number.isSafeInteger(max) || max < 0)
+    throw new TypeError('maxStoredBytesPerPrincipal must be a whole number of at least 0');
+  return max === 0 ? undefined : max;
+}
+
+/** A bound on what one task, or all the kept tasks of one principal, may store. */
+export type TaskBound = keyof TaskLimits | 'maxStoredBytesPerPrincipal';
+
 /** The flag (and option) that sets each bound, named in the errors. */
-const FLAGS: Readonly<Record<keyof TaskLimits, string>> = {
+const FLAGS: Readonly<Record<TaskBound, string>> = {
   maxStepsPerTask: 'max-steps-per-task',
   maxStepBytes: 'max-step-bytes',
   maxResultBytes: 'max-result-bytes',
+  maxStoredBytesPerPrincipal: 'max-stored-bytes-per-principal',
 };
 
 /** Limits given in part, checked, over the defaults; a message naming the field when one is not a whole number ≥ 1. */
 export function resolveTaskLimits(given: Partial<TaskLimits> = {}): TaskLimits {
   const out = { ...DEFAULT_TASK_LIMITS };
-  for (const key of Object.keys(FLAGS) as (keyof TaskLimits)[]) {
+  for (const key of Object.keys(DEFAULT_TASK_LIMITS) as (keyof TaskLimits)[]) {
     const value = given[key];
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1)
@@ -48,7 +66,7 @@ export function resolveTaskLimits(given: Partial<TaskLimits> = {}): TaskLimits {
 export class TaskLimitError extends NonRetryableError {
   constructor(
     message: string,
-    readonly limit: keyof TaskLimits,
+    readonly limit: TaskBound,
     readonly max: number,
   ) {
     super(`${message} (${FLAGS[limit]}: ${max})`);
@@ -75,10 +93,20 @@ export function checkJsonSize(what: string, value: unknown, limit: keyof TaskLim
   checkTextSize(what, JSON.stringify(value) ?? '', limit, max);
 }
 
-/** The error for a step, sleep or patch decision past maxStepsPerTask: nothing more is recorded. */
-export function tooManySteps(kind: string, name: string, max: number): TaskLimitError {
+/** The error for a step, sleep or patch decision whose value would put its principal over the byte quota. */
+export function overStoredBytesQuota(what: string, max: number): TaskLimitError {
   return new TaskLimitError(
-    `${kind} "${name}" was refused: this task has recorded ${max} steps, sleeps and patch decisions, the most one ` +
+    `${what} was refused: its value would put the tasks this principal keeps over their limit of bytes, until ` +
+      `some are purged`,
+    'maxStoredBytesPerPrincipal',
+    max,
+  );
+}
+
+/** The error for a step, sleep or patch decision past maxStepsPerTask: nothing more is recorded. */
+export function tooManySteps(what: string, max: number): TaskLimitError {
+  return new TaskLimitError(
+    `${what} was refused: this task has recorded ${max} steps, sleeps and patch decisions, the most one ` +
       `task may keep; do more in each step, or start a new task for further rounds`,
     'maxStepsPerTask',
     max,

@@ -39,6 +39,11 @@ export interface OutOfScopeTasks {
 export interface SaveStepOptions {
   /** When the step's successful attempt started (ms). */
   startedAt?: number;
+  /**
+   * Refuse the value (ActiveLimitError, quota `stored-bytes`; nothing written) when it would put the bytes the task's
+   * owner stores (storedBytes) over this.
+   */
+  storedBytesLimit?: number;
 }
 
 export interface RenewResult {
@@ -194,6 +199,11 @@ export interface TaskStore {
   consumeOnce(key: string, expiresAt: number): Promise<boolean>;
   /** Non-terminal tasks of one owner (for the per-principal cap). */
   countActive(owner: TaskOwner): Promise<number>;
+  /**
+   * The bytes one owner's kept tasks store, until they are purged (optional; the byte quota): their arguments, results,
+   * step values, input requests and answers, as stored (a sealed value counts sealed). Kept as a count, not summed.
+   */
+  storedBytes?(owner: TaskOwner): Promise<number>;
   /** The earliest wake-up after `now` of a waiting task (optional; workers without it find due tasks by polling). */
   nextWakeAt?(now: number): Promise<number | undefined>;
   /** Everything kept about a task, whoever owns it (optional; operators' tools). */

@@ -119,6 +119,11 @@ export interface NewTask {
   storedLimit?: number;
   /** The same limits for the owner's whole tenant, all its principals together (quotas `tenant-…`). */
   tenantLimits?: { active?: number; stored?: number };
+  /**
+   * Refuse the task (ActiveLimitError, quota `stored-bytes`) when the bytes its owner's kept tasks store (TaskStore
+   * storedBytes), with this task's arguments and answers, would be more than this.
+   */
+  storedBytesLimit?: number;
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */

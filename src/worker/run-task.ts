@@ -34,6 +34,8 @@ export interface RunDeps {
   onWait?: (until: number) => void;
   /** How many records a task may keep and how large a step's value may be (default DEFAULT_TASK_LIMITS). */
   limits?: StepDeps['limits'];
+  /** The byte quota of the kept tasks of a task's owner, for its step values (undefined: none). */
+  storedBytesLimit?: number;
 }
 
 export interface RunningTask {
@@ -219,6 +221,7 @@ async function run(
       clock,
       random: deps.random ?? Math.random,
       limits: deps.limits,
+      storedBytesLimit: deps.storedBytesLimit,
       onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
     },
     task,

@@ -1,6 +1,6 @@
 // The durable parts of a run's ExecutionContext: memoized steps with retries and timeouts, and durable sleeps.
 import type { Clock } from '../tasks/clock.js';
-import { StoreUnavailableError } from '../tasks/errors.js';
+import { ActiveLimitError, StoreUnavailableError } from '../tasks/errors.js';
 import {
   errorParts,
   isControlFlow,
@@ -16,9 +16,9 @@ import {
   type StepOptions,
 } from '../tasks/execution.js';
 import { runAttempt } from '../tasks/attempt.js';
-import { DEFAULT_TASK_LIMITS, tooManySteps, type TaskLimits } from '../tasks/limits.js';
+import { DEFAULT_TASK_LIMITS, overStoredBytesQuota, tooManySteps, type TaskLimits } from '../tasks/limits.js';
 import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
-import type { TaskStore } from '../tasks/store.js';
+import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 
 export interface StepDeps {
@@ -29,6 +29,8 @@ export interface StepDeps {
   onRetry?: (step: string, attempt: number) => void;
   /** How many records a task may keep, and how large a step's value may be (default DEFAULT_TASK_LIMITS). */
   limits?: Pick<TaskLimits, 'maxStepsPerTask' | 'maxStepBytes'>;
+  /** The byte quota of the kept tasks of the task's owner (SaveStepOptions.storedBytesLimit); undefined: none. */
+  storedBytesLimit?: number;
 }
 
 /** How the run is doing, as the steps need to know it. */
@@ -145,8 +147,8 @@ type ReplayGuard = ReturnType<typeof createReplayGuard>;
  */
 function createRoom(task: ClaimedTask, max: number) {
   let inFlight = 0;
-  return (kind: string, name: string): (() => void) => {
-    if (task.stepOrder.length + inFlight >= max) throw tooManySteps(kind, name, max);
+  return (what: string): (() => void) => {
+    if (task.stepOrder.length + inFlight >= max) throw tooManySteps(what, max);
     inFlight++;
     let held = true;
     return () => {
@@ -163,7 +165,7 @@ async function decidePatch(
   task: ClaimedTask,
   run: RunState,
   replay: ReplayGuard,
-  keep: (name: string, value: JsonValue) => Promise<void>,
+  keep: Keeper,
   take: Room,
   id: string,
 ): Promise<boolean> {
@@ -172,9 +174,10 @@ async function decidePatch(
   if (Object.hasOwn(task.steps, marker)) return task.steps[marker] === true;
   guard(task, run);
   const decision = !replay.replaying();
-  const free = take('ctx.patched', id);
+  const what = `ctx.patched("${id}")`;
+  const free = take(what);
   try {
-    await keep(marker, decision);
+    await keep(what, marker, decision);
   } finally {
     free();
   }
@@ -183,25 +186,31 @@ async function decidePatch(
 
 /**
  * Keeps a step's value (or a sleep's wake-up) under `name`, in the order things are done; `startedAt`: when the
- * step's successful attempt started (operators read its duration).
+ * step's successful attempt started (operators read its duration). `what` names the record in a refusal: a value that
+ * would put the owner over its byte quota is not written, and fails the step, sleep or decision.
  */
-function createKeeper({ store, clock }: StepDeps, task: ClaimedTask, run: RunState) {
-  return async (name: string, value: JsonValue, startedAt?: number): Promise<void> => {
-    const options = startedAt === undefined ? undefined : { startedAt };
+function createKeeper({ store, clock, storedBytesLimit }: StepDeps, task: ClaimedTask, run: RunState) {
+  return async (what: string, name: string, value: JsonValue, startedAt?: number): Promise<void> => {
+    const options: SaveStepOptions | undefined =
+      startedAt === undefined && storedBytesLimit === undefined ? undefined : { startedAt, storedBytesLimit };
     await writeOrStop(task, run, () =>
-      store.saveStep(task.id, task.token, name, value, clock.now(), options),
+      store.saveStep(task.id, task.token, name, value, clock.now(), options).catch((err: unknown) => {
+        throw err instanceof ActiveLimitError ? overStoredBytesQuota(what, err.limit) : err;
+      }),
     );
     task.steps[name] = value;
     task.stepOrder.push(name);
   };
 }
 
+type Keeper = ReturnType<typeof createKeeper>;
+
 /** What an attempt of a step works with: the run's task and state, and how to keep a value. */
 interface AttemptParts {
   deps: StepDeps;
   task: ClaimedTask;
   run: RunState;
-  keep: ReturnType<typeof createKeeper>;
+  keep: Keeper;
   maxStepBytes: number;
 }
 
@@ -243,7 +252,7 @@ async function attemptStep<T>(
     return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
   }
   guard(task, run);
-  await keep(name, value, startedAt);
+  await keep(`step "${name}"`, name, value, startedAt);
   return value as T;
 }
 
@@ -278,7 +287,7 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         throw err;
       }
       // Refused before its body runs: a value that cannot be kept must not have side effects.
-      const free = take('step', name);
+      const free = take(`step "${name}"`);
       try {
         return await attemptStep(parts, name, fn, options, policy, failedBefore + 1);
       } finally {
@@ -298,9 +307,10 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         // it is over, as then (a sleep does nothing a later step depends on, so nothing runs out of order).
         if (!(await replay.checkNew(name, true))) return;
         guard(task, run);
-        const free = take('sleep', name);
+        const what = `sleep "${name}"`;
+        const free = take(what);
         try {
-          await keep(name, { wakeAt: at });
+          await keep(what, name, { wakeAt: at });
         } finally {
           free();
         }

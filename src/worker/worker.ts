@@ -9,7 +9,7 @@ import { startRun, type RunDeps, type RunningTask } from './run-task.js';
 import { versionWaitMarker } from './version-waits.js';
 import { createWakeTimer } from './wake-timer.js';
 import type { TaskObserver } from '../tasks/observer.js';
-import { resolveTaskLimits } from '../tasks/limits.js';
+import { resolveTaskLimits, storedBytesLimitOf } from '../tasks/limits.js';
 
 export interface WorkerOptions {
   store: TaskStore;
@@ -46,6 +46,11 @@ export interface WorkerOptions {
   maxStepsPerTask?: number;
   /** The largest step value a run may record, as UTF-8 bytes of its JSON (default 4 MiB). */
   maxStepBytes?: number;
+  /**
+   * The bytes the kept tasks of one principal may store (TaskStore.storedBytes; default 1 GiB, 0: no limit): a step
+   * value that would pass it is not written, and fails its step. Give it the value the tasks extension has.
+   */
+  maxStoredBytesPerPrincipal?: number;
 }
 
 /** How often the tasks left out of the worker's scope are counted (observer.outOfScope). */
@@ -139,6 +144,7 @@ const runDepsOf = (
     maxStepsPerTask: options.maxStepsPerTask,
     maxStepBytes: options.maxStepBytes,
   }),
+  storedBytesLimit: storedBytesLimitOf(options.maxStoredBytesPerPrincipal),
 });
 
 /** Runs a claimed task among the running ones; `ended` is told once it is over. */

@@ -213,6 +213,18 @@ describe('serve: bounds on what one task stores', () => {
     });
   });
 
+  it('--max-stored-bytes-per-principal refuses a call whose task would pass it', async () => {
+    const p = await serve(['--max-stored-bytes-per-principal', '100']);
+    const refused = await call(p.url, { text: 'x'.repeat(200), inSeconds: 0 });
+    expect(refused.error).toMatchObject({ code: 429, data: { quota: 'stored-bytes', limit: 100 } });
+    expect((await call(p.url, { text: 'hi', inSeconds: 0 })).result).toMatchObject({
+      content: [{ text: 'Reminder: hi' }],
+    });
+    await expect(startServe(['--max-stored-bytes-per-principal', 'lots'])).rejects.toThrow(
+      /--max-stored-bytes-per-principal must be a non-negative integer/,
+    );
+  });
+
   it('refuses a bound of 0 as a usage error', async () => {
     for (const flag of ['--max-steps-per-task', '--max-step-bytes', '--max-result-bytes'])
       await expect(startServe([flag, '0'])).rejects.toThrow(new RegExp(`${flag} must be at least 1`));

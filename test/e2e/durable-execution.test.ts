@@ -480,3 +480,67 @@ describe('the bounds on what one task stores', () => {
     expect(wordyRuns).toBe(1);
   });
 });
+
+describe('the byte quota of the tasks a principal keeps', () => {
+  const LIMIT = 4_096;
+  let hoarding: DurableTestServer;
+  beforeAll(async () => {
+    hoarding = await startDurableServer({
+      toolSets: [
+        {
+          tools: [
+            defineTool<{ n: number; pad?: string }>({
+              name: 'hoard',
+              description: 'Keeps a step value of n bytes',
+              inputSchema: {
+                type: 'object',
+                properties: { n: { type: 'integer' }, pad: { type: 'string' } },
+                required: ['n'],
+              },
+              task: { support: 'required' },
+              handler: async ({ n }, ctx) => {
+                const page = await ctx.step('page', () => 'x'.repeat(n));
+                return textResult(`kept ${page.length}`);
+              },
+            }),
+          ],
+        },
+      ],
+      tasks: { tasksGetRate: false, defaultPollIntervalMs: 100, maxStoredBytesPerPrincipal: LIMIT },
+      worker: { pollMs: 20 },
+    });
+  });
+  afterAll(() => hoarding.close());
+
+  const hoard = (args: Record<string, unknown>) =>
+    rpc('tools/call', { name: 'hoard', arguments: args }, { url: hoarding.url });
+
+  it('refuses a step value and then a call that would pass it, until the purge frees what they kept', async () => {
+    const first = String((await hoard({ n: 3_000 })).result.taskId);
+    expect((await poll(first, ended, hoarding.url)).result).toMatchObject({
+      content: [{ text: 'kept 3000' }],
+    });
+    // The second fits, its step value does not: the step fails, naming the quota, and nothing is kept of it.
+    const second = String((await hoard({ n: 3_000 })).result.taskId);
+    const refused = await poll(second, ended, hoarding.url);
+    expect(refused.result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text:
+            'step "page" was refused: its value would put the tasks this principal keeps over their limit of ' +
+            `bytes, until some are purged (max-stored-bytes-per-principal: ${LIMIT})`,
+        },
+      ],
+    });
+    const kept = await hoarding.runtime.store.inspect?.(second, Date.now());
+    expect(kept?.steps.filter((s) => s.done)).toEqual([]);
+    // A call whose arguments would pass it gets the quota's 429, as the task-count quotas give.
+    const over = await hoard({ n: 1, pad: 'x'.repeat(1_000) });
+    expect(over.error).toMatchObject({ code: 429, data: { quota: 'stored-bytes', limit: LIMIT } });
+    expect(over.status).toBe(429);
+    // Purged, the tasks free what they kept.
+    await hoarding.runtime.store.purge(Date.now() + 48 * 3_600_000, 0);
+    expect((await hoard({ n: 1, pad: 'x'.repeat(1_000) })).result.resultType).toBe('task');
+  });
+});

@@ -3,7 +3,11 @@
 import type { StepDefaults } from '../../protocol/define.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 import { DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
-import { DEFAULT_TASK_LIMITS, type TaskLimits } from '../../tasks/limits.js';
+import {
+  DEFAULT_MAX_STORED_BYTES_PER_PRINCIPAL,
+  DEFAULT_TASK_LIMITS,
+  type TaskLimits,
+} from '../../tasks/limits.js';
 import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tasks/payload-cipher.js';
 import { parseTrustedProxies } from '../../transport/http/client-address.js';
 import type { ListenHttpOptions } from '../../transport/http/node-server.js';
@@ -64,6 +68,7 @@ export const SERVE_FLAGS = {
   'max-stored-tasks': { type: 'string' },
   'max-active-tasks-per-tenant': { type: 'string' },
   'max-stored-tasks-per-tenant': { type: 'string' },
+  'max-stored-bytes-per-principal': { type: 'string' },
   'max-steps-per-task': { type: 'string' },
   'max-step-bytes': { type: 'string' },
   'max-result-bytes': { type: 'string' },
@@ -93,6 +98,8 @@ export interface RuntimeSettings {
   maxStoredTasksPerPrincipal: number;
   maxActiveTasksPerTenant: number;
   maxStoredTasksPerTenant: number;
+  /** Bytes the kept tasks of a principal may store (0: no limit). */
+  maxStoredBytesPerPrincipal: number;
   /** What one task may store: records, bytes of a step's value, bytes of a result. */
   limits: TaskLimits;
   fallback: FallbackOptions | false;
@@ -212,13 +219,16 @@ function storeFromFlags(values: Flags): StoreFlags {
   };
 }
 
+/** An integer flag that may be large (a number of bytes), checked to be one JavaScript holds exactly. */
+function safeInt(values: Flags, name: string, fallback: number, min: number): number {
+  const n = intFlag(values[name], name, fallback, min);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} is too large`);
+  return n;
+}
+
 /** --max-steps-per-task, --max-step-bytes, --max-result-bytes: each a whole number of at least 1. */
 function limitsFromFlags(values: Flags): TaskLimits {
-  const limit = (name: string, fallback: number): number => {
-    const n = intFlag(values[name], name, fallback, 1);
-    if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} is too large`);
-    return n;
-  };
+  const limit = (name: string, fallback: number): number => safeInt(values, name, fallback, 1);
   return {
     maxStepsPerTask: limit('max-steps-per-task', DEFAULT_TASK_LIMITS.maxStepsPerTask),
     maxStepBytes: limit('max-step-bytes', DEFAULT_TASK_LIMITS.maxStepBytes),
@@ -237,6 +247,12 @@ function runtimeFromFlags(values: Flags): RuntimeSettings {
     maxStoredTasksPerPrincipal: int('max-stored-tasks', 10_000),
     maxActiveTasksPerTenant: int('max-active-tasks-per-tenant', 0),
     maxStoredTasksPerTenant: int('max-stored-tasks-per-tenant', 0),
+    maxStoredBytesPerPrincipal: safeInt(
+      values,
+      'max-stored-bytes-per-principal',
+      DEFAULT_MAX_STORED_BYTES_PER_PRINCIPAL,
+      0,
+    ),
     limits: limitsFromFlags(values),
     fallback: fallbackFromFlags(values),
     worker:

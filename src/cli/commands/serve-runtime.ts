@@ -85,6 +85,7 @@ function runtimeFor(
       maxStoredTasksPerPrincipal: runtime.maxStoredTasksPerPrincipal,
       maxActiveTasksPerTenant: runtime.maxActiveTasksPerTenant,
       maxStoredTasksPerTenant: runtime.maxStoredTasksPerTenant,
+      maxStoredBytesPerPrincipal: runtime.maxStoredBytesPerPrincipal,
       fallback: runtime.fallback,
     },
     worker:

@@ -89,6 +89,9 @@ Protection of stored data and limits:
   --max-stored-tasks N   tasks of any status kept per principal, finished ones until swept (default 10000; 0 disables)
   --max-active-tasks-per-tenant N, --max-stored-tasks-per-tenant N   the same caps for all principals of a
                          tenant together (default: none)
+  --max-stored-bytes-per-principal N  bytes the kept tasks of a principal store (arguments, results, step values,
+                         input requests and answers) until purged; a call or a step value that would pass it is
+                         refused (default 1073741824; 0 disables)
   --max-steps-per-task N steps, sleeps and ctx.patched decisions one task may record; one more is refused with an
                          error naming the step (default 10000)
   --max-step-bytes N     largest step value (bytes of its JSON); a larger one fails the step for good (default

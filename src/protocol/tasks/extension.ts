@@ -1,5 +1,6 @@
 // The io.modelcontextprotocol/tasks extension: task creation on tools/call, tasks/get, tasks/update, tasks/cancel.
 import type { TaskStore } from '../../tasks/store.js';
+import { storedBytesLimitOf } from '../../tasks/limits.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { missingCapability } from '../../wire/protocol-error.js';
@@ -43,6 +44,12 @@ export interface TasksExtensionOptions {
   /** The same two caps for each tenant, all its principals together (default: none; 0 disables). */
   maxActiveTasksPerTenant?: number;
   maxStoredTasksPerTenant?: number;
+  /**
+   * Cap on the bytes the kept tasks of a principal store (TaskStore.storedBytes: arguments, results, step values,
+   * input requests and answers) until they are purged (default 1 GiB; 0 disables it): a call whose task would pass it
+   * is refused. Give the worker the same value (WorkerOptions.maxStoredBytesPerPrincipal) for step values.
+   */
+  maxStoredBytesPerPrincipal?: number;
   /**
    * Tasks for clients that do not declare the extension: their calls wait up to a budget, then hand back the task
    * with facade tools to follow it (on by default for `optional` tools); false turns it off.
@@ -103,6 +110,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     maxStored: options.maxStoredTasksPerPrincipal ?? 10_000,
     maxActivePerTenant: options.maxActiveTasksPerTenant ?? 0,
     maxStoredPerTenant: options.maxStoredTasksPerTenant ?? 0,
+    maxStoredBytes: storedBytesLimitOf(options.maxStoredBytesPerPrincipal),
   };
   const start: StartTask = (call, params, scope, deps, capabilities) =>
     startTask(access, defaults, call, params, scope, deps, capabilities);

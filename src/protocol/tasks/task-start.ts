@@ -29,6 +29,8 @@ export interface TaskDefaults {
   /** The same two caps for each tenant, all its principals together; 0 or undefined disables each. */
   maxActivePerTenant?: number;
   maxStoredPerTenant?: number;
+  /** Cap on the bytes the kept tasks of a principal store (NewTask.storedBytesLimit); undefined disables it. */
+  maxStoredBytes?: number;
 }
 
 /** The task of a call, or the answer to give instead (an MRTR round of the tool's `prepare`). */
@@ -103,12 +105,12 @@ function overQuota(
   refusal: ActiveLimitError,
 ): ProtocolError {
   const active = refusal.quota === 'active' || refusal.quota === 'tenant-active';
-  access.audit({
-    event: 'task.limited',
-    ...ownerOf(auth),
-    tool: call.tool.def.name,
-    outcome: active ? 'too_many_active_tasks' : 'too_many_stored_tasks',
-  });
+  const outcome = active
+    ? 'too_many_active_tasks'
+    : refusal.quota === 'stored-bytes'
+      ? 'too_many_stored_bytes'
+      : 'too_many_stored_tasks';
+  access.audit({ event: 'task.limited', ...ownerOf(auth), tool: call.tool.def.name, outcome });
   return new ProtocolError(
     TOO_MANY_REQUESTS,
     `${refusal.message}; ${active ? 'wait for some to end' : 'finished tasks count until they expire'}`,
@@ -124,6 +126,7 @@ interface Creation {
   activeLimit: number | undefined;
   storedLimit: number | undefined;
   tenantLimits: NewTask['tenantLimits'];
+  storedBytesLimit: number | undefined;
 }
 
 /** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
@@ -159,6 +162,7 @@ async function createTask(
     activeLimit: creation.activeLimit,
     storedLimit: creation.storedLimit,
     tenantLimits: creation.tenantLimits,
+    storedBytesLimit: creation.storedBytesLimit,
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
@@ -221,6 +225,7 @@ export async function startTask(
       activeLimit: maxActive > 0 ? maxActive : undefined,
       storedLimit: maxStored > 0 ? maxStored : undefined,
       tenantLimits: tenantLimitsOf(defaults),
+      storedBytesLimit: defaults.maxStoredBytes,
     });
     return { task };
   } catch (err) {

@@ -14,7 +14,9 @@ import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
 import { sqlState, translate } from './errors.js';
 import { KEY_INDEX } from './queries.js';
 import { toNumber, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
+import type { Run } from './transaction.js';
 import { sealedAt } from '../payload-sealing.js';
+import { creationBytes, overStoredBytes } from '../stored-bytes.js';
 
 /** A unique violation of the idempotency key index. */
 const isKeyTaken = (err: unknown): boolean =>
@@ -32,6 +34,7 @@ export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
 
 const ownerOf = (t: EncodedTask): string => JSON.stringify([t.tenant, t.principal]);
 
+// The byte quota takes no lock and counts no tasks: it reads the owner's count (a few rows), see byteQuota.
 const limited = (t: EncodedTask): boolean => t.activeLimit !== null || t.storedLimit !== null;
 const tenantLimited = (t: EncodedTask): boolean =>
   t.tenantActiveLimit !== null || t.tenantStoredLimit !== null;
@@ -60,6 +63,57 @@ function exceeded(
   return undefined;
 }
 
+/** Admits the tasks of a batch that fit their owner's byte quota; `release` once the batch's insert has ended. */
+type AdmitBytes = (
+  run: Run,
+  tasks: EncodedTask[],
+  refused: WeakMap<EncodedTask, ActiveLimitError>,
+) => Promise<{ admitted: EncodedTask[]; release: () => void }>;
+
+/**
+ * The byte quota at creation (NewTask.storedBytesLimit): a task fits when the bytes its owner stores (one read of
+ * the count migration 17 keeps, for all of a batch's owners), what this instance's batches still in flight add,
+ * and its own stay within the limit; the others go to `refused`. No lock and no count of tasks, so creation never
+ * queues behind another batch: exact on one instance; instances creating for one principal at the same moment may
+ * pass the limit by what their simultaneous batches add, and the next creation sees the total (docs/security.md).
+ */
+function byteQuota(q: StoreContext['q']): AdmitBytes {
+  const pending = new Map<string, number>();
+  return async (run, tasks, refused) => {
+    const keys = [...new Set(tasks.filter((t) => t.storedBytesLimit !== null).map(ownerOf))];
+    if (keys.length === 0) return { admitted: tasks, release: () => undefined };
+    const owners = keys.map((key) => JSON.parse(key) as [string, string]);
+    const rows = await run<{ tenant: string; principal: string; n: string }>(q.ownersBytes, [
+      owners.map(([tenant]) => tenant),
+      owners.map(([, principal]) => principal),
+    ]);
+    const held = new Map(rows.map((r) => [JSON.stringify([r.tenant, r.principal]), Number(r.n)]));
+    const added = new Map<string, number>();
+    const admitted = tasks.filter((task) => {
+      if (task.storedBytesLimit === null) return true;
+      const key = ownerOf(task);
+      const adding = creationBytes(task);
+      const now = (held.get(key) ?? 0) + (pending.get(key) ?? 0) + (added.get(key) ?? 0);
+      const over = overStoredBytes(now, adding, task.storedBytesLimit);
+      if (over !== undefined) {
+        refused.set(task, over);
+        return false;
+      }
+      added.set(key, (added.get(key) ?? 0) + adding);
+      return true;
+    });
+    for (const [key, n] of added) pending.set(key, (pending.get(key) ?? 0) + n);
+    const release = (): void => {
+      for (const [key, n] of added) {
+        const left = (pending.get(key) ?? 0) - n;
+        if (left > 0) pending.set(key, left);
+        else pending.delete(key);
+      }
+    };
+    return { admitted, release };
+  };
+}
+
 /**
  * Inside one transaction: locks the tenants, then the owners, that have a limit (each in one order, so two batches
  * never wait on each other), counts their unfinished and kept tasks, and inserts what fits. Left out: tasks whose
@@ -69,6 +123,7 @@ async function insertCounted(
   { db, q }: StoreContext,
   tasks: EncodedTask[],
   refused: WeakMap<EncodedTask, ActiveLimitError>,
+  admitBytes: (run: Run, fitting: EncodedTask[]) => Promise<EncodedTask[]>,
 ): Promise<TaskRow[]> {
   return db.tx(async (run) => {
     const count = async (sql: string, params: string[]): Promise<number> =>
@@ -116,24 +171,38 @@ async function insertCounted(
       }
       fitting.push(task);
     }
-    return fitting.length === 0 ? [] : run<TaskRow>(q.insertTasks, encodeTasks(fitting));
+    const inserting = await admitBytes(run, fitting);
+    return inserting.length === 0 ? [] : run<TaskRow>(q.insertTasks, encodeTasks(inserting));
   });
 }
 
 export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): CreateBatcher {
   const { db, q, codec, feed } = ctx;
   const refused = new WeakMap<EncodedTask, ActiveLimitError>();
+  const admit = byteQuota(q);
   const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
     let rows: TaskRow[];
-    if (tasks.some((t) => limited(t) || tenantLimited(t))) rows = await insertCounted(ctx, tasks, refused);
-    else
-      try {
-        rows = await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(tasks));
-      } catch (err) {
-        // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.
-        if (tasks.length === 1 && isKeyTaken(err)) return [];
-        throw err;
+    const releases: (() => void)[] = [];
+    const admitBytes = async (run: Run, fitting: EncodedTask[]): Promise<EncodedTask[]> => {
+      const { admitted, release } = await admit(run, fitting, refused);
+      releases.push(release);
+      return admitted;
+    };
+    try {
+      if (tasks.some((t) => limited(t) || tenantLimited(t)))
+        rows = await insertCounted(ctx, tasks, refused, admitBytes);
+      else {
+        const inserting = await admitBytes(db.queryRaw, tasks);
+        rows =
+          inserting.length === 0 ? [] : await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(inserting));
       }
+    } catch (err) {
+      // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.
+      if (tasks.length === 1 && isKeyTaken(err)) return [];
+      throw err;
+    } finally {
+      for (const release of releases) release();
+    }
     feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: true, cancelRequested: false })));
     return rows.map((row) => {
       codec.remember(row.id, row.sealed);

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { translate } from './errors.js';
 import { schemaNames } from './names.js';
 import { SERVE_FLOOR_KEY } from '../schema-fit.js';
+import { storedBytesMigration } from './migration-stored-bytes.js';
 
 export interface PostgresMigration {
   version: number;
@@ -277,6 +278,8 @@ export const postgresMigrations: readonly PostgresMigration[] = [
       CREATE INDEX tasks_fair ON ${s}.tasks (fair_at NULLS FIRST, placed_at NULLS FIRST, created_at) WHERE runnable;
     `,
   },
+  // 17: the bytes each owner's kept tasks store, counted by triggers (a file of its own: its SQL is long).
+  storedBytesMigration,
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

@@ -1,19 +1,12 @@
 // Reads: a task for its owner or by its idempotency key, everything about it for operators, the next wake-up, and
 // the counts (quota, metrics, backlog).
 import type { TaskStats } from '../../tasks/store.js';
-import type { BuiltInTaskStore } from '../built-in.js';
+import type { StoreReads as Reads } from '../built-in.js';
 import type { JsonObject, KeyedTask, TaskStatus } from '../../tasks/task.js';
 import { missOf, type StoreContext } from './context.js';
 import type { KeyedLookup } from './creations.js';
 import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
 import { sealedAt } from '../payload-sealing.js';
-
-type Reads = Required<
-  Pick<
-    BuiltInTaskStore,
-    'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
-  >
->;
 
 export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads {
   const count = async (sql: string, params: unknown[]): Promise<number> => {
@@ -47,6 +40,8 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
     },
 
     countActive: (owner) => count(q.countActive, [owner.tenant, owner.principal]),
+
+    storedBytes: async (owner) => Number(await count(q.ownerBytes, [owner.tenant, owner.principal])),
 
     async stats(now): Promise<TaskStats> {
       const [row] = await db.query<Record<TaskStatus | 'runnable', number>>(q.stats, [now]);

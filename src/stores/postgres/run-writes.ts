@@ -7,11 +7,28 @@ import { finishRun } from './finish.js';
 import { toClaimedTask, type ClaimRow } from './rows.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import { keptProgress } from '../shown-status.js';
+import { ActiveLimitError } from '../../tasks/errors.js';
 
 /** A ClaimScope as the claim statement's $5–$8. */
 function scopeArgs(scope: ClaimScope | undefined): unknown[] {
   const p = scopeParams(scope);
   return [p.scoped, p.tools, p.versions, p.orphanedBefore];
+}
+
+/** saveStep: fenced by the run's token; under a byte quota, only a value that keeps its owner within it. */
+function stepSaver({ db, q, codec }: StoreContext): RunWrites['saveStep'] {
+  return async (id, token, name, value, now, options) => {
+    const seal = await codec.sealerOf(id);
+    const sealed = seal(JSON.stringify(value), sealedAt('task_steps.value', id, name));
+    const params = [id, token, name, sealed, options?.startedAt ?? null, now];
+    const limit = options?.storedBytesLimit;
+    if (limit === undefined) return (await db.query(q.saveStep, params)).length === 1;
+    const [row] = await db.query<{ saved: number }>(q.saveStepWithin, [...params, limit]);
+    if (row === undefined) return false;
+    // Not written: the value would put its owner over the limit.
+    if (row.saved === 0) throw new ActiveLimitError(limit, 'stored-bytes');
+    return true;
+  };
 }
 
 export function runWrites(ctx: StoreContext): RunWrites {
@@ -66,12 +83,7 @@ export function runWrites(ctx: StoreContext): RunWrites {
         : { held: true, cancelRequested: row.cancel_requested };
     },
 
-    async saveStep(id, token, name, value, now, options) {
-      const seal = await codec.sealerOf(id);
-      const sealed = seal(JSON.stringify(value), sealedAt('task_steps.value', id, name));
-      const params = [id, token, name, sealed, options?.startedAt ?? null, now];
-      return (await db.query(q.saveStep, params)).length === 1;
-    },
+    saveStep: stepSaver(ctx),
 
     async saveStepFailure(id, token, name, failure, now) {
       const seal = await codec.sealerOf(id);

@@ -7,6 +7,8 @@ import { snapshotOf, type StoreContext } from './context.js';
 import type { Lane, Settled } from './group-commit.js';
 import { newSnapshot, type TaskRow } from './rows.js';
 import { sealedAt } from '../payload-sealing.js';
+import { encodeTask, type EncodedTask } from '../encode-task.js';
+import { creationBytes, overStoredBytes } from '../stored-bytes.js';
 
 /** How one creation went inside its transaction: inserted, or the live task its idempotency key names. */
 type Created =
@@ -29,7 +31,7 @@ function joinKeyed(ctx: StoreContext, task: NewTask): Created | undefined {
 }
 
 /** The first of the task's quotas that its owner (or tenant) has reached, if any. */
-function overQuota({ q }: StoreContext, task: NewTask): Created | undefined {
+function overQuota({ q }: StoreContext, task: NewTask, encoded: EncodedTask): Created | undefined {
   const { owner, tenantLimits: tenant = {} } = task;
   const checks: [TaskQuota, number | undefined, () => number][] = [
     ['active', task.activeLimit, () => q.countActive(owner)],
@@ -39,7 +41,9 @@ function overQuota({ q }: StoreContext, task: NewTask): Created | undefined {
   ];
   for (const [quota, limit, count] of checks)
     if (limit !== undefined && count() >= limit) return { kind: 'over', limit, quota };
-  return undefined;
+  if (task.storedBytesLimit === undefined) return undefined;
+  const bytes = overStoredBytes(q.ownerBytes(owner), creationBytes(encoded), task.storedBytesLimit);
+  return bytes === undefined ? undefined : { kind: 'over', limit: bytes.limit, quota: bytes.quota };
 }
 
 /**
@@ -48,10 +52,11 @@ function overQuota({ q }: StoreContext, task: NewTask): Created | undefined {
  */
 function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
   const { q, codec } = ctx;
+  const encoded = encodeTask(task, codec);
   // Inside the write transaction, which no other writer shares: the counts hold until the insert.
-  const over = overQuota(ctx, task);
+  const over = overQuota(ctx, task, encoded);
   if (over !== undefined) return joinKeyed(ctx, task) ?? over;
-  if (!q.insertTask(task, codec.sealsNew(task))) {
+  if (!q.insertTask(encoded)) {
     const key = task.idempotencyKey as string;
     const existing = q.keyed(task.owner, task.tool, key);
     if (existing === undefined) throw new Error(`task ${task.id} was not inserted`);
@@ -63,7 +68,7 @@ function insertOrJoin(ctx: StoreContext, task: NewTask): Created {
     }
     // The key's task has expired: the key is free for a new one.
     q.releaseKey(existing.id);
-    q.insertTask(task, codec.sealsNew(task));
+    q.insertTask(encoded);
   }
   ctx.log.changed({ taskId: task.id, runnable: true, cancelRequested: false }, 'local');
   return { kind: 'inserted' };

@@ -14,7 +14,7 @@ import { prepareSweepQueries } from './sql/sweeps.js';
 
 export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   return {
-    ...prepareCreationQueries(db, codec),
+    ...prepareCreationQueries(db),
     ...prepareReadQueries(db),
     ...prepareClaimQueries(db, codec),
     ...prepareScopeQueries(db),

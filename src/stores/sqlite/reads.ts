@@ -1,18 +1,11 @@
 // Reads: a task for its owner (finished ones from memory) or by its idempotency key, everything about it for
 // operators, the next wake-up, and the counts (quota, metrics, backlog).
-import type { BuiltInTaskStore } from '../built-in.js';
+import type { StoreReads as Reads } from '../built-in.js';
 import { isTerminal, type JsonObject, type KeyedTask } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
 import { toInspection } from './rows.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { sealedAt } from '../payload-sealing.js';
-
-type Reads = Required<
-  Pick<
-    BuiltInTaskStore,
-    'get' | 'findByIdempotencyKey' | 'nextWakeAt' | 'inspect' | 'countActive' | 'stats' | 'countRunnable'
-  >
->;
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
   const { q, codec } = ctx;
@@ -59,6 +52,10 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
 
     async countActive(owner) {
       return q.countActive(owner);
+    },
+
+    async storedBytes(owner) {
+      return q.ownerBytes(owner);
     },
 
     async stats(now) {

@@ -8,6 +8,7 @@ import { openCaps, sealedAt } from '../payload-sealing.js';
 import { WOKEN_BATCH } from './sql/claims.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { shownProgress } from '../shown-status.js';
+import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 
 export interface Ending {
   id: string;
@@ -144,7 +145,11 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
     async saveStep(id, token, name, value, now, options) {
       return writes.immediate(() => {
         if (!q.holds(id, token)) return false;
-        q.putStep(id, name, JSON.stringify(value), options?.startedAt ?? null, now);
+        const text = q.stepText(id, name, JSON.stringify(value));
+        // Inside the write transaction, which no other writer shares: the count holds until the insert.
+        const over = overStoredBytes(q.ownerBytesOf(id), storedBytes(text), options?.storedBytesLimit);
+        if (over !== undefined) throw over;
+        q.putStep(id, name, text, options?.startedAt ?? null, now);
         return true;
       });
     },

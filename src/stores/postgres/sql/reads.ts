@@ -36,6 +36,16 @@ export function readSql(s: string) {
     /** Every task the owner keeps, of any status (the storage quota): an index-only scan of tasks_owner_created. */
     countStored: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND principal = $2`,
 
+    /** The bytes the owner's kept tasks store (the byte quota): its shards of the count migration 17 keeps. */
+    ownerBytes: `SELECT coalesce(sum(bytes), 0)::bigint AS n FROM ${s}.owner_bytes WHERE tenant = $1 AND principal = $2`,
+
+    /** ownerBytes of several owners at once ($1 their tenants, $2 their principals, pairwise): owners with a count. */
+    ownersBytes: `
+      SELECT o.tenant, o.principal, sum(o.bytes)::bigint AS n
+      FROM unnest($1::text[], $2::text[]) AS w(tenant, principal)
+      JOIN ${s}.owner_bytes o ON o.tenant = w.tenant AND o.principal = w.principal
+      GROUP BY o.tenant, o.principal`,
+
     /** The same two counts for a whole tenant. */
     countTenantActive: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1 AND ${NON_TERMINAL}`,
     countTenantStored: `SELECT count(*)::int AS n FROM ${s}.tasks WHERE tenant = $1`,

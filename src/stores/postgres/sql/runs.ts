@@ -97,6 +97,25 @@ export function runSql(s: string, notify: Notify) {
         saved_at = EXCLUDED.saved_at
       RETURNING 1 AS saved`,
 
+    /**
+     * saveStep under the byte quota, $7 the limit: the value is written only if the bytes the task's owner stores
+     * (the shards of owner_bytes) and its own stay within it. A row back: the lease is held; `saved`: it was written.
+     */
+    saveStepWithin: `
+      WITH held AS (SELECT id, tenant, principal FROM ${s}.tasks WHERE ${FENCED} FOR SHARE),
+      room AS (
+        SELECT h.id, (SELECT coalesce(sum(o.bytes), 0) FROM ${s}.owner_bytes o
+          WHERE o.tenant = h.tenant AND o.principal = h.principal)::bigint AS stored
+        FROM held h
+      ), saved AS (
+        INSERT INTO ${s}.task_steps (task_id, name, value, seq, started_at, saved_at)
+        SELECT id, $3, $4, (SELECT coalesce(max(seq), 0) + 1 FROM ${s}.task_steps WHERE task_id = room.id),
+          $5::bigint, $6::bigint FROM room WHERE room.stored + octet_length($4) <= $7::bigint
+        ON CONFLICT (task_id, name) DO UPDATE SET value = EXCLUDED.value, started_at = EXCLUDED.started_at,
+          saved_at = EXCLUDED.saved_at
+        RETURNING 1
+      ) SELECT (SELECT count(*) FROM saved)::int AS saved FROM room`,
+
     /** $3 name, $4 failed attempts so far, $5 the last failure, $6 now. Fenced like saveStep. */
     saveStepFailure: `
       WITH held AS (SELECT id FROM ${s}.tasks WHERE ${FENCED} FOR SHARE)

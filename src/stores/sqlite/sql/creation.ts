@@ -1,11 +1,11 @@
-// Prepared SQL of the SQLite task store. Creation: the insert (its idempotency key may be taken), the key's holder, and a task's sealed flag.
-import type { NewTask, TaskOwner } from '../../../tasks/task.js';
-import { encodeTask } from '../../encode-task.js';
-import type { PayloadCodec } from '../codec.js';
+// Prepared SQL of the SQLite task store. Creation: the insert (its idempotency key may be taken), the key's holder, a
+// task's sealed flag, and the bytes an owner stores (the byte quota).
+import type { TaskOwner } from '../../../tasks/task.js';
+import type { EncodedTask } from '../../encode-task.js';
 import type { SqliteDatabase } from '../database.js';
 import { FAIR_PLACE } from './conditions.js';
 
-export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) {
+export function prepareCreationQueries(db: SqliteDatabase) {
   const insert = db.prepare(`
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
       poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key, fair_at,
@@ -22,9 +22,13 @@ export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) 
     `INSERT INTO task_inputs (task_id, key, request, answer, asked_at, answered_at) VALUES (?, ?, NULL, ?, ?, ?)`,
   );
   const isSealed = db.prepare(`SELECT sealed FROM tasks WHERE id = ?`).pluck();
+  // The byte quota: the count the triggers of migration 18 keep (stores/stored-bytes.ts).
+  const ownerBytes = db
+    .prepare(`SELECT coalesce((SELECT bytes FROM owner_bytes WHERE tenant = ? AND principal = ?), 0)`)
+    .pluck();
   return {
     /** False when the task's idempotency key is held by another task (then nothing is inserted). */
-    insertTask(task: NewTask, sealed: boolean): boolean {
+    insertTask(task: EncodedTask): boolean {
       const {
         answers,
         createdAt,
@@ -33,11 +37,12 @@ export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) 
         storedLimit: _stored,
         tenantActiveLimit: _tenantActive,
         tenantStoredLimit: _tenantStored,
+        storedBytesLimit: _storedBytes,
         ...row
-      } = encodeTask(task, codec, sealed);
+      } = task;
       const { changes } = insert.run({
         ...row,
-        sealed: sealed ? 1 : 0,
+        sealed: row.sealed ? 1 : 0,
         now: createdAt,
         expiresAt: row.ttlMs === null ? null : createdAt + row.ttlMs,
         replay: row.replay ? 1 : 0,
@@ -52,5 +57,6 @@ export function prepareCreationQueries(db: SqliteDatabase, codec: PayloadCodec) 
         { id: string; args: string; expires_at: number | null } | undefined,
     releaseKey: (id: string) => releaseKey.run(id),
     isSealed: (id: string) => isSealed.get(id) === 1,
+    ownerBytes: (owner: TaskOwner) => ownerBytes.get(owner.tenant, owner.principal) as number,
   };
 }
