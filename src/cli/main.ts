@@ -6,6 +6,7 @@ import { call, callUsage } from './commands/call.js';
 import { demo, demoUsage } from './commands/demo.js';
 import { discover, discoverUsage, tools, toolsUsage } from './commands/inspect.js';
 import { serve, serveUsage } from './commands/serve.js';
+import { gateway, gatewayUsage } from './commands/gateway.js';
 import { migrate, migrateUsage } from './commands/migrate.js';
 import { task, taskUsage } from './commands/task.js';
 import { printErr, printOut } from './terminal-text.js';
@@ -15,6 +16,7 @@ const usage = `durable-mcp ${VERSION}
 
 Server side:
   serve      run the MCP server                     (durable-mcp serve --help)
+  gateway    serve an existing MCP server's tools as durable tasks (durable-mcp gateway --help)
   migrate    apply store migrations (SQLite file or PostgreSQL) and exit
   backup     copy a SQLite store while it serves
   demo       run the durable generate_report flow against a real server and restart it
@@ -40,6 +42,7 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   serve: { usage: serveUsage, run: serve },
+  gateway: { usage: gatewayUsage, run: gateway },
   demo: { usage: demoUsage, run: demo },
   migrate: { usage: migrateUsage, run: migrate },
   backup: { usage: backupUsage, run: backup },

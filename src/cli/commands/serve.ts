@@ -10,6 +10,7 @@ import { createUnavailableHandler } from '../../transport/http/unavailable.js';
 import { serveStdio } from '../../transport/stdio/stdio.js';
 import { urlHost } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
+import type { DurableMcp } from '../../runtime.js';
 import { newerSchemaWarning } from '../../stores/schema-fit.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { parseFlags } from '../args.js';
@@ -55,13 +56,20 @@ function announce(logger: Logger, auth: AuthSetup, settings: ServeSettings): voi
   if (cipher !== undefined) logger.info({ encrypt, keyId: cipher.currentKeyId }, 'encryption at rest');
 }
 
-async function serveOnStdio(settings: ServeSettings, toolSets: ToolSet[], logger: Logger): Promise<void> {
+async function serveOnStdio(
+  settings: ServeSettings,
+  toolSets: ToolSet[],
+  logger: Logger,
+  hooks: ServeHooks,
+): Promise<void> {
   const first = await openOnce(settings);
   // No port to answer on while the store does not: it ends the process at once.
   if (!('backend' in first)) throw storeError(first.unreachable);
   const runtime = runtimeOn(settings, first.backend, toolSets, logger);
+  hooks.onServed?.(runtime);
   await serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout });
   await runtime.close(settings.graceMs);
+  await hooks.onStopped?.();
 }
 
 /**
@@ -143,7 +151,13 @@ function serving(logger: Logger, backend: Backend): void {
 }
 
 /** Stops on SIGTERM/SIGINT: a starting process at once; a serving one after its drain and grace. */
-function stopper(settings: ServeSettings, state: State, listening: Listening, logger: Logger) {
+function stopper(
+  settings: ServeSettings,
+  state: State,
+  listening: Listening,
+  logger: Logger,
+  hooks: ServeHooks,
+) {
   return async (signal: string): Promise<void> => {
     if (state.stopping) return;
     state.stopping = true;
@@ -164,6 +178,7 @@ function stopper(settings: ServeSettings, state: State, listening: Listening, lo
     await served.runtime.server.close();
     await closing;
     await served.runtime.close(graceMs);
+    await hooks.onStopped?.();
     logger.flush(() => process.exit(0));
   };
 }
@@ -208,7 +223,23 @@ export async function serve(argv: string[]): Promise<void> {
   const settings = serveSettings(values);
   const toolSets = await loadToolSets(settings.tools);
   const logger = createLogger(settings.logLevel);
-  if (settings.stdio) return serveOnStdio(settings, toolSets, logger);
+  return serveWith(settings, toolSets, logger);
+}
+
+/** What a command built on `serve` (the gateway) adds: told of each runtime it serves, and of the stop. */
+export interface ServeHooks {
+  onServed?: (runtime: DurableMcp) => void;
+  onStopped?: () => Promise<void>;
+}
+
+/** Serves `toolSets` as `serve` does, on stdio or HTTP, with the settings of its flags. */
+export async function serveWith(
+  settings: ServeSettings,
+  toolSets: ToolSet[],
+  logger: Logger,
+  hooks: ServeHooks = {},
+): Promise<void> {
+  if (settings.stdio) return serveOnStdio(settings, toolSets, logger, hooks);
 
   const first = await openOnce(settings);
   const state: State = { served: undefined, opening: undefined, draining: false, stopping: false };
@@ -228,6 +259,7 @@ export async function serve(argv: string[]): Promise<void> {
       void backend.close();
       throw err;
     }
+    hooks.onServed?.(state.served.runtime);
     listening.use(state.served.handler);
     serving(logger, backend);
   };
@@ -246,7 +278,7 @@ export async function serve(argv: string[]): Promise<void> {
     state.opening = retryOpening(() => openBackend(settings.store), first.unreachable, logger);
     void upWhenOpened(state.opening, state, up, listening, logger);
   }
-  const stop = stopper(settings, state, listening, logger);
+  const stop = stopper(settings, state, listening, logger, hooks);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   if (listening.metrics !== undefined) printOut(`metrics on ${listening.metrics.url}`);

@@ -1,0 +1,181 @@
+// `durable-mcp gateway --upstream …`: `serve`, with the tools of an existing MCP server (the upstream) instead of
+// tool modules; every call of one can be a durable task whose one step is the upstream call (src/gateway/).
+import { readFileSync } from 'node:fs';
+import { followCatalog, readCatalog, type CatalogSettings } from '../../gateway/catalog.js';
+import { createUpstream, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
+import { createLogger, type Logger } from '../../observability/logger.js';
+import type { ToolSet } from '../../protocol/define.js';
+import { intFlag, parseFlags, UsageError } from '../args.js';
+import { loadToolSets } from '../tool-sets.js';
+import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
+import { serveWith } from './serve.js';
+import { serveUsage } from './serve-usage.js';
+
+const GATEWAY_FLAGS = {
+  upstream: { type: 'string' },
+  'tool-prefix': { type: 'string' },
+  'task-tools': { type: 'string' },
+  'sync-tools': { type: 'string' },
+  'idempotent-tools': { type: 'string' },
+  'upstream-retry': { type: 'string' },
+  'upstream-timeout-ms': { type: 'string' },
+  'upstream-connect-timeout-ms': { type: 'string' },
+  'upstream-env': { type: 'string' },
+  'upstream-token-env': { type: 'string' },
+  'upstream-token-file': { type: 'string' },
+} as const;
+
+export const gatewayUsage = `durable-mcp gateway --upstream <URL | stdio:COMMAND [ARGS…]> [gateway flags] [serve flags]
+Serves an existing MCP server's tools (2025-11-25 or 2026-07-28, over Streamable HTTP or stdio) with the tasks
+extension: every call of one can be a durable task whose one step is the upstream call (docs/gateway.md).
+  --upstream SPEC        the server to front: its Streamable HTTP URL, or stdio: and the command that runs it
+                         (words split at spaces; quote a word that holds one)
+  --tool-prefix P        put P before every upstream tool's name (needed when one is named like a facade tool)
+  --task-tools LIST      comma list of tool names (* any run of characters) that are only ever tasks
+  --sync-tools LIST      tools that are never tasks (default: every tool an optional task)
+  --idempotent-tools LIST  tools sent again after a gateway crash or a lost call (at least once), like those whose
+                         annotations say idempotentHint or readOnlyHint; any other is sent at most once and ends
+                         "outcome unknown" when the gateway cannot know whether the upstream did it
+  --upstream-retry N     attempts of an idempotent tool's call in all (default 5; 1 s doubling to 30 s between)
+  --upstream-timeout-ms N  how long a call may go without progress before it counts as lost (default 3600000)
+  --upstream-connect-timeout-ms N  how long a call waits for the upstream to answer at all (default 30000)
+  --upstream-env LIST    environment variables passed to a stdio upstream (it gets only PATH, HOME and the like
+                         otherwise, never the gateway's own secrets)
+  --upstream-token-env VAR | --upstream-token-file PATH  a bearer token for an HTTP upstream (never the caller's)
+  --tools LIST           tool modules of the gateway's own, served beside the upstream's (default none)
+Every other flag is serve's:
+
+${serveUsage.split('\n').slice(1).join('\n')}`;
+
+/** Splits a command line at spaces; double or single quotes keep a word whole. */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (const m of line.matchAll(pattern)) words.push(m[1] ?? m[2] ?? m[3] ?? '');
+  return words;
+}
+
+const list = (value: string | boolean | undefined): string[] | undefined =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
+
+function tokenOf(values: Record<string, string | boolean | undefined>): string | undefined {
+  const envName = values['upstream-token-env'];
+  const file = values['upstream-token-file'];
+  if (typeof envName === 'string' && typeof file === 'string')
+    throw new UsageError('give --upstream-token-env or --upstream-token-file, not both');
+  if (typeof envName === 'string') {
+    const token = process.env[envName];
+    if (token === undefined || token === '')
+      throw new UsageError(`--upstream-token-env: ${envName} is not set`);
+    return token;
+  }
+  if (typeof file === 'string') {
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw new UsageError(`--upstream-token-file: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return undefined;
+}
+
+/** The upstream's address and credentials from the flags; usage errors for what cannot be. */
+export function upstreamTarget(values: Record<string, string | boolean | undefined>): UpstreamTarget {
+  const spec = values.upstream;
+  if (typeof spec !== 'string' || spec.trim() === '')
+    throw new UsageError('--upstream is required: a Streamable HTTP URL, or stdio:COMMAND [ARGS…]');
+  const token = tokenOf(values);
+  if (spec.startsWith('stdio:')) {
+    const [command, ...args] = splitCommand(spec.slice('stdio:'.length));
+    if (command === undefined) throw new UsageError('--upstream stdio: names no command');
+    if (token !== undefined)
+      throw new UsageError('an upstream token is for an HTTP upstream, not a stdio one');
+    const env: Record<string, string> = {};
+    for (const name of list(values['upstream-env']) ?? []) {
+      const value = process.env[name];
+      if (value !== undefined) env[name] = value;
+    }
+    return { kind: 'stdio', command, args, env };
+  }
+  let url: URL;
+  try {
+    url = new URL(spec);
+  } catch {
+    throw new UsageError(`--upstream ${spec}: neither a URL nor stdio:COMMAND`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--upstream ${spec}: an http: or https: URL, or stdio:COMMAND`);
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError('--upstream: give credentials with --upstream-token-env or -file, not in the URL');
+  return {
+    kind: 'http',
+    url,
+    headers: token === undefined ? undefined : { authorization: `Bearer ${token}` },
+  };
+}
+
+function catalogSettings(values: Record<string, string | boolean | undefined>): CatalogSettings {
+  const prefix = values['tool-prefix'];
+  if (typeof prefix === 'string' && !/^[A-Za-z0-9_.-]{0,64}$/.test(prefix))
+    throw new UsageError('--tool-prefix: letters, digits, _ . - only, at most 64');
+  return {
+    prefix: typeof prefix === 'string' ? prefix : undefined,
+    taskTools: list(values['task-tools']),
+    syncTools: list(values['sync-tools']),
+    idempotentTools: list(values['idempotent-tools']),
+    retryAttempts: intFlag(values['upstream-retry'], 'upstream-retry', 5, 1),
+  };
+}
+
+/** The facade tools' names under these settings, which no upstream tool may take. */
+function facadeNames(settings: ServeSettings): string[] {
+  const fallback = settings.runtime.fallback;
+  if (fallback === false) return [];
+  const prefix = fallback.toolPrefix ?? 'task_';
+  return ['status', 'respond', 'cancel'].map((name) => `${prefix}${name}`);
+}
+
+function upstreamLog(logger: Logger) {
+  return (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>): void => {
+    logger[level](fields ?? {}, message);
+  };
+}
+
+export async function gateway(argv: string[]): Promise<void> {
+  const { values } = parseFlags(argv, { ...SERVE_FLAGS, ...GATEWAY_FLAGS });
+  const target = upstreamTarget(values);
+  const catalog = catalogSettings(values);
+  const settings = serveSettings({ ...values, tools: values.tools ?? '' });
+  const callTimeoutMs = intFlag(values['upstream-timeout-ms'], 'upstream-timeout-ms', 3_600_000, 1);
+  const connectTimeoutMs = intFlag(
+    values['upstream-connect-timeout-ms'],
+    'upstream-connect-timeout-ms',
+    30_000,
+    1,
+  );
+  const own: ToolSet[] = settings.tools === '' ? [] : await loadToolSets(settings.tools);
+  const logger = createLogger(settings.logLevel);
+  const upstream: Upstream = createUpstream(target, {
+    callTimeoutMs,
+    connectTimeoutMs,
+    log: upstreamLog(logger),
+  });
+  const log = upstreamLog(logger);
+  let read: Awaited<ReturnType<typeof readCatalog>>;
+  try {
+    read = await readCatalog(upstream, { ...catalog, reserved: facadeNames(settings) }, log);
+  } catch (err) {
+    await upstream.close();
+    throw new Error(`--upstream ${upstream.name}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  logger.info({ upstream: upstream.name, tools: read.tools.length }, 'gateway: upstream tools read');
+  await serveWith(settings, [{ tools: read.tools }, ...own], logger, {
+    onServed: (runtime) => followCatalog(upstream, read.refresh, runtime.server.control, log),
+    onStopped: () => upstream.close(),
+  });
+}

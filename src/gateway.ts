@@ -1,0 +1,86 @@
+// `durable-mcp/gateway`: put an existing MCP server (any language, either protocol era, stdio or Streamable HTTP)
+// behind durable-mcp, so that its tool calls become durable tasks (docs/gateway.md).
+import { createDurableMcp, type DurableMcp, type DurableMcpOptions } from './runtime.js';
+import { followCatalog, readCatalog, type CatalogSettings } from './gateway/catalog.js';
+import {
+  createUpstream,
+  type Upstream,
+  type UpstreamOptions,
+  type UpstreamTarget,
+} from './gateway/upstream.js';
+export {
+  createUpstream,
+  describeTarget,
+  UpstreamLostError,
+  UpstreamNotSentError,
+  UpstreamRefusedError,
+  type Upstream,
+  type UpstreamCallOptions,
+  type UpstreamOptions,
+  type UpstreamTarget,
+  type UpstreamTool,
+} from './gateway/upstream.js';
+export { type CatalogSettings } from './gateway/catalog.js';
+export { globMatcher } from './gateway/globs.js';
+export { META_UPSTREAM_IDEMPOTENCY_KEY, outcomeUnknown, type DeliverySettings } from './gateway/delivery.js';
+
+export interface GatewayOptions extends Omit<DurableMcpOptions, 'toolSets'> {
+  /** The server in front of which the gateway stands: where it is, or a connection made with createUpstream. */
+  upstream: UpstreamTarget | Upstream;
+  /** How the upstream's tools are served: name prefix, which are tasks, which are sent again after a crash. */
+  catalog?: CatalogSettings;
+  /** Timeouts of the upstream connection, and where its log lines go (when `upstream` is a target). */
+  connection?: UpstreamOptions;
+  /** Tools, prompts and resources of the gateway's own, served beside the upstream's. */
+  toolSets?: DurableMcpOptions['toolSets'];
+}
+
+export interface Gateway extends DurableMcp {
+  readonly upstream: Upstream;
+  /** Lists the upstream's tools again and serves the new and changed ones (done on its tools/list_changed). */
+  refresh(): Promise<void>;
+}
+
+const isUpstream = (u: UpstreamTarget | Upstream): u is Upstream => 'callTool' in u;
+
+/** The facade tools' names, which no upstream tool may take. */
+function facadeNames(options: GatewayOptions): string[] {
+  const fallback = options.tasks?.fallback;
+  if (fallback === false) return [];
+  const prefix = (typeof fallback === 'object' ? fallback.toolPrefix : undefined) ?? 'task_';
+  return ['status', 'respond', 'cancel'].map((name) => `${prefix}${name}`);
+}
+
+/** Connects to the upstream, reads its tools and builds the runtime; throws when the upstream cannot be read. */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const upstream = isUpstream(options.upstream)
+    ? options.upstream
+    : createUpstream(options.upstream, options.connection);
+  const settings: CatalogSettings = { ...options.catalog, reserved: facadeNames(options) };
+  const log = options.connection?.log ?? (() => undefined);
+  let catalog: Awaited<ReturnType<typeof readCatalog>>;
+  try {
+    catalog = await readCatalog(upstream, settings, log);
+  } catch (err) {
+    await upstream.close();
+    throw err;
+  }
+  const { upstream: _upstream, catalog: _catalog, connection: _connection, toolSets = [], ...rest } = options;
+  const runtime = createDurableMcp({ ...rest, toolSets: [{ tools: catalog.tools }, ...toolSets] });
+  const refresh = (): Promise<void> => catalog.refresh(runtime.server.control);
+  followCatalog(upstream, catalog.refresh, runtime.server.control, log);
+
+  return {
+    ...runtime,
+    server: runtime.server,
+    worker: runtime.worker,
+    store: runtime.store,
+    listen: (listenOptions) => runtime.listen(listenOptions),
+    upstream,
+    refresh,
+    async close(graceMs) {
+      await runtime.close(graceMs);
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// The gateway's tools: one per upstream tool, with the upstream's name (or a configured prefix before it), schemas
+// and annotations, a task policy from the gateway's settings, and a handler that makes the upstream call the task's
+// one durable step (delivery.ts).
+import type { TaskPolicy, ToolDefinition } from '../protocol/define.js';
+import type { JsonObject } from '../protocol/types.js';
+import { callUpstream, deliveryOf, type Delivery, type DeliverySettings } from './delivery.js';
+import { globMatcher } from './globs.js';
+import type { Upstream, UpstreamTool } from './upstream.js';
+
+export interface CatalogSettings extends DeliverySettings {
+  /** Put before every upstream tool's name (default none). */
+  prefix?: string;
+  /** Tools (by upstream name, `*` any run of characters) that are only ever tasks. */
+  taskTools?: string[];
+  /** Tools that are never tasks (answered within the call, as the upstream answers). */
+  syncTools?: string[];
+  /** Names the gateway itself serves (the facade tools): an upstream tool under one of them is refused. */
+  reserved?: string[];
+}
+
+function taskPolicyOf(name: string, settings: CatalogSettings): TaskPolicy {
+  if (globMatcher(settings.syncTools)(name)) return { support: 'never' };
+  if (globMatcher(settings.taskTools)(name)) return { support: 'required', fallback: true };
+  return { support: 'optional' };
+}
+
+/** A tool's definition as the gateway serves it, calling `tool.name` upstream. */
+function gatewayTool(
+  upstream: Upstream,
+  tool: UpstreamTool,
+  settings: CatalogSettings,
+  delivery: Delivery,
+): ToolDefinition<never> {
+  const def: ToolDefinition<JsonObject> = {
+    name: `${settings.prefix ?? ''}${tool.name}`,
+    task: taskPolicyOf(tool.name, settings),
+    inputSchema: tool.inputSchema as JsonObject,
+    handler: (args, ctx) => callUpstream(upstream, tool.name, args, ctx, delivery, settings),
+  };
+  if (tool.title !== undefined) def.title = tool.title;
+  if (tool.description !== undefined) def.description = tool.description;
+  if (tool.outputSchema !== undefined) def.outputSchema = tool.outputSchema as JsonObject;
+  if (tool.annotations !== undefined) def.annotations = tool.annotations;
+  if (tool.icons !== undefined) def.icons = tool.icons as ToolDefinition['icons'];
+  return def as unknown as ToolDefinition<never>;
+}
+
+/**
+ * The gateway's tool definitions for the upstream's tools. Throws, naming them, when an upstream tool would take a
+ * name the gateway serves itself (the facade tools) or two would share one.
+ */
+export function catalogTools(
+  upstream: Upstream,
+  tools: UpstreamTool[],
+  settings: CatalogSettings,
+): ToolDefinition<never>[] {
+  const reserved = new Set(settings.reserved ?? []);
+  const seen = new Set<string>();
+  const defs: ToolDefinition<never>[] = [];
+  for (const tool of tools) {
+    const name = `${settings.prefix ?? ''}${tool.name}`;
+    if (reserved.has(name))
+      throw new Error(
+        `the upstream tool "${tool.name}" would be served as "${name}", a name the gateway's own tools use; ` +
+          `put a prefix before the upstream's names (--tool-prefix) or rename the facade tools ` +
+          `(--fallback-tool-prefix)`,
+      );
+    if (seen.has(name)) throw new Error(`the upstream lists the tool "${tool.name}" twice`);
+    seen.add(name);
+    defs.push(gatewayTool(upstream, tool, settings, deliveryOf(tool, settings)));
+  }
+  return defs;
+}
+
+/** Where the catalog's log lines go (the gateway's logger). */
+export type CatalogLog = (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+
+/** The server's registry, as the catalog changes it. */
+export interface CatalogControl {
+  addTool(tool: ToolDefinition<never>): void;
+  removeTool(name: string): boolean;
+}
+
+/**
+ * The upstream's tools as first read, and `follow`, which serves its new and changed tools on each
+ * tools/list_changed. A tool the upstream no longer lists stays served, so that its tasks in flight finish; a new
+ * call of it gets the upstream's own answer.
+ */
+export async function readCatalog(
+  upstream: Upstream,
+  settings: CatalogSettings,
+  log: CatalogLog,
+): Promise<{ tools: ToolDefinition<never>[]; refresh: (control: CatalogControl) => Promise<void> }> {
+  const tools = catalogTools(upstream, await upstream.listTools(), settings);
+  const served = new Map(tools.map((tool) => [tool.name, JSON.stringify(tool)]));
+  const refresh = async (control: CatalogControl): Promise<void> => {
+    const next = catalogTools(upstream, await upstream.listTools(), settings);
+    for (const tool of next) {
+      const shape = JSON.stringify(tool);
+      if (served.get(tool.name) === shape) continue;
+      if (served.has(tool.name)) control.removeTool(tool.name);
+      control.addTool(tool);
+      served.set(tool.name, shape);
+      log('info', 'gateway: upstream tool served', { tool: tool.name });
+    }
+    const listed = new Set(next.map((tool) => tool.name));
+    for (const name of served.keys())
+      if (!listed.has(name))
+        log('warn', 'gateway: the upstream no longer lists a tool; it stays served', { tool: name });
+  };
+  return { tools, refresh };
+}
+
+/** Runs `refresh` on each tools/list_changed of the upstream, logging what fails. */
+export function followCatalog(
+  upstream: Upstream,
+  refresh: (control: CatalogControl) => Promise<void>,
+  control: CatalogControl,
+  log: CatalogLog,
+): void {
+  upstream.onToolsChanged(() => {
+    refresh(control).catch((err: unknown) =>
+      log('warn', 'gateway: cannot read the upstream tool list again', {
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
+  });
+}

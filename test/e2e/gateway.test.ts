@@ -1,0 +1,309 @@
+// `durable-mcp gateway` over real processes: an MCP server written with the official TypeScript SDK v1 (McpServer,
+// over stdio and over Streamable HTTP), which knows nothing of tasks, served behind the gateway. Its calls become
+// durable tasks: results exact, progress as status, cancel told upstream, a gateway SIGKILL answered by the delivery
+// rules (an idempotent tool sent again; any other "outcome unknown", then retried by an operator), a crashed upstream
+// restarted, clients without the extension served through the facade tools, and no principal sees another's task.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../src/advanced.js';
+import { TOKENS, tokenFile, waitUntil, type Who } from '../support/admin-api.js';
+import { BIN, startListening, type ServeProcess } from '../support/cli.js';
+
+type Json = Record<string, unknown>;
+
+const UPSTREAM = fileURLToPath(new URL('../fixtures/gateway/upstream-v1.mjs', import.meta.url));
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const LEASE_MS = 1_500;
+
+let dir: string;
+let calls: string;
+let cancels: string;
+const procs: ServeProcess[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-gateway-'));
+  calls = join(dir, 'calls.log');
+  cancels = join(dir, 'cancels.log');
+  writeFileSync(join(dir, 'tokens.json'), tokenFile(true));
+});
+
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    p.child.kill('SIGKILL');
+    await p.exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What reached the upstream: one record per call it received. */
+const upstreamCalls = (tool?: string): Json[] =>
+  existsSync(calls)
+    ? readFileSync(calls, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Json)
+        .filter((c) => tool === undefined || c.tool === tool)
+    : [];
+
+const upstreamEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+  UPSTREAM_CALLS: calls,
+  UPSTREAM_CANCELS: cancels,
+  ...extra,
+});
+
+/** A gateway on the test's SQLite file in front of `upstream` (default: the SDK v1 server over stdio). */
+async function startGateway(
+  extra: string[] = [],
+  upstream = `stdio:node ${UPSTREAM}`,
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
+  const proc = await startListening(
+    [
+      BIN,
+      'gateway',
+      '--upstream',
+      upstream,
+      '--upstream-env',
+      'UPSTREAM_CALLS,UPSTREAM_CANCELS,UPSTREAM_EXTRA_TOOL',
+      '--store',
+      join(dir, 'tasks.db'),
+      '--port',
+      '0',
+      '--auth',
+      join(dir, 'tokens.json'),
+      '--tasks-get-rate',
+      '0',
+      '--lease-ms',
+      String(LEASE_MS),
+      '--shutdown-grace-ms',
+      '200',
+      ...extra,
+    ],
+    { env: upstreamEnv(env), timeoutMs: 20_000 },
+  );
+  procs.push(proc);
+  return proc;
+}
+
+const client = (proc: ServeProcess, who: Who, aware = true) =>
+  createHttpClient({ url: proc.url, token: TOKENS[who], capabilities: aware ? TASKS : {} });
+
+async function callTool(proc: ServeProcess, who: Who, name: string, args: Json): Promise<Json> {
+  return (await client(proc, who).request('tools/call', { name, arguments: args })).result as Json;
+}
+
+async function getTask(proc: ServeProcess, who: Who, taskId: string): Promise<Json> {
+  return (await client(proc, who).request('tasks/get', { taskId })).result as Json;
+}
+
+/** Polls tasks/get until the task is in one of `statuses`; every status message seen on the way is kept. */
+async function settled(
+  proc: ServeProcess,
+  taskId: string,
+  statuses: string[],
+  seen: string[] = [],
+  timeoutMs = 30_000,
+): Promise<Json> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const task = await getTask(proc, 'alice', taskId);
+    if (typeof task.statusMessage === 'string') seen.push(task.statusMessage);
+    if (statuses.includes(String(task.status))) return task;
+    if (Date.now() > end) throw new Error(`task ${taskId}: ${JSON.stringify(task)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const SUM = { content: [{ type: 'text', text: '5' }], structuredContent: { sum: 5 } };
+
+describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
+  it('answers a long call with a task at once, shows upstream progress, and completes with the exact result', async () => {
+    const gw = await startGateway();
+    const started = Date.now();
+    const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 3_000 });
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    // The answer came before the upstream's work could have ended.
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const seen: string[] = [];
+    const done = await settled(gw, created.taskId as string, ['completed'], seen);
+    expect(done.result).toMatchObject(SUM);
+    expect(seen.some((m) => /step \d of 3/.test(m))).toBe(true);
+    const [sent] = upstreamCalls('slow_sum');
+    expect(sent?.args).toEqual({ a: 2, b: 3, ms: 3_000 });
+    // The task's key goes upstream, for an upstream that honours keys.
+    expect((sent?.meta as Json)['dev.durable-mcp/idempotencyKey']).toBe(
+      `durable-mcp:${String(created.taskId)}`,
+    );
+  });
+
+  it('shows another principal nothing of the task: the same answer as for a task that never existed', async () => {
+    const gw = await startGateway();
+    const created = await callTool(gw, 'alice', 'slow_sum', { a: 1, b: 1, ms: 200 });
+    const theirs = await client(gw, 'bob')
+      .request('tasks/get', { taskId: created.taskId })
+      .catch((err: unknown) => err);
+    const none = await client(gw, 'bob')
+      .request('tasks/get', { taskId: 'task_neverExisted00000000000000000000' })
+      .catch((err: unknown) => err);
+    expect(theirs).toBeInstanceOf(Error);
+    expect((theirs as { code?: unknown }).code).toBe((none as { code?: unknown }).code);
+    expect((theirs as Error).message.replace(String(created.taskId), 'ID')).toBe(
+      (none as Error).message.replace('task_neverExisted00000000000000000000', 'ID'),
+    );
+    const cancel = await client(gw, 'bob')
+      .request('tasks/cancel', { taskId: created.taskId })
+      .catch((err: unknown) => err);
+    expect(cancel).toBeInstanceOf(Error);
+    await settled(gw, created.taskId as string, ['completed']);
+  });
+
+  it('tells the upstream of a cancel (notifications/cancelled), and the task ends cancelled', async () => {
+    const gw = await startGateway();
+    const created = await callTool(gw, 'alice', 'send_payment', { to: 'bob', cents: 5, ms: 60_000 });
+    await waitUntil(async () => upstreamCalls('send_payment').length === 1, 'the call upstream');
+    await client(gw, 'alice').request('tasks/cancel', { taskId: created.taskId });
+    await settled(gw, created.taskId as string, ['cancelled']);
+    await waitUntil(
+      async () => existsSync(cancels) && readFileSync(cancels, 'utf8').trim() !== '',
+      'the cancel upstream',
+    );
+  });
+
+  it('after a SIGKILL mid-call, sends an idempotent call again: the upstream counts 2, the client sees one result', async () => {
+    const first = await startGateway();
+    const created = await callTool(first, 'alice', 'slow_sum', { a: 2, b: 3, ms: 2_000 });
+    await waitUntil(async () => upstreamCalls('slow_sum').length === 1, 'the call upstream');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startGateway();
+    const done = await settled(second, created.taskId as string, ['completed']);
+    expect(done.result).toMatchObject(SUM);
+    expect(upstreamCalls('slow_sum')).toHaveLength(2);
+  });
+
+  it('after a SIGKILL mid-call, ends a non-idempotent call "outcome unknown" without sending it again; an operator retry completes it', async () => {
+    const first = await startGateway();
+    const created = await callTool(first, 'alice', 'send_payment', { to: 'carol', cents: 700, ms: 2_000 });
+    await waitUntil(async () => upstreamCalls('send_payment').length === 1, 'the call upstream');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startGateway();
+    const failed = await settled(second, created.taskId as string, ['failed']);
+    expect(failed.error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^outcome unknown: the upstream may have done this/),
+      data: { outcome: 'unknown', tool: 'send_payment' },
+    });
+    // Let the first upstream process finish what it was doing: still one call in all.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(upstreamCalls('send_payment')).toHaveLength(1);
+    // An operator who checked decides to send it again: a new task, linked to this one.
+    const api = (method: string, path: string, headers: Record<string, string> = {}) =>
+      fetch(`${second.origin}/admin/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKENS.opsA}`, ...headers },
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Json }));
+    const { body: session } = await api('GET', '/session');
+    const retried = await api('POST', `/tasks/${String(created.taskId)}/retry`, {
+      'x-csrf-token': session.csrfToken as string,
+    });
+    expect(retried.status).toBe(200);
+    const again = await settled(second, retried.body.taskId as string, ['completed']);
+    expect(again.result).toMatchObject({ content: [{ type: 'text', text: 'paid 700 to carol' }] });
+    expect(upstreamCalls('send_payment')).toHaveLength(2);
+  });
+
+  it('starts a crashed upstream again; the call it was serving ends "outcome unknown", the next one works', async () => {
+    const gw = await startGateway();
+    const created = await callTool(gw, 'alice', 'send_payment', {
+      to: 'dan',
+      cents: 1,
+      ms: 300,
+      crash: true,
+    });
+    const failed = await settled(gw, created.taskId as string, ['failed']);
+    expect(failed.error).toMatchObject({ code: -32603, data: { outcome: 'unknown' } });
+    const next = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 0 });
+    const done = await settled(gw, next.taskId as string, ['completed']);
+    expect(done.result).toMatchObject(SUM);
+    const pids = new Set(upstreamCalls().map((c) => c.pid));
+    expect(pids.size).toBe(2);
+  });
+
+  it('passes an upstream tool error through as the tool error it is', async () => {
+    const gw = await startGateway();
+    const created = await callTool(gw, 'alice', 'fail', { why: 'nope' });
+    const done = await settled(gw, created.taskId as string, ['completed']);
+    expect(done.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'failed: nope' }] });
+  });
+
+  it('serves a client without the tasks extension: a hand-back after the budget, then the result through task_status', async () => {
+    const gw = await startGateway(['--fallback-budget-ms', '300']);
+    const plain = client(gw, 'alice', false);
+    const { result } = await plain.request('tools/call', {
+      name: 'slow_sum',
+      arguments: { a: 2, b: 3, ms: 2_000 },
+    });
+    const handBack = (result as Json).structuredContent as Json;
+    expect(handBack.next).toMatchObject({ tool: 'task_status', arguments: { taskId: handBack.taskId } });
+    const end = Date.now() + 20_000;
+    let report: Json = {};
+    while (Date.now() < end) {
+      report = (
+        await plain.request('tools/call', { name: 'task_status', arguments: { taskId: handBack.taskId } })
+      ).result as Json;
+      if ((report.structuredContent as Json | undefined)?.status === 'completed') break;
+    }
+    expect((report.structuredContent as Json).result).toMatchObject(SUM);
+  });
+
+  it('refuses at start an upstream tool named like a facade tool, and serves it under --tool-prefix', async () => {
+    const refused = spawn(
+      process.execPath,
+      [
+        BIN,
+        'gateway',
+        '--upstream',
+        `stdio:node ${UPSTREAM}`,
+        '--upstream-env',
+        'UPSTREAM_EXTRA_TOOL',
+        '--store',
+        join(dir, 'refused.db'),
+        '--port',
+        '0',
+      ],
+      { stdio: 'pipe', env: { ...process.env, UPSTREAM_EXTRA_TOOL: 'task_status' } },
+    );
+    let stderr = '';
+    refused.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => refused.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/"task_status".*--tool-prefix/s);
+    const gw = await startGateway(['--tool-prefix', 'up_'], undefined, {
+      UPSTREAM_EXTRA_TOOL: 'task_status',
+    });
+    // As a client without the extension sees them: the facade tools too.
+    const { result } = await client(gw, 'alice', false).request('tools/list', {});
+    const names = ((result as Json).tools as Json[]).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['up_slow_sum', 'up_task_status', 'task_status']));
+  });
+});
+
+describe('durable-mcp gateway in front of an SDK v1 server over Streamable HTTP', () => {
+  it('serves its tools as tasks and completes with the exact result', async () => {
+    const upstream = await startListening([UPSTREAM, '--http', '0'], { env: upstreamEnv() });
+    procs.push(upstream);
+    const gw = await startGateway([], upstream.url);
+    const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 1_200 });
+    expect(created).toMatchObject({ resultType: 'task' });
+    const seen: string[] = [];
+    const done = await settled(gw, created.taskId as string, ['completed'], seen);
+    expect(done.result).toMatchObject(SUM);
+    expect(seen.some((m) => /step \d of 2/.test(m))).toBe(true);
+    expect(upstreamCalls('slow_sum')).toHaveLength(1);
+  });
+});
