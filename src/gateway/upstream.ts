@@ -57,7 +57,18 @@ export interface UpstreamCallOptions {
   meta?: JsonObject;
 }
 
+/** How one call to the upstream ended, as metrics count it. */
+export type UpstreamCallOutcome = 'ok' | 'tool_error' | 'refused' | 'lost' | 'not_sent' | 'cancelled';
+
+/** Told of each call's outcome and duration, and of sessions opening and closing (metrics, health). */
+export interface UpstreamObserver {
+  call(outcome: UpstreamCallOutcome, durationMs: number): void;
+  session(open: boolean): void;
+}
+
 export interface UpstreamOptions {
+  /** Told of every call and session (e.g. the gateway's Prometheus metrics). */
+  observer?: UpstreamObserver;
   /** How long one call may take without progress before it counts as lost (default one hour). */
   callTimeoutMs?: number;
   /** How long a call waits for a session to open before it fails as not sent (default 30 s). */
@@ -130,6 +141,7 @@ interface SessionParts {
   toolsChanged: () => void;
   /** Told when this session closes (the child exited, the connection dropped, or close()). */
   closed: (client: Client) => void;
+  observer?: UpstreamObserver;
 }
 
 /** Opens one client session; UpstreamNotSentError when it cannot. */
@@ -142,7 +154,10 @@ async function openSession(parts: SessionParts): Promise<Client> {
     createInterface({ input: stderr }).on('line', (line) =>
       log('info', 'upstream stderr', { upstream: name, line }),
     );
-  client.onclose = () => parts.closed(client);
+  client.onclose = () => {
+    parts.observer?.session(false);
+    parts.closed(client);
+  };
   try {
     await client.connect(transport, { timeout: parts.connectTimeoutMs });
   } catch (err) {
@@ -151,6 +166,7 @@ async function openSession(parts: SessionParts): Promise<Client> {
       `cannot reach the upstream (${name}): ${err instanceof Error ? err.message : String(err)}`,
     );
   }
+  parts.observer?.session(true);
   log('info', 'upstream session open', {
     upstream: name,
     protocolVersion: client.getServerVersion()?.version ?? null,
@@ -218,6 +234,21 @@ function sessionKeeper(parts: Omit<SessionParts, 'closed'>) {
   };
 }
 
+const outcomeOf = (err: Error, signal: AbortSignal | undefined): UpstreamCallOutcome =>
+  signal?.aborted === true
+    ? 'cancelled'
+    : err instanceof UpstreamRefusedError
+      ? 'refused'
+      : err instanceof UpstreamNotSentError
+        ? 'not_sent'
+        : 'lost';
+
+/** The upstream's label in metrics: the host of an HTTP upstream, the program of a stdio one (never its arguments). */
+export function upstreamLabel(target: UpstreamTarget): string {
+  if (target.kind === 'http') return target.url.host;
+  return target.command.split(/[\\/]/).pop() ?? target.command;
+}
+
 export function createUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
   const name = describeTarget(target);
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
@@ -227,6 +258,7 @@ export function createUpstream(target: UpstreamTarget, options: UpstreamOptions 
     name,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     log: options.log ?? (() => undefined),
+    observer: options.observer,
     toolsChanged: () => {
       for (const listener of listeners) listener();
     },
@@ -248,7 +280,13 @@ export function createUpstream(target: UpstreamTarget, options: UpstreamOptions 
       return tools;
     },
     async callTool(tool, args, call = {}) {
-      const client = await keeper.ready(call.signal);
+      const started = Date.now();
+      const observe = (outcome: UpstreamCallOutcome): void =>
+        options.observer?.call(outcome, Date.now() - started);
+      const client = await keeper.ready(call.signal).catch((err: unknown) => {
+        observe('not_sent');
+        throw err;
+      });
       const { onProgress, signal } = call;
       try {
         const result = await client.callTool(
@@ -262,9 +300,12 @@ export function createUpstream(target: UpstreamTarget, options: UpstreamOptions 
               onProgress === undefined ? undefined : (p) => onProgress(p.progress, p.total, p.message),
           },
         );
+        observe(result.isError === true ? 'tool_error' : 'ok');
         return result as unknown as CallToolResult;
       } catch (err) {
-        throw classify(err, signal);
+        const failure = classify(err, signal);
+        observe(outcomeOf(failure, signal));
+        throw failure;
       }
     },
     onToolsChanged: (listener) => {

@@ -232,6 +232,12 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     expect(done.result).toMatchObject(SUM);
     const pids = new Set(upstreamCalls().map((c) => c.pid));
     expect(pids.size).toBe(2);
+    // Operators see it in the metrics: one call lost, one answered, a session open again.
+    const metrics = await (await fetch(`${gw.origin}/metrics`)).text();
+    expect(metrics).toMatch(/^durable_mcp_upstream_calls_total\{upstream="node",outcome="lost"\} 1$/m);
+    expect(metrics).toMatch(/^durable_mcp_upstream_calls_total\{upstream="node",outcome="ok"\} 1$/m);
+    expect(metrics).toMatch(/^durable_mcp_upstream_up\{upstream="node"\} 1$/m);
+    expect(metrics).toMatch(/^durable_mcp_upstream_call_duration_seconds_count\{upstream="node"\} 2$/m);
   });
 
   it('passes an upstream tool error through as the tool error it is', async () => {

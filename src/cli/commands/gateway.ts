@@ -2,7 +2,8 @@
 // tool modules; every call of one can be a durable task whose one step is the upstream call (src/gateway/).
 import { readFileSync } from 'node:fs';
 import { followCatalog, readCatalog, type CatalogSettings } from '../../gateway/catalog.js';
-import { createUpstream, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
+import { createUpstream, upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
+import { createUpstreamMetrics, type UpstreamRecorder } from '../../observability/upstream-metrics.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
@@ -160,10 +161,19 @@ export async function gateway(argv: string[]): Promise<void> {
   );
   const own: ToolSet[] = settings.tools === '' ? [] : await loadToolSets(settings.tools);
   const logger = createLogger(settings.logLevel);
+  // Metrics exist once the store has opened: until then the upstream's reports are only remembered as its health.
+  const recorder: { current?: UpstreamRecorder; open: boolean } = { open: false };
   const upstream: Upstream = createUpstream(target, {
     callTimeoutMs,
     connectTimeoutMs,
     log: upstreamLog(logger),
+    observer: {
+      call: (outcome, ms) => recorder.current?.call(outcome, ms),
+      session: (open) => {
+        recorder.open = open;
+        recorder.current?.session(open);
+      },
+    },
   });
   const log = upstreamLog(logger);
   let read: Awaited<ReturnType<typeof readCatalog>>;
@@ -175,7 +185,13 @@ export async function gateway(argv: string[]): Promise<void> {
   }
   logger.info({ upstream: upstream.name, tools: read.tools.length }, 'gateway: upstream tools read');
   await serveWith(settings, [{ tools: read.tools }, ...own], logger, {
-    onServed: (runtime) => followCatalog(upstream, read.refresh, runtime.server.control, log),
+    onServed: (runtime, metrics) => {
+      if (metrics !== undefined) {
+        recorder.current = createUpstreamMetrics(metrics.registry, upstreamLabel(target));
+        recorder.current.session(recorder.open);
+      }
+      followCatalog(upstream, read.refresh, runtime.server.control, log);
+    },
     onStopped: () => upstream.close(),
   });
 }

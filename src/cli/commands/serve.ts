@@ -11,6 +11,7 @@ import { serveStdio } from '../../transport/stdio/stdio.js';
 import { urlHost } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
 import type { DurableMcp } from '../../runtime.js';
+import type { Metrics } from '../../observability/metrics.js';
 import { newerSchemaWarning } from '../../stores/schema-fit.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { parseFlags } from '../args.js';
@@ -66,7 +67,7 @@ async function serveOnStdio(
   // No port to answer on while the store does not: it ends the process at once.
   if (!('backend' in first)) throw storeError(first.unreachable);
   const runtime = runtimeOn(settings, first.backend, toolSets, logger);
-  hooks.onServed?.(runtime);
+  hooks.onServed?.(runtime, undefined);
   await serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout });
   await runtime.close(settings.graceMs);
   await hooks.onStopped?.();
@@ -228,7 +229,7 @@ export async function serve(argv: string[]): Promise<void> {
 
 /** What a command built on `serve` (the gateway) adds: told of each runtime it serves, and of the stop. */
 export interface ServeHooks {
-  onServed?: (runtime: DurableMcp) => void;
+  onServed?: (runtime: DurableMcp, metrics: Metrics | undefined) => void;
   onStopped?: () => Promise<void>;
 }
 
@@ -259,7 +260,7 @@ export async function serveWith(
       void backend.close();
       throw err;
     }
-    hooks.onServed?.(state.served.runtime);
+    hooks.onServed?.(state.served.runtime, state.served.metrics);
     listening.use(state.served.handler);
     serving(logger, backend);
   };
