@@ -4,31 +4,32 @@
 // rules (an idempotent tool sent again; any other "outcome unknown", then retried by an operator), a crashed upstream
 // restarted, clients without the extension served through the facade tools, and no principal sees another's task.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpClient } from '../../src/advanced.js';
-import { TOKENS, tokenFile, waitUntil, type Who } from '../support/admin-api.js';
+import { TOKENS, waitUntil } from '../support/admin-api.js';
 import { BIN, startListening, type ServeProcess } from '../support/cli.js';
+import {
+  gatewayDir,
+  gatewayClient,
+  callTool,
+  settled,
+  startGateway as start,
+  SUM,
+  UPSTREAM,
+  upstreamCalls as received,
+  upstreamEnv,
+  type GatewayDir,
+  type GatewayOptions,
+  type Json,
+} from '../support/gateway.js';
 
-type Json = Record<string, unknown>;
-
-const UPSTREAM = fileURLToPath(new URL('../fixtures/gateway/upstream-v1.mjs', import.meta.url));
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-const LEASE_MS = 1_500;
-
-let dir: string;
-let calls: string;
-let cancels: string;
+let at: GatewayDir;
 const procs: ServeProcess[] = [];
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'durable-mcp-gateway-'));
-  calls = join(dir, 'calls.log');
-  cancels = join(dir, 'cancels.log');
-  writeFileSync(join(dir, 'tokens.json'), tokenFile(true));
+  at = gatewayDir(mkdtempSync(join(tmpdir(), 'durable-mcp-gateway-')));
 });
 
 afterEach(async () => {
@@ -36,89 +37,14 @@ afterEach(async () => {
     p.child.kill('SIGKILL');
     await p.exited;
   }
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(at.dir, { recursive: true, force: true });
 });
 
-/** What reached the upstream: one record per call it received. */
-const upstreamCalls = (tool?: string): Json[] =>
-  existsSync(calls)
-    ? readFileSync(calls, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Json)
-        .filter((c) => tool === undefined || c.tool === tool)
-    : [];
-
-const upstreamEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
-  UPSTREAM_CALLS: calls,
-  UPSTREAM_CANCELS: cancels,
-  ...extra,
-});
-
-/** A gateway on the test's SQLite file in front of `upstream` (default: the SDK v1 server over stdio). */
-async function startGateway(
-  extra: string[] = [],
-  upstream = `stdio:node ${UPSTREAM}`,
-  env: Record<string, string> = {},
-): Promise<ServeProcess> {
-  const proc = await startListening(
-    [
-      BIN,
-      'gateway',
-      '--upstream',
-      upstream,
-      '--upstream-env',
-      'UPSTREAM_CALLS,UPSTREAM_CANCELS,UPSTREAM_EXTRA_TOOL',
-      '--store',
-      join(dir, 'tasks.db'),
-      '--port',
-      '0',
-      '--auth',
-      join(dir, 'tokens.json'),
-      '--tasks-get-rate',
-      '0',
-      '--lease-ms',
-      String(LEASE_MS),
-      '--shutdown-grace-ms',
-      '200',
-      ...extra,
-    ],
-    { env: upstreamEnv(env), timeoutMs: 20_000 },
-  );
-  procs.push(proc);
-  return proc;
-}
-
-const client = (proc: ServeProcess, who: Who, aware = true) =>
-  createHttpClient({ url: proc.url, token: TOKENS[who], capabilities: aware ? TASKS : {} });
-
-async function callTool(proc: ServeProcess, who: Who, name: string, args: Json): Promise<Json> {
-  return (await client(proc, who).request('tools/call', { name, arguments: args })).result as Json;
-}
-
-async function getTask(proc: ServeProcess, who: Who, taskId: string): Promise<Json> {
-  return (await client(proc, who).request('tasks/get', { taskId })).result as Json;
-}
-
-/** Polls tasks/get until the task is in one of `statuses`; every status message seen on the way is kept. */
-async function settled(
-  proc: ServeProcess,
-  taskId: string,
-  statuses: string[],
-  seen: string[] = [],
-  timeoutMs = 30_000,
-): Promise<Json> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const task = await getTask(proc, 'alice', taskId);
-    if (typeof task.statusMessage === 'string') seen.push(task.statusMessage);
-    if (statuses.includes(String(task.status))) return task;
-    if (Date.now() > end) throw new Error(`task ${taskId}: ${JSON.stringify(task)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const SUM = { content: [{ type: 'text', text: '5' }], structuredContent: { sum: 5 } };
+const cancels = (): string => at.cancels;
+const upstreamCalls = (tool?: string): Json[] => received(at, tool);
+const startGateway = (extra: string[] = [], upstream?: string, env: Record<string, string> = {}) =>
+  start(at, procs, { extra, upstream, env } satisfies GatewayOptions);
+const client = gatewayClient;
 
 describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
   it('answers a long call with a task at once, shows upstream progress, and completes with the exact result', async () => {
@@ -168,7 +94,7 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     await client(gw, 'alice').request('tasks/cancel', { taskId: created.taskId });
     await settled(gw, created.taskId as string, ['cancelled']);
     await waitUntil(
-      async () => existsSync(cancels) && readFileSync(cancels, 'utf8').trim() !== '',
+      async () => existsSync(cancels()) && readFileSync(cancels(), 'utf8').trim() !== '',
       'the cancel upstream',
     );
   });
@@ -278,7 +204,7 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
         '--upstream-env',
         'UPSTREAM_EXTRA_TOOL',
         '--store',
-        join(dir, 'refused.db'),
+        join(at.dir, 'refused.db'),
         '--port',
         '0',
       ],
@@ -301,7 +227,7 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
 
 describe('durable-mcp gateway in front of an SDK v1 server over Streamable HTTP', () => {
   it('serves its tools as tasks and completes with the exact result', async () => {
-    const upstream = await startListening([UPSTREAM, '--http', '0'], { env: upstreamEnv() });
+    const upstream = await startListening([UPSTREAM, '--http', '0'], { env: upstreamEnv(at) });
     procs.push(upstream);
     const gw = await startGateway([], upstream.url);
     const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 1_200 });

@@ -1,0 +1,76 @@
+// Two `durable-mcp gateway` replicas on one PostgreSQL schema, each with its own SDK v1 upstream process over stdio:
+// the replica running a call is SIGKILLed mid-call, and the other takes the task over once its lease ends. An
+// idempotent tool is sent again and completes with the upstream's exact result; any other ends "outcome unknown"
+// without being sent twice.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/admin-api.js';
+import type { ServeProcess } from '../support/cli.js';
+import {
+  callTool,
+  gatewayDir,
+  settled,
+  startGateway,
+  SUM,
+  upstreamCalls,
+  type GatewayDir,
+} from '../support/gateway.js';
+import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
+
+const SCHEMA = `dmcp_gateway_${randomBytes(5).toString('hex')}`;
+const STORE = ['--store', TEST_POSTGRES_URL, '--pg-schema', SCHEMA, '--pg-pool-size', '3'];
+
+await withPostgres('the gateway on PostgreSQL replicas', () => {
+  let at: GatewayDir;
+  const procs: ServeProcess[] = [];
+
+  beforeEach(() => {
+    at = gatewayDir(mkdtempSync(join(tmpdir(), 'durable-mcp-gateway-pg-')));
+  });
+  afterEach(async () => {
+    for (const p of procs.splice(0)) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+    rmSync(at.dir, { recursive: true, force: true });
+  });
+  afterAll(() => dropSchema(SCHEMA));
+
+  /**
+   * Replica A runs the call (B, with no worker, only answers requests); A is SIGKILLed once the upstream has the call,
+   * and replica C, started then, takes the task over once A's lease has ended. The client follows through B.
+   */
+  async function killedMidCall(tool: string, args: Record<string, unknown>) {
+    const a = await startGateway(at, procs, { extra: STORE });
+    const b = await startGateway(at, procs, { extra: [...STORE, '--concurrency', '0'] });
+    const created = await callTool(a, 'alice', tool, args);
+    await waitUntil(async () => upstreamCalls(at, tool).length === 1, 'the call upstream');
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const c = await startGateway(at, procs, { extra: STORE });
+    return { b, c, taskId: created.taskId as string };
+  }
+
+  describe('a gateway replica SIGKILLed mid-call', () => {
+    it('sends an idempotent call again from another replica: the upstream counts 2, the client one result', async () => {
+      const { b, taskId } = await killedMidCall('slow_sum', { a: 2, b: 3, ms: 1_500 });
+      const done = await settled(b, taskId, ['completed']);
+      expect(done.result).toMatchObject(SUM);
+      expect(upstreamCalls(at, 'slow_sum')).toHaveLength(2);
+    });
+
+    it('ends a non-idempotent call "outcome unknown" on another replica, sent once', async () => {
+      const { b, taskId } = await killedMidCall('send_payment', { to: 'erin', cents: 9, ms: 1_500 });
+      const failed = await settled(b, taskId, ['failed']);
+      expect(failed.error).toMatchObject({
+        code: -32603,
+        data: { outcome: 'unknown', tool: 'send_payment' },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1_800));
+      expect(upstreamCalls(at, 'send_payment')).toHaveLength(1);
+    });
+  });
+});
