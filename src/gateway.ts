@@ -31,6 +31,8 @@ export interface GatewayOptions extends Omit<DurableMcpOptions, 'toolSets'> {
   catalog?: CatalogSettings;
   /** Timeouts of the upstream connection, and where its log lines go (when `upstream` is a target). */
   connection?: UpstreamOptions;
+  /** How often the upstream's tool list is read again besides its list changes (default five minutes; 0: never). */
+  refreshMs?: number;
   /** Tools, prompts and resources of the gateway's own, served beside the upstream's. */
   toolSets?: DurableMcpOptions['toolSets'];
 }
@@ -65,10 +67,23 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     await upstream.close();
     throw err;
   }
-  const { upstream: _upstream, catalog: _catalog, connection: _connection, toolSets = [], ...rest } = options;
+  const {
+    upstream: _upstream,
+    catalog: _catalog,
+    connection: _connection,
+    refreshMs: _refreshMs,
+    toolSets = [],
+    ...rest
+  } = options;
   const runtime = createDurableMcp({ ...rest, toolSets: [{ tools: catalog.tools }, ...toolSets] });
   const refresh = (): Promise<void> => catalog.refresh(runtime.server.control);
-  followCatalog(upstream, catalog.refresh, runtime.server.control, log);
+  const stopFollowing = followCatalog(
+    upstream,
+    catalog.refresh,
+    runtime.server.control,
+    log,
+    options.refreshMs,
+  );
 
   return {
     ...runtime,
@@ -79,6 +94,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     upstream,
     refresh,
     async close(graceMs) {
+      stopFollowing();
       await runtime.close(graceMs);
       await upstream.close();
     },

@@ -111,18 +111,44 @@ export async function readCatalog(
   return { tools, refresh };
 }
 
-/** Runs `refresh` on each tools/list_changed of the upstream, logging what fails. */
+/** The default interval between two reads of the upstream's tool list, list changes aside (CatalogFollow.intervalMs). */
+export const DEFAULT_REFRESH_MS = 5 * 60_000;
+
+/**
+ * Runs `refresh` on each tools/list_changed of the upstream, and every `intervalMs` (0: only on list changes), for an
+ * upstream that changes its tools without saying so; logs what fails. Returns the stopper of the interval.
+ */
 export function followCatalog(
   upstream: Upstream,
   refresh: (control: CatalogControl) => Promise<void>,
   control: CatalogControl,
   log: CatalogLog,
-): void {
-  upstream.onToolsChanged(() => {
-    refresh(control).catch((err: unknown) =>
-      log('warn', 'gateway: cannot read the upstream tool list again', {
-        error: err instanceof Error ? err.message : String(err),
-      }),
-    );
-  });
+  intervalMs = DEFAULT_REFRESH_MS,
+): () => void {
+  let running = false;
+  let pending = false;
+  // One read at a time; a list change during a read makes one more read after it.
+  const again = (): void => {
+    if (running) {
+      pending = true;
+      return;
+    }
+    running = true;
+    pending = false;
+    refresh(control)
+      .catch((err: unknown) =>
+        log('warn', 'gateway: cannot read the upstream tool list again', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      )
+      .finally(() => {
+        running = false;
+        if (pending) again();
+      });
+  };
+  upstream.onToolsChanged(again);
+  if (intervalMs <= 0) return () => undefined;
+  const timer = setInterval(again, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

@@ -1,7 +1,12 @@
 // `durable-mcp gateway --upstream …`: `serve`, with the tools of an existing MCP server (the upstream) instead of
 // tool modules; every call of one can be a durable task whose one step is the upstream call (src/gateway/).
 import { readFileSync } from 'node:fs';
-import { followCatalog, readCatalog, type CatalogSettings } from '../../gateway/catalog.js';
+import {
+  DEFAULT_REFRESH_MS,
+  followCatalog,
+  readCatalog,
+  type CatalogSettings,
+} from '../../gateway/catalog.js';
 import { createUpstream, upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
 import { createUpstreamMetrics, type UpstreamRecorder } from '../../observability/upstream-metrics.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
@@ -24,6 +29,7 @@ const GATEWAY_FLAGS = {
   'upstream-env': { type: 'string' },
   'upstream-token-env': { type: 'string' },
   'upstream-token-file': { type: 'string' },
+  'upstream-refresh-ms': { type: 'string' },
 } as const;
 
 export const gatewayUsage = `durable-mcp gateway --upstream <URL | stdio:COMMAND [ARGS…]> [gateway flags] [serve flags]
@@ -40,6 +46,8 @@ extension: every call of one can be a durable task whose one step is the upstrea
   --upstream-retry N     attempts of an idempotent tool's call in all (default 5; 1 s doubling to 30 s between)
   --upstream-timeout-ms N  how long a call may go without progress before it counts as lost (default 3600000)
   --upstream-connect-timeout-ms N  how long a call waits for the upstream to answer at all (default 30000)
+  --upstream-refresh-ms N  how often the upstream's tool list is read again, besides its tools/list_changed
+                         notifications (default 300000; 0: only on those)
   --upstream-env LIST    environment variables passed to a stdio upstream (it gets only PATH, HOME and the like
                          otherwise, never the gateway's own secrets)
   --upstream-token-env VAR | --upstream-token-file PATH  a bearer token for an HTTP upstream (never the caller's)
@@ -159,6 +167,7 @@ export async function gateway(argv: string[]): Promise<void> {
     30_000,
     1,
   );
+  const refreshMs = intFlag(values['upstream-refresh-ms'], 'upstream-refresh-ms', DEFAULT_REFRESH_MS);
   const own: ToolSet[] = settings.tools === '' ? [] : await loadToolSets(settings.tools);
   const logger = createLogger(settings.logLevel);
   // Metrics exist once the store has opened: until then the upstream's reports are only remembered as its health.
@@ -190,7 +199,7 @@ export async function gateway(argv: string[]): Promise<void> {
         recorder.current = createUpstreamMetrics(metrics.registry, upstreamLabel(target));
         recorder.current.session(recorder.open);
       }
-      followCatalog(upstream, read.refresh, runtime.server.control, log);
+      followCatalog(upstream, read.refresh, runtime.server.control, log, refreshMs);
     },
     onStopped: () => upstream.close(),
   });
