@@ -169,7 +169,8 @@ async function openSession(parts: SessionParts): Promise<Client> {
   parts.observer?.session(true);
   log('info', 'upstream session open', {
     upstream: name,
-    protocolVersion: client.getServerVersion()?.version ?? null,
+    server: client.getServerVersion()?.name ?? null,
+    serverVersion: client.getServerVersion()?.version ?? null,
   });
   return client;
 }

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOKENS, waitUntil } from '../support/admin-api.js';
-import { BIN, startListening, type ServeProcess } from '../support/cli.js';
+import { createInterface } from 'node:readline';
+import { BIN, envelope, startListening, type ServeProcess } from '../support/cli.js';
 import {
   gatewayDir,
   gatewayClient,
@@ -236,6 +237,43 @@ describe('durable-mcp gateway in front of an SDK v1 server over Streamable HTTP'
     const done = await settled(gw, created.taskId as string, ['completed'], seen);
     expect(done.result).toMatchObject(SUM);
     expect(seen.some((m) => /step \d of 2/.test(m))).toBe(true);
+    expect(upstreamCalls('slow_sum')).toHaveLength(1);
+  });
+});
+
+describe('durable-mcp gateway --stdio', () => {
+  it('serves the upstream over its own stdin and stdout, with nothing but JSON-RPC on stdout, and exits at EOF', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'gateway',
+        '--stdio',
+        '--upstream',
+        `stdio:node ${UPSTREAM}`,
+        '--upstream-env',
+        'UPSTREAM_CALLS',
+        '--store',
+        join(at.dir, 'stdio.db'),
+      ],
+      { stdio: 'pipe', env: { ...process.env, ...upstreamEnv(at) } },
+    );
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'slow_sum', arguments: { a: 2, b: 3, ms: 0 }, _meta: envelope() },
+      })}\n`,
+    );
+    await waitUntil(async () => lines.length > 0, 'the answer');
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const replies = lines.map((line) => JSON.parse(line) as Json);
+    expect(replies).toEqual([{ jsonrpc: '2.0', id: 1, result: expect.objectContaining(SUM) }]);
     expect(upstreamCalls('slow_sum')).toHaveLength(1);
   });
 });
