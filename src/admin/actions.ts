@@ -11,6 +11,7 @@ import {
 } from '../tasks/admin.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
+import type { AdminRecordedStep } from '../tasks/admin.js';
 import type { TaskOwner } from '../tasks/task.js';
 import { parseOverviewQuery, parseTaskQuery } from './query.js';
 import { bounded, sendError, sendJson } from './reply.js';
@@ -34,6 +35,8 @@ export interface ActionContext {
   payloads: boolean;
   /** AdminApiOptions.waitingForCode. */
   waitingForCode?: () => readonly OutOfScopeTasks[] | undefined;
+  /** A retry's recorded step (the request's body, checked). */
+  record?: AdminRecordedStep;
 }
 
 /** Every action but the event stream (a response of its own, event-stream.ts). */
@@ -47,6 +50,7 @@ const CONFLICT_MESSAGES = {
   not_failed: 'Only a task that failed or ended in a tool error can be retried',
   not_terminal: 'Only a finished task can be purged',
   sealed: 'The task’s payloads are sealed with a key this server does not hold: they cannot be copied',
+  step_kept: 'The task retried already finished that step: its value is kept, there is nothing to record',
 } as const;
 
 /** Runs one action; a refused query is a 400, a store that does not answer a 503. */
@@ -137,17 +141,21 @@ async function change(context: ActionContext, action: AdminChange): Promise<void
   const id = context.id ?? '';
   let result: AdminActionResult | AdminRetryResult;
   try {
-    result = await store[action](scope, id, now);
+    result =
+      action === 'retry' && context.record !== undefined
+        ? await store.retry(scope, id, now, { record: context.record })
+        : await store[action](scope, id, now);
   } catch (err) {
     context.audit?.({ event: `admin.${action}`, ...who, taskId: bounded(id), outcome: 'error' });
     throw err;
   }
-  const made = result.ok && 'taskId' in result ? result.taskId : undefined;
+  const made = result.ok && 'taskId' in result ? String(result.taskId) : undefined;
   context.audit?.({
     event: `admin.${action}`,
     ...who,
     taskId: bounded(id),
     ...(made === undefined ? {} : { retryTaskId: made }),
+    ...(context.record === undefined ? {} : { recordedStep: bounded(context.record.step) }),
     outcome: result.ok ? 'ok' : result.reason,
   });
   if (made !== undefined) sendJson(res, 200, { ok: true, taskId: made } satisfies RetriedJson);

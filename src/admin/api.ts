@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AuditLog } from '../protocol/audit.js';
-import type { AdminScope, TaskAdmin } from '../tasks/admin.js';
+import type { AdminRecordedStep, AdminScope, TaskAdmin } from '../tasks/admin.js';
 import type { ChangeFeed, OutOfScopeTasks } from '../tasks/store.js';
 import { createOpenLimit, type OpenLimit } from '../tasks/open-limit.js';
 import { ownerKey, type TaskOwner } from '../tasks/task.js';
@@ -16,6 +16,7 @@ import { createCsrfTokens, type CsrfTokens } from './csrf.js';
 import { DEFAULT_EVENT_STREAM, openEventStream, type EventStreamOptions } from './event-stream.js';
 import { createTaskEventHub, type TaskEventHub } from './events.js';
 import { bounded, sendError } from './reply.js';
+import { readRetryBody } from './retry-body.js';
 import { isChange, matchRoute, type AdminAction } from './routes.js';
 
 /** The operator API of a server: its store's operators' port, and the secret CSRF tokens are derived from. */
@@ -111,8 +112,9 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     const q = url.indexOf('?');
     const route = matchRoute(q === -1 ? url : url.slice(0, q));
     if (route.kind === 'none') return false;
-    // No operator route takes a body: whatever is sent is read and dropped, never buffered.
-    req.resume();
+    // Only a retry takes a body (a recorded step, read within a bound after the credentials are checked); any other
+    // body is read and dropped, never buffered.
+    if (route.kind !== 'route' || route.methods[req.method ?? ''] !== 'retry') req.resume();
     report(options, res, `admin ${req.method ?? ''} ${route.kind === 'route' ? route.label : 'tasks/{id}'}`);
     if (route.kind === 'bad_id') {
       sendError(res, 'bad_request', 'Malformed task id');
@@ -130,10 +132,13 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     }
     const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     const label = `${req.method ?? ''} ${route.label}`;
-    serve(api, req, res, { action, label, params, id: route.id }).catch((err: unknown) => {
-      options.onError?.(err);
-      sendError(res, 'internal', 'Internal error');
-    });
+    serve(api, req, res, { action, label, params, id: route.id })
+      .catch((err: unknown) => {
+        options.onError?.(err);
+        sendError(res, 'internal', 'Internal error');
+      })
+      // A retry refused before its body was read: the rest is read and dropped.
+      .finally(() => req.readableEnded || req.resume());
     return true;
   };
 }
@@ -222,6 +227,16 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     return;
   }
   const scope: AdminScope = outcome.operator;
+  let record: AdminRecordedStep | undefined;
+  if (request.action === 'retry') {
+    const body = await readRetryBody(req);
+    if (!body.ok) {
+      refused(body.status);
+      sendError(res, body.status, body.message);
+      return;
+    }
+    record = body.record;
+  }
   if (request.action === 'events') {
     if (api.events === undefined) return;
     const opened = openStream(api, api.events, who, scope, res);
@@ -240,6 +255,7 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     csrfToken: () => api.csrf.issue(who),
     payloads: api.options.payloads === true,
     waitingForCode: api.options.waitingForCode,
+    record,
   };
   await serveAction(context, request.action);
 }

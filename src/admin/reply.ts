@@ -13,6 +13,8 @@ export const AdminErrorStatus = {
   not_failed: 409,
   not_terminal: 409,
   sealed: 409,
+  step_kept: 409,
+  too_large: 413,
   too_many_requests: 429,
   unavailable: 503,
   internal: 500,

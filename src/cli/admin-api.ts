@@ -30,7 +30,8 @@ export interface AdminApi {
   /** `GET /session`: what an action must carry (its CSRF token, and the session's cookies if it sets any). */
   session(): Promise<ActionProof>;
   /** An action, with the proof of a session fetched just before. */
-  act(proof: ActionProof, method: 'POST' | 'DELETE', path: string): Promise<unknown>;
+  /** `body`: sent as JSON (a retry's recorded step). */
+  act(proof: ActionProof, method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown>;
 }
 
 export interface ActionProof {
@@ -72,12 +73,19 @@ export function createAdminApi(base: string, token: string | undefined): AdminAp
     method: string,
     path: string,
     headers: Record<string, string> = {},
+    payload?: string,
   ): Promise<{ body: unknown; res: Response }> {
     let res: Response;
     try {
       res = await fetch(base + path, {
         method,
-        headers: { accept: 'application/json', ...auth, ...headers },
+        headers: {
+          accept: 'application/json',
+          ...auth,
+          ...headers,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: payload,
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (err) {
@@ -122,9 +130,9 @@ export function createAdminApi(base: string, token: string | undefined): AdminAp
         throw new AdminTransportError(`the answer to GET ${base}/session carries no csrfToken`);
       return { csrfToken, cookie: cookiesOf(res) };
     },
-    async act({ csrfToken, cookie }, method, path) {
+    async act({ csrfToken, cookie }, method, path, body) {
       const headers = { 'x-csrf-token': csrfToken, ...(cookie === '' ? {} : { cookie }) };
-      return (await send(method, path, headers)).body;
+      return (await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body))).body;
     },
   };
 }

@@ -47,6 +47,17 @@ async function readStdinText(flag: string): Promise<string> {
  * oversized file and anything that is not a JSON object are usage errors that say where the text came from.
  */
 export async function readJsonObject(value: string, flag: string): Promise<JsonObject> {
+  const { parsed, where } = await readJson(value, flag);
+  if (!isJsonObject(parsed)) throw new UsageError(`${where} must be a JSON object`);
+  return parsed;
+}
+
+/** Any JSON value a flag gives, read as readJsonObject reads it. */
+export async function readJsonValue(value: string, flag: string): Promise<unknown> {
+  return (await readJson(value, flag)).parsed;
+}
+
+async function readJson(value: string, flag: string): Promise<{ parsed: unknown; where: string }> {
   let text = value;
   let where = flag;
   if (value.startsWith('@')) {
@@ -63,6 +74,5 @@ export async function readJsonObject(value: string, flag: string): Promise<JsonO
     const why = err instanceof Error ? err.message : String(err);
     throw new UsageError(`${where}: not valid JSON (${terminalLine(why)})`);
   }
-  if (!isJsonObject(parsed)) throw new UsageError(`${where} must be a JSON object`);
-  return parsed;
+  return { parsed, where };
 }

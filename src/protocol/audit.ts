@@ -26,6 +26,8 @@ export interface AuditEvent {
   taskId?: string;
   /** `admin.retry`: the new task the retry made of `taskId`. */
   retryTaskId?: string;
+  /** `admin.retry` with a recorded step: the step whose value the operator recorded in the new task. */
+  recordedStep?: string;
   tool?: string;
   method?: string;
   outcome: string;

@@ -1,6 +1,6 @@
 // An operator's retry as both stores make it: which tasks may be retried, and the new task's payloads, copied from the
 // task retried. Sealed values are bound to their row (sealedAt), so each is opened and sealed again for the new one.
-import type { AdminRetryResult } from '../tasks/admin.js';
+import type { AdminRecordedStep, AdminRetryResult } from '../tasks/admin.js';
 import { newTaskId } from '../tasks/ids.js';
 import { outcomeOf, type JsonObject, type TaskOwner, type TaskStatus } from '../tasks/task.js';
 import { openCaps, sealCaps, sealedAt, sealStatus, type PayloadSealing } from './payload-sealing.js';
@@ -16,14 +16,40 @@ export function planRetry(
   source: ForkSource,
   state: Pick<ForkState, 'status' | 'toolError'>,
   sealing: PayloadSealing,
+  record?: RecordedStep,
 ): { ok: true; fork: ForkRows } | Extract<AdminRetryResult, { ok: false }> {
   if (!isRetryable(state.status, state.toolError)) return { ok: false, reason: 'not_failed' };
+  if (record !== undefined && source.steps.some((step) => step.name === record.step))
+    return { ok: false, reason: 'step_kept' };
   try {
-    return { ok: true, fork: forkRows(source, sealing) };
+    const fork = forkRows(source, sealing);
+    if (record !== undefined) fork.steps.push(recordedRow(fork, record, sealing));
+    return { ok: true, fork };
   } catch (err) {
     if (err instanceof SealedPayloadError) return { ok: false, reason: 'sealed' };
     throw err;
   }
+}
+
+/** A step's value an operator verified (AdminRecordedStep), and when it was recorded. */
+export interface RecordedStep extends AdminRecordedStep {
+  at: number;
+}
+
+/** The recorded step as the new task keeps it: sealed like its other steps, done after them. */
+function recordedRow(fork: ForkRows, record: RecordedStep, sealing: PayloadSealing): ForkStep {
+  const last = Math.max(0, ...fork.steps.map((step) => step.seq ?? 0));
+  return {
+    name: record.step,
+    value: sealing.sealFor(
+      fork.sealed,
+      JSON.stringify(record.value),
+      sealedAt('task_steps.value', fork.id, record.step),
+    ),
+    seq: last + 1,
+    startedAt: null,
+    savedAt: record.at,
+  };
 }
 
 /** The status message a retry's new task starts with (its owner reads it; the task retried is theirs too). */

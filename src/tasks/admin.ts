@@ -95,7 +95,17 @@ export type AdminActionResult =
  * failed or in a tool error; `sealed`: its payloads are sealed with a key the store lacks, so they cannot be copied).
  */
 export type AdminRetryResult =
-  { ok: true; taskId: string } | { ok: false; reason: 'not_found' | 'not_failed' | 'sealed' };
+  { ok: true; taskId: string } | { ok: false; reason: 'not_found' | 'not_failed' | 'sealed' | 'step_kept' };
+
+/**
+ * A step's value an operator has verified, kept in the new task a retry makes (TaskAdmin.retry), so that its run
+ * takes the value instead of running the step: e.g. the upstream call of a gateway task whose outcome was unknown,
+ * which the operator checked was done. `step_kept` when the task retried had finished that step already.
+ */
+export interface AdminRecordedStep {
+  step: string;
+  value: JsonValue;
+}
 
 /** A payload as an operator reads it: its JSON value, or `{ sealed: true }` when this process cannot open it. */
 export type AdminPayload = JsonValue | { sealed: true };
@@ -138,8 +148,14 @@ export interface TaskAdmin {
    * are not run again) and of its answered inputs (so that the replay up to the failed step finds what it read). No
    * idempotency key (the task keeps its own), no failed attempts (the failed step's policy counts afresh), no quota
    * check (an operator's act). `not_failed` for a task that is unfinished, completed without a tool error, or cancelled.
+   * With `record`, the new task also keeps that step's value, as done after the others.
    */
-  retry(scope: AdminScope, id: string, now: number): Promise<AdminRetryResult>;
+  retry(
+    scope: AdminScope,
+    id: string,
+    now: number,
+    options?: { record?: AdminRecordedStep },
+  ): Promise<AdminRetryResult>;
   /** Deletes a finished task and all it keeps; `not_terminal` while it is unfinished. */
   purge(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
   overview(

@@ -112,7 +112,7 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     expect(upstreamCalls('slow_sum')).toHaveLength(2);
   });
 
-  it('after a SIGKILL mid-call, ends a non-idempotent call "outcome unknown" without sending it again; an operator retry completes it', async () => {
+  it('after a SIGKILL mid-call, ends a non-idempotent call "outcome unknown" without sending it again; an operator retry completes it, or records the outcome they checked', async () => {
     const first = await startGateway();
     const created = await callTool(first, 'alice', 'send_payment', { to: 'carol', cents: 700, ms: 2_000 });
     await waitUntil(async () => upstreamCalls('send_payment').length === 1, 'the call upstream');
@@ -141,6 +141,35 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     expect(retried.status).toBe(200);
     const again = await settled(second, retried.body.taskId as string, ['completed']);
     expect(again.result).toMatchObject({ content: [{ type: 'text', text: 'paid 700 to carol' }] });
+    expect(upstreamCalls('send_payment')).toHaveLength(2);
+    // Or an operator who checked that the first call was done records its outcome: the new task takes it as the
+    // upstream call's value and completes without calling the upstream.
+    const recorded = { content: [{ type: 'text', text: 'paid 700 to carol (checked by ops)' }] };
+    const cli = spawn(
+      process.execPath,
+      [
+        BIN,
+        'admin',
+        'tasks',
+        'retry',
+        String(created.taskId),
+        '--record-step',
+        'upstream',
+        '--value',
+        JSON.stringify(recorded),
+        '--output',
+        'json',
+        '--url',
+        second.url,
+      ],
+      { env: { ...process.env, DURABLE_MCP_TOKEN: TOKENS.opsA }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    cli.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    expect(await new Promise((resolve) => cli.on('exit', resolve))).toBe(0);
+    const made = (JSON.parse(out) as Json).taskId as string;
+    const settledRecorded = await settled(second, made, ['completed']);
+    expect(settledRecorded.result).toMatchObject(recorded);
     expect(upstreamCalls('send_payment')).toHaveLength(2);
   });
 

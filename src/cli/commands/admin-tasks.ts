@@ -5,6 +5,7 @@ import { reportAdminError } from '../admin-report.js';
 import { inspectionOf } from '../admin-view.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
+import { readJsonValue } from '../json-input.js';
 import { confirm } from '../prompt.js';
 import { oneLine, printErr, printJson, printOut } from '../terminal-text.js';
 import { describeInspection } from './task-inspect.js';
@@ -14,11 +15,19 @@ export const taskVerbsUsage = `durable-mcp admin tasks <get|cancel|retry|purge> 
   cancel   request cancellation of an unfinished task
   retry    run a task that failed or ended in a tool error again from its last finished step, as a new task
            (the task itself stays as it ended; the new one copies its finished steps, which do not run again)
+           --record-step NAME --value JSON|@file|-  also keep NAME's value, which you verified, in the new task: its
+           run takes it instead of running that step (e.g. \`upstream\`, the call of a gateway task whose outcome
+           was unknown and that you checked was done, with the result it had)
   purge    delete a finished task and all it keeps; asks first on a terminal, needs --yes without one
   --yes    do not ask
 ${clientFlagsHelp}`;
 
-const TASK_FLAGS = { ...CLIENT_FLAGS, yes: { type: 'boolean' } } as const;
+const TASK_FLAGS = {
+  ...CLIENT_FLAGS,
+  yes: { type: 'boolean' },
+  'record-step': { type: 'string' },
+  value: { type: 'string' },
+} as const;
 
 /** The new task a retry answered, if the answer names one. */
 const newTask = (body: unknown): string => {
@@ -66,7 +75,13 @@ async function getTask(api: AdminApi, id: string, json: boolean): Promise<number
   }
 }
 
-async function act(api: AdminApi, action: Action, id: string, json: boolean): Promise<number> {
+async function act(
+  api: AdminApi,
+  action: Action,
+  id: string,
+  json: boolean,
+  body?: unknown,
+): Promise<number> {
   const { method, path, done } = ACTIONS[action];
   let proof;
   try {
@@ -75,9 +90,9 @@ async function act(api: AdminApi, action: Action, id: string, json: boolean): Pr
     return reportAdminError(err, api.base); // a 404 here: no operator API
   }
   try {
-    const body = await api.act(proof, method, taskPath(id) + path);
-    if (json) printJson({ ...(body as object), id, action });
-    else printOut(done(id, body));
+    const answer = await api.act(proof, method, taskPath(id) + path, body);
+    if (json) printJson({ ...(answer as object), id, action });
+    else printOut(done(id, answer));
     return EXIT.ok;
   } catch (err) {
     return reportAdminError(err, api.base, id); // a 404 here: no such task (in the operator's scope)
@@ -102,5 +117,19 @@ export async function taskVerb(argv: string[]): Promise<number> {
       return EXIT.failed;
     }
   }
-  return act(api, verb, id, json);
+  return act(api, verb, id, json, await recordOf(verb, values));
+}
+
+/** A retry's recorded step from --record-step and --value (both or neither), as the API's body. */
+async function recordOf(
+  verb: string,
+  values: Record<string, string | boolean | undefined>,
+): Promise<unknown> {
+  const step = values['record-step'];
+  const value = values.value;
+  if (step === undefined && value === undefined) return undefined;
+  if (verb !== 'retry') throw new UsageError('--record-step and --value go with admin tasks retry');
+  if (typeof step !== 'string' || step === '' || typeof value !== 'string')
+    throw new UsageError('give --record-step NAME and --value JSON (or @file, or - for stdin) together');
+  return { record: { step, value: await readJsonValue(value, '--value') } };
 }

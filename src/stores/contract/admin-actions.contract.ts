@@ -180,6 +180,32 @@ export function adminActionsContract(h: ContractStore): void {
       expect((await h.snap(id)).status).toBe('failed');
     });
 
+    it('keeps a step value an operator recorded in the new task, after the steps copied, for its run to take', async () => {
+      const { id } = await failedAfterSteps(h);
+      const admin = adminOf(h);
+      h.t += 10;
+      const value = { content: [{ type: 'text', text: 'verified: done' }], structuredContent: { n: 3 } };
+      const retried = await admin.retry(ALL, id, h.t, { record: { step: 'c', value } });
+      if (!retried.ok) throw new Error(`refused: ${retried.reason}`);
+      const detail = must(await admin.detail(ALL, retried.taskId, h.t));
+      expect(detail.steps.map((s) => [s.name, s.done])).toEqual([
+        ['a', true],
+        ['b', true],
+        ['c', true],
+      ]);
+      const again = await h.claim('w2', h.t);
+      expect(again).toMatchObject({
+        id: retried.taskId,
+        steps: { a: 1, b: 2, c: value },
+        stepOrder: ['a', 'b', 'c'],
+      });
+      // A step the task retried had finished keeps its value: nothing to record.
+      expect(await admin.retry(ALL, id, h.t, { record: { step: 'b', value: 7 } })).toEqual({
+        ok: false,
+        reason: 'step_kept',
+      });
+    });
+
     it('retries only tasks that failed or ended in a tool error, within the scope', async () => {
       const admin = adminOf(h);
       const { id } = await failedAfterSteps(h, { owner: OTHER_TENANT });

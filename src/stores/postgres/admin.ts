@@ -96,8 +96,10 @@ export function postgresAdmin(
       );
     },
 
-    async retry(scope, id, now) {
-      const result = await locked(scope, id, async (_row, run) => retryFork(ctx, run, id, now));
+    async retry(scope, id, now, options) {
+      const result = await locked(scope, id, async (_row, run) =>
+        retryFork(ctx, run, id, now, options?.record),
+      );
       if (result.ok) feed.emitLocal([{ taskId: result.taskId, runnable: true, cancelRequested: false }]);
       return result;
     },

@@ -1,6 +1,6 @@
 // An operator's retry on PostgreSQL, inside the transaction that holds the task's row lock: read what is copied,
 // seal it for the new task (retry-fork.ts), and insert the new task with its steps and answers in one statement.
-import type { AdminRetryResult } from '../../tasks/admin.js';
+import type { AdminRecordedStep, AdminRetryResult } from '../../tasks/admin.js';
 import type { JsonObject, TaskStatus } from '../../tasks/task.js';
 import { planRetry, type ForkRows } from '../retry-fork.js';
 import type { StoreContext } from './context.js';
@@ -48,6 +48,7 @@ export async function retryFork(
   run: Run,
   id: string,
   now: number,
+  record?: AdminRecordedStep,
 ): Promise<AdminRetryResult> {
   const [row] = await run<ForkSourceRow>(q.admin.forkSource, [id]);
   if (row === undefined) return { ok: false, reason: 'not_found' };
@@ -71,7 +72,8 @@ export async function retryFork(
       answeredAt: toNumberOrNull(answeredAt),
     })),
   };
-  const plan = planRetry(source, { status: row.status, toolError: row.tool_error }, codec);
+  const recorded = record === undefined ? undefined : { ...record, at: now };
+  const plan = planRetry(source, { status: row.status, toolError: row.tool_error }, codec, recorded);
   if (!plan.ok) return plan;
   const { fork } = plan;
   await run(q.admin.insertFork, [id, ...insertParams(fork, now)]);

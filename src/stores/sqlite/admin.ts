@@ -63,11 +63,12 @@ export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin
       return cancelOutcome(await deps.requestCancel(id, row, now));
     },
 
-    async retry(scope, id, now) {
+    async retry(scope, id, now, options) {
       return writes.tx((): AdminRetryResult => {
         const source = aq.forkSource(id);
         if (source === undefined || !inAdminScope(scope, source.owner.tenant)) return NOT_FOUND;
-        const plan = planRetry(source, source, codec);
+        const record = options?.record === undefined ? undefined : { ...options.record, at: now };
+        const plan = planRetry(source, source, codec, record);
         if (!plan.ok) return plan;
         const { fork } = plan;
         aq.insertFork(id, source.owner, fork, now);
