@@ -118,6 +118,7 @@ import { createPostgresBackend, migratePostgres } from 'durable-mcp/postgres';
 import { createClient, ProtocolError as ClientError } from 'durable-mcp/client';
 import { createSqliteJournal } from 'durable-mcp/journal';
 import { createTestKit, type ReplayReport } from 'durable-mcp/testing';
+import { createGateway, type GatewayOptions } from 'durable-mcp/gateway';
 
 const greet = defineTool<{ name: string }>({
   name: 'greet',
@@ -137,6 +138,13 @@ export const later = async (): Promise<void> => {
   const kit = await createTestKit({ tools: [greet] });
   const report: ReplayReport = await kit.replay({ tool: 'greet', args: {}, steps: [], answers: {} });
   await kit.close();
+  const gateway: GatewayOptions = {
+    upstream: { kind: 'stdio', command: 'node', args: ['server.js'] },
+    backend: createSqliteBackend({ path: ':memory:' }),
+    catalog: { idempotentTools: ['search_*'] },
+  };
+  const gw = await createGateway(gateway);
+  await gw.close();
   console.log(applied, ClientError, report.ok);
 };
 console.log(shown);
@@ -310,6 +318,7 @@ function stripTypes(ts: string): string {
   return ts
     .replace(/, type DurableMcpOptions/, '')
     .replace(/, type ReplayReport/, '')
+    .replace(/, type GatewayOptions/, '')
     .replace(/defineTool<\{ name: string \}>/, 'defineTool')
     .replace(/const options: DurableMcpOptions =/, 'const options =')
     .replace(/const shown: string =/, 'const shown =');
