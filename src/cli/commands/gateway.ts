@@ -2,7 +2,8 @@
 // tool modules; every call of one can be a durable task whose one step is the upstream call (src/gateway/).
 import { readFileSync } from 'node:fs';
 import { followCatalog, readCatalog, type CatalogSettings } from '../../gateway/catalog.js';
-import { createUpstream, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
+import { createUpstream } from '../../gateway/create-upstream.js';
+import type { Upstream, UpstreamTarget } from '../../gateway/upstream.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
