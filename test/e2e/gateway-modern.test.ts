@@ -181,6 +181,30 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
     expect(audits(upstream, 'transfer')).toEqual(['task.created']);
   });
 
+  it('leaves the upstream task running when the gateway stops gracefully; the next gateway follows it to the end', async () => {
+    const upstream = await startUpstream();
+    const first = await startGateway(upstream);
+    const created = await callTool(first, 'transfer', { to: 'erin', cents: 9, ms: 3_000 });
+    const taskId = created.taskId as string;
+    await waitUntil(async () => {
+      const task = (await gatewayClient(first).request('tasks/get', { taskId })).result as Json;
+      return /^step \d of 3/.test(String(task.statusMessage));
+    }, 'the upstream progress on the gateway task');
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const upstreamTaskId = upstreamCalls('transfer')[0]?.taskId as string;
+    const running = (await upstreamClient(upstream).request('tasks/get', { taskId: upstreamTaskId })).result;
+    expect(running).toMatchObject({ status: 'working' });
+    const second = await startGateway(upstream);
+    const done = await settled(second, taskId, ['completed', 'failed']);
+    expect(withoutMeta(done.result)).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'moved 9 to erin' }],
+    });
+    expect(lines(cancels)).toEqual([]);
+    expect(audits(upstream, 'transfer', upstreamTaskId)).toEqual(['task.created']);
+  });
+
   it('cancels the upstream task when the gateway task is cancelled', async () => {
     const upstream = await startUpstream();
     const gw = await startGateway(upstream);
