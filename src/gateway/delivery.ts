@@ -136,24 +136,45 @@ function upstreamCapabilities(caller: JsonObject, asTask: boolean): JsonObject {
   return capabilities;
 }
 
-/** A round's steps: the first keeps the names calls were recorded under before there were rounds. */
-const stepNames = (round: number): { marker: string; answer: string } =>
-  round === 1
-    ? { marker: 'dispatched', answer: 'upstream' }
-    : { marker: `dispatched-${round}`, answer: `upstream-${round}` };
+/**
+ * A round's steps. The first exchange with the upstream keeps the names calls were recorded under before there were
+ * rounds; an exchange an operator's retry starts anew (see callUpstream) has its number in them.
+ */
+function stepNames(exchange: number, round: number): { marker: string; answer: string } {
+  const names =
+    round === 1
+      ? { marker: 'dispatched', answer: 'upstream' }
+      : { marker: `dispatched-${round}`, answer: `upstream-${round}` };
+  return exchange === 1
+    ? names
+    : { marker: `${names.marker}@${exchange}`, answer: `${names.answer}@${exchange}` };
+}
 
-/** One round of the call, behind its dispatched marker: the upstream's answer, recorded. */
+/** What one call of the gateway's task works with. */
+interface Call {
+  upstream: Upstream;
+  tool: string;
+  args: JsonObject;
+  ctx: HandlerContext;
+  delivery: Delivery;
+  /** What every round sends besides its own answers. */
+  options: UpstreamCallOptions;
+  keys: InputKeys;
+}
+
+/**
+ * One round of the call, behind its dispatched marker: the upstream's answer, recorded, and whether another task
+ * recorded it (an operator's retry starts from a copy of the steps of the task it retries).
+ */
 async function sendRound(
-  upstream: Upstream,
-  tool: string,
-  ctx: HandlerContext,
-  delivery: Delivery,
+  call: Call,
+  names: { marker: string; answer: string },
   round: number,
-  send: (signal: AbortSignal) => Promise<UpstreamAnswer>,
-): Promise<UpstreamAnswer> {
-  const names = stepNames(round);
-  // The marker names this run and this task: an operator's retry (a new task that starts from the steps of the one
-  // it retries) sends the call again, while a replay of this same task after a crash finds another run's marker.
+  extra: UpstreamCallOptions,
+): Promise<{ answer: UpstreamAnswer; copied: boolean }> {
+  const { upstream, ctx, delivery } = call;
+  // The marker names this run and this task: an operator's retry sends the call again, while a replay of this same
+  // task after a crash finds another run's marker.
   const mine = { run: randomUUID(), task: ctx.taskId ?? null };
   const marker = (await ctx.step(names.marker, async () => {
     // At most once: the marker goes in only once the upstream can be reached, so that one that cannot fails the call
@@ -166,11 +187,12 @@ async function sendRound(
     names.answer,
     async () => {
       if (sentByAnotherRun && !delivery.idempotent) throw new DispatchedBefore(round);
-      return (await send(ctx.signal)) as unknown as JsonValue;
+      const options = { ...call.options, ...extra, signal: ctx.signal };
+      return (await upstream.callTool(call.tool, call.args, options)) as unknown as JsonValue;
     },
     { retry: delivery.retry },
   );
-  return answer as unknown as UpstreamAnswer;
+  return { answer: answer as unknown as UpstreamAnswer, copied: marker?.task !== mine.task };
 }
 
 /** The next round of an MRTR answer: the caller's answers (under the upstream's keys) and the state as received. */
@@ -182,6 +204,32 @@ function nextRound(answer: UpstreamInputRequired, keys: InputKeys, ctx: HandlerC
   return next;
 }
 
+/**
+ * One exchange with the upstream, round by round: the call's result, or undefined when it ends in an upstream task
+ * that another gateway task recorded (the task an operator's retry copied this one from): that one is not followed
+ * again, a new exchange sends the call anew.
+ */
+async function exchange(call: Call, n: number): Promise<CallToolResult | undefined> {
+  let extra: UpstreamCallOptions = {};
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const { answer, copied } = await sendRound(call, stepNames(n, round), round, extra);
+    if (isTaskCreated(answer))
+      return copied ? undefined : followUpstreamTask(call.upstream, call.tool, answer, call.ctx, call.keys);
+    if (!isInputRequired(answer)) return callResultOf(answer);
+    extra = nextRound(answer, call.keys, call.ctx);
+  }
+  throw new ProtocolError(
+    ErrorCode.InternalError,
+    `the upstream asked for input more than ${MAX_ROUNDS} times`,
+    {
+      tool: call.tool,
+    },
+  );
+}
+
+/** The most exchanges one task may hold: one more for each operator's retry in the chain that led to it. */
+const MAX_EXCHANGES = 100;
+
 export async function callUpstream(
   upstream: Upstream,
   tool: string,
@@ -191,7 +239,7 @@ export async function callUpstream(
   _settings: DeliverySettings,
 ): Promise<CallToolResult> {
   const key = keyOf(ctx);
-  const call: UpstreamCallOptions = {
+  const options: UpstreamCallOptions = {
     capabilities: upstreamCapabilities(
       ctx.envelope.clientCapabilities as JsonObject,
       ctx.taskId !== undefined,
@@ -199,25 +247,15 @@ export async function callUpstream(
     meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
     onProgress: (progress, total, message) => ctx.progress(progress, total, message),
   };
-  const keys = createInputKeys();
+  const call: Call = { upstream, tool, args, ctx, delivery, options, keys: createInputKeys() };
   try {
-    let retry: UpstreamCallOptions = {};
-    for (let round = 1; round <= MAX_ROUNDS; round++) {
-      const options = { ...call, ...retry };
-      const answer = await sendRound(upstream, tool, ctx, delivery, round, (signal) =>
-        upstream.callTool(tool, args, { ...options, signal }),
-      );
-      if (isTaskCreated(answer)) return await followUpstreamTask(upstream, tool, answer, ctx, keys);
-      if (!isInputRequired(answer)) return callResultOf(answer);
-      retry = nextRound(answer, keys, ctx);
+    for (let n = 1; n <= MAX_EXCHANGES; n++) {
+      const result = await exchange(call, n);
+      if (result !== undefined) return result;
     }
-    throw new ProtocolError(
-      ErrorCode.InternalError,
-      `the upstream asked for input more than ${MAX_ROUNDS} times`,
-      {
-        tool,
-      },
-    );
+    throw new ProtocolError(ErrorCode.InternalError, `more than ${MAX_EXCHANGES} retries of one call`, {
+      tool,
+    });
   } catch (err) {
     throw failureOf(err, tool, delivery);
   }

@@ -1,8 +1,8 @@
 // `durable-mcp gateway` in front of a 2026-07-28 upstream (`durable-mcp serve`), over real processes: the gateway finds
 // it with server/discover and speaks to it without a session; a call the upstream answers with a task of its own is
-// followed to the end (its id recorded, so a gateway SIGKILL resumes following it and the upstream counts one call),
-// a cancel reaches it, its status shows, and its input (a task's input_required, or an MRTR round) becomes the
-// gateway task's input, answered with tasks/update on the gateway.
+// followed to the end (its id recorded, so a gateway SIGKILL or restart resumes following it and the upstream counts
+// one call), a cancel reaches it, its status shows, an operator's retry sends the call anew, and its input (a task's
+// input_required, or an MRTR round) becomes the gateway task's input, answered with tasks/update on the gateway.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'durable-mcp-gateway-modern-'));
   calls = join(dir, 'calls.log');
   cancels = join(dir, 'cancels.log');
-  writeFileSync(join(dir, 'tokens.json'), tokenFile(false));
+  writeFileSync(join(dir, 'tokens.json'), tokenFile(true));
 });
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -216,6 +216,40 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
     await settled(upstream, upstreamTaskId, ['cancelled'], [], true);
     await waitUntil(async () => lines(cancels).length === 1, 'the upstream run stopped');
     expect(lines(cancels)[0]).toMatchObject({ taskId: upstreamTaskId });
+  });
+
+  it('ends the gateway task failed when someone else cancels the upstream task; an operator retry sends the call anew', async () => {
+    const upstream = await startUpstream();
+    const gw = await startGateway(upstream);
+    const created = await callTool(gw, 'transfer', { to: 'fay', cents: 3, ms: 2_000 });
+    await waitUntil(async () => upstreamCalls('transfer').length === 1, 'the call upstream');
+    const first = upstreamCalls('transfer')[0]?.taskId as string;
+    await upstreamClient(upstream).request('tasks/cancel', { taskId: first });
+    const failed = await settled(gw, created.taskId as string, ['failed']);
+    expect(failed.error).toMatchObject({
+      code: -32603,
+      message: 'the upstream cancelled its task',
+      data: { outcome: 'cancelled', tool: 'transfer', upstreamTaskId: first },
+    });
+    // An operator's retry starts from the failed task's steps, its upstream task among them: not followed again.
+    const api = (method: string, path: string, headers: Record<string, string> = {}) =>
+      fetch(`${gw.origin}/admin/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKENS.opsA}`, ...headers },
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Json }));
+    const { body: session } = await api('GET', '/session');
+    const retried = await api('POST', `/tasks/${String(created.taskId)}/retry`, {
+      'x-csrf-token': session.csrfToken as string,
+    });
+    expect(retried.status).toBe(200);
+    const done = await settled(gw, retried.body.taskId as string, ['completed', 'failed']);
+    expect(withoutMeta(done.result)).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'moved 3 to fay' }],
+    });
+    const sent = upstreamCalls('transfer');
+    expect(sent).toHaveLength(2);
+    expect(sent[1]?.taskId).not.toBe(first);
   });
 
   it("makes the upstream task's input the gateway task's input; the answer on the gateway completes both", async () => {
