@@ -301,4 +301,23 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
     });
     expect(upstreamCalls('approve_now')).toEqual([expect.objectContaining({ answered: 'decline' })]);
   });
+
+  it('serves a tool the upstream adds, told by its listen stream', async () => {
+    const upstream = await startUpstream();
+    const gw = await startGateway(upstream);
+    const names = async (): Promise<unknown[]> =>
+      (((await gatewayClient(gw).request('tools/list', {})).result as Json).tools as Json[]).map(
+        (t) => t.name,
+      );
+    expect(await names()).not.toContain('late_tool');
+    const created = await callTool(gw, 'add_tool', { name: 'late_tool' });
+    await settled(gw, created.taskId as string, ['completed']);
+    await waitUntil(async () => (await names()).includes('late_tool'), 'the new tool on the gateway');
+    const late = await callTool(gw, 'late_tool', {});
+    const done = await settled(gw, late.taskId as string, ['completed']);
+    expect(withoutMeta(done.result)).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'late_tool ran' }],
+    });
+  });
 });
