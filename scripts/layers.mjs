@@ -21,8 +21,8 @@ export const layers = {
   // a route of the HTTP edge: the store's operators' port behind the authenticator's operator role
   admin: ['tasks', 'auth (types)', 'protocol (types)', 'wire (types)', 'node:http (types)'],
   client: ['wire'],
-  // the upstream side of the gateway: an SDK client session, the catalog and the delivery rules of its calls
-  gateway: ['protocol (types)', 'tasks', 'wire'],
+  // the upstream side of the gateway: an SDK client session or our own client, the catalog and the delivery rules
+  gateway: ['protocol (types)', 'tasks', 'wire', 'client'],
   cli: ['*'],
   roots: ['*'],
   version: [],

@@ -2,22 +2,24 @@
 // behind durable-mcp, so that its tool calls become durable tasks (docs/gateway.md).
 import { createDurableMcp, type DurableMcp, type DurableMcpOptions } from './runtime.js';
 import { followCatalog, readCatalog, type CatalogSettings } from './gateway/catalog.js';
-import {
-  createUpstream,
-  type Upstream,
-  type UpstreamOptions,
-  type UpstreamTarget,
-} from './gateway/upstream.js';
+import { createUpstream } from './gateway/create-upstream.js';
+import type { Upstream, UpstreamOptions, UpstreamTarget } from './gateway/upstream.js';
+export { createUpstream } from './gateway/create-upstream.js';
 export {
-  createUpstream,
   describeTarget,
   UpstreamLostError,
   UpstreamNotSentError,
   UpstreamRefusedError,
+  UpstreamTaskLostError,
   type Upstream,
+  type UpstreamAnswer,
   type UpstreamCallOptions,
+  type UpstreamFollowOptions,
+  type UpstreamInputRequired,
   type UpstreamOptions,
   type UpstreamTarget,
+  type UpstreamTaskCreated,
+  type UpstreamTaskOutcome,
   type UpstreamTool,
 } from './gateway/upstream.js';
 export { type CatalogSettings } from './gateway/catalog.js';

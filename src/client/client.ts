@@ -21,6 +21,8 @@ export interface CreateClientOptions {
   url?: string;
   transport?: ClientTransport;
   token?: string | (() => string | Promise<string>);
+  /** Headers sent with every request over the HTTP transport made from `url` (e.g. a proxy's own credentials). */
+  headers?: Record<string, string>;
   clientInfo?: { name: string; version: string };
   /** Extra client capabilities; elicitation is declared when `onInput` is given, the tasks extension unless `tasks: false`. */
   capabilities?: JsonObject;
@@ -126,7 +128,7 @@ export function createClient(options: CreateClientOptions): McpClient {
       token: options.token,
       fetch: options.fetch,
       retry: options.retry,
-      headers: (req) => mirrorParams(paramHeaders, req.method, req.params),
+      headers: (req) => ({ ...options.headers, ...mirrorParams(paramHeaders, req.method, req.params) }),
     });
   const server = options.url ?? transport.description;
   const capabilities = capabilitiesOf(options);

@@ -1,20 +1,33 @@
-// How one call reaches the upstream: the task's durable step is the upstream call. Before sending, the run records a
-// "dispatched" marker (a fenced step whose value names this run and task); the upstream's result is the call step's
-// value. A replay that finds the marker of an earlier run and no result knows the upstream may have done the call:
-// an idempotent tool (idempotentHint, readOnlyHint, or named in the settings) sends it again, at least once; any
-// other ends failed, "outcome unknown", at most once, for a person to check and retry. docs/gateway.md has the table.
+// How one call reaches the upstream: the task's durable steps are the rounds of the upstream call. Before sending a
+// round, the run records a "dispatched" marker (a fenced step whose value names this run and task); the upstream's
+// answer is the round's step value. A replay that finds the marker of an earlier run and no answer knows the upstream
+// may have acted on the round: an idempotent tool (idempotentHint, readOnlyHint, or named in the settings) sends it
+// again, at least once; any other ends failed, "outcome unknown", at most once, for a person to check and retry. An
+// answer asking for input (MRTR) becomes the gateway task's input, and the caller's answers the next round; an answer
+// that is a task of the upstream's is followed to its end (follow.ts). docs/gateway.md has the rules.
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext } from '../protocol/tool-types.js';
 import type { CallToolResult, JsonObject, JsonValue } from '../protocol/types.js';
 import { NonRetryableError, type RetryPolicy } from '../tasks/retry.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import { ErrorCode } from '../wire/codes.js';
+import { isJsonObject } from '../wire/jsonrpc.js';
+import { TASKS_EXTENSION } from '../wire/meta-keys.js';
+import { followUpstreamTask } from './follow.js';
 import { globMatcher } from './globs.js';
+import { createInputKeys, type InputKeys } from './input-keys.js';
 import {
+  callResultOf,
+  isInputRequired,
+  isTaskCreated,
   UpstreamLostError,
   UpstreamNotSentError,
   UpstreamRefusedError,
+  UpstreamTaskLostError,
   type Upstream,
+  type UpstreamAnswer,
+  type UpstreamCallOptions,
+  type UpstreamInputRequired,
   type UpstreamTool,
 } from './upstream.js';
 
@@ -57,16 +70,20 @@ export function deliveryOf(tool: UpstreamTool, settings: DeliverySettings): Deli
 }
 
 /** The error of a call that may or may not have been done upstream (at-most-once delivery). */
-export function outcomeUnknown(tool: string, why: string): ProtocolError {
+export function outcomeUnknown(tool: string, why: string, extra: JsonObject = {}): ProtocolError {
   return new ProtocolError(
     ErrorCode.InternalError,
     'outcome unknown: the upstream may have done this; check before retrying',
-    { outcome: 'unknown', tool, reason: why },
+    { outcome: 'unknown', tool, reason: why, ...extra },
   );
 }
 
-/** Raised inside the call step of a replay that finds the call dispatched by an earlier run. */
-class DispatchedBefore extends NonRetryableError {}
+/** Raised inside a round's step by a replay that finds the round dispatched by an earlier run. */
+class DispatchedBefore extends NonRetryableError {
+  constructor(readonly round: number) {
+    super(`round ${round} was sent by an earlier run`);
+  }
+}
 
 const causeChain = function* (err: unknown): Generator<unknown> {
   for (let e = err, depth = 0; e !== undefined && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
@@ -77,13 +94,20 @@ const causeChain = function* (err: unknown): Generator<unknown> {
 function failureOf(err: unknown, tool: string, delivery: Delivery): unknown {
   for (const e of causeChain(err)) {
     if (e instanceof DispatchedBefore)
-      return outcomeUnknown(tool, 'the gateway stopped after sending the call, before its answer was kept');
+      return outcomeUnknown(
+        tool,
+        e.round === 1
+          ? 'the gateway stopped after sending the call, before its answer was kept'
+          : "the gateway stopped after sending the answers to the upstream's input, before its reply was kept",
+      );
     if (e instanceof UpstreamRefusedError) return new ProtocolError(e.code, e.message, e.data);
     if (e instanceof UpstreamNotSentError)
       return new ProtocolError(ErrorCode.InternalError, `the call was not sent: ${e.message}`, {
         outcome: 'not_sent',
         tool,
       });
+    if (e instanceof UpstreamTaskLostError)
+      return outcomeUnknown(tool, e.message, { upstreamTaskId: e.taskId });
     if (e instanceof UpstreamLostError)
       return delivery.idempotent
         ? new ProtocolError(ErrorCode.InternalError, e.message, { outcome: 'failed', tool })
@@ -96,6 +120,116 @@ function failureOf(err: unknown, tool: string, delivery: Delivery): unknown {
 const keyOf = (ctx: HandlerContext): string | undefined =>
   ctx.taskId === undefined ? undefined : `durable-mcp:${ctx.taskId}`;
 
+/** The most rounds of input one call may take upstream. */
+const MAX_ROUNDS = 16;
+
+/**
+ * The capabilities a call declares upstream: the input the gateway's caller can answer (so the upstream asks only for
+ * that), and the tasks extension when the gateway's call is itself a task. A call answered within its request has
+ * nothing to keep an upstream task's id in across the caller's rounds, so it declares no tasks.
+ */
+function upstreamCapabilities(caller: JsonObject, asTask: boolean): JsonObject {
+  const capabilities: JsonObject = {};
+  for (const name of ['elicitation', 'sampling', 'roots'])
+    if (isJsonObject(caller[name])) capabilities[name] = caller[name];
+  if (asTask) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  return capabilities;
+}
+
+/**
+ * A round's steps. The first exchange with the upstream keeps the names calls were recorded under before there were
+ * rounds; an exchange an operator's retry starts anew (see callUpstream) has its number in them.
+ */
+function stepNames(exchange: number, round: number): { marker: string; answer: string } {
+  const names =
+    round === 1
+      ? { marker: 'dispatched', answer: 'upstream' }
+      : { marker: `dispatched-${round}`, answer: `upstream-${round}` };
+  return exchange === 1
+    ? names
+    : { marker: `${names.marker}@${exchange}`, answer: `${names.answer}@${exchange}` };
+}
+
+/** What one call of the gateway's task works with. */
+interface Call {
+  upstream: Upstream;
+  tool: string;
+  args: JsonObject;
+  ctx: HandlerContext;
+  delivery: Delivery;
+  /** What every round sends besides its own answers. */
+  options: UpstreamCallOptions;
+  keys: InputKeys;
+}
+
+/**
+ * One round of the call, behind its dispatched marker: the upstream's answer, recorded, and whether another task
+ * recorded it (an operator's retry starts from a copy of the steps of the task it retries).
+ */
+async function sendRound(
+  call: Call,
+  names: { marker: string; answer: string },
+  round: number,
+  extra: UpstreamCallOptions,
+): Promise<{ answer: UpstreamAnswer; copied: boolean }> {
+  const { upstream, ctx, delivery } = call;
+  // The marker names this run and this task: an operator's retry sends the call again, while a replay of this same
+  // task after a crash finds another run's marker.
+  const mine = { run: randomUUID(), task: ctx.taskId ?? null };
+  const marker = (await ctx.step(names.marker, async () => {
+    // At most once: the marker goes in only once the upstream can be reached, so that one that cannot fails the call
+    // as not sent rather than as an unknown outcome.
+    if (!delivery.idempotent) await upstream.ready(ctx.signal);
+    return mine;
+  })) as { run?: unknown; task?: unknown } | null;
+  const sentByAnotherRun = marker?.task === mine.task && marker.run !== mine.run;
+  const answer = await ctx.step(
+    names.answer,
+    async () => {
+      if (sentByAnotherRun && !delivery.idempotent) throw new DispatchedBefore(round);
+      const options = { ...call.options, ...extra, signal: ctx.signal };
+      return (await upstream.callTool(call.tool, call.args, options)) as unknown as JsonValue;
+    },
+    { retry: delivery.retry },
+  );
+  return { answer: answer as unknown as UpstreamAnswer, copied: marker?.task !== mine.task };
+}
+
+/** The next round of an MRTR answer: the caller's answers (under the upstream's keys) and the state as received. */
+function nextRound(answer: UpstreamInputRequired, keys: InputKeys, ctx: HandlerContext): UpstreamCallOptions {
+  const next: UpstreamCallOptions = {};
+  const requests = answer.inputRequests ?? {};
+  if (Object.keys(requests).length > 0) next.inputResponses = keys.phase().answer(ctx, requests);
+  if (typeof answer.requestState === 'string') next.requestState = answer.requestState;
+  return next;
+}
+
+/**
+ * One exchange with the upstream, round by round: the call's result, or undefined when it ends in an upstream task
+ * that another gateway task recorded (the task an operator's retry copied this one from): that one is not followed
+ * again, a new exchange sends the call anew.
+ */
+async function exchange(call: Call, n: number): Promise<CallToolResult | undefined> {
+  let extra: UpstreamCallOptions = {};
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const { answer, copied } = await sendRound(call, stepNames(n, round), round, extra);
+    if (isTaskCreated(answer))
+      return copied ? undefined : followUpstreamTask(call.upstream, call.tool, answer, call.ctx, call.keys);
+    if (!isInputRequired(answer)) return callResultOf(answer);
+    extra = nextRound(answer, call.keys, call.ctx);
+  }
+  throw new ProtocolError(
+    ErrorCode.InternalError,
+    `the upstream asked for input more than ${MAX_ROUNDS} times`,
+    {
+      tool: call.tool,
+    },
+  );
+}
+
+/** The most exchanges one task may hold: one more for each operator's retry in the chain that led to it. */
+const MAX_EXCHANGES = 100;
+
 export async function callUpstream(
   upstream: Upstream,
   tool: string,
@@ -104,30 +238,24 @@ export async function callUpstream(
   delivery: Delivery,
   _settings: DeliverySettings,
 ): Promise<CallToolResult> {
+  const key = keyOf(ctx);
+  const options: UpstreamCallOptions = {
+    capabilities: upstreamCapabilities(
+      ctx.envelope.clientCapabilities as JsonObject,
+      ctx.taskId !== undefined,
+    ),
+    meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
+    onProgress: (progress, total, message) => ctx.progress(progress, total, message),
+  };
+  const call: Call = { upstream, tool, args, ctx, delivery, options, keys: createInputKeys() };
   try {
-    // At most once: the marker goes in only once a session is open, so that an upstream that cannot be reached fails
-    // the call as not sent rather than as an unknown outcome.
-    if (!delivery.idempotent) await upstream.ready(ctx.signal);
-    // The marker names this run and this task: an operator's retry (a new task that starts from the steps of the one
-    // it retries) sends the call again, while a replay of this same task after a crash finds another run's marker.
-    const mine = { run: randomUUID(), task: ctx.taskId ?? null };
-    const marker = (await ctx.step('dispatched', () => mine)) as { run?: unknown; task?: unknown } | null;
-    const sentByAnotherRun = marker?.task === mine.task && marker.run !== mine.run;
-    const key = keyOf(ctx);
-    const result = await ctx.step(
-      'upstream',
-      async () => {
-        if (sentByAnotherRun && !delivery.idempotent) throw new DispatchedBefore(tool);
-        const answer = await upstream.callTool(tool, args, {
-          signal: ctx.signal,
-          meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
-          onProgress: (progress, total, message) => ctx.progress(progress, total, message),
-        });
-        return answer as unknown as JsonValue;
-      },
-      { retry: delivery.retry },
-    );
-    return result as unknown as CallToolResult;
+    for (let n = 1; n <= MAX_EXCHANGES; n++) {
+      const result = await exchange(call, n);
+      if (result !== undefined) return result;
+    }
+    throw new ProtocolError(ErrorCode.InternalError, `more than ${MAX_EXCHANGES} retries of one call`, {
+      tool,
+    });
   } catch (err) {
     throw failureOf(err, tool, delivery);
   }

@@ -1,23 +1,17 @@
-// The gateway's connection to the MCP server it fronts (the upstream): a 2025-11-25 client session over stdio (a child
-// process) or Streamable HTTP, made with the official SDK's client. It connects lazily and again after the session
-// closes (a crashed child is started anew, with back-off), lists the upstream's tools, and sends calls. A call's
-// errors say whether the request can have reached the upstream: `UpstreamNotSentError` (it cannot), or
-// `UpstreamLostError` (the session ended or timed out while the call was out: the upstream may have done it).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import type { CallToolResult, JsonObject } from '../protocol/types.js';
-import { VERSION } from '../version.js';
+// What the gateway needs of the MCP server it fronts (the upstream), whichever protocol it speaks: its tools, its
+// calls, and, for a 2026-07-28 upstream with the tasks extension, the tasks it answers calls with. A call's errors
+// say whether the request can have reached the upstream: `UpstreamNotSentError` (it cannot), `UpstreamLostError` (the
+// connection ended or timed out while the call was out: the upstream may have done it), `UpstreamRefusedError` (a
+// JSON-RPC error answer). create-upstream.ts picks the implementation.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  InputRequests,
+  InputResponses,
+  JsonObject,
+  JsonValue,
+} from '../protocol/types.js';
+import { META_SERVER_INFO } from '../wire/meta-keys.js';
 
 /** Where the upstream is: a command to run (stdio) or the URL of its Streamable HTTP endpoint. */
 export type UpstreamTarget =
@@ -37,6 +31,17 @@ export class UpstreamLostError extends Error {
   override name = 'UpstreamLostError';
 }
 
+/** A task of the upstream's can no longer be followed (the upstream no longer knows it, or stayed unreachable). */
+export class UpstreamTaskLostError extends UpstreamLostError {
+  override name = 'UpstreamTaskLostError';
+  constructor(
+    readonly taskId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The upstream answered the call with a JSON-RPC error: a definite refusal, the same on every attempt. */
 export class UpstreamRefusedError extends Error {
   override name = 'UpstreamRefusedError';
@@ -49,21 +54,91 @@ export class UpstreamRefusedError extends Error {
   }
 }
 
+/** A 2026-07-28 upstream's MRTR answer: input it needs before it goes on, and state to send back with the answers. */
+export interface UpstreamInputRequired {
+  resultType: 'input_required';
+  inputRequests?: InputRequests;
+  requestState?: string;
+}
+
+/** A 2026-07-28 upstream's CreateTaskResult: the call goes on as a task of the upstream's, followed by its id. */
+export interface UpstreamTaskCreated {
+  resultType: 'task';
+  taskId: string;
+  status: string;
+  statusMessage?: string;
+  pollIntervalMs?: number;
+  [key: string]: JsonValue | undefined;
+}
+
+/** What the upstream answered a tools/call: its result, a request for input (MRTR), or a task it created. */
+export type UpstreamAnswer = CallToolResult | UpstreamInputRequired | UpstreamTaskCreated;
+
+export const isTaskCreated = (answer: UpstreamAnswer): answer is UpstreamTaskCreated =>
+  (answer as { resultType?: unknown }).resultType === 'task';
+
+export const isInputRequired = (answer: UpstreamAnswer): answer is UpstreamInputRequired =>
+  (answer as { resultType?: unknown }).resultType === 'input_required';
+
+/**
+ * An upstream result as the gateway's own: without its resultType (the gateway sets its own) and without the
+ * upstream's serverInfo (the result comes from the gateway); everything else as the upstream gave it.
+ */
+export function callResultOf(result: CallToolResult | JsonObject): CallToolResult {
+  const { resultType: _type, ...rest } = result as JsonObject;
+  const meta = rest._meta;
+  if (typeof meta === 'object' && meta !== null && !Array.isArray(meta) && META_SERVER_INFO in meta) {
+    const { [META_SERVER_INFO]: _info, ...others } = meta;
+    if (Object.keys(others).length === 0) delete rest._meta;
+    else rest._meta = others;
+  }
+  return rest as unknown as CallToolResult;
+}
+
 export interface UpstreamCallOptions {
   signal?: AbortSignal;
   /** Each `notifications/progress` of the call (a progress token is sent only when given). */
   onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
   /** Merged into the request's `_meta`. */
   meta?: JsonObject;
+  /**
+   * The client capabilities this call declares to a 2026-07-28 upstream (input it may ask for, the tasks extension);
+   * a 2025-11-25 session declared none when it opened.
+   */
+  capabilities?: JsonObject;
+  /** An MRTR retry: the answers to the upstream's inputRequests (by its keys). */
+  inputResponses?: InputResponses;
+  /** An MRTR retry: the upstream's requestState, exactly as it was received. */
+  requestState?: string;
 }
 
-/** How one call to the upstream ended, as metrics count it. */
-export type UpstreamCallOutcome = 'ok' | 'tool_error' | 'refused' | 'lost' | 'not_sent' | 'cancelled';
+/** How an upstream task ended. */
+export type UpstreamTaskOutcome =
+  | { status: 'completed'; result: JsonObject }
+  | { status: 'failed'; error: { code: number; message: string; data?: unknown } }
+  | { status: 'cancelled' };
 
-/** Told of each call's outcome and duration, and of sessions opening and closing (metrics, health). */
+export interface UpstreamFollowOptions {
+  /** Stops following (the task goes on upstream): the reason is thrown. */
+  signal?: AbortSignal;
+  /** Each state of the task seen, pushed or polled (a DetailedTask). */
+  onUpdate?: (task: JsonObject) => void;
+  /**
+   * Answers input requests of the task (each key once, by the upstream's keys); the answers go back with tasks/update.
+   * What it throws ends following and is thrown.
+   */
+  onInput: (requests: InputRequests) => InputResponses | Promise<InputResponses>;
+}
+
+/** How one call to the upstream ended, as metrics count it (`task`, `input_required`: the upstream's answer). */
+export type UpstreamCallOutcome =
+  'ok' | 'tool_error' | 'task' | 'input_required' | 'refused' | 'lost' | 'not_sent' | 'cancelled';
+
+/** Told of each call's outcome and duration, and whether the upstream answers (metrics, health). */
 export interface UpstreamObserver {
   call(outcome: UpstreamCallOutcome, durationMs: number): void;
-  session(open: boolean): void;
+  /** True once the upstream answered a request, false once one could not reach it or got no answer. */
+  answering(up: boolean): void;
 }
 
 export interface UpstreamOptions {
@@ -84,16 +159,26 @@ export interface Upstream {
   ready(signal?: AbortSignal): Promise<void>;
   /** Every tool the upstream lists now (all pages). */
   listTools(): Promise<UpstreamTool[]>;
-  callTool(name: string, args: JsonObject, options?: UpstreamCallOptions): Promise<CallToolResult>;
+  /** One round of a call: a 2025-11-25 session always answers a result. */
+  callTool(name: string, args: JsonObject, options?: UpstreamCallOptions): Promise<UpstreamAnswer>;
+  /**
+   * Follows a task the upstream answered a call with, until it ends (2026-07-28 with the tasks extension only). An
+   * upstream that stays unreachable for callTimeoutMs, or that no longer knows the task, fails it with
+   * UpstreamLostError.
+   */
+  followTask?(taskId: string, options: UpstreamFollowOptions): Promise<UpstreamTaskOutcome>;
+  /** Asks the upstream to cancel one of its tasks (tasks/cancel). */
+  cancelTask?(taskId: string): Promise<void>;
   /** Called when the upstream says its tool list changed. */
   onToolsChanged(listener: () => void): void;
   close(): Promise<void>;
 }
 
-const DEFAULT_CALL_TIMEOUT_MS = 60 * 60 * 1000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-/** Back-off between attempts to open a session: doubling from 100 ms to 5 s. */
-const backoff = (failures: number): number => Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
+export const DEFAULT_CALL_TIMEOUT_MS = 60 * 60 * 1000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+
+/** Back-off between attempts to reach the upstream: doubling from 100 ms to 5 s. */
+export const backoff = (failures: number): number => Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
 
 /** The upstream's name in logs: the command and its arguments, or the URL without user info, query or fragment. */
 export function describeTarget(target: UpstreamTarget): string {
@@ -101,141 +186,11 @@ export function describeTarget(target: UpstreamTarget): string {
   return `${target.url.origin}${target.url.pathname}`;
 }
 
-function transportFor(target: UpstreamTarget): { transport: Transport; stderr: Readable | undefined } {
-  if (target.kind === 'http') {
-    const requestInit = target.headers === undefined ? undefined : { headers: target.headers };
-    return { transport: new StreamableHTTPClientTransport(target.url, { requestInit }), stderr: undefined };
-  }
-  const transport = new StdioClientTransport({
-    command: target.command,
-    args: target.args,
-    // Only the variables a child needs to run, and those named for it: never the gateway's own secrets.
-    env: { ...getDefaultEnvironment(), ...target.env },
-    cwd: target.cwd,
-    stderr: 'pipe',
-  });
-  return { transport, stderr: (transport.stderr ?? undefined) as Readable | undefined };
-}
+/** An error's message, for what the gateway logs or reports of it. */
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** A call's SDK error as one of ours: refused (a JSON-RPC error answer) or lost (closed, timed out). */
-function classify(err: unknown, signal: AbortSignal | undefined): Error {
-  if (signal?.aborted === true) return err instanceof Error ? err : new Error(String(err));
-  if (err instanceof McpError) {
-    if (err.code === (ErrorCode.ConnectionClosed as number))
-      return new UpstreamLostError(`the upstream session closed during the call: ${err.message}`);
-    if (err.code === (ErrorCode.RequestTimeout as number))
-      return new UpstreamLostError(`the upstream did not answer in time: ${err.message}`);
-    return new UpstreamRefusedError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
-  }
-  return new UpstreamLostError(
-    `the call to the upstream failed: ${err instanceof Error ? err.message : String(err)}`,
-  );
-}
-
-interface SessionParts {
-  target: UpstreamTarget;
-  name: string;
-  connectTimeoutMs: number;
-  log: NonNullable<UpstreamOptions['log']>;
-  /** Told of the upstream's tools/list_changed. */
-  toolsChanged: () => void;
-  /** Told when this session closes (the child exited, the connection dropped, or close()). */
-  closed: (client: Client) => void;
-  observer?: UpstreamObserver;
-}
-
-/** Opens one client session; UpstreamNotSentError when it cannot. */
-async function openSession(parts: SessionParts): Promise<Client> {
-  const { target, name, log } = parts;
-  const client = new Client({ name: 'durable-mcp-gateway', version: VERSION }, { capabilities: {} });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => parts.toolsChanged());
-  const { transport, stderr } = transportFor(target);
-  if (stderr !== undefined)
-    createInterface({ input: stderr }).on('line', (line) =>
-      log('info', 'upstream stderr', { upstream: name, line }),
-    );
-  client.onclose = () => {
-    parts.observer?.session(false);
-    parts.closed(client);
-  };
-  try {
-    await client.connect(transport, { timeout: parts.connectTimeoutMs });
-  } catch (err) {
-    await client.close().catch(() => undefined);
-    throw new UpstreamNotSentError(
-      `cannot reach the upstream (${name}): ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-  parts.observer?.session(true);
-  log('info', 'upstream session open', {
-    upstream: name,
-    server: client.getServerVersion()?.name ?? null,
-    serverVersion: client.getServerVersion()?.version ?? null,
-  });
-  return client;
-}
-
-/** The session of an upstream: opened when first needed and again after it closes, with back-off between failures. */
-function sessionKeeper(parts: Omit<SessionParts, 'closed'>) {
-  let session: Promise<Client> | undefined;
-  let current: Client | undefined;
-  let failures = 0;
-  let nextTryAt = 0;
-  let closed = false;
-  const closedSession = (client: Client): void => {
-    if (current !== client) return;
-    current = undefined;
-    session = undefined;
-    if (!closed)
-      parts.log('warn', 'upstream session closed; the next call opens another', { upstream: parts.name });
-  };
-  const open = async (): Promise<Client> => {
-    const wait = nextTryAt - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    try {
-      current = await openSession({ ...parts, closed: closedSession });
-    } catch (err) {
-      failures++;
-      nextTryAt = Date.now() + backoff(failures);
-      throw err;
-    }
-    failures = 0;
-    return current;
-  };
-  /** The open session, opening one when there is none. */
-  const connected = (): Promise<Client> => {
-    if (closed)
-      return Promise.reject(
-        new UpstreamNotSentError(`the gateway is closing; nothing was sent to ${parts.name}`),
-      );
-    session ??= open().catch((err: unknown) => {
-      session = undefined;
-      throw err;
-    });
-    return session;
-  };
-  return {
-    /** connected(), tried again until connectTimeoutMs has passed. */
-    async ready(signal?: AbortSignal): Promise<Client> {
-      const until = Date.now() + parts.connectTimeoutMs;
-      for (;;) {
-        try {
-          return await connected();
-        } catch (err) {
-          if (Date.now() >= until || signal?.aborted === true || closed) throw err;
-        }
-      }
-    },
-    async close(): Promise<void> {
-      closed = true;
-      const open = session;
-      session = undefined;
-      if (open !== undefined) await (await open.catch(() => undefined))?.close();
-    },
-  };
-}
-
-const outcomeOf = (err: Error, signal: AbortSignal | undefined): UpstreamCallOutcome =>
+/** How a failed call counts in the metrics. */
+export const outcomeOf = (err: Error, signal: AbortSignal | undefined): UpstreamCallOutcome =>
   signal?.aborted === true
     ? 'cancelled'
     : err instanceof UpstreamRefusedError
@@ -248,70 +203,4 @@ const outcomeOf = (err: Error, signal: AbortSignal | undefined): UpstreamCallOut
 export function upstreamLabel(target: UpstreamTarget): string {
   if (target.kind === 'http') return target.url.host;
   return target.command.split(/[\\/]/).pop() ?? target.command;
-}
-
-export function createUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
-  const name = describeTarget(target);
-  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-  const listeners: (() => void)[] = [];
-  const keeper = sessionKeeper({
-    target,
-    name,
-    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    log: options.log ?? (() => undefined),
-    observer: options.observer,
-    toolsChanged: () => {
-      for (const listener of listeners) listener();
-    },
-  });
-  return {
-    name,
-    ready: async (signal) => {
-      await keeper.ready(signal);
-    },
-    async listTools() {
-      const client = await keeper.ready();
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? {} : { cursor });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
-      return tools;
-    },
-    async callTool(tool, args, call = {}) {
-      const started = Date.now();
-      const observe = (outcome: UpstreamCallOutcome): void =>
-        options.observer?.call(outcome, Date.now() - started);
-      const client = await keeper.ready(call.signal).catch((err: unknown) => {
-        observe('not_sent');
-        throw err;
-      });
-      const { onProgress, signal } = call;
-      try {
-        const result = await client.callTool(
-          { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
-          CallToolResultSchema,
-          {
-            signal,
-            timeout: callTimeoutMs,
-            resetTimeoutOnProgress: true,
-            onprogress:
-              onProgress === undefined ? undefined : (p) => onProgress(p.progress, p.total, p.message),
-          },
-        );
-        observe(result.isError === true ? 'tool_error' : 'ok');
-        return result as unknown as CallToolResult;
-      } catch (err) {
-        const failure = classify(err, signal);
-        observe(outcomeOf(failure, signal));
-        throw failure;
-      }
-    },
-    onToolsChanged: (listener) => {
-      listeners.push(listener);
-    },
-    close: () => keeper.close(),
-  };
 }

@@ -1,11 +1,11 @@
-// The gateway's upstream in Prometheus: calls by outcome, their durations, and whether a session is open (its health:
+// The gateway's upstream in Prometheus: calls by outcome, their durations, and whether it answers (its health:
 // kept out of /readyz, since every replica would leave the balancer at once when the upstream goes down).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** What the gateway's upstream connection reports (src/gateway/upstream.ts UpstreamObserver). */
 export interface UpstreamRecorder {
   call(outcome: string, durationMs: number): void;
-  session(open: boolean): void;
+  answering(up: boolean): void;
 }
 
 const P = 'durable_mcp_';
@@ -14,7 +14,7 @@ const P = 'durable_mcp_';
 export function createUpstreamMetrics(registry: Registry, upstream: string): UpstreamRecorder {
   const calls = new Counter({
     name: `${P}upstream_calls_total`,
-    help: 'Calls the gateway sent its upstream, by outcome (ok, tool_error, refused, lost, not_sent, cancelled)',
+    help: 'Calls the gateway sent its upstream, by outcome (ok, tool_error, task, input_required, refused, lost, not_sent, cancelled)',
     labelNames: ['upstream', 'outcome'],
     registers: [registry],
   });
@@ -27,7 +27,7 @@ export function createUpstreamMetrics(registry: Registry, upstream: string): Ups
   });
   const up = new Gauge({
     name: `${P}upstream_up`,
-    help: '1 while the gateway holds an open session to its upstream, else 0',
+    help: '1 while the gateway upstream answers (its last request was answered), 0 once one could not reach it',
     labelNames: ['upstream'],
     registers: [registry],
   });
@@ -37,8 +37,8 @@ export function createUpstreamMetrics(registry: Registry, upstream: string): Ups
       calls.inc({ upstream, outcome });
       duration.observe({ upstream }, durationMs / 1000);
     },
-    session(open) {
-      up.set({ upstream }, open ? 1 : 0);
+    answering(answers) {
+      up.set({ upstream }, answers ? 1 : 0);
     },
   };
 }

@@ -7,7 +7,8 @@ import {
   readCatalog,
   type CatalogSettings,
 } from '../../gateway/catalog.js';
-import { createUpstream, upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
+import { createUpstream } from '../../gateway/create-upstream.js';
+import { upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
 import { createUpstreamMetrics, type UpstreamRecorder } from '../../observability/upstream-metrics.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { ToolSet } from '../../protocol/define.js';
@@ -171,16 +172,16 @@ export async function gateway(argv: string[]): Promise<void> {
   const own: ToolSet[] = settings.tools === '' ? [] : await loadToolSets(settings.tools);
   const logger = createLogger(settings.logLevel);
   // Metrics exist once the store has opened: until then the upstream's reports are only remembered as its health.
-  const recorder: { current?: UpstreamRecorder; open: boolean } = { open: false };
+  const recorder: { current?: UpstreamRecorder; up: boolean } = { up: false };
   const upstream: Upstream = createUpstream(target, {
     callTimeoutMs,
     connectTimeoutMs,
     log: upstreamLog(logger),
     observer: {
       call: (outcome, ms) => recorder.current?.call(outcome, ms),
-      session: (open) => {
-        recorder.open = open;
-        recorder.current?.session(open);
+      answering: (up) => {
+        recorder.up = up;
+        recorder.current?.answering(up);
       },
     },
   });
@@ -197,7 +198,7 @@ export async function gateway(argv: string[]): Promise<void> {
     onServed: (runtime, metrics) => {
       if (metrics !== undefined) {
         recorder.current = createUpstreamMetrics(metrics.registry, upstreamLabel(target));
-        recorder.current.session(recorder.open);
+        recorder.current.answering(recorder.up);
       }
       followCatalog(upstream, read.refresh, runtime.server.control, log, refreshMs);
     },

@@ -1,0 +1,138 @@
+// The connection to an upstream, by the protocol it speaks. A stdio upstream gets a 2025-11-25 session. An HTTP
+// upstream is asked server/discover first, as a 2026-07-28 client does: one that answers it is spoken to natively,
+// without a session (modern-upstream.ts), any other with a 2025-11-25 session (session-upstream.ts). The choice is
+// made once, when the upstream is first needed, and holds until the gateway stops.
+import { createModernUpstream, discoverModern, type HttpTarget } from './modern-upstream.js';
+import { createSessionUpstream } from './session-upstream.js';
+import {
+  describeTarget,
+  isInputRequired,
+  isTaskCreated,
+  outcomeOf,
+  UpstreamTaskLostError,
+  type Upstream,
+  type UpstreamAnswer,
+  type UpstreamCallOutcome,
+  type UpstreamObserver,
+  type UpstreamOptions,
+  type UpstreamTarget,
+} from './upstream.js';
+
+/** The implementation for an HTTP upstream, by what its server/discover says. */
+async function pick(target: HttpTarget, options: UpstreamOptions, signal?: AbortSignal): Promise<Upstream> {
+  const discovered = await discoverModern(target, options, signal);
+  const upstream = describeTarget(target);
+  if (discovered === undefined) {
+    options.log?.('info', 'upstream does not answer server/discover: spoken to with a 2025-11-25 session', {
+      upstream,
+    });
+    return createSessionUpstream(target, options);
+  }
+  options.log?.('info', 'upstream speaks 2026-07-28: spoken to without a session', {
+    upstream,
+    capabilities: discovered.capabilities ?? null,
+  });
+  return createModernUpstream(target, options, discovered);
+}
+
+/** An upstream that picks its implementation when first needed (see pick), then hands everything to it. */
+function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upstream {
+  const name = describeTarget(target);
+  const listeners: (() => void)[] = [];
+  let chosen: Upstream | undefined;
+  let choosing: Promise<Upstream> | undefined;
+  const choose = (signal?: AbortSignal): Promise<Upstream> => {
+    if (chosen !== undefined) return Promise.resolve(chosen);
+    choosing ??= pick(target, options, signal).then(
+      (upstream) => {
+        chosen = upstream;
+        for (const listener of listeners) upstream.onToolsChanged(listener);
+        return upstream;
+      },
+      (err: unknown) => {
+        choosing = undefined;
+        throw err;
+      },
+    );
+    return choosing;
+  };
+  return {
+    name,
+    ready: async (signal) => (await choose(signal)).ready(signal),
+    listTools: async () => (await choose()).listTools(),
+    callTool: async (tool, args, call) => (await choose(call?.signal)).callTool(tool, args, call),
+    async followTask(taskId, follow) {
+      const upstream = await choose(follow.signal);
+      if (upstream.followTask === undefined)
+        throw new UpstreamTaskLostError(
+          taskId,
+          `${name} speaks 2025-11-25: its task ${taskId} cannot be followed`,
+        );
+      return upstream.followTask(taskId, follow);
+    },
+    async cancelTask(taskId) {
+      await (await choose()).cancelTask?.(taskId);
+    },
+    onToolsChanged(listener) {
+      listeners.push(listener);
+      chosen?.onToolsChanged(listener);
+    },
+    async close() {
+      const upstream = chosen ?? (await choosing?.catch(() => undefined));
+      await upstream?.close();
+    },
+  };
+}
+
+/** The connection to the upstream at `target` (nothing is opened until it is first needed). */
+export function createUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
+  const upstream =
+    target.kind === 'stdio' ? createSessionUpstream(target, options) : discoveringUpstream(target, options);
+  return options.observer === undefined ? upstream : observed(upstream, options.observer);
+}
+
+/** The outcome a call's answer counts as. */
+const answerOutcome = (answer: UpstreamAnswer): UpstreamCallOutcome =>
+  isTaskCreated(answer)
+    ? 'task'
+    : isInputRequired(answer)
+      ? 'input_required'
+      : answer.isError === true
+        ? 'tool_error'
+        : 'ok';
+
+/** Tells `observer` of each call's outcome and duration, and whether the upstream answers. */
+function observed(upstream: Upstream, observer: UpstreamObserver): Upstream {
+  const failed = (err: unknown, signal?: AbortSignal): never => {
+    const outcome = outcomeOf(err instanceof Error ? err : new Error(String(err)), signal);
+    if (outcome === 'lost' || outcome === 'not_sent') observer.answering(false);
+    throw err;
+  };
+  return {
+    ...upstream,
+    name: upstream.name,
+    ready: (signal) => upstream.ready(signal).catch((err: unknown) => failed(err, signal)),
+    async listTools() {
+      const tools = await upstream.listTools().catch((err: unknown) => failed(err));
+      observer.answering(true);
+      return tools;
+    },
+    async callTool(tool, args, call) {
+      const started = Date.now();
+      try {
+        const answer = await upstream.callTool(tool, args, call);
+        observer.answering(true);
+        observer.call(answerOutcome(answer), Date.now() - started);
+        return answer;
+      } catch (err) {
+        observer.call(
+          outcomeOf(err instanceof Error ? err : new Error(String(err)), call?.signal),
+          Date.now() - started,
+        );
+        return failed(err, call?.signal);
+      }
+    },
+    onToolsChanged: (listener) => upstream.onToolsChanged(listener),
+    close: () => upstream.close(),
+  };
+}

@@ -1,0 +1,214 @@
+// The gateway's connection to a 2025-11-25 upstream: a client session over stdio (a child process) or Streamable
+// HTTP, made with the official SDK's client. It connects lazily and again after the session closes (a crashed child
+// is started anew, with back-off), lists the upstream's tools, and sends calls; it has no tasks of the upstream's to
+// follow (the session declares no capabilities, so the upstream asks for no input either).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { CallToolResult } from '../protocol/types.js';
+import { VERSION } from '../version.js';
+import {
+  backoff,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  describeTarget,
+  errorMessage,
+  UpstreamLostError,
+  UpstreamNotSentError,
+  UpstreamRefusedError,
+  type Upstream,
+  type UpstreamOptions,
+  type UpstreamTarget,
+} from './upstream.js';
+
+function transportFor(target: UpstreamTarget): { transport: Transport; stderr: Readable | undefined } {
+  if (target.kind === 'http') {
+    const requestInit = target.headers === undefined ? undefined : { headers: target.headers };
+    return { transport: new StreamableHTTPClientTransport(target.url, { requestInit }), stderr: undefined };
+  }
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    // Only the variables a child needs to run, and those named for it: never the gateway's own secrets.
+    env: { ...getDefaultEnvironment(), ...target.env },
+    cwd: target.cwd,
+    stderr: 'pipe',
+  });
+  return { transport, stderr: (transport.stderr ?? undefined) as Readable | undefined };
+}
+
+/** A call's SDK error as one of ours: refused (a JSON-RPC error answer) or lost (closed, timed out). */
+function classify(err: unknown, signal: AbortSignal | undefined): Error {
+  if (signal?.aborted === true) return err instanceof Error ? err : new Error(String(err));
+  if (err instanceof McpError) {
+    if (err.code === (ErrorCode.ConnectionClosed as number))
+      return new UpstreamLostError(`the upstream session closed during the call: ${err.message}`);
+    if (err.code === (ErrorCode.RequestTimeout as number))
+      return new UpstreamLostError(`the upstream did not answer in time: ${err.message}`);
+    return new UpstreamRefusedError(err.code, err.message.replace(/^MCP error -?\d+: /, ''), err.data);
+  }
+  return new UpstreamLostError(`the call to the upstream failed: ${errorMessage(err)}`);
+}
+
+interface SessionParts {
+  target: UpstreamTarget;
+  name: string;
+  connectTimeoutMs: number;
+  log: NonNullable<UpstreamOptions['log']>;
+  /** Told of the upstream's tools/list_changed. */
+  toolsChanged: () => void;
+  /** Told when this session closes (the child exited, the connection dropped, or close()). */
+  closed: (client: Client) => void;
+}
+
+/** Opens one client session; UpstreamNotSentError when it cannot. */
+async function openSession(parts: SessionParts): Promise<Client> {
+  const { target, name, log } = parts;
+  const client = new Client({ name: 'durable-mcp-gateway', version: VERSION }, { capabilities: {} });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => parts.toolsChanged());
+  const { transport, stderr } = transportFor(target);
+  if (stderr !== undefined)
+    createInterface({ input: stderr }).on('line', (line) =>
+      log('info', 'upstream stderr', { upstream: name, line }),
+    );
+  client.onclose = () => parts.closed(client);
+  try {
+    await client.connect(transport, { timeout: parts.connectTimeoutMs });
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw new UpstreamNotSentError(`cannot reach the upstream (${name}): ${errorMessage(err)}`);
+  }
+  log('info', 'upstream session open', {
+    upstream: name,
+    server: client.getServerVersion()?.name ?? null,
+    serverVersion: client.getServerVersion()?.version ?? null,
+  });
+  return client;
+}
+
+/** The session of an upstream: opened when first needed and again after it closes, with back-off between failures. */
+function sessionKeeper(parts: Omit<SessionParts, 'closed'>) {
+  let session: Promise<Client> | undefined;
+  let current: Client | undefined;
+  let failures = 0;
+  let nextTryAt = 0;
+  let closed = false;
+  const closedSession = (client: Client): void => {
+    if (current !== client) return;
+    current = undefined;
+    session = undefined;
+    if (!closed)
+      parts.log('warn', 'upstream session closed; the next call opens another', { upstream: parts.name });
+  };
+  const open = async (): Promise<Client> => {
+    const wait = nextTryAt - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      current = await openSession({ ...parts, closed: closedSession });
+    } catch (err) {
+      failures++;
+      nextTryAt = Date.now() + backoff(failures);
+      throw err;
+    }
+    failures = 0;
+    return current;
+  };
+  /** The open session, opening one when there is none. */
+  const connected = (): Promise<Client> => {
+    if (closed)
+      return Promise.reject(
+        new UpstreamNotSentError(`the gateway is closing; nothing was sent to ${parts.name}`),
+      );
+    session ??= open().catch((err: unknown) => {
+      session = undefined;
+      throw err;
+    });
+    return session;
+  };
+  return {
+    /** connected(), tried again until connectTimeoutMs has passed. */
+    async ready(signal?: AbortSignal): Promise<Client> {
+      const until = Date.now() + parts.connectTimeoutMs;
+      for (;;) {
+        try {
+          return await connected();
+        } catch (err) {
+          if (Date.now() >= until || signal?.aborted === true || closed) throw err;
+        }
+      }
+    },
+    async close(): Promise<void> {
+      closed = true;
+      const open = session;
+      session = undefined;
+      if (open !== undefined) await (await open.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** An upstream spoken to with a 2025-11-25 session (the official SDK's client). */
+export function createSessionUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
+  const name = describeTarget(target);
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const listeners: (() => void)[] = [];
+  const keeper = sessionKeeper({
+    target,
+    name,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    log: options.log ?? (() => undefined),
+    toolsChanged: () => {
+      for (const listener of listeners) listener();
+    },
+  });
+  return {
+    name,
+    ready: async (signal) => {
+      await keeper.ready(signal);
+    },
+    async listTools() {
+      const client = await keeper.ready();
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return tools;
+    },
+    async callTool(tool, args, call = {}) {
+      const client = await keeper.ready(call.signal);
+      const { onProgress, signal } = call;
+      try {
+        const result = await client.callTool(
+          { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
+          CallToolResultSchema,
+          {
+            signal,
+            timeout: callTimeoutMs,
+            resetTimeoutOnProgress: true,
+            onprogress:
+              onProgress === undefined ? undefined : (p) => onProgress(p.progress, p.total, p.message),
+          },
+        );
+        return result as unknown as CallToolResult;
+      } catch (err) {
+        throw classify(err, signal);
+      }
+    },
+    onToolsChanged: (listener) => {
+      listeners.push(listener);
+    },
+    close: () => keeper.close(),
+  };
+}
