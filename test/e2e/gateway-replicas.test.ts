@@ -6,9 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/admin-api.js';
-import type { ServeProcess } from '../support/cli.js';
+import { createHttpClient } from '../../src/advanced.js';
+import { TOKENS } from '../support/admin-api.js';
+import { startServe, type ServeProcess } from '../support/cli.js';
 import {
   callTool,
   gatewayDir,
@@ -21,6 +24,9 @@ import {
 import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 
 const SCHEMA = `dmcp_gateway_${randomBytes(5).toString('hex')}`;
+const MODERN_TOOLS = fileURLToPath(new URL('../fixtures/gateway/upstream-modern.mjs', import.meta.url));
+/** A caller that declares the tasks extension and can answer elicitation. */
+const ASKING = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} };
 const STORE = ['--store', TEST_POSTGRES_URL, '--pg-schema', SCHEMA, '--pg-pool-size', '3'];
 
 await withPostgres('the gateway on PostgreSQL replicas', () => {
@@ -71,6 +77,47 @@ await withPostgres('the gateway on PostgreSQL replicas', () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 1_800));
       expect(upstreamCalls(at, 'send_payment')).toHaveLength(1);
+    });
+  });
+
+  describe('input the upstream asks for', () => {
+    it("becomes the gateway task's input; the answer, sent to another replica after the first is SIGKILLed, completes the call", async () => {
+      // A 2026-07-28 upstream (durable-mcp serve) whose tool asks for a confirmation inside its task.
+      const upstream = await startServe(
+        [
+          '--tools',
+          MODERN_TOOLS,
+          '--store',
+          join(at.dir, 'upstream.db'),
+          '--port',
+          '0',
+          '--tasks-get-rate',
+          '0',
+        ],
+        20_000,
+        { UPSTREAM_CALLS: at.calls },
+      );
+      procs.push(upstream);
+      const a = await startGateway(at, procs, { upstream: upstream.url, extra: STORE });
+      const b = await startGateway(at, procs, { upstream: upstream.url, extra: STORE });
+      const asking = (proc: ServeProcess) =>
+        createHttpClient({ url: proc.url, token: TOKENS.alice, capabilities: ASKING });
+      const { result: created } = await asking(a).request('tools/call', {
+        name: 'approve',
+        arguments: { what: 'the release' },
+      });
+      const taskId = created.taskId as string;
+      const waiting = await settled(b, taskId, ['input_required']);
+      expect(Object.keys(waiting.inputRequests as Record<string, unknown>)).toEqual(['confirm']);
+      a.child.kill('SIGKILL');
+      await a.exited;
+      await asking(b).request('tasks/update', {
+        taskId,
+        inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+      });
+      const done = await settled(b, taskId, ['completed', 'failed']);
+      expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'the release: accept true' }] });
+      expect(upstreamCalls(at, 'approve')).toHaveLength(1);
     });
   });
 });
