@@ -23,6 +23,7 @@ export const CHILD = {
   sdkPeer: join(CHILDREN_DIR, 'sdk-peer.ts'),
   pushServer: join(CHILDREN_DIR, 'push-server.ts'),
   scaleTasks: join(CHILDREN_DIR, 'scale-tasks.ts'),
+  upstreamV1: join(CHILDREN_DIR, 'upstream-v1.ts'),
 } as const;
 /** Node flags that let a child process run a TypeScript entry point. */
 export const TSX_FLAGS = ['--import', 'tsx'];
@@ -118,6 +119,10 @@ export const WAKE_TIMEOUT_MS = 10_000;
 export const SLEEP_MEMORY_MAX_RATIO = 1.2;
 /** Targets of the keyed and retry-backoff creation rows: at least this × the same creation without keys or waits. */
 export const CREATION_MIN_RATIO = 0.9;
+/** The gateway's synchronous tools/call: at least this × the same calls sent to its upstream's own endpoint. */
+export const GATEWAY_SYNC_MIN_RATIO = 0.5;
+/** Task creation through the gateway: at most this × the server CPU per task of serve's own task creation. */
+export const GATEWAY_CPU_MAX_RATIO = 1.2;
 /** Our servers in the push and PostgreSQL rows: no audit lines, no per-principal limits (one anonymous client). */
 export const UNLIMITED = [
   '--no-audit',

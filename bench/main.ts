@@ -7,7 +7,7 @@ import { log } from './format.js';
 import { dropSchemas, planPostgres, postgresReport, redactUrl, type PgPlan } from './harness/postgres.js';
 import { cleanUpNow, makeWorkDir, removeWorkDirs, stopAll } from './harness/processes.js';
 import { measureSection, sectionTimeBound } from './harness/section.js';
-import type { RunContext } from './harness/servers.js';
+import type { RunContext } from './harness/server-spec.js';
 import { describePreset, parseParams, UsageError, USAGE } from './options.js';
 import { buildReport, machineInfo, markdown, scaleReport, writeResults, type Machine } from './report.js';
 import { rowsWithErrors, runSections, type PlannedSection, type RunProgress } from './run-sections.js';

@@ -2,7 +2,7 @@
 // the rows each is compared with and whether its targets are met.
 import { MEM_STREAMS } from './config.js';
 import { median, pooledByStatus, pooledStats, ratio, round1, runQueueSummary, sum } from './stats.js';
-import type { FootprintRow, LatencyRow, MemoryRow, Row, ThroughputRow } from './types-rows.js';
+import type { FootprintRow, LatencyRow, MemoryRow, Row, TargetResult, ThroughputRow } from './types-rows.js';
 import type {
   FootprintSample,
   FootprintScenario,
@@ -168,6 +168,20 @@ function summarizeRow(scenario: Scenario, list: Array<Rounded<Sample>>): Row {
   }
 }
 
+/** A target's ratio against its row (ops/s, or CPU µs/op for `maxCpu`), and whether it is met; null unmeasured. */
+function rateTarget(row: ThroughputRow, target: TargetResult, byName: Map<string, Row>): TargetResult {
+  const other = byName.get(target.vs);
+  const median = other?.kind === undefined ? other?.median : undefined;
+  if (target.maxCpu === undefined) {
+    const r = median === undefined ? null : ratio(row.median.rps, median.rps);
+    return { ...target, ratio: r, met: r === null ? null : r >= target.min };
+  }
+  const cpu = row.median.cpuUs;
+  const vsCpu = median?.cpuUs;
+  const r = cpu === null || vsCpu == null || vsCpu <= 0 ? null : ratio(cpu, vsCpu);
+  return { ...target, ratio: r, met: r === null ? null : r <= target.maxCpu };
+}
+
 function rateThroughput(row: ThroughputRow, base: Row | undefined, byName: Map<string, Row>): void {
   const rps = (r: Row | undefined) => (r?.kind === undefined ? r?.median.rps : undefined);
   const baseRps = rps(base);
@@ -177,12 +191,7 @@ function rateThroughput(row: ThroughputRow, base: Row | undefined, byName: Map<s
     return other === undefined ? null : ratio(row.median.rps, other);
   };
   if (row.also !== undefined) row.also = row.also.map(({ name }) => ({ name, ratio: vs(name) }));
-  if (row.targets !== undefined) {
-    row.targets = row.targets.map(({ vs: name, min }) => {
-      const r = vs(name);
-      return { vs: name, min, ratio: r, met: r === null ? null : r >= min };
-    });
-  }
+  if (row.targets !== undefined) row.targets = row.targets.map((t) => rateTarget(row, t, byName));
 }
 
 function rateLatency(row: LatencyRow, base: LatencyRow | undefined): void {

@@ -15,10 +15,11 @@ export interface AlsoRatio {
   ratio: number | null;
 }
 
-export interface TargetResult extends ThroughputTarget {
+/** A target with its measured ratio (of ops/s, or of CPU µs/op for a `maxCpu` target) and whether it is met. */
+export type TargetResult = ThroughputTarget & {
   ratio: number | null;
   met: boolean | null;
-}
+};
 
 export interface ThroughputRow {
   name: string;

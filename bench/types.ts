@@ -155,11 +155,12 @@ export interface FootprintSample extends SampleCounts {
 export type Sample = ThroughputSample | LatencySample | MemorySample | FootprintSample;
 export type Rounded<S> = S & { round: number };
 
-/** A throughput target: met when median ops/s ÷ row `vs`'s median ops/s is at least `min`. */
-export interface ThroughputTarget {
-  vs: string;
-  min: number;
-}
+/**
+ * A throughput target against row `vs`: met when median ops/s ÷ its median ops/s is at least `min`, or (`maxCpu`)
+ * when median CPU µs/op ÷ its median CPU µs/op is at most `maxCpu`.
+ */
+export type ThroughputTarget =
+  { vs: string; min: number; maxCpu?: undefined } | { vs: string; maxCpu: number; min?: undefined };
 
 /** A latency target: p99 ÷ the reference's p99 below p99Ratio, p50 ÷ its p50 at most p50Ratio. */
 export interface LatencyTargetSpec {

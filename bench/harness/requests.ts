@@ -45,8 +45,31 @@ export function mcpRequest(
 export const callEcho = (): LoadRequest =>
   mcpRequest('tools/call', { name: 'echo', arguments: { text: 'hi' } }, 'echo');
 export const listTools = (): LoadRequest => mcpRequest('tools/list');
-export const createTask = (tool: string): LoadRequest =>
-  mcpRequest('tools/call', { name: tool, arguments: {} }, tool, TASKS_META);
+
+/** The protocol version of the requests sent straight to a 2025-11-25 server (the gateway's upstream). */
+export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
+
+/**
+ * tools/call of echo as a 2025-11-25 client sends it to a stateless Streamable HTTP server: the JSON-RPC request
+ * with the version header, no session (a stateless server issues none) and no `_meta`.
+ */
+export const callEchoLegacy = (): LoadRequest => ({
+  method: 'POST',
+  path: '/mcp',
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': LEGACY_PROTOCOL_VERSION,
+  },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hi' } },
+  }),
+});
+export const createTask = (tool: string, args: Record<string, unknown> = {}): LoadRequest =>
+  mcpRequest('tools/call', { name: tool, arguments: args }, tool, TASKS_META);
 export const getTask = (taskId: string): LoadRequest =>
   mcpRequest('tasks/get', { taskId }, taskId, TASKS_META);
 

@@ -6,12 +6,13 @@ import { log } from '../format.js';
 import type { SectionOutcome } from '../run-sections.js';
 import { summarize } from '../summarize.js';
 import type { Row } from '../types-rows.js';
-import type { Params, Scenario, Section } from '../types.js';
+import type { Params, Scenario, Section, Target } from '../types.js';
 import { RowFailures } from './failures.js';
 import { hasLatencyClient, prepare, runRounds, useLatencyClient, warmUp, type Targets } from './measure.js';
 import { preparePgScale } from './pg-fill.js';
 import { startProcess, stopChild } from './processes.js';
-import { pgRun, SERVERS, startServer, type RunContext } from './servers.js';
+import type { RunContext } from './server-spec.js';
+import { pgRun, SERVERS, startServer } from './servers.js';
 import { prepareScale, prepareSleepers } from './store-fill.js';
 
 /** What every section of a run shares: its parameters, and its context (work dir, PostgreSQL, filled stores). */
@@ -41,20 +42,42 @@ async function fillStores(rows: Scenario[], ctx: RunContext): Promise<void> {
   if (sleepers !== undefined) ctx.sleepers = { ...ctx.sleepers, ...sleepers };
 }
 
-/** Starts the rows' servers side by side; the rows of a server that does not start fail. */
+/** The rows' servers and the upstreams those stand in front of: the upstreams and other servers, then the fronts. */
+export function serverWaves(rows: Scenario[]): [string[], string[]] {
+  const used = [...new Set(rows.map((s) => s.server))];
+  const upstreams = used.flatMap((key) => SERVERS[key]!.upstream ?? []);
+  const all = [...new Set([...upstreams, ...used])];
+  return [
+    all.filter((key) => SERVERS[key]!.upstream === undefined),
+    all.filter((key) => SERVERS[key]!.upstream),
+  ];
+}
+
+/**
+ * Starts the rows' servers side by side, those in front of an upstream once it is up (with its URL); the rows of a
+ * server that does not start (or whose upstream does not) fail.
+ */
 async function startTargets(rows: Scenario[], ctx: RunContext, failures: RowFailures): Promise<Targets> {
-  const keys = [...new Set(rows.map((s) => s.server))];
-  const started = await Promise.allSettled(keys.map((key) => startServer(key, ctx)));
   const targets: Targets = {};
-  keys.forEach((key, i) => {
-    const result = started[i]!;
-    if (result.status === 'fulfilled') {
-      targets[key] = result.value;
-      log(`${key}: ${result.value.url}  (${SERVERS[key]!.label})`);
-      return;
-    }
-    for (const s of rows.filter((r) => r.server === key)) failures.add(s.name, 'start', result.reason);
-  });
+  const start = async (key: string): Promise<Target> => {
+    const upstream = SERVERS[key]!.upstream;
+    if (upstream === undefined) return startServer(key, ctx);
+    const url = targets[upstream]?.url;
+    if (url === undefined) throw new Error(`${key}: its upstream ${upstream} did not start`);
+    return startServer(key, ctx, url);
+  };
+  for (const keys of serverWaves(rows)) {
+    const started = await Promise.allSettled(keys.map(start));
+    keys.forEach((key, i) => {
+      const result = started[i]!;
+      if (result.status === 'fulfilled') {
+        targets[key] = result.value;
+        log(`${key}: ${result.value.url}  (${SERVERS[key]!.label})`);
+        return;
+      }
+      for (const s of rows.filter((r) => r.server === key)) failures.add(s.name, 'start', result.reason);
+    });
+  }
   return targets;
 }
 

@@ -5,14 +5,12 @@ import { join } from 'node:path';
 import {
   BENCH_TOOLS,
   CHILD,
-  HOST,
   MEM_PROBE_FLAGS,
   PEER_TOOLS_ENV,
   PG_CONNECTIONS,
   PG_REPLICAS,
   PG_SCALE_POOL,
   RETRYING_TASKS,
-  ROOT,
   SCALE_FILES,
   SCALE_LARGE,
   SCALE_SMALL,
@@ -24,61 +22,12 @@ import {
   type StoreSize,
 } from '../config.js';
 import { fmtInt } from '../format.js';
-import type { PgScaleFill, ScaleFill, SleepFill, Target } from '../types.js';
+import type { Target } from '../types.js';
 import { listedTools } from './demo-tools.js';
-import type { PgPlan, PgRun, PgServerKey } from './postgres.js';
-import { startProcess, stopChild, type ProcessSpec } from './processes.js';
-
-/** What the servers' commands need of the run. */
-export interface RunContext {
-  workDir: string;
-  cpuProf: string | undefined;
-  pg: PgPlan;
-  /** Names of every process started, in order (the CPU profiles are named after them). */
-  started: string[];
-  scale?: ScaleFill;
-  /** The PostgreSQL stored-task schemas of the operator list rows, once filled. */
-  pgScale?: PgScaleFill;
-  sleepers?: SleepFill | undefined;
-}
-
-export interface ServerSpec extends ProcessSpec<RunContext> {
-  label: string;
-  /** Its SQLite file in the work dir, which rows read (read-only) to wait for the worker. */
-  store?: string;
-  /** The stored-task file it serves, whose sampled ids its rows read. */
-  scale?: StoreSize;
-  /** The sleeping-task file it serves, filled before the servers start. */
-  sleepers?: StoreSize;
-  pg?: boolean;
-  replicas?: number;
-}
-
-const cpuProfFlags = (ctx: RunContext, key: string) =>
-  ctx.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', ctx.cpuProf, '--cpu-prof-name', `${key}.cpuprofile`] : [];
-
-/** `durable-mcp serve --store STORE` (a path or a postgres:// URL); `key` names its CPU profile. */
-export function serveStore(ctx: RunContext, key: string, store: string, args: string[]): string[] {
-  return [
-    ...cpuProfFlags(ctx, key),
-    join(ROOT, 'bin', 'durable-mcp.js'),
-    'serve',
-    '--host',
-    HOST,
-    '--port',
-    '0',
-    '--store',
-    store,
-    // All the bench's load is one principal: per-principal stream caps are not what it measures.
-    '--max-listens',
-    '100000',
-    ...args,
-  ];
-}
-
-/** `durable-mcp serve` on a SQLite file in the run's temp dir; `key` names its CPU profile. */
-const serveCommand = (ctx: RunContext, key: string, store: string, args: string[]) =>
-  serveStore(ctx, key, join(ctx.workDir, store), args);
+import { GATEWAY_SERVERS } from './gateway-servers.js';
+import type { PgRun, PgServerKey } from './postgres.js';
+import { startProcess, stopChild } from './processes.js';
+import { cpuProfFlags, serveCommand, serveStore, type RunContext, type ServerSpec } from './server-spec.js';
 
 /** `node --import tsx bench/children/push-server.ts ARGS…`; `key` names its CPU profile. */
 const pushServerCommand = (ctx: RunContext, key: string, args: string[]) => [
@@ -316,18 +265,21 @@ export const SERVERS: Record<string, ServerSpec> = {
   'ours-small': serveScale('small', SCALE_SMALL),
   'ours-large': serveScale('large', SCALE_LARGE),
   ...PG_SERVERS,
+  ...GATEWAY_SERVERS,
 };
 
 /**
  * Starts a server's process, or its `replicas` processes (named `<key>-1`, `<key>-2`, …) together; the target's
- * `url` and `child` are the first one's, `urls` and `children` all of them.
+ * `url` and `child` are the first one's, `urls` and `children` all of them. A server in front of another is handed
+ * that one's URL (`upstreamUrl`).
  */
-export async function startServer(key: string, ctx: RunContext): Promise<Target> {
+export async function startServer(key: string, ctx: RunContext, upstreamUrl?: string): Promise<Target> {
   const server = SERVERS[key]!;
   const n = server.replicas ?? 1;
   const names = Array.from({ length: n }, (_, i) => (n === 1 ? key : `${key}-${i + 1}`));
   ctx.started.push(...names);
-  const settled = await Promise.allSettled(names.map((name) => startProcess(server, name, ctx)));
+  const serverCtx = upstreamUrl === undefined ? ctx : { ...ctx, upstreamUrl };
+  const settled = await Promise.allSettled(names.map((name) => startProcess(server, name, serverCtx)));
   const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed !== undefined) {

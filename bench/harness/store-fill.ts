@@ -24,7 +24,8 @@ import type { FilledStore, LoadRequest, ScaleFill, SleepFill, TargetView } from 
 import { expectJsonRpcResult, parseAnswer, pause, resultOf, send } from './http.js';
 import { runChild, startProcess, stopChild } from './processes.js';
 import { createSleepTask, createTask, getTask } from './requests.js';
-import { serveStore, SERVERS, type RunContext } from './servers.js';
+import { serveStore, type RunContext } from './server-spec.js';
+import { SERVERS } from './servers.js';
 
 /**
  * Fills the two stored-task files before the servers start: our server migrates a fresh file and runs one

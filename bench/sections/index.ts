@@ -2,6 +2,7 @@
 // measured in every round (and printed). To add one, add it to its section file and here; bench/README.md ("Adding a
 // scenario") describes the fields.
 import type { Scenario, Section } from '../types.js';
+import { gatewayRows } from './gateway.js';
 import { keyedPgRows, keyedSqliteRows } from './idempotency.js';
 import { memoryRows } from './memory.js';
 import { operatorRows, pgOperatorRows } from './operator.js';
@@ -42,6 +43,11 @@ export const SECTIONS: Section[] = [
     rows: [...pgCreationRows, ...keyedPgRows, ...pgReplicaRows, ...pgPushRows],
   },
   { id: 'pg-stored', title: 'PostgreSQL stored tasks: the operator list', rows: pgOperatorRows },
+  {
+    id: 'gateway',
+    title: 'Gateway: an SDK v1 upstream called directly and through durable-mcp gateway',
+    rows: gatewayRows,
+  },
 ];
 
 export const SCENARIOS: Scenario[] = SECTIONS.flatMap((s) => s.rows);

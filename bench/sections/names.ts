@@ -35,6 +35,9 @@ export const RAW_PG_SELECT = `raw pg point select (${PG_CONNECTIONS} connections
 export const PG_CREATION = 'ours pg task creation, 1 replica';
 export const PG_GET_RTT = 'ours pg tasks/get round trip (sequential), 1 replica';
 export const PG_REPLICAS_SUFFIX = `${PG_REPLICAS} replicas`;
+export const UPSTREAM_CALL = 'SDK v1 upstream tools/call echo, direct';
+export const NO_WORKER_CREATION = 'ours task creation, no worker';
+export const GATEWAY_NO_WORKER = 'gateway task creation, no worker';
 
 /** Ours ≥ 5 × the peer's requests/s and ≥ 0.5 × the bare echo's (the rows that read and answer at once). */
 export const READ_TARGETS: ThroughputTarget[] = [

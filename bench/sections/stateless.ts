@@ -16,8 +16,8 @@ export async function verifyToolList(status: number, text: string): Promise<stri
   return toolListProblem((resultOf(text) as { tools?: unknown }).tools, listedTools());
 }
 
-/** tools/call of echo answered with exactly the echoed text (ours and the peer alike). */
-function verifyEchoResult(status: number, text: string): string | undefined {
+/** tools/call of echo answered with exactly the echoed text (ours, the peer and the gateway's upstream alike). */
+export function verifyEchoResult(status: number, text: string): string | undefined {
   const problem = expectJsonRpcResult(status, text);
   if (problem !== undefined) return problem;
   const { content } = resultOf(text);
