@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { CallToolResult } from '../protocol/types.js';
 import { VERSION } from '../version.js';
+import { linkedFetch } from './linked-fetch.js';
 import {
   backoff,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -34,7 +35,8 @@ import {
 function transportFor(target: UpstreamTarget): { transport: Transport; stderr: Readable | undefined } {
   if (target.kind === 'http') {
     const requestInit = target.headers === undefined ? undefined : { headers: target.headers };
-    return { transport: new StreamableHTTPClientTransport(target.url, { requestInit }), stderr: undefined };
+    const transport = new StreamableHTTPClientTransport(target.url, { requestInit, fetch: linkedFetch() });
+    return { transport, stderr: undefined };
   }
   const transport = new StdioClientTransport({
     command: target.command,
