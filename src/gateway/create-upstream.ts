@@ -84,10 +84,41 @@ function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upst
   };
 }
 
+/**
+ * `size` session upstreams as one: each call goes to the one with the fewest calls out; the tool list is read from
+ * the first, and every one tells of list changes.
+ */
+export function pooledSessions(size: number, open: () => Upstream): Upstream {
+  const members = Array.from({ length: Math.max(1, size) }, () => ({ upstream: open(), out: 0 }));
+  const first = members[0] as (typeof members)[number];
+  if (members.length === 1) return first.upstream;
+  const idlest = () => members.reduce((best, m) => (m.out < best.out ? m : best), first);
+  return {
+    name: first.upstream.name,
+    ready: (signal) => idlest().upstream.ready(signal),
+    listTools: () => first.upstream.listTools(),
+    async callTool(tool, args, call) {
+      const member = idlest();
+      member.out++;
+      try {
+        return await member.upstream.callTool(tool, args, call);
+      } finally {
+        member.out--;
+      }
+    },
+    onToolsChanged: (listener) => members.forEach((m) => m.upstream.onToolsChanged(listener)),
+    async close() {
+      await Promise.all(members.map((m) => m.upstream.close()));
+    },
+  };
+}
+
 /** The connection to the upstream at `target` (nothing is opened until it is first needed). */
 export function createUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
   const upstream =
-    target.kind === 'stdio' ? createSessionUpstream(target, options) : discoveringUpstream(target, options);
+    target.kind === 'stdio'
+      ? pooledSessions(options.poolSize ?? 1, () => createSessionUpstream(target, options))
+      : discoveringUpstream(target, options);
   return options.observer === undefined ? upstream : observed(upstream, options.observer);
 }
 

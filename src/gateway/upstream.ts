@@ -142,6 +142,11 @@ export interface UpstreamObserver {
 }
 
 export interface UpstreamOptions {
+  /**
+   * Sessions (for stdio, child processes) kept to a 2025-11-25 upstream, each call sent on the one with the fewest
+   * calls out (default 1): for a server that works on one request at a time.
+   */
+  poolSize?: number;
   /** Told of every call and session (e.g. the gateway's Prometheus metrics). */
   observer?: UpstreamObserver;
   /** How long one call may take without progress before it counts as lost (default one hour). */

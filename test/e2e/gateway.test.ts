@@ -196,6 +196,17 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     expect(metrics).toMatch(/^durable_mcp_upstream_call_duration_seconds_count\{upstream="node"\} 2$/m);
   });
 
+  it('spreads calls over a pool of upstream processes (--upstream-pool)', async () => {
+    const gw = await startGateway(['--upstream-pool', '2']);
+    const created = await Promise.all(
+      [1, 2, 3, 4].map((n) => callTool(gw, 'alice', 'slow_sum', { a: n, b: 0, ms: 600 })),
+    );
+    for (const task of created) await settled(gw, task.taskId as string, ['completed']);
+    const pids = new Set(upstreamCalls('slow_sum').map((c) => c.pid));
+    expect(upstreamCalls('slow_sum')).toHaveLength(4);
+    expect(pids.size).toBe(2);
+  });
+
   it('passes an upstream tool error through as the tool error it is', async () => {
     const gw = await startGateway();
     const created = await callTool(gw, 'alice', 'fail', { why: 'nope' });

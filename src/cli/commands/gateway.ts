@@ -31,6 +31,7 @@ const GATEWAY_FLAGS = {
   'upstream-token-env': { type: 'string' },
   'upstream-token-file': { type: 'string' },
   'upstream-refresh-ms': { type: 'string' },
+  'upstream-pool': { type: 'string' },
 } as const;
 
 export const gatewayUsage = `durable-mcp gateway --upstream <URL | stdio:COMMAND [ARGS…]> [gateway flags] [serve flags]
@@ -49,6 +50,8 @@ extension: every call of one can be a durable task whose one step is the upstrea
   --upstream-connect-timeout-ms N  how long a call waits for the upstream to answer at all (default 30000)
   --upstream-refresh-ms N  how often the upstream's tool list is read again, besides its tools/list_changed
                          notifications (default 300000; 0: only on those)
+  --upstream-pool N      child processes of a stdio upstream, each call sent to the one with the fewest calls out
+                         (default 1; for a server that works on one request at a time)
   --upstream-env LIST    environment variables passed to a stdio upstream (it gets only PATH, HOME and the like
                          otherwise, never the gateway's own secrets)
   --upstream-token-env VAR | --upstream-token-file PATH  a bearer token for an HTTP upstream (never the caller's)
@@ -173,7 +176,10 @@ export async function gateway(argv: string[]): Promise<void> {
   const logger = createLogger(settings.logLevel);
   // Metrics exist once the store has opened: until then the upstream's reports are only remembered as its health.
   const recorder: { current?: UpstreamRecorder; up: boolean } = { up: false };
+  const poolSize = intFlag(values['upstream-pool'], 'upstream-pool', 1, 1);
+  if (poolSize > 64) throw new UsageError('--upstream-pool must be at most 64');
   const upstream: Upstream = createUpstream(target, {
+    poolSize,
     callTimeoutMs,
     connectTimeoutMs,
     log: upstreamLog(logger),
