@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext } from '../protocol/tool-types.js';
 import type { CallToolResult, JsonObject, JsonValue } from '../protocol/types.js';
+import { StepFailedError } from '../tasks/execution.js';
 import { NonRetryableError, type RetryPolicy } from '../tasks/retry.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import { ErrorCode } from '../wire/codes.js';
@@ -49,8 +50,6 @@ export function deliveryOf(tool: UpstreamTool, settings: DeliverySettings): Deli
           backoffFactor: 2,
           maxDelayMs: 30_000,
           jitter: 0.2,
-          // A JSON-RPC error answer is the upstream's word: the same on every attempt.
-          nonRetryable: (err) => err instanceof UpstreamRefusedError,
         }
       : { maxAttempts: 1 },
   };
@@ -66,28 +65,69 @@ export function outcomeUnknown(tool: string, why: string): ProtocolError {
 }
 
 /** Raised inside the call step of a replay that finds the call dispatched by an earlier run. */
-class DispatchedBefore extends NonRetryableError {}
+class DispatchedBefore extends NonRetryableError {
+  override name = 'DispatchedBefore';
+}
+
+/**
+ * The upstream's JSON-RPC error answer, as the call step fails with it: a definite refusal, never retried. Its code
+ * is in its message, so that the step's failure as the store keeps it (name and message) still carries it.
+ */
+class Refused extends NonRetryableError {
+  override name = 'UpstreamRefused';
+  constructor(readonly refusal: UpstreamRefusedError) {
+    super(`upstream error ${refusal.code}: ${refusal.message}`);
+  }
+}
 
 const causeChain = function* (err: unknown): Generator<unknown> {
   for (let e = err, depth = 0; e !== undefined && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
     yield e;
 };
 
+/**
+ * Which failure of the call step `e` is. A replay that meets the step's final failure, kept by an earlier run that
+ * stopped before ending the task, gets it back as a StepFailedError with only the original's name and message: it
+ * is known by its name.
+ */
+function kindOf(e: unknown): 'dispatched' | 'refused' | 'not_sent' | 'lost' | undefined {
+  const replayed = e instanceof StepFailedError ? e.name : undefined;
+  if (e instanceof DispatchedBefore || replayed === 'DispatchedBefore') return 'dispatched';
+  if (e instanceof Refused || replayed === 'UpstreamRefused') return 'refused';
+  if (e instanceof UpstreamNotSentError || replayed === 'UpstreamNotSentError') return 'not_sent';
+  if (e instanceof UpstreamLostError || replayed === 'UpstreamLostError') return 'lost';
+  return undefined;
+}
+
+/** The upstream's refusal as the caller gets it (its data is not kept with a replayed failure). */
+function refusalOf(e: Error): ProtocolError {
+  if (e instanceof Refused) return new ProtocolError(e.refusal.code, e.refusal.message, e.refusal.data);
+  const m = /^upstream error (-?\d+): ([\s\S]*)$/.exec(e.message);
+  return m === null
+    ? new ProtocolError(ErrorCode.InternalError, e.message)
+    : new ProtocolError(Number(m[1]), m[2] as string);
+}
+
 /** The caller's error for a failed upstream call, by what is known of its outcome. */
 function failureOf(err: unknown, tool: string, delivery: Delivery): unknown {
   for (const e of causeChain(err)) {
-    if (e instanceof DispatchedBefore)
-      return outcomeUnknown(tool, 'the gateway stopped after sending the call, before its answer was kept');
-    if (e instanceof UpstreamRefusedError) return new ProtocolError(e.code, e.message, e.data);
-    if (e instanceof UpstreamNotSentError)
-      return new ProtocolError(ErrorCode.InternalError, `the call was not sent: ${e.message}`, {
-        outcome: 'not_sent',
-        tool,
-      });
-    if (e instanceof UpstreamLostError)
-      return delivery.idempotent
-        ? new ProtocolError(ErrorCode.InternalError, e.message, { outcome: 'failed', tool })
-        : outcomeUnknown(tool, e.message);
+    switch (kindOf(e)) {
+      case 'dispatched':
+        return outcomeUnknown(tool, 'the gateway stopped after sending the call, before its answer was kept');
+      case 'refused':
+        return refusalOf(e as Error);
+      case 'not_sent':
+        return new ProtocolError(ErrorCode.InternalError, `the call was not sent: ${(e as Error).message}`, {
+          outcome: 'not_sent',
+          tool,
+        });
+      case 'lost':
+        return delivery.idempotent
+          ? new ProtocolError(ErrorCode.InternalError, (e as Error).message, { outcome: 'failed', tool })
+          : outcomeUnknown(tool, (e as Error).message);
+      default:
+        continue;
+    }
   }
   return err;
 }
@@ -117,12 +157,18 @@ export async function callUpstream(
     const result = await ctx.step(
       'upstream',
       async () => {
-        if (sentByAnotherRun && !delivery.idempotent) throw new DispatchedBefore(tool);
-        const answer = await upstream.callTool(tool, args, {
-          signal: ctx.signal,
-          meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
-          onProgress: (progress, total, message) => ctx.progress(progress, total, message),
-        });
+        if (sentByAnotherRun && !delivery.idempotent)
+          throw new DispatchedBefore(`the call of ${tool} was sent by an earlier run`);
+        const answer = await upstream
+          .callTool(tool, args, {
+            signal: ctx.signal,
+            meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
+            onProgress: (progress, total, message) => ctx.progress(progress, total, message),
+          })
+          .catch((err: unknown) => {
+            // A JSON-RPC error answer is the upstream's word: the same on every attempt.
+            throw err instanceof UpstreamRefusedError ? new Refused(err) : err;
+          });
         return answer as unknown as JsonValue;
       },
       { retry: delivery.retry },
