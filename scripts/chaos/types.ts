@@ -163,6 +163,11 @@ export interface GatewayParams {
   leaseMs: number;
   /** `--upstream-connect-timeout-ms` of each replica. */
   connectTimeoutMs: number;
+  /**
+   * `--upstream-retry` of each replica: attempts of an idempotent call in all. Above the default (5) in the full run,
+   * where an upstream is killed every few seconds while calls take up to 1.5 s: five losses in a row happen there.
+   */
+  upstreamRetry: number;
   /** SIGKILLs planned: of a gateway replica, of the HTTP upstream process, of a replica's stdio upstream child. */
   gatewayKills: number;
   httpUpstreamKills: number;

@@ -172,6 +172,7 @@ export class Fleet {
       ...storeArgs,
       ...['--upstream', upstream, '--upstream-env', 'UPSTREAM_CALLS'],
       ...['--upstream-connect-timeout-ms', String(params.connectTimeoutMs)],
+      ...['--upstream-retry', String(params.upstreamRetry)],
       ...['--lease-ms', String(params.leaseMs), '--concurrency', String(params.concurrency)],
     ];
     const proc = startServe(scope, args, {

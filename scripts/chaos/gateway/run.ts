@@ -106,10 +106,13 @@ async function runKills(run: GatewayRun, fleet: Fleet, started: number): Promise
 
 /**
  * How long every task may take to end after the last kill: a lease (a killed replica's task is taken over), the
- * longest call, the waits of an idempotent call lost four times (1 + 2 + 4 + 8 s, 20 % jitter), a connect timeout,
- * and slack.
+ * longest call, the longest wait of an idempotent call before its last attempt (1 s doubling, at most 30 s, 20 %
+ * jitter), a connect timeout, and slack.
  */
-const settleBound = (p: GatewayParams): number => p.leaseMs + p.msMax + 18_000 + p.connectTimeoutMs + 10_000;
+function settleBound(p: GatewayParams): number {
+  const longestWait = Math.min(30_000, 1_000 * 2 ** Math.max(0, p.upstreamRetry - 2)) * 1.2;
+  return p.leaseMs + p.msMax + longestWait + p.connectTimeoutMs + 10_000;
+}
 
 /** No more kills or new calls; every process back; every task must end within the bound. */
 async function settle(
