@@ -11,7 +11,8 @@ export const USAGE = `usage: npx tsx scripts/chaos/run.ts [--ci] [flags]
   --ci                 small parameters for CI (a few minutes on 2 cores); default: the full run
   --only LIST          sections to run: oracles, crash-sqlite, crash-postgres, faults-postgres, faults-sqlite,
                        faults-disk-full, clock-sqlite, clock-postgres, fuzz, load, abuse-sqlite, abuse-postgres,
-                       idle-connections, operator-streams
+                       idle-connections, operator-streams, gateway-sqlite, gateway-postgres; a name before the
+                       dash (crash, clock, faults, abuse, gateway) runs every section of that name
   --seed N             seed of every random choice (default: random; printed)
   --pg URL             PostgreSQL for the PostgreSQL sections (default $DURABLE_MCP_TEST_POSTGRES_URL or
                        postgres://postgres@127.0.0.1:5432/test)
@@ -57,6 +58,9 @@ const FLAGS = {
   help: { type: 'boolean' },
 } as const;
 
+/** Whether `--only` name `id` names section `s`: its id, or the name before its id's dash (`gateway`). */
+const names = (id: string, s: Section): boolean => s.id === id || s.id.startsWith(`${id}-`);
+
 /** The sections `--only` names (all when absent). */
 function selectSections(only: string | undefined): Section[] {
   const ids = only
@@ -64,9 +68,9 @@ function selectSections(only: string | undefined): Section[] {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const id of ids ?? []) {
-    if (!SECTIONS.some((s) => s.id === id)) throw new UsageError(`--only: unknown section ${id}`);
+    if (!SECTIONS.some((s) => names(id, s))) throw new UsageError(`--only: unknown section ${id}`);
   }
-  return SECTIONS.filter((s) => ids === undefined || ids.includes(s.id));
+  return SECTIONS.filter((s) => ids === undefined || ids.some((id) => names(id, s)));
 }
 
 /** The run options, or 'help' when --help asks for the usage text. */

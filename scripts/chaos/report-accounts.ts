@@ -4,6 +4,7 @@ import type { EdgeStats } from './edge/edge-run.js';
 import type { CrashStats } from './crash/context.js';
 import type { FaultStats } from './faults/fault-run.js';
 import type { FuzzStats } from './fuzz/fuzz-run.js';
+import type { GatewayStats } from './gateway/fleet.js';
 import type { LoadStats } from './load/load-run.js';
 import type { OracleStats } from './oracles/run.js';
 import { fmtInt, fmtMb, fmtMs, type Spread } from './stats.js';
@@ -13,6 +14,7 @@ import type {
   EdgeParams,
   FaultParams,
   FuzzParams,
+  GatewayParams,
   LoadParams,
   SectionEntry,
 } from './types.js';
@@ -50,7 +52,7 @@ function oracles(s: Partial<OracleStats>): Account {
   return [
     'violations planted in synthetic histories and replies',
     `${fmtInt(s.planted ?? 0)} planted`,
-    'The checkers themselves: consistent synthetic histories (one of them with a sleep, a retried step and a kill mid-attempt, created under an idempotency key) and a valid reply must pass; planted violations (a committed step run again, a stale commit, a run started after the stored result, a result chain differing from the stored steps, a lost answer, a task never ending, a duplicate creation, a skipped attempt number, an attempt run again after its failure was stored, a failure count differing from the plan, a sleep ending before its wake time or pushed back by a replay, a retry before its backoff, a second task or a second answer under one idempotency key, a schema-breaking, 5xx, mis-addressed or mis-statused reply) must each be reported by the invariant meant to catch it.',
+    'The checkers themselves: consistent synthetic histories (one of them with a sleep, a retried step and a kill mid-attempt, created under an idempotency key) and a valid reply must pass; planted violations (a committed step run again, a stale commit, a run started after the stored result, a result chain differing from the stored steps, a lost answer, a task never ending, a duplicate creation, a skipped attempt number, an attempt run again after its failure was stored, a failure count differing from the plan, a sleep ending before its wake time or pushed back by a replay, a retry before its backoff, a second task or a second answer under one idempotency key, a schema-breaking, 5xx, mis-addressed or mis-statused reply) must each be reported by the invariant meant to catch it. Likewise the gateway checker: a consistent history (an idempotent call sent twice, a payment sent once, payments ended "outcome unknown" before and after their upstream call, one not sent) must pass, and a payment sent twice, a completed payment never sent or with another result, an idempotent result altered or failed, an outcome-unknown task sent twice or of an idempotent tool, an unexplained failure, a "not sent" task that was sent, a task never ending, a second task under a key, and an upstream call with a missing or foreign key must each be reported.',
   ];
 }
 
@@ -135,6 +137,22 @@ function edge(r: SectionEntry, s: EdgeStats, p: EdgeParams): Account {
   ];
 }
 
+function gateway(r: SectionEntry, s: Partial<GatewayStats>, p: GatewayParams): Account {
+  const k = s.kills ?? { gateway: 0, 'http-upstream': 0, 'stdio-upstream': 0 };
+  const unknown = s.unknown ?? [];
+  const listed =
+    unknown.length === 0
+      ? 'none'
+      : unknown
+          .map((u) => `\`${u.taskId}\` (${u.calls} upstream call${u.calls === 1 ? '' : 's'})`)
+          .join(', ');
+  return [
+    `SIGKILL of \`gateway\` replicas sharing ${storeOf(r)}, of their HTTP upstream and of stdio upstream children`,
+    `${fmtInt(k.gateway + k['http-upstream'] + k['stdio-upstream'])} kills, ${fmtInt(s.tasks ?? 0)} tasks`,
+    `${p.gateways} \`durable-mcp gateway\` replicas on ${storeOf(r)} (lease ${p.leaseMs} ms, ${p.concurrency} runs each, \`--upstream-retry ${p.upstreamRetry}\`) in front of an MCP server written with the official SDK v1: ${p.gateways - p.stdioGateways} reach one HTTP upstream process, ${p.stdioGateways} run${p.stdioGateways === 1 ? 's' : ''} it as a stdio child each. Clients keep ${p.inflight} calls in flight (at most ${fmtInt(p.tasks)} in all), ${pct(p.paymentRate)} of the non-idempotent send_payment and the others of the idempotent slow_sum, each working ${p.msMin}–${p.msMax} ms upstream, created under a key of their own (asked again after every lost answer) and followed with tasks/get. Kills, ${p.gapMinMs}–${p.gapMaxMs} ms apart and mostly right after a call reached the upstream: ${fmtInt(k.gateway)} of a replica (restarted after 0–${p.restartMaxMs} ms), ${fmtInt(k['http-upstream'])} of the HTTP upstream (started again on its port after 0–${p.restartMaxMs} ms), ${fmtInt(k['stdio-upstream'])} of a stdio child (the replica starts another). ${fmtInt(s.tasks ?? 0)} tasks (${pts(s.byTool)}) ended ${pts(s.byStatus)}; the upstream received ${fmtInt(s.upstreamCalls ?? 0)} calls, ${fmtInt(s.resent ?? 0)} idempotent calls were sent again (at most ${fmtInt(s.maxCallsPerTask ?? 0)} calls for one task). Outcome unknown (non-idempotent calls a kill interrupted, left for an operator to check): ${fmtInt(unknown.length)} — ${listed}. Not sent: ${fmtInt(s.notSent ?? 0)}. Every task had ended ${fmtMs(s.settleMs)} after the last kill. What clients saw and retried meanwhile: ${pts(s.transient) || 'nothing'}.`,
+  ];
+}
+
 /** [short what, short how many, the full account] of a section. */
 export function tried(r: SectionEntry): Account {
   const s = r.stats;
@@ -155,5 +173,7 @@ export function tried(r: SectionEntry): Account {
       return abuse(r, s, r.params as AbuseParams);
     case 'edge':
       return edge(r, s, r.params as EdgeParams);
+    case 'gateway':
+      return gateway(r, s, r.params as GatewayParams);
   }
 }

@@ -84,7 +84,7 @@ function sectionDetails(r: SectionEntry): string[] {
 
 const NOT_COVERED = [
   '- A PostgreSQL server restart is not simulated (it needs a cluster of our own); to the server it looks like the terminate, refuse and reset faults above. Disk full is simulated for SQLite only (a small tmpfs; it needs permission to mount), not for PostgreSQL.',
-  "- Kills hit `serve` processes only and clock jumps are not combined with kills; the suite does not pause processes (SIGSTOP). Clock jumps move Date.now only: a jump of the database server's clock does not matter here, because leases and TTLs are stamped with the application's clock.",
+  "- Kills hit `serve` and `gateway` processes and the gateway's upstreams only, and clock jumps are not combined with kills; the suite does not pause processes (SIGSTOP). Clock jumps move Date.now only: a jump of the database server's clock does not matter here, because leases and TTLs are stamped with the application's clock.",
   '- Step retries, durable sleeps and idempotency keys run under kills only, not under clock jumps or store faults; step timeouts (`timeoutMs`) and non-retryable errors are not exercised here.',
   '- Latencies are those of one machine shared with the load generator (and with whatever else runs there); compare runs of the same machine only.',
 ];

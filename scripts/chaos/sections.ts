@@ -13,6 +13,8 @@ import { runAbuse } from './abuse/run.js';
 import { IDLE_INVARIANTS, STREAM_INVARIANTS } from './edge/edge-run.js';
 import { runIdleConnections } from './edge/idle-run.js';
 import { runOperatorStreams } from './edge/streams-run.js';
+import { GATEWAY_INVARIANTS } from './gateway/invariants.js';
+import { runGateway } from './gateway/run.js';
 import type { Section } from './types.js';
 
 export const SECTIONS: readonly Section[] = [
@@ -117,5 +119,20 @@ export const SECTIONS: readonly Section[] = [
     kind: 'edge',
     invariants: STREAM_INVARIANTS,
     run: (ctx) => runOperatorStreams({ ...ctx, params: ctx.mode.edge }),
+  },
+  {
+    id: 'gateway-sqlite',
+    title: 'Durable gateway under crashes, SQLite',
+    kind: 'gateway',
+    invariants: GATEWAY_INVARIANTS,
+    run: (ctx) => runGateway({ ...ctx, backend: 'sqlite', params: ctx.mode.gateway }),
+  },
+  {
+    id: 'gateway-postgres',
+    title: 'Durable gateway under crashes, PostgreSQL',
+    kind: 'gateway',
+    postgres: true,
+    invariants: GATEWAY_INVARIANTS,
+    run: (ctx) => runGateway({ ...ctx, backend: 'postgres', params: ctx.mode.gateway }),
   },
 ];

@@ -150,6 +150,44 @@ export interface EdgeParams {
   boundMs: number;
 }
 
+/**
+ * The gateway sections: `durable-mcp gateway` replicas on one store in front of the SDK v1 test upstream
+ * (test/fixtures/gateway/upstream-v1.mjs), clients calling its idempotent and non-idempotent tools, kills of both.
+ */
+export interface GatewayParams {
+  /** Gateway replicas; the last `stdioGateways` of them run the upstream as a stdio child, the others share one HTTP upstream process. */
+  gateways: number;
+  stdioGateways: number;
+  /** `--concurrency` and `--lease-ms` of each replica. */
+  concurrency: number;
+  leaseMs: number;
+  /** `--upstream-connect-timeout-ms` of each replica. */
+  connectTimeoutMs: number;
+  /**
+   * `--upstream-retry` of each replica: attempts of an idempotent call in all. Above the default (5) in the full run,
+   * where an upstream is killed every few seconds while calls take up to 1.5 s: five losses in a row happen there.
+   */
+  upstreamRetry: number;
+  /** SIGKILLs planned: of a gateway replica, of the HTTP upstream process, of a replica's stdio upstream child. */
+  gatewayKills: number;
+  httpUpstreamKills: number;
+  stdioUpstreamKills: number;
+  chaosMs: number;
+  gapMinMs: number;
+  gapMaxMs: number;
+  /** A killed replica or HTTP upstream starts again after 0 to this many ms. */
+  restartMaxMs: number;
+  /** Tasks the clients keep in flight, and the most they create in all. */
+  inflight: number;
+  tasks: number;
+  /** How long each upstream call works (its `ms` argument), drawn per task. */
+  msMin: number;
+  msMax: number;
+  /** The share of send_payment (not idempotent) among the calls; the others are slow_sum (idempotent). */
+  paymentRate: number;
+  boundMs: number;
+}
+
 /** The parameters of one run mode (full or ci), by section kind. */
 export interface ModeParams {
   crash: CrashParams;
@@ -159,6 +197,7 @@ export interface ModeParams {
   load: LoadParams;
   abuse: AbuseParams;
   edge: EdgeParams;
+  gateway: GatewayParams;
 }
 
 export type ModeName = 'full' | 'ci';

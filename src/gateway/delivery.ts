@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext } from '../protocol/tool-types.js';
 import type { CallToolResult, JsonObject, JsonValue } from '../protocol/types.js';
+import { StepFailedError } from '../tasks/execution.js';
 import { NonRetryableError, type RetryPolicy } from '../tasks/retry.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import { ErrorCode } from '../wire/codes.js';
@@ -62,8 +63,6 @@ export function deliveryOf(tool: UpstreamTool, settings: DeliverySettings): Deli
           backoffFactor: 2,
           maxDelayMs: 30_000,
           jitter: 0.2,
-          // A JSON-RPC error answer is the upstream's word: the same on every attempt.
-          nonRetryable: (err) => err instanceof UpstreamRefusedError,
         }
       : { maxAttempts: 1 },
   };
@@ -80,8 +79,20 @@ export function outcomeUnknown(tool: string, why: string, extra: JsonObject = {}
 
 /** Raised inside a round's step by a replay that finds the round dispatched by an earlier run. */
 class DispatchedBefore extends NonRetryableError {
+  override name = 'DispatchedBefore';
   constructor(readonly round: number) {
     super(`round ${round} was sent by an earlier run`);
+  }
+}
+
+/**
+ * The upstream's JSON-RPC error answer, as a round's step fails with it: a definite refusal, never retried. Its code
+ * is in its message, so that the step's failure as the store keeps it (name and message) still carries it.
+ */
+class Refused extends NonRetryableError {
+  override name = 'UpstreamRefused';
+  constructor(readonly refusal: UpstreamRefusedError) {
+    super(`upstream error ${refusal.code}: ${refusal.message}`);
   }
 }
 
@@ -90,28 +101,69 @@ const causeChain = function* (err: unknown): Generator<unknown> {
     yield e;
 };
 
+/**
+ * Which failure of the call step `e` is. A replay that meets the step's final failure, kept by an earlier run that
+ * stopped before ending the task, gets it back as a StepFailedError with only the original's name and message: it
+ * is known by its name.
+ */
+function kindOf(e: unknown): 'dispatched' | 'refused' | 'not_sent' | 'task_lost' | 'lost' | undefined {
+  const replayed = e instanceof StepFailedError ? e.name : undefined;
+  if (e instanceof DispatchedBefore || replayed === 'DispatchedBefore') return 'dispatched';
+  if (e instanceof Refused || replayed === 'UpstreamRefused') return 'refused';
+  if (e instanceof UpstreamNotSentError || replayed === 'UpstreamNotSentError') return 'not_sent';
+  // Before UpstreamLostError, which it extends (if it does): a task the upstream no longer knows.
+  if (e instanceof UpstreamTaskLostError || replayed === 'UpstreamTaskLostError') return 'task_lost';
+  if (e instanceof UpstreamLostError || replayed === 'UpstreamLostError') return 'lost';
+  return undefined;
+}
+
+/** The round a DispatchedBefore names, also when it comes back from the store as its message only. */
+function roundOf(e: Error): number {
+  if (e instanceof DispatchedBefore) return e.round;
+  const m = /^round (\d+) was sent by an earlier run/.exec(e.message);
+  return m === null ? 1 : Number(m[1]);
+}
+
+/** The upstream's refusal as the caller gets it (its data is not kept with a replayed failure). */
+function refusalOf(e: Error): ProtocolError {
+  if (e instanceof Refused) return new ProtocolError(e.refusal.code, e.refusal.message, e.refusal.data);
+  const m = /^upstream error (-?\d+): ([\s\S]*)$/.exec(e.message);
+  return m === null
+    ? new ProtocolError(ErrorCode.InternalError, e.message)
+    : new ProtocolError(Number(m[1]), m[2] as string);
+}
+
 /** The caller's error for a failed upstream call, by what is known of its outcome. */
 function failureOf(err: unknown, tool: string, delivery: Delivery): unknown {
   for (const e of causeChain(err)) {
-    if (e instanceof DispatchedBefore)
-      return outcomeUnknown(
-        tool,
-        e.round === 1
-          ? 'the gateway stopped after sending the call, before its answer was kept'
-          : "the gateway stopped after sending the answers to the upstream's input, before its reply was kept",
-      );
-    if (e instanceof UpstreamRefusedError) return new ProtocolError(e.code, e.message, e.data);
-    if (e instanceof UpstreamNotSentError)
-      return new ProtocolError(ErrorCode.InternalError, `the call was not sent: ${e.message}`, {
-        outcome: 'not_sent',
-        tool,
-      });
-    if (e instanceof UpstreamTaskLostError)
-      return outcomeUnknown(tool, e.message, { upstreamTaskId: e.taskId });
-    if (e instanceof UpstreamLostError)
-      return delivery.idempotent
-        ? new ProtocolError(ErrorCode.InternalError, e.message, { outcome: 'failed', tool })
-        : outcomeUnknown(tool, e.message);
+    switch (kindOf(e)) {
+      case 'dispatched':
+        return outcomeUnknown(
+          tool,
+          roundOf(e as Error) === 1
+            ? 'the gateway stopped after sending the call, before its answer was kept'
+            : "the gateway stopped after sending the answers to the upstream's input, before its reply was kept",
+        );
+      case 'refused':
+        return refusalOf(e as Error);
+      case 'not_sent':
+        return new ProtocolError(ErrorCode.InternalError, `the call was not sent: ${(e as Error).message}`, {
+          outcome: 'not_sent',
+          tool,
+        });
+      case 'task_lost':
+        return outcomeUnknown(
+          tool,
+          (e as Error).message,
+          e instanceof UpstreamTaskLostError ? { upstreamTaskId: e.taskId } : {},
+        );
+      case 'lost':
+        return delivery.idempotent
+          ? new ProtocolError(ErrorCode.InternalError, (e as Error).message, { outcome: 'failed', tool })
+          : outcomeUnknown(tool, (e as Error).message);
+      default:
+        continue;
+    }
   }
   return err;
 }
@@ -188,7 +240,11 @@ async function sendRound(
     async () => {
       if (sentByAnotherRun && !delivery.idempotent) throw new DispatchedBefore(round);
       const options = { ...call.options, ...extra, signal: ctx.signal };
-      return (await upstream.callTool(call.tool, call.args, options)) as unknown as JsonValue;
+      const answer = await upstream.callTool(call.tool, call.args, options).catch((err: unknown) => {
+        // A JSON-RPC error answer is the upstream's word: the same on every attempt.
+        throw err instanceof UpstreamRefusedError ? new Refused(err) : err;
+      });
+      return answer as unknown as JsonValue;
     },
     { retry: delivery.retry },
   );

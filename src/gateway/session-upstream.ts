@@ -1,10 +1,16 @@
 // The gateway's connection to a 2025-11-25 upstream: a client session over stdio (a child process) or Streamable
 // HTTP, made with the official SDK's client. It connects lazily and again after the session closes (a crashed child
-// is started anew, with back-off), lists the upstream's tools, and sends calls; it has no tasks of the upstream's to
-// follow (the session declares no capabilities, so the upstream asks for no input either).
+// is started anew, with back-off; an HTTP session whose transport fails and that no longer answers a ping is closed),
+// lists the upstream's tools, and sends calls. A call the upstream demonstrably did not take (connection refused, or
+// an HTTP 4xx answer such as the one for a session a restarted server no longer knows) is sent again on a new
+// session. It has no tasks of the upstream's to follow (the session declares no capabilities, so the upstream asks
+// for no input either).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResultSchema,
@@ -15,7 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { CallToolResult } from '../protocol/types.js';
+import type { CallToolResult, JsonObject } from '../protocol/types.js';
 import { VERSION } from '../version.js';
 import { linkedFetch } from './linked-fetch.js';
 import {
@@ -28,6 +34,7 @@ import {
   UpstreamNotSentError,
   UpstreamRefusedError,
   type Upstream,
+  type UpstreamCallOptions,
   type UpstreamOptions,
   type UpstreamTarget,
 } from './upstream.js';
@@ -47,6 +54,25 @@ function transportFor(target: UpstreamTarget): { transport: Transport; stderr: R
     stderr: 'pipe',
   });
   return { transport, stderr: (transport.stderr ?? undefined) as Readable | undefined };
+}
+
+/** Pause before a call the upstream did not take is sent again on a new session. */
+const RESEND_PAUSE_MS = 100;
+
+const causes = function* (err: unknown): Generator<unknown> {
+  for (let e = err, depth = 0; e !== undefined && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    yield e;
+};
+
+/**
+ * Whether the upstream demonstrably did not take a request: the connection was refused, or the POST was answered
+ * with an HTTP 4xx (404 for a session the server no longer knows, 400 as SDK v1 servers answer one), which a
+ * Streamable HTTP server gives before it handles the message.
+ */
+function notTaken(err: unknown): boolean {
+  if (err instanceof StreamableHTTPError) return (err.code ?? 0) >= 400 && (err.code ?? 0) < 500;
+  for (const e of causes(err)) if ((e as { code?: unknown } | null)?.code === 'ECONNREFUSED') return true;
+  return false;
 }
 
 /** A call's SDK error as one of ours: refused (a JSON-RPC error answer) or lost (closed, timed out). */
@@ -71,6 +97,8 @@ interface SessionParts {
   toolsChanged: () => void;
   /** Told when this session closes (the child exited, the connection dropped, or close()). */
   closed: (client: Client) => void;
+  /** Told of an error of this session's transport (e.g. a response stream cut off). */
+  failed: (client: Client) => void;
 }
 
 /** Opens one client session; UpstreamNotSentError when it cannot. */
@@ -84,6 +112,7 @@ async function openSession(parts: SessionParts): Promise<Client> {
       log('info', 'upstream stderr', { upstream: name, line }),
     );
   client.onclose = () => parts.closed(client);
+  client.onerror = () => parts.failed(client);
   try {
     await client.connect(transport, { timeout: parts.connectTimeoutMs });
   } catch (err) {
@@ -98,8 +127,32 @@ async function openSession(parts: SessionParts): Promise<Client> {
   return client;
 }
 
+/**
+ * Closes `client`'s session when its transport failed and it no longer answers a ping: an HTTP transport does not
+ * close by itself when the server dies (a cut response stream only reports an error), so without this the calls
+ * out on it would wait for their timeout and the next ones would go to a session the server no longer knows.
+ * Closing rejects the calls out on it as lost. One check at a time per session.
+ */
+function healthCheck(parts: Omit<SessionParts, 'closed' | 'failed'>, drop: (client: Client) => void) {
+  const checking = new WeakSet<Client>();
+  return (client: Client): void => {
+    if (checking.has(client)) return;
+    checking.add(client);
+    client.ping({ timeout: parts.connectTimeoutMs }).then(
+      () => checking.delete(client),
+      (err: unknown) => {
+        parts.log('warn', 'upstream session lost; the next call opens another', {
+          upstream: parts.name,
+          error: errorMessage(err),
+        });
+        drop(client);
+      },
+    );
+  };
+}
+
 /** The session of an upstream: opened when first needed and again after it closes, with back-off between failures. */
-function sessionKeeper(parts: Omit<SessionParts, 'closed'>) {
+function sessionKeeper(parts: Omit<SessionParts, 'closed' | 'failed'>) {
   let session: Promise<Client> | undefined;
   let current: Client | undefined;
   let failures = 0;
@@ -112,11 +165,22 @@ function sessionKeeper(parts: Omit<SessionParts, 'closed'>) {
     if (!closed)
       parts.log('warn', 'upstream session closed; the next call opens another', { upstream: parts.name });
   };
+  /** Forgets the session of `client` (the next call opens another) and closes it. */
+  const drop = (client: Client): void => {
+    if (current === client) {
+      current = undefined;
+      session = undefined;
+    }
+    void client.close().catch(() => undefined);
+  };
+  const failedSession = healthCheck(parts, (client) => {
+    if (current === client) drop(client);
+  });
   const open = async (): Promise<Client> => {
     const wait = nextTryAt - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     try {
-      current = await openSession({ ...parts, closed: closedSession });
+      current = await openSession({ ...parts, closed: closedSession, failed: failedSession });
     } catch (err) {
       failures++;
       nextTryAt = Date.now() + backoff(failures);
@@ -138,6 +202,7 @@ function sessionKeeper(parts: Omit<SessionParts, 'closed'>) {
     return session;
   };
   return {
+    drop,
     /** connected(), tried again until connectTimeoutMs has passed. */
     async ready(signal?: AbortSignal): Promise<Client> {
       const until = Date.now() + parts.connectTimeoutMs;
@@ -158,15 +223,38 @@ function sessionKeeper(parts: Omit<SessionParts, 'closed'>) {
   };
 }
 
+/** One tools/call on a session, with progress and the call timeout (reset by progress). */
+async function sendCall(
+  client: Client,
+  tool: string,
+  args: JsonObject,
+  call: UpstreamCallOptions,
+  callTimeoutMs: number,
+): Promise<CallToolResult> {
+  const { onProgress, signal } = call;
+  const result = await client.callTool(
+    { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
+    CallToolResultSchema,
+    {
+      signal,
+      timeout: callTimeoutMs,
+      resetTimeoutOnProgress: true,
+      onprogress: onProgress === undefined ? undefined : (p) => onProgress(p.progress, p.total, p.message),
+    },
+  );
+  return result as unknown as CallToolResult;
+}
+
 /** An upstream spoken to with a 2025-11-25 session (the official SDK's client). */
 export function createSessionUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
   const name = describeTarget(target);
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const listeners: (() => void)[] = [];
   const keeper = sessionKeeper({
     target,
     name,
-    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    connectTimeoutMs,
     log: options.log ?? (() => undefined),
     toolsChanged: () => {
       for (const listener of listeners) listener();
@@ -188,24 +276,20 @@ export function createSessionUpstream(target: UpstreamTarget, options: UpstreamO
       } while (cursor !== undefined);
       return tools;
     },
+    // A call the upstream did not take is sent again on a new session until connectTimeoutMs has passed.
     async callTool(tool, args, call = {}) {
-      const client = await keeper.ready(call.signal);
-      const { onProgress, signal } = call;
-      try {
-        const result = await client.callTool(
-          { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
-          CallToolResultSchema,
-          {
-            signal,
-            timeout: callTimeoutMs,
-            resetTimeoutOnProgress: true,
-            onprogress:
-              onProgress === undefined ? undefined : (p) => onProgress(p.progress, p.total, p.message),
-          },
-        );
-        return result as unknown as CallToolResult;
-      } catch (err) {
-        throw classify(err, signal);
+      const until = Date.now() + connectTimeoutMs;
+      for (;;) {
+        const client = await keeper.ready(call.signal);
+        try {
+          return await sendCall(client, tool, args, call, callTimeoutMs);
+        } catch (err) {
+          if (call.signal?.aborted === true || !notTaken(err)) throw classify(err, call.signal);
+          keeper.drop(client);
+          if (Date.now() >= until)
+            throw new UpstreamNotSentError(`the upstream did not take the call: ${errorMessage(err)}`);
+          await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+        }
       }
     },
     onToolsChanged: (listener) => {

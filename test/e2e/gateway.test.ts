@@ -279,6 +279,36 @@ describe('durable-mcp gateway in front of an SDK v1 server over Streamable HTTP'
     expect(seen.some((m) => /step \d of 2/.test(m))).toBe(true);
     expect(upstreamCalls('slow_sum')).toHaveLength(1);
   });
+
+  it('notices an upstream SIGKILLed mid-call and started again on its port: lost calls follow the delivery rules, later ones go to a new session', async () => {
+    const upstreamAt = (port: string) =>
+      startListening([UPSTREAM, '--http', port], { env: upstreamEnv(at) }).then((p) => (procs.push(p), p));
+    const first = await upstreamAt('0');
+    const port = new URL(first.url).port;
+    const gw = await startGateway([], first.url);
+    const sum = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 3_000 });
+    const pay = await callTool(gw, 'alice', 'send_payment', { to: 'erin', cents: 9, ms: 3_000 });
+    await waitUntil(async () => upstreamCalls().length === 2, 'both calls upstream');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await upstreamAt(port);
+    // Bounded far below the call timeout (one hour): the calls out on the dead session are noticed as lost.
+    const failed = await settled(gw, pay.taskId as string, ['failed'], [], 15_000);
+    expect(failed.error).toMatchObject({ code: -32603, data: { outcome: 'unknown', tool: 'send_payment' } });
+    const done = await settled(gw, sum.taskId as string, ['completed'], [], 15_000);
+    expect(done.result).toMatchObject(SUM);
+    expect(upstreamCalls('slow_sum')).toHaveLength(2);
+    // A call made while the upstream is down was not taken: it goes out once the upstream is back, exactly once.
+    const second = procs[procs.length - 1] as ServeProcess;
+    second.child.kill('SIGKILL');
+    await second.exited;
+    const later = await callTool(gw, 'alice', 'send_payment', { to: 'erin', cents: 10, ms: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await upstreamAt(port);
+    const paid = await settled(gw, later.taskId as string, ['completed'], [], 15_000);
+    expect(paid.result).toMatchObject({ content: [{ type: 'text', text: 'paid 10 to erin' }] });
+    expect(upstreamCalls('send_payment').map((c) => (c.args as Json).cents)).toEqual([9, 10]);
+  });
 });
 
 describe('durable-mcp gateway --stdio', () => {

@@ -1,4 +1,5 @@
-// `durable-mcp serve` children: started in a scope, ready once they print their listening line, killed hard.
+// `durable-mcp serve` children (or `gateway`, or another script that prints the same listening line): started in a
+// scope, ready once they print their listening line, killed hard.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -30,6 +31,8 @@ export interface ServeOptions {
   env?: Record<string, string>;
   timeoutMs?: number;
   nodeArgs?: readonly string[];
+  /** What node runs instead of `bin/durable-mcp.js serve`: a script and its leading arguments. */
+  command?: readonly string[];
 }
 
 /**
@@ -37,8 +40,8 @@ export interface ServeOptions {
  * returned object's `ready` is false until then; `exited` resolves with the exit code or signal.
  */
 export function startServe(scope: Scope, args: readonly string[], options: ServeOptions = {}): ServeProcess {
-  const { env = {}, timeoutMs = 20_000, nodeArgs = [] } = options;
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', ...args], {
+  const { env = {}, timeoutMs = 20_000, nodeArgs = [], command = [BIN, 'serve'] } = options;
+  const child = spawn(process.execPath, [...nodeArgs, ...command, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });

@@ -1,15 +1,19 @@
 // Section 0: the oracles check themselves. Clean synthetic histories must pass the crash checker, and each planted
 // violation (a memoized step run again, a stale run's commit, a lost answer, a duplicate creation, a retried attempt
 // numbered wrong, a sleep ending early, a second task under one idempotency key, …) must be caught by the invariant
-// meant to catch it; likewise the fuzz oracle must reject invalid, 5xx and mis-addressed replies. A chaos run that
-// cannot fail proves nothing.
+// meant to catch it; likewise the gateway checker (a payment sent twice, an idempotent result altered, an outcome-
+// unknown task sent twice, an unexplained failure, …), and the fuzz oracle must reject invalid, 5xx and mis-addressed
+// replies. A chaos run that cannot fail proves nothing.
 import { check } from '../../../test/support/fuzz-model.js';
 import type { PostResult } from '../../../test/support/http.js';
 import { analyse } from '../crash/analyse.js';
 import { CRASH_INVARIANTS } from '../crash/invariants.js';
+import { checkGateway } from '../gateway/check.js';
+import { GATEWAY_INVARIANTS } from '../gateway/invariants.js';
 import { Invariants } from '../harness/invariants.js';
 import { now } from '../harness/time.js';
 import type { SectionResult, SectionStats } from '../types.js';
+import { cleanGatewayHistory, PLANTED_GATEWAY } from './gateway-history.js';
 import { cleanHistory, durableHistory, type History } from './histories.js';
 import { PLANTED, PLANTED_DURABLE } from './plants.js';
 
@@ -67,6 +71,34 @@ function checkCrashOracle(inv: Invariants): number {
   return plants.length;
 }
 
+/** The gateway checker passes the clean gateway history and reports each planted violation; returns the plants tried. */
+function checkGatewayOracle(inv: Invariants): number {
+  for (const i of checkGatewayInvariants(cleanGatewayHistory()).toJSON())
+    inv.expect(
+      'clean-passes',
+      i.failures.length === 0,
+      () => `gateway checker: ${i.name} flags a clean history: ${i.failures[0]}`,
+    );
+  for (const [name, what, plant] of PLANTED_GATEWAY) {
+    const h = cleanGatewayHistory();
+    plant(h);
+    const got = checkGatewayInvariants(h).list.get(name);
+    inv.expect(
+      'planted-caught',
+      got !== undefined && got.failures.length > 0,
+      `gateway checker: "${what}" not reported by ${name}`,
+    );
+    if (!(name in GATEWAY_INVARIANTS)) inv.fail('planted-caught', `unknown invariant ${name}`);
+  }
+  return PLANTED_GATEWAY.length;
+}
+
+const checkGatewayInvariants = (h: Parameters<typeof checkGateway>[0]): Invariants => {
+  const inv = new Invariants();
+  checkGateway(h, inv);
+  return inv;
+};
+
 const reply = (status: number, msg: object): PostResult => ({
   status,
   headers: new Headers({ 'content-type': 'application/json' }),
@@ -109,11 +141,11 @@ function checkFuzzOracle(inv: Invariants): number {
 export async function runOracles(): Promise<SectionResult> {
   const inv = Invariants.of(ORACLE_INVARIANTS);
   const started = now();
-  const total = checkCrashOracle(inv) + checkFuzzOracle(inv);
+  const total = checkCrashOracle(inv) + checkGatewayOracle(inv) + checkFuzzOracle(inv);
   const stats: OracleStats = {
     planted: total,
     durationMs: now() - started,
-    summaryLine: `${total} planted violations, two clean histories and a valid reply`,
+    summaryLine: `${total} planted violations, three clean histories and a valid reply`,
   };
   return { inv, stats };
 }
