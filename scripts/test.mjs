@@ -37,7 +37,7 @@ const steps = [
 // The benchmark at smoke size (bench/run.ts --smoke, under a minute): every section runs and yields its rows, nothing
 // is measured or compared; results in test-results/bench-smoke/. Bounded at 5 minutes as a whole.
 steps.push(['bench-smoke', ['npx', ['tsx', 'bench/run.ts', '--smoke']], { capture: true, timeout: 300_000 }]);
-// The reliability suite (scripts/chaos/run.ts --ci, about 90 s): its PostgreSQL sections skip with a printed reason
+// The reliability suite (scripts/chaos/run.ts --ci, about 2½ minutes): its PostgreSQL sections skip with a printed reason
 // when PostgreSQL is unreachable, except with CI=true, where they fail (as the PostgreSQL unit tests do). So do the
 // benchmark's.
 steps.push(['chaos', ['npx', ['tsx', 'scripts/chaos/run.ts', '--ci']], { capture: true }]);

@@ -158,7 +158,7 @@ const FULL: ModeParams = {
   },
 };
 
-// CI: every section, small and bounded (about 90 s on 2 cores in all).
+// CI: every section, small and bounded (about 2½ minutes on 2 cores in all).
 const CI: ModeParams = {
   crash: {
     servers: 3,
