@@ -26,7 +26,8 @@ async function pick(target: HttpTarget, options: UpstreamOptions, signal?: Abort
     options.log?.('info', 'upstream does not answer server/discover: spoken to with a 2025-11-25 session', {
       upstream,
     });
-    return createSessionUpstream(target, options);
+    const open = (): Upstream => createSessionUpstream(target, options);
+    return options.sessions === 'per-principal' ? perPrincipalSessions(open) : open();
   }
   options.log?.('info', 'upstream speaks 2026-07-28: spoken to without a session', {
     upstream,
@@ -113,12 +114,68 @@ export function pooledSessions(size: number, open: () => Upstream): Upstream {
   };
 }
 
+/** Principals' sessions kept open at most (per-principal sessions): past it the least recently used idle one closes. */
+export const MAX_PRINCIPAL_SESSIONS = 64;
+
+/**
+ * A session upstream per principal (`open` makes one), for an upstream that keeps state per session: a call goes on
+ * its owner's; the tool list is read on a session of the gateway's own. Past `max` open, the least recently used one
+ * with no call out is closed (its principal gets a new one on their next call).
+ */
+export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_SESSIONS): Upstream {
+  const catalog = open();
+  const listeners: (() => void)[] = [];
+  catalog.onToolsChanged(() => listeners.forEach((l) => l()));
+  const sessions = new Map<string, { upstream: Upstream; out: number }>();
+  const sessionOf = (owner: { tenant: string; principal: string } | undefined) => {
+    if (owner === undefined) return undefined;
+    const key = JSON.stringify([owner.tenant, owner.principal]);
+    let held = sessions.get(key);
+    if (held === undefined) {
+      if (sessions.size >= max) {
+        const idle = [...sessions].find(([, s]) => s.out === 0);
+        if (idle !== undefined) {
+          sessions.delete(idle[0]);
+          void idle[1].upstream.close();
+        }
+      }
+      held = { upstream: open(), out: 0 };
+    } else sessions.delete(key);
+    // Map order is use order: the first entries are the least recently used.
+    sessions.set(key, held);
+    return held;
+  };
+  return {
+    name: catalog.name,
+    ready: (signal) => catalog.ready(signal),
+    listTools: () => catalog.listTools(),
+    async callTool(tool, args, call) {
+      const held = sessionOf(call?.owner);
+      if (held === undefined) return catalog.callTool(tool, args, call);
+      held.out++;
+      try {
+        return await held.upstream.callTool(tool, args, call);
+      } finally {
+        held.out--;
+      }
+    },
+    onToolsChanged: (listener) => listeners.push(listener),
+    async close() {
+      await Promise.all([catalog, ...[...sessions.values()].map((s) => s.upstream)].map((u) => u.close()));
+      sessions.clear();
+    },
+  };
+}
+
 /** The connection to the upstream at `target` (nothing is opened until it is first needed). */
 export function createUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
+  const sessions = (): Upstream => createSessionUpstream(target, options);
   const upstream =
-    target.kind === 'stdio'
-      ? pooledSessions(options.poolSize ?? 1, () => createSessionUpstream(target, options))
-      : discoveringUpstream(target, options);
+    target.kind === 'http'
+      ? discoveringUpstream(target, options)
+      : options.sessions === 'per-principal'
+        ? perPrincipalSessions(sessions)
+        : pooledSessions(options.poolSize ?? 1, sessions);
   return options.observer === undefined ? upstream : observed(upstream, options.observer);
 }
 

@@ -35,6 +35,7 @@ function task(kept: Record<string, JsonValue> = {}) {
   const ctx = {
     taskId: TASK,
     envelope: { clientCapabilities: {} },
+    auth: { tenant: 't', principal: 'p' },
     signal: new AbortController().signal,
     progress: () => undefined,
     step: async (name: string, fn: () => Promise<JsonValue> | JsonValue) => {

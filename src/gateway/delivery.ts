@@ -302,6 +302,7 @@ export async function callUpstream(
     ),
     meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
     onProgress: (progress, total, message) => ctx.progress(progress, total, message),
+    owner: { tenant: ctx.auth.tenant, principal: ctx.auth.principal },
   };
   const call: Call = { upstream, tool, args, ctx, delivery, options, keys: createInputKeys() };
   try {

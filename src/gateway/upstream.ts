@@ -97,6 +97,8 @@ export function callResultOf(result: CallToolResult | JsonObject): CallToolResul
 
 export interface UpstreamCallOptions {
   signal?: AbortSignal;
+  /** Whose call it is: with sessions per principal (UpstreamOptions.sessions), it goes on that principal's session. */
+  owner?: { tenant: string; principal: string };
   /** Each `notifications/progress` of the call (a progress token is sent only when given). */
   onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
   /** Merged into the request's `_meta`. */
@@ -142,6 +144,13 @@ export interface UpstreamObserver {
 }
 
 export interface UpstreamOptions {
+  /**
+   * `shared` (default): every call goes on the gateway's session(s). `per-principal`: each principal's calls go on a
+   * 2025-11-25 session of their own (for stdio, a child process of their own), for an upstream that keeps state per
+   * session; the least recently used idle one is closed past MAX_PRINCIPAL_SESSIONS. A 2026-07-28 upstream has no
+   * sessions: the setting does not apply to it.
+   */
+  sessions?: 'shared' | 'per-principal';
   /**
    * Sessions (for stdio, child processes) kept to a 2025-11-25 upstream, each call sent on the one with the fewest
    * calls out (default 1): for a server that works on one request at a time.

@@ -207,6 +207,26 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     expect(pids.size).toBe(2);
   });
 
+  it('gives each principal a session (a process) of their own with --upstream-session per-principal', async () => {
+    const gw = await startGateway(['--upstream-session', 'per-principal']);
+    const run = async (who: 'alice' | 'bob', a: number): Promise<void> => {
+      const created = await callTool(gw, who, 'slow_sum', { a, b: 0, ms: 0 });
+      const end = Date.now() + 30_000;
+      while (
+        (await client(gw, who).request('tasks/get', { taskId: created.taskId })).result.status !== 'completed'
+      )
+        if (Date.now() > end) throw new Error(`task of ${who} did not complete`);
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    await run('alice', 1);
+    await run('bob', 2);
+    await run('alice', 3);
+    const pidOf = (a: number) => upstreamCalls('slow_sum').find((c) => (c.args as Json).a === a)?.pid;
+    expect(pidOf(1)).toBeDefined();
+    expect(pidOf(1)).toBe(pidOf(3));
+    expect(pidOf(2)).not.toBe(pidOf(1));
+  });
+
   it('passes an upstream tool error through as the tool error it is', async () => {
     const gw = await startGateway();
     const created = await callTool(gw, 'alice', 'fail', { why: 'nope' });

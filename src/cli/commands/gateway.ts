@@ -32,6 +32,7 @@ const GATEWAY_FLAGS = {
   'upstream-token-file': { type: 'string' },
   'upstream-refresh-ms': { type: 'string' },
   'upstream-pool': { type: 'string' },
+  'upstream-session': { type: 'string' },
 } as const;
 
 export const gatewayUsage = `durable-mcp gateway --upstream <URL | stdio:COMMAND [ARGS…]> [gateway flags] [serve flags]
@@ -52,6 +53,9 @@ extension: every call of one can be a durable task whose one step is the upstrea
                          notifications (default 300000; 0: only on those)
   --upstream-pool N      child processes of a stdio upstream, each call sent to the one with the fewest calls out
                          (default 1; for a server that works on one request at a time)
+  --upstream-session shared|per-principal  one session (or pool) for every caller (default), or a 2025-11-25 session
+                         of its own per principal (for stdio, a child process of its own), for an upstream that keeps
+                         state per session; at most 64 open, the least recently used idle one closed past that
   --upstream-env LIST    environment variables passed to a stdio upstream (it gets only PATH, HOME and the like
                          otherwise, never the gateway's own secrets)
   --upstream-token-env VAR | --upstream-token-file PATH  a bearer token for an HTTP upstream (never the caller's)
@@ -178,8 +182,16 @@ export async function gateway(argv: string[]): Promise<void> {
   const recorder: { current?: UpstreamRecorder; up: boolean } = { up: false };
   const poolSize = intFlag(values['upstream-pool'], 'upstream-pool', 1, 1);
   if (poolSize > 64) throw new UsageError('--upstream-pool must be at most 64');
+  const sessions = values['upstream-session'] ?? 'shared';
+  if (sessions !== 'shared' && sessions !== 'per-principal')
+    throw new UsageError('--upstream-session is shared or per-principal');
+  if (sessions === 'per-principal' && values['upstream-pool'] !== undefined)
+    throw new UsageError(
+      '--upstream-pool is for shared sessions: with per-principal, each principal has one',
+    );
   const upstream: Upstream = createUpstream(target, {
     poolSize,
+    sessions,
     callTimeoutMs,
     connectTimeoutMs,
     log: upstreamLog(logger),
