@@ -167,8 +167,56 @@ export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_S
   };
 }
 
+/**
+ * An upstream per tenant named in `tokens` (each opened by `open` with that tenant's token), and `shared` for every
+ * other call and for the tool list.
+ */
+export function perTenantUpstreams(
+  shared: Upstream,
+  tokens: Readonly<Record<string, string>>,
+  open: (token: string) => Upstream,
+): Upstream {
+  const opened = new Map<string, Upstream>();
+  const upstreamOf = (tenant: string | undefined): Upstream => {
+    if (tenant === undefined || !Object.hasOwn(tokens, tenant)) return shared;
+    let upstream = opened.get(tenant);
+    if (upstream === undefined) {
+      upstream = open(tokens[tenant] as string);
+      opened.set(tenant, upstream);
+    }
+    return upstream;
+  };
+  return {
+    ...shared,
+    name: shared.name,
+    callTool: (tool, args, call) => upstreamOf(call?.owner?.tenant).callTool(tool, args, call),
+    // A task is followed and cancelled with the credentials of the tenant whose call made it.
+    async followTask(taskId, follow) {
+      const upstream = upstreamOf(follow.owner?.tenant);
+      if (upstream.followTask === undefined)
+        throw new UpstreamTaskLostError(taskId, `${shared.name}: its task ${taskId} cannot be followed`);
+      return upstream.followTask(taskId, follow);
+    },
+    cancelTask: async (taskId, owner) => upstreamOf(owner?.tenant).cancelTask?.(taskId, owner),
+    async close() {
+      await Promise.all([shared, ...opened.values()].map((u) => u.close()));
+    },
+  };
+}
+
 /** The connection to the upstream at `target` (nothing is opened until it is first needed). */
 export function createUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
+  const tokens = options.tenantTokens;
+  if (target.kind === 'http' && tokens !== undefined && Object.keys(tokens).length > 0) {
+    const withToken = (token: string): UpstreamTarget => ({
+      ...target,
+      headers: { ...target.headers, authorization: `Bearer ${token}` },
+    });
+    const plain = { ...options, tenantTokens: undefined };
+    return perTenantUpstreams(createUpstream(target, plain), tokens, (token) =>
+      createUpstream(withToken(token), plain),
+    );
+  }
   const sessions = (): Upstream => createSessionUpstream(target, options);
   const upstream =
     target.kind === 'http'

@@ -59,8 +59,10 @@ export async function followUpstreamTask(
   const phase = keys.phase();
   let shown: string | undefined;
   try {
+    const owner = { tenant: ctx.auth.tenant, principal: ctx.auth.principal };
     const outcome = await upstream.followTask(taskId, {
       signal: ctx.signal,
+      owner,
       onUpdate: (task) => (shown = showStatus(ctx, task, shown)),
       onInput: (requests) => phase.answer(ctx, requests),
     });
@@ -68,7 +70,9 @@ export async function followUpstreamTask(
   } catch (err) {
     if (ctx.signal.aborted && ctx.signal.reason === CANCELLED)
       // Best effort: the upstream's own TTL ends a task it was not told of.
-      await upstream.cancelTask?.(taskId).catch(() => undefined);
+      await upstream
+        .cancelTask?.(taskId, { tenant: ctx.auth.tenant, principal: ctx.auth.principal })
+        .catch(() => undefined);
     throw err;
   }
 }

@@ -123,6 +123,8 @@ export type UpstreamTaskOutcome =
 export interface UpstreamFollowOptions {
   /** Stops following (the task goes on upstream): the reason is thrown. */
   signal?: AbortSignal;
+  /** Whose call made the task (UpstreamCallOptions.owner): it is followed with the same credentials. */
+  owner?: { tenant: string; principal: string };
   /** Each state of the task seen, pushed or polled (a DetailedTask). */
   onUpdate?: (task: JsonObject) => void;
   /**
@@ -151,6 +153,11 @@ export interface UpstreamOptions {
    * sessions: the setting does not apply to it.
    */
   sessions?: 'shared' | 'per-principal';
+  /**
+   * Bearer tokens for an HTTP upstream by the caller's tenant: a tenant named here has its calls sent with its own
+   * token (on connections of its own), any other with the target's headers.
+   */
+  tenantTokens?: Readonly<Record<string, string>>;
   /**
    * Sessions (for stdio, child processes) kept to a 2025-11-25 upstream, each call sent on the one with the fewest
    * calls out (default 1): for a server that works on one request at a time.
@@ -182,7 +189,7 @@ export interface Upstream {
    */
   followTask?(taskId: string, options: UpstreamFollowOptions): Promise<UpstreamTaskOutcome>;
   /** Asks the upstream to cancel one of its tasks (tasks/cancel). */
-  cancelTask?(taskId: string): Promise<void>;
+  cancelTask?(taskId: string, owner?: { tenant: string; principal: string }): Promise<void>;
   /** Called when the upstream says its tool list changed. */
   onToolsChanged(listener: () => void): void;
   close(): Promise<void>;

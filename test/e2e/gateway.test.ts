@@ -4,7 +4,7 @@
 // rules (an idempotent tool sent again; any other "outcome unknown", then retried by an operator), a crashed upstream
 // restarted, clients without the extension served through the facade tools, and no principal sees another's task.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,15 @@ const upstreamCalls = (tool?: string): Json[] => received(at, tool);
 const startGateway = (extra: string[] = [], upstream?: string, env: Record<string, string> = {}) =>
   start(at, procs, { extra, upstream, env } satisfies GatewayOptions);
 const client = gatewayClient;
+
+/** Polls tasks/get as `who` (the task's owner) until the task completed. */
+async function completedAs(gw: ServeProcess, who: 'alice' | 'bob', taskId: string): Promise<void> {
+  const end = Date.now() + 30_000;
+  while ((await client(gw, who).request('tasks/get', { taskId })).result.status !== 'completed') {
+    if (Date.now() > end) throw new Error(`task of ${who} did not complete`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
   it('answers a long call with a task at once, shows upstream progress, and completes with the exact result', async () => {
@@ -211,12 +220,7 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     const gw = await startGateway(['--upstream-session', 'per-principal']);
     const run = async (who: 'alice' | 'bob', a: number): Promise<void> => {
       const created = await callTool(gw, who, 'slow_sum', { a, b: 0, ms: 0 });
-      const end = Date.now() + 30_000;
-      while (
-        (await client(gw, who).request('tasks/get', { taskId: created.taskId })).result.status !== 'completed'
-      )
-        if (Date.now() > end) throw new Error(`task of ${who} did not complete`);
-        else await new Promise((resolve) => setTimeout(resolve, 50));
+      await completedAs(gw, who, created.taskId as string);
     };
     await run('alice', 1);
     await run('bob', 2);
@@ -298,6 +302,34 @@ describe('durable-mcp gateway in front of an SDK v1 server over Streamable HTTP'
     expect(done.result).toMatchObject(SUM);
     expect(seen.some((m) => /step \d of 2/.test(m))).toBe(true);
     expect(upstreamCalls('slow_sum')).toHaveLength(1);
+  });
+
+  it("calls with the token of the caller's tenant (--upstream-tenant-tokens), and the default token otherwise", async () => {
+    const upstream = await startListening([UPSTREAM, '--http', '0'], { env: upstreamEnv(at) });
+    procs.push(upstream);
+    // alice is in tenant A, bob in B (test/support/admin-api.ts).
+    writeFileSync(join(at.dir, 'tenant-tokens.json'), JSON.stringify({ A: 'token-of-a' }));
+    const gw = await startGateway(
+      [
+        '--upstream-tenant-tokens',
+        join(at.dir, 'tenant-tokens.json'),
+        '--upstream-token-env',
+        'GW_UPSTREAM_TOKEN',
+      ],
+      upstream.url,
+      { GW_UPSTREAM_TOKEN: 'token-of-the-gateway' },
+    );
+    for (const [who, a] of [
+      ['alice', 1],
+      ['bob', 2],
+    ] as const) {
+      const created = await callTool(gw, who, 'slow_sum', { a, b: 0, ms: 0 });
+      await completedAs(gw, who, created.taskId as string);
+    }
+    const authOf = (a: number) =>
+      upstreamCalls('slow_sum').find((c) => (c.args as Json).a === a)?.authorization;
+    expect(authOf(1)).toBe('Bearer token-of-a');
+    expect(authOf(2)).toBe('Bearer token-of-the-gateway');
   });
 
   it('notices an upstream SIGKILLed mid-call and started again on its port: lost calls follow the delivery rules, later ones go to a new session', async () => {

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../args.js';
-import { splitCommand, upstreamTarget } from './gateway.js';
+import { splitCommand, tenantTokensOf, upstreamTarget } from './gateway.js';
 
 describe('gateway flags', () => {
   it('splits a stdio command at spaces, keeping quoted words whole', () => {
@@ -58,5 +61,27 @@ describe('gateway flags', () => {
     expect(refused({ upstream: 'stdio:node s.js', 'upstream-token-env': 'GATEWAY_TEST_TOKEN' })).toMatch(
       /HTTP upstream, not a stdio one/,
     );
+  });
+});
+
+describe('--upstream-tenant-tokens', () => {
+  it('reads a JSON object of tokens by tenant, and refuses anything else with a usage error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-gateway-flags-'));
+    const file = (name: string, text: string): string => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    try {
+      expect(tenantTokensOf(undefined)).toBeUndefined();
+      expect(tenantTokensOf(file('ok.json', '{"acme":" tok-1 ","beta":"tok-2"}'))).toEqual({
+        acme: 'tok-1',
+        beta: 'tok-2',
+      });
+      for (const text of ['[]', '{"acme":""}', '{"acme":"two words"}', '{"acme":1}', 'not json'])
+        expect(() => tenantTokensOf(file('bad.json', text))).toThrow(UsageError);
+      expect(() => tenantTokensOf(join(dir, 'missing.json'))).toThrow(/--upstream-tenant-tokens/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -33,6 +33,7 @@ const GATEWAY_FLAGS = {
   'upstream-refresh-ms': { type: 'string' },
   'upstream-pool': { type: 'string' },
   'upstream-session': { type: 'string' },
+  'upstream-tenant-tokens': { type: 'string' },
 } as const;
 
 export const gatewayUsage = `durable-mcp gateway --upstream <URL | stdio:COMMAND [ARGS…]> [gateway flags] [serve flags]
@@ -59,6 +60,8 @@ extension: every call of one can be a durable task whose one step is the upstrea
   --upstream-env LIST    environment variables passed to a stdio upstream (it gets only PATH, HOME and the like
                          otherwise, never the gateway's own secrets)
   --upstream-token-env VAR | --upstream-token-file PATH  a bearer token for an HTTP upstream (never the caller's)
+  --upstream-tenant-tokens FILE  a JSON object of bearer tokens for an HTTP upstream by tenant ({"acme": "…"}): a
+                         tenant named there has its calls sent with its own token, any other with the token above
   --tools LIST           tool modules of the gateway's own, served beside the upstream's (default none)
 Every other flag is serve's:
 
@@ -136,6 +139,28 @@ export function upstreamTarget(values: Record<string, string | boolean | undefin
   };
 }
 
+/** --upstream-tenant-tokens: a JSON object of non-empty strings, read once at start. */
+export function tenantTokensOf(file: string | boolean | undefined): Record<string, string> | undefined {
+  if (typeof file !== 'string') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--upstream-tenant-tokens: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UsageError('--upstream-tenant-tokens: the file holds a JSON object of tokens by tenant');
+  const tokens: Record<string, string> = {};
+  for (const [tenant, token] of Object.entries(parsed)) {
+    if (typeof token !== 'string' || token.trim() === '' || /\s/.test(token.trim()))
+      throw new UsageError(
+        `--upstream-tenant-tokens: the token of tenant ${JSON.stringify(tenant)} is not a token`,
+      );
+    tokens[tenant] = token.trim();
+  }
+  return tokens;
+}
+
 function catalogSettings(values: Record<string, string | boolean | undefined>): CatalogSettings {
   const prefix = values['tool-prefix'];
   if (typeof prefix === 'string' && !/^[A-Za-z0-9_.-]{0,64}$/.test(prefix))
@@ -189,9 +214,13 @@ export async function gateway(argv: string[]): Promise<void> {
     throw new UsageError(
       '--upstream-pool is for shared sessions: with per-principal, each principal has one',
     );
+  const tenantTokens = tenantTokensOf(values['upstream-tenant-tokens']);
+  if (tenantTokens !== undefined && target.kind !== 'http')
+    throw new UsageError('--upstream-tenant-tokens is for an HTTP upstream, not a stdio one');
   const upstream: Upstream = createUpstream(target, {
     poolSize,
     sessions,
+    tenantTokens,
     callTimeoutMs,
     connectTimeoutMs,
     log: upstreamLog(logger),
