@@ -67,6 +67,7 @@ export type {
   AdminTaskSummary,
   AdminOverview,
   AdminActionResult,
+  AdminRecordedStep,
   AdminRetryResult,
   AdminPayload,
   AdminTaskPayloads,
