@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/advanced.js';
 import { TOKENS, tokenFile, waitUntil } from '../support/admin-api.js';
+import { operatorRetry } from '../support/gateway.js';
 import { BIN, killedAfterEach, startListening, startServe, type ServeProcess } from '../support/cli.js';
 
 type Json = Record<string, unknown>;
@@ -232,15 +233,7 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
       data: { outcome: 'cancelled', tool: 'transfer', upstreamTaskId: first },
     });
     // An operator's retry starts from the failed task's steps, its upstream task among them: not followed again.
-    const api = (method: string, path: string, headers: Record<string, string> = {}) =>
-      fetch(`${gw.origin}/admin/api/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKENS.opsA}`, ...headers },
-      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Json }));
-    const { body: session } = await api('GET', '/session');
-    const retried = await api('POST', `/tasks/${String(created.taskId)}/retry`, {
-      'x-csrf-token': session.csrfToken as string,
-    });
+    const retried = await operatorRetry(gw, String(created.taskId));
     expect(retried.status).toBe(200);
     const done = await settled(gw, retried.body.taskId as string, ['completed', 'failed']);
     expect(withoutMeta(done.result)).toEqual({

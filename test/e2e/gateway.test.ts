@@ -14,6 +14,7 @@ import { BIN, envelope, startListening, type ServeProcess } from '../support/cli
 import {
   gatewayDir,
   gatewayClient,
+  operatorRetry,
   callTool,
   settled,
   startGateway as start,
@@ -138,15 +139,7 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(upstreamCalls('send_payment')).toHaveLength(1);
     // An operator who checked decides to send it again: a new task, linked to this one.
-    const api = (method: string, path: string, headers: Record<string, string> = {}) =>
-      fetch(`${second.origin}/admin/api/v1${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKENS.opsA}`, ...headers },
-      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Json }));
-    const { body: session } = await api('GET', '/session');
-    const retried = await api('POST', `/tasks/${String(created.taskId)}/retry`, {
-      'x-csrf-token': session.csrfToken as string,
-    });
+    const retried = await operatorRetry(second, String(created.taskId));
     expect(retried.status).toBe(200);
     const again = await settled(second, retried.body.taskId as string, ['completed']);
     expect(again.result).toMatchObject({ content: [{ type: 'text', text: 'paid 700 to carol' }] });

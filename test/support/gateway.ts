@@ -112,3 +112,17 @@ export async function settled(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** An operator of tenant A (ops-a) retries a task through the operator API: its status and body. */
+export async function operatorRetry(
+  proc: ServeProcess,
+  taskId: string,
+): Promise<{ status: number; body: Json }> {
+  const api = (method: string, path: string, headers: Record<string, string> = {}) =>
+    fetch(`${proc.origin}/admin/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKENS.opsA}`, ...headers },
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as Json }));
+  const { body: session } = await api('GET', '/session');
+  return api('POST', `/tasks/${taskId}/retry`, { 'x-csrf-token': session.csrfToken as string });
+}
