@@ -58,24 +58,30 @@ async function completedAs(gw: ServeProcess, who: 'alice' | 'bob', taskId: strin
 }
 
 describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
-  it('answers a long call with a task at once, shows upstream progress, and completes with the exact result', async () => {
+  it('answers a 10 s call with a task at once, shows upstream progress, and completes with the exact result', async () => {
     const gw = await startGateway();
     const started = Date.now();
-    const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 3_000 });
+    const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 10_000 });
     expect(created).toMatchObject({ resultType: 'task', status: 'working' });
-    // The answer came before the upstream's work could have ended.
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // The answer came long before the upstream's work could have ended.
+    expect(Date.now() - started).toBeLessThan(5_000);
     const seen: string[] = [];
     const done = await settled(gw, created.taskId as string, ['completed'], seen);
-    expect(done.result).toMatchObject(SUM);
-    expect(seen.some((m) => /step \d of 3/.test(m))).toBe(true);
+    // The upstream's exact result, nothing lost or added besides the gateway's own envelope fields.
+    const { resultType, _meta, ...result } = done.result as Json;
+    expect({ resultType, _meta }).toEqual({
+      resultType: 'complete',
+      _meta: { 'io.modelcontextprotocol/serverInfo': expect.any(Object) },
+    });
+    expect(result).toEqual(SUM);
+    expect(seen.some((m) => /step \d+ of 10/.test(m))).toBe(true);
     const [sent] = upstreamCalls('slow_sum');
-    expect(sent?.args).toEqual({ a: 2, b: 3, ms: 3_000 });
+    expect(sent?.args).toEqual({ a: 2, b: 3, ms: 10_000 });
     // The task's key goes upstream, for an upstream that honours keys.
     expect((sent?.meta as Json)['dev.durable-mcp/idempotencyKey']).toBe(
       `durable-mcp:${String(created.taskId)}`,
     );
-  });
+  }, 60_000);
 
   it('shows another principal nothing of the task: the same answer as for a task that never existed', async () => {
     const gw = await startGateway();
