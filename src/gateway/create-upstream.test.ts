@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { perPrincipalSessions, pooledSessions } from './create-upstream.js';
+import { perPrincipalSessions, pooled } from './create-upstream.js';
 import type { Upstream } from './upstream.js';
 
 /** Upstreams that answer with their own number, and record which were closed. */
@@ -53,10 +53,10 @@ describe('perPrincipalSessions', () => {
   });
 });
 
-describe('pooledSessions', () => {
+describe('pooled', () => {
   it('sends each call to the member with the fewest calls out', async () => {
     const f = factory();
-    const upstream = pooledSessions(2, f.open);
+    const upstream = pooled(2, f.open);
     const answers = await Promise.all([answerOf(upstream), answerOf(upstream)]);
     expect(answers.sort()).toEqual(['0', '1']);
   });

@@ -1,8 +1,8 @@
-// The connection to an upstream, by the protocol it speaks. A stdio upstream gets a 2025-11-25 session. An HTTP
-// upstream is asked server/discover first, as a 2026-07-28 client does: one that answers it is spoken to natively,
-// without a session (modern-upstream.ts), any other with a 2025-11-25 session (session-upstream.ts). The choice is
-// made once, when the upstream is first needed, and holds until the gateway stops.
-import { createModernUpstream, discoverModern, type HttpTarget } from './modern-upstream.js';
+// The connection to an upstream, by the protocol it speaks. The upstream is asked server/discover first, as a
+// 2026-07-28 client does (over stdio, by a child process started for the question): one that answers it is spoken to
+// natively, without a session (modern-upstream.ts), any other with a 2025-11-25 session (session-upstream.ts). The
+// choice is made once, when the upstream is first needed, and holds until the gateway stops.
+import { createModernUpstream, discoverModern } from './modern-upstream.js';
 import { createSessionUpstream } from './session-upstream.js';
 import {
   describeTarget,
@@ -18,26 +18,32 @@ import {
   type UpstreamTarget,
 } from './upstream.js';
 
-/** The implementation for an HTTP upstream, by what its server/discover says. */
-async function pick(target: HttpTarget, options: UpstreamOptions, signal?: AbortSignal): Promise<Upstream> {
+/** The implementation for an upstream, by what its server/discover says. */
+async function pick(
+  target: UpstreamTarget,
+  options: UpstreamOptions,
+  signal?: AbortSignal,
+): Promise<Upstream> {
   const discovered = await discoverModern(target, options, signal);
   const upstream = describeTarget(target);
+  const poolSize = target.kind === 'stdio' ? (options.poolSize ?? 1) : 1;
   if (discovered === undefined) {
     options.log?.('info', 'upstream does not answer server/discover: spoken to with a 2025-11-25 session', {
       upstream,
     });
     const open = (): Upstream => createSessionUpstream(target, options);
-    return options.sessions === 'per-principal' ? perPrincipalSessions(open) : open();
+    return options.sessions === 'per-principal' ? perPrincipalSessions(open) : pooled(poolSize, open);
   }
   options.log?.('info', 'upstream speaks 2026-07-28: spoken to without a session', {
     upstream,
     capabilities: discovered.capabilities ?? null,
   });
-  return createModernUpstream(target, options, discovered);
+  // Stateless, so no session per principal; a stdio upstream still gets its pool of processes.
+  return pooled(poolSize, () => createModernUpstream(target, options, discovered));
 }
 
 /** An upstream that picks its implementation when first needed (see pick), then hands everything to it. */
-function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upstream {
+function discoveringUpstream(target: UpstreamTarget, options: UpstreamOptions): Upstream {
   const name = describeTarget(target);
   const listeners: (() => void)[] = [];
   let chosen: Upstream | undefined;
@@ -86,14 +92,18 @@ function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upst
 }
 
 /**
- * `size` session upstreams as one: each call goes to the one with the fewest calls out; the tool list is read from
- * the first, and every one tells of list changes.
+ * `size` upstreams (sessions, or processes of a stdio upstream) as one: each call goes to the one with the fewest
+ * calls out; the tool list is read from the first, and every one tells of list changes. A task one of them answered a
+ * call with is followed and cancelled on that one (a stdio process knows only its own tasks).
  */
-export function pooledSessions(size: number, open: () => Upstream): Upstream {
+export function pooled(size: number, open: () => Upstream): Upstream {
   const members = Array.from({ length: Math.max(1, size) }, () => ({ upstream: open(), out: 0 }));
   const first = members[0] as (typeof members)[number];
   if (members.length === 1) return first.upstream;
   const idlest = () => members.reduce((best, m) => (m.out < best.out ? m : best), first);
+  /** Which member answered with each task still followed or not yet followed (forgotten when its follow ends). */
+  const tasks = new Map<string, (typeof members)[number]>();
+  const holderOf = (taskId: string): Upstream => (tasks.get(taskId) ?? first).upstream;
   return {
     name: first.upstream.name,
     ready: (signal) => idlest().upstream.ready(signal),
@@ -102,11 +112,24 @@ export function pooledSessions(size: number, open: () => Upstream): Upstream {
       const member = idlest();
       member.out++;
       try {
-        return await member.upstream.callTool(tool, args, call);
+        const answer = await member.upstream.callTool(tool, args, call);
+        if (isTaskCreated(answer)) tasks.set(answer.taskId, member);
+        return answer;
       } finally {
         member.out--;
       }
     },
+    async followTask(taskId, follow) {
+      const upstream = holderOf(taskId);
+      if (upstream.followTask === undefined)
+        throw new UpstreamTaskLostError(taskId, `${upstream.name}: its task ${taskId} cannot be followed`);
+      try {
+        return await upstream.followTask(taskId, follow);
+      } finally {
+        tasks.delete(taskId);
+      }
+    },
+    cancelTask: async (taskId, owner) => holderOf(taskId).cancelTask?.(taskId, owner),
     onToolsChanged: (listener) => members.forEach((m) => m.upstream.onToolsChanged(listener)),
     async close() {
       await Promise.all(members.map((m) => m.upstream.close()));
@@ -217,13 +240,7 @@ export function createUpstream(target: UpstreamTarget, options: UpstreamOptions 
       createUpstream(withToken(token), plain),
     );
   }
-  const sessions = (): Upstream => createSessionUpstream(target, options);
-  const upstream =
-    target.kind === 'http'
-      ? discoveringUpstream(target, options)
-      : options.sessions === 'per-principal'
-        ? perPrincipalSessions(sessions)
-        : pooledSessions(options.poolSize ?? 1, sessions);
+  const upstream = discoveringUpstream(target, options);
   return options.observer === undefined ? upstream : observed(upstream, options.observer);
 }
 
