@@ -1,6 +1,6 @@
 // The TaskStore contract: input asked while the run stays live (LiveInputPort). The task waits input_required under
 // the run's lease; no claim takes it while the lease lives, answered or not; once the lease lapses it is runnable.
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { LiveInputPort } from '../../tasks/store.js';
 import { ALICE, LEASE, must, newTask, type ContractStore } from './harness.contract.js';
 
@@ -16,6 +16,10 @@ const YES = { action: 'accept', content: { ok: true } };
 export function liveInputContract(h: ContractStore): void {
   describe('live input', () => {
     const port = (): LiveInputPort => must(h.store.liveInput, 'live input port');
+    // An optional capability: a store without it is not tested here.
+    beforeEach((ctx) => {
+      if (h.store.liveInput === undefined) ctx.skip();
+    });
 
     it('shows the requests while the run keeps its lease, and hands the answers to the run only', async () => {
       const run = await h.running();
