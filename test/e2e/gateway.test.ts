@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOKENS, waitUntil } from '../support/admin-api.js';
+import { createHttpClient } from '../../src/advanced.js';
 import { createInterface } from 'node:readline';
 import { BIN, envelope, startListening, type ServeProcess } from '../support/cli.js';
 import {
@@ -348,6 +349,31 @@ describe('input an SDK v1 upstream asks for during a call (stdio)', () => {
       .catch((err: unknown) => err);
     expect(late).not.toBeInstanceOf(Error);
     expect((await settled(gw, taskId, ['failed'])).status).toBe('failed');
+  });
+
+  it('passes on a roots/list request, and refuses one the caller has no capability for with an error saying so', async () => {
+    const gw = await startGateway();
+    const { result } = await createHttpClient({
+      url: gw.url,
+      token: TOKENS.alice,
+      capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} }, roots: {} },
+    }).request('tools/call', { name: 'roots', arguments: {} });
+    const taskId = (result as Json).taskId as string;
+    const waiting = await settled(gw, taskId, ['input_required']);
+    expect(waiting.inputRequests).toEqual({ roots: { method: 'roots/list', params: {} } });
+    await gatewayClient(gw, 'alice').request('tasks/update', {
+      taskId,
+      inputResponses: { roots: { roots: [{ uri: 'file:///work', name: 'work' }] } },
+    });
+    const done = await settled(gw, taskId, ['completed', 'failed']);
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'file:///work' }] });
+    // A caller that declared no elicitation: the upstream is told, and its tool error is the task's result.
+    const plain = await callTool(gw, 'alice', 'ask', { question: QUESTION });
+    const refused = await settled(gw, plain.taskId as string, ['completed', 'failed']);
+    expect(refused.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/client capability for elicitation\/create/) }],
+    });
   });
 
   it("refuses the upstream's request during a call that is not a task (--sync-tools): the upstream gets an error saying why", async () => {
