@@ -376,6 +376,17 @@ describe('input an SDK v1 upstream asks for during a call (stdio)', () => {
     });
   });
 
+  it("bounds the wait by the gateway's call timeout: the request is withdrawn and the call counts as lost", async () => {
+    const gw = await startGateway(['--upstream-timeout-ms', '2000']);
+    const { taskId } = await asked(gw);
+    const failed = await settled(gw, taskId, ['failed'], [], 15_000);
+    expect(failed.error).toMatchObject({
+      code: -32603,
+      data: { outcome: 'unknown', tool: 'ask', reason: expect.stringMatching(/did not answer in time/) },
+    });
+    expect(failed.inputRequests ?? {}).toEqual({});
+  });
+
   it("refuses the upstream's request during a call that is not a task (--sync-tools): the upstream gets an error saying why", async () => {
     const gw = await startGateway(['--sync-tools', 'ask']);
     const { result } = await askingClient(gw, 'alice').request('tools/call', {
