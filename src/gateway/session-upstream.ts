@@ -3,8 +3,8 @@
 // is started anew, with back-off; an HTTP session whose transport fails and that no longer answers a ping is closed),
 // lists the upstream's tools, and sends calls. A call the upstream demonstrably did not take (connection refused, or
 // an HTTP 4xx answer such as the one for a session a restarted server no longer knows) is sent again on a new
-// session. It has no tasks of the upstream's to follow (the session declares no capabilities, so the upstream asks
-// for no input either).
+// session. It has no tasks of the upstream's to follow. The session declares elicitation, sampling and roots: the
+// upstream's requests during a call go to that call (session-input.ts).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -25,6 +25,13 @@ import type { CallToolResult, JsonObject } from '../protocol/types.js';
 import { VERSION } from '../version.js';
 import { linkedFetch } from './linked-fetch.js';
 import {
+  acceptInput,
+  callOut,
+  originNotingFetch,
+  SESSION_CAPABILITIES,
+  type SessionCalls,
+} from './session-input.js';
+import {
   backoff,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -39,10 +46,14 @@ import {
   type UpstreamTarget,
 } from './upstream.js';
 
-function transportFor(target: UpstreamTarget): { transport: Transport; stderr: Readable | undefined } {
+function transportFor(
+  target: UpstreamTarget,
+  calls: SessionCalls,
+): { transport: Transport; stderr: Readable | undefined } {
   if (target.kind === 'http') {
     const requestInit = target.headers === undefined ? undefined : { headers: target.headers };
-    const transport = new StreamableHTTPClientTransport(target.url, { requestInit, fetch: linkedFetch() });
+    const fetch = originNotingFetch(linkedFetch(), calls);
+    const transport = new StreamableHTTPClientTransport(target.url, { requestInit, fetch });
     return { transport, stderr: undefined };
   }
   const transport = new StdioClientTransport({
@@ -104,9 +115,12 @@ interface SessionParts {
 /** Opens one client session; UpstreamNotSentError when it cannot. */
 async function openSession(parts: SessionParts): Promise<Client> {
   const { target, name, log } = parts;
-  const client = new Client({ name: 'durable-mcp-gateway', version: VERSION }, { capabilities: {} });
+  const client = new Client(
+    { name: 'durable-mcp-gateway', version: VERSION },
+    { capabilities: SESSION_CAPABILITIES },
+  );
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => parts.toolsChanged());
-  const { transport, stderr } = transportFor(target);
+  const { transport, stderr } = transportFor(target, acceptInput(client));
   if (stderr !== undefined)
     createInterface({ input: stderr }).on('line', (line) =>
       log('info', 'upstream stderr', { upstream: name, line }),
@@ -281,6 +295,8 @@ export function createSessionUpstream(target: UpstreamTarget, options: UpstreamO
       const until = Date.now() + connectTimeoutMs;
       for (;;) {
         const client = await keeper.ready(call.signal);
+        // Until it ends, the upstream's requests during the call go to it (session-input.ts).
+        const end = callOut(client, call);
         try {
           return await sendCall(client, tool, args, call, callTimeoutMs);
         } catch (err) {
@@ -289,6 +305,8 @@ export function createSessionUpstream(target: UpstreamTarget, options: UpstreamO
           if (Date.now() >= until)
             throw new UpstreamNotSentError(`the upstream did not take the call: ${errorMessage(err)}`);
           await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+        } finally {
+          end();
         }
       }
     },

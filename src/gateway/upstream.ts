@@ -6,7 +6,9 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CallToolResult,
+  InputRequest,
   InputRequests,
+  InputResponse,
   InputResponses,
   JsonObject,
   JsonValue,
@@ -17,6 +19,9 @@ import { META_SERVER_INFO } from '../wire/meta-keys.js';
 export type UpstreamTarget =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
   | { kind: 'http'; url: URL; headers?: Record<string, string> };
+
+/** The `_meta` key under which a call's idempotency key goes upstream (a gateway task's). */
+export const META_UPSTREAM_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
 
 /** A tool as the upstream lists it (its name, schemas and annotations, passed on unchanged). */
 export type UpstreamTool = Tool;
@@ -51,6 +56,18 @@ export class UpstreamRefusedError extends Error {
     readonly data: unknown,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The upstream stopped waiting for the answer to a request it sent during a call (a 2025-11-25 server's
+ * notifications/cancelled for its request, e.g. on its own request timeout): what UpstreamCallOptions.onInput's
+ * signal is aborted with then.
+ */
+export class UpstreamInputAbandonedError extends Error {
+  override name = 'UpstreamInputAbandonedError';
+  constructor(readonly method: string) {
+    super(`the upstream stopped waiting for the answer to its ${method}`);
   }
 }
 
@@ -105,9 +122,16 @@ export interface UpstreamCallOptions {
   meta?: JsonObject;
   /**
    * The client capabilities this call declares to a 2026-07-28 upstream (input it may ask for, the tasks extension);
-   * a 2025-11-25 session declared none when it opened.
+   * a 2025-11-25 session declares elicitation (form), sampling and roots when it opens, for every call, and refuses
+   * what a call cannot answer (see onInput).
    */
   capabilities?: JsonObject;
+  /**
+   * Answers a request the upstream sends during the call on a 2025-11-25 session (elicitation, sampling, roots), with
+   * the call still out: without it such a request is refused. `signal` fires when the upstream stops waiting (its
+   * reason an UpstreamInputAbandonedError) or the call ends; what it throws is the upstream's error answer.
+   */
+  onInput?: (request: InputRequest, signal: AbortSignal) => Promise<InputResponse>;
   /** An MRTR retry: the answers to the upstream's inputRequests (by its keys). */
   inputResponses?: InputResponses;
   /** An MRTR retry: the upstream's requestState, exactly as it was received. */
