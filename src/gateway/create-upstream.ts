@@ -3,6 +3,7 @@
 // without a session (modern-upstream.ts), any other with a 2025-11-25 session (session-upstream.ts). The choice is
 // made once, when the upstream is first needed, and holds until the gateway stops.
 import { createModernUpstream, discoverModern, type HttpTarget } from './modern-upstream.js';
+import { createSessionTasks } from './session-tasks.js';
 import { createSessionUpstream } from './session-upstream.js';
 import {
   describeTarget,
@@ -26,7 +27,8 @@ async function pick(target: HttpTarget, options: UpstreamOptions, signal?: Abort
     options.log?.('info', 'upstream does not answer server/discover: spoken to with a 2025-11-25 session', {
       upstream,
     });
-    const open = (): Upstream => createSessionUpstream(target, options);
+    const tasks = createSessionTasks();
+    const open = (): Upstream => createSessionUpstream(target, options, tasks);
     return options.sessions === 'per-principal' ? perPrincipalSessions(open) : open();
   }
   options.log?.('info', 'upstream speaks 2026-07-28: spoken to without a session', {
@@ -71,8 +73,8 @@ function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upst
         );
       return upstream.followTask(taskId, follow);
     },
-    async cancelTask(taskId) {
-      await (await choose()).cancelTask?.(taskId);
+    async cancelTask(taskId, owner, created) {
+      await (await choose()).cancelTask?.(taskId, owner, created);
     },
     onToolsChanged(listener) {
       listeners.push(listener);
@@ -87,7 +89,8 @@ function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upst
 
 /**
  * `size` session upstreams as one: each call goes to the one with the fewest calls out; the tool list is read from
- * the first, and every one tells of list changes.
+ * the first, and every one tells of list changes. Their upstream tasks are followed and cancelled through the first:
+ * the members share what finds the session a task belongs to (createSessionUpstream's `tasks`).
  */
 export function pooledSessions(size: number, open: () => Upstream): Upstream {
   const members = Array.from({ length: Math.max(1, size) }, () => ({ upstream: open(), out: 0 }));
@@ -107,6 +110,8 @@ export function pooledSessions(size: number, open: () => Upstream): Upstream {
         member.out--;
       }
     },
+    followTask: first.upstream.followTask?.bind(first.upstream),
+    cancelTask: first.upstream.cancelTask?.bind(first.upstream),
     onToolsChanged: (listener) => members.forEach((m) => m.upstream.onToolsChanged(listener)),
     async close() {
       await Promise.all(members.map((m) => m.upstream.close()));
@@ -120,7 +125,9 @@ export const MAX_PRINCIPAL_SESSIONS = 64;
 /**
  * A session upstream per principal (`open` makes one), for an upstream that keeps state per session: a call goes on
  * its owner's; the tool list is read on a session of the gateway's own. Past `max` open, the least recently used one
- * with no call out is closed (its principal gets a new one on their next call).
+ * with no call out is closed (its principal gets a new one on their next call). An upstream task is followed through
+ * its owner's (counted as a call out while it is, so that its session stays open), and cancelled through the
+ * gateway's; the sessions share what finds the session a task belongs to.
  */
 export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_SESSIONS): Upstream {
   const catalog = open();
@@ -159,6 +166,18 @@ export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_S
         held.out--;
       }
     },
+    async followTask(taskId, follow) {
+      const held = sessionOf(follow.owner) ?? { upstream: catalog, out: 0 };
+      if (held.upstream.followTask === undefined)
+        throw new UpstreamTaskLostError(taskId, `${catalog.name}: its task ${taskId} cannot be followed`);
+      held.out++;
+      try {
+        return await held.upstream.followTask(taskId, follow);
+      } finally {
+        held.out--;
+      }
+    },
+    cancelTask: async (taskId, owner, created) => catalog.cancelTask?.(taskId, owner, created),
     onToolsChanged: (listener) => listeners.push(listener),
     async close() {
       await Promise.all([catalog, ...[...sessions.values()].map((s) => s.upstream)].map((u) => u.close()));
@@ -197,7 +216,7 @@ export function perTenantUpstreams(
         throw new UpstreamTaskLostError(taskId, `${shared.name}: its task ${taskId} cannot be followed`);
       return upstream.followTask(taskId, follow);
     },
-    cancelTask: async (taskId, owner) => upstreamOf(owner?.tenant).cancelTask?.(taskId, owner),
+    cancelTask: async (taskId, owner, created) => upstreamOf(owner?.tenant).cancelTask?.(taskId, owner, created),
     async close() {
       await Promise.all([shared, ...opened.values()].map((u) => u.close()));
     },
@@ -217,7 +236,8 @@ export function createUpstream(target: UpstreamTarget, options: UpstreamOptions 
       createUpstream(withToken(token), plain),
     );
   }
-  const sessions = (): Upstream => createSessionUpstream(target, options);
+  const tasks = createSessionTasks();
+  const sessions = (): Upstream => createSessionUpstream(target, options, tasks);
   const upstream =
     target.kind === 'http'
       ? discoveringUpstream(target, options)
