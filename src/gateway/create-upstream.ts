@@ -216,7 +216,8 @@ export function perTenantUpstreams(
         throw new UpstreamTaskLostError(taskId, `${shared.name}: its task ${taskId} cannot be followed`);
       return upstream.followTask(taskId, follow);
     },
-    cancelTask: async (taskId, owner, created) => upstreamOf(owner?.tenant).cancelTask?.(taskId, owner, created),
+    cancelTask: async (taskId, owner, created) =>
+      upstreamOf(owner?.tenant).cancelTask?.(taskId, owner, created),
     async close() {
       await Promise.all([shared, ...opened.values()].map((u) => u.close()));
     },

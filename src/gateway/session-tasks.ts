@@ -106,7 +106,10 @@ export function asksForTask(client: Client, call: UpstreamCallOptions): boolean 
 }
 
 /** The upstream's CreateTaskResult as the gateway records it: the task, and the session it belongs to. */
-export function taskCreated(task: Task, ref: { connection?: string; sessionId?: string }): UpstreamTaskCreated {
+export function taskCreated(
+  task: Task,
+  ref: { connection?: string; sessionId?: string },
+): UpstreamTaskCreated {
   const created: UpstreamTaskCreated = { resultType: 'task', taskId: task.taskId, status: task.status };
   if (task.statusMessage !== undefined) created.statusMessage = task.statusMessage;
   if (task.pollInterval !== undefined) created.pollIntervalMs = task.pollInterval;
@@ -209,19 +212,28 @@ async function ending(client: Client, task: Task, signal: AbortSignal | undefine
     if (Array.isArray(result.content)) return { status: 'completed', result } as const;
     return {
       status: 'failed',
-      error: { code: ErrorCode.InternalError, message: task.statusMessage ?? `the upstream task ${task.status}` },
+      error: {
+        code: ErrorCode.InternalError,
+        message: task.statusMessage ?? `the upstream task ${task.status}`,
+      },
     } as const;
   } catch (err) {
     if (!(err instanceof McpError) || gone(err)) throw err;
-    if (err.code === (ErrorCode.ConnectionClosed as number) || err.code === (ErrorCode.RequestTimeout as number))
-      throw err;
+    // The SDK's own errors (its codes may also come from the upstream): the session closed, or no answer in time.
+    if (err.code === (ErrorCode.ConnectionClosed as number) && client.transport === undefined) throw err;
+    if (err.code === (ErrorCode.RequestTimeout as number))
+      throw new UpstreamTaskLostError(
+        task.taskId,
+        `no result of the upstream task ${task.taskId}: ${bare(err)}`,
+      );
     return { status: 'failed', error: { code: err.code, message: bare(err), data: err.data } } as const;
   }
 }
 
 /** Drops the progress handler the SDK's client keeps for a task's call (it never does so itself). */
 function forgetProgress(client: Client | undefined, taskId: string): void {
-  const internal = client as unknown as { _cleanupTaskProgressHandler?: (taskId: string) => void } | undefined;
+  const internal = client as unknown as
+    { _cleanupTaskProgressHandler?: (taskId: string) => void } | undefined;
   internal?._cleanupTaskProgressHandler?.call(client, taskId);
 }
 
@@ -239,12 +251,15 @@ export async function followSessionTask(
   const { signal, created } = follow;
   const connection = created?.connection;
   let reopened: Client | undefined;
-  let lastNews = Date.now();
+  const startedAt = Date.now();
+  let lastNews = startedAt;
   const stopped = (): boolean => signal?.aborted === true;
   const stop = (): Error =>
-    signal?.reason instanceof Error ? signal.reason : new Error(`stopped following the upstream task ${taskId}`);
+    signal?.reason instanceof Error
+      ? signal.reason
+      : new Error(`stopped following the upstream task ${taskId}`);
   try {
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       if (stopped()) throw stop();
       try {
         const client = parts.tasks.find(connection) ?? (reopened ??= await reopen(parts, taskId, created));
@@ -252,11 +267,18 @@ export async function followSessionTask(
           signal,
           timeout: parts.connectTimeoutMs,
         });
-        lastNews = Date.now();
-        failures = 0;
         follow.onUpdate?.(task as unknown as JsonObject);
         if (task.status === 'cancelled') return { status: 'cancelled' };
+        // News only while it works: a result that cannot be read counts towards callTimeoutMs however often the task
+        // says it has one.
         if (task.status !== 'working') return await ending(client, task, signal, parts);
+        lastNews = Date.now();
+        failures = 0;
+        if (Date.now() - startedAt >= UPSTREAM_TASK_TTL_MS)
+          throw new UpstreamTaskLostError(
+            taskId,
+            `the upstream task ${taskId} outlived the TTL it was asked for`,
+          );
         const poll = Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, task.pollInterval ?? 1_000));
         await parts.tasks.wait(taskId, poll, signal);
       } catch (err) {
@@ -264,7 +286,10 @@ export async function followSessionTask(
         if (gone(err))
           throw err instanceof UpstreamTaskLostError
             ? err
-            : new UpstreamTaskLostError(taskId, `the upstream no longer knows its task ${taskId}: ${errorMessage(err)}`);
+            : new UpstreamTaskLostError(
+                taskId,
+                `the upstream no longer knows its task ${taskId}: ${errorMessage(err)}`,
+              );
         if (Date.now() - lastNews >= parts.callTimeoutMs)
           throw new UpstreamTaskLostError(
             taskId,
