@@ -128,6 +128,28 @@ describe('durable-mcp gateway in front of an SDK v1 server with tasks, over Stre
     expect(cancelled()[0]).toMatchObject({ taskId: upstreamTaskId });
   });
 
+  it('cancels the upstream task from a gateway restarted after a SIGKILL, on the recorded session', async () => {
+    const upstream = await httpUpstream();
+    const first = await gateway(upstream.url);
+    const created = await callTool(first, 'alice', 'transfer', { to: 'gus', cents: 2, ms: 60_000 });
+    const taskId = created.taskId as string;
+    await following(first, taskId, /^step \d of 60$/);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await gateway(upstream.url);
+    // The new gateway follows: the upstream's status moves on under it.
+    const stepNow = async () => {
+      const task = (await gatewayClient(second, 'alice').request('tasks/get', { taskId })).result as Json;
+      return Number(/^step (\d+) of 60$/.exec(String(task.statusMessage))?.[1] ?? 0);
+    };
+    const before = await stepNow();
+    await waitUntil(async () => (await stepNow()) >= before + 2, 'the restarted gateway following');
+    await gatewayClient(second, 'alice').request('tasks/cancel', { taskId });
+    await settled(second, taskId, ['cancelled']);
+    await waitUntil(async () => cancelled().length === 1, 'the upstream task cancelled', 10_000);
+    expect(cancelled()[0]).toMatchObject({ taskId: upstreamCalls(at, 'transfer')[0]?.taskId });
+  });
+
   it('calls a tool without task support within its request, as before', async () => {
     const upstream = await httpUpstream();
     const gw = await gateway(upstream.url);
