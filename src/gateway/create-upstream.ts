@@ -67,10 +67,7 @@ function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upst
     async followTask(taskId, follow) {
       const upstream = await choose(follow.signal);
       if (upstream.followTask === undefined)
-        throw new UpstreamTaskLostError(
-          taskId,
-          `${name} speaks 2025-11-25: its task ${taskId} cannot be followed`,
-        );
+        throw new UpstreamTaskLostError(taskId, `${name}: its task ${taskId} cannot be followed`);
       return upstream.followTask(taskId, follow);
     },
     async cancelTask(taskId, owner, created) {

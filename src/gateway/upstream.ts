@@ -1,8 +1,9 @@
 // What the gateway needs of the MCP server it fronts (the upstream), whichever protocol it speaks: its tools, its
-// calls, and, for a 2026-07-28 upstream with the tasks extension, the tasks it answers calls with. A call's errors
-// say whether the request can have reached the upstream: `UpstreamNotSentError` (it cannot), `UpstreamLostError` (the
-// connection ended or timed out while the call was out: the upstream may have done it), `UpstreamRefusedError` (a
-// JSON-RPC error answer). create-upstream.ts picks the implementation.
+// calls, and the tasks it answers calls with (a 2026-07-28 upstream's with the tasks extension, a 2025-11-25 one's
+// asked for with `params.task`). A call's errors say whether the request can have reached the upstream:
+// `UpstreamNotSentError` (it cannot), `UpstreamLostError` (the connection ended or timed out while the call was out:
+// the upstream may have done it), `UpstreamRefusedError` (a JSON-RPC error answer). create-upstream.ts picks the
+// implementation.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CallToolResult,
