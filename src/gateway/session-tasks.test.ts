@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../protocol/types.js';
 import { TASKS_EXTENSION } from '../wire/meta-keys.js';
 import {
+  answerOf,
   asksForTask,
   createSessionTasks,
   followSessionTask,
@@ -87,6 +88,15 @@ describe('asking a 2025-11-25 upstream for a task', () => {
     expect(asksForTask(client, { ...gatewayTask })).toBe(false);
     expect(asksForTask(client, { capabilities: {}, taskSupport: 'optional' })).toBe(false);
     expect(asksForTask(without, { ...gatewayTask, taskSupport: 'optional' })).toBe(false);
+  });
+
+  it("takes the upstream's CreateTaskResult or its result, and refuses a malformed task", () => {
+    const ref = { connection: 'c1' };
+    expect(answerOf({ task: task('working') }, ref)).toMatchObject({ resultType: 'task', taskId: TASK_ID });
+    expect(answerOf(TOOL_RESULT, ref)).toEqual(TOOL_RESULT);
+    expect(() => answerOf({ task: { taskId: TASK_ID } }, ref)).toThrow(McpError);
+    expect(() => answerOf({ task: task('working', { taskId: 'x'.repeat(1_025) }) }, ref)).toThrow(McpError);
+    expect(() => answerOf({ content: 'no' }, ref)).toThrow(/neither a task nor a result/);
   });
 
   it('records the task in the gateway shape, with the session it belongs to', () => {

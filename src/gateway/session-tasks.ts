@@ -18,6 +18,7 @@ import {
   GetTaskPayloadResultSchema,
   McpError,
   RELATED_TASK_META_KEY,
+  ResultSchema,
   TaskStatusNotificationSchema,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -133,7 +134,7 @@ export async function sendTaskCall(
       method: 'tools/call',
       params: { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
     },
-    CreateTaskResultSchema.or(CallToolResultSchema),
+    ResultSchema,
     {
       signal,
       timeout: callTimeoutMs,
@@ -142,9 +143,33 @@ export async function sendTaskCall(
       task: { ttl: UPSTREAM_TASK_TTL_MS },
     },
   );
-  const task = (answer as { task?: Task }).task;
-  if (task !== undefined) return taskCreated(task, tasks.refOf(client));
-  return answer as unknown as CallToolResult;
+  return answerOf(answer, tasks.refOf(client));
+}
+
+/** The most characters of an upstream task id the gateway records. */
+export const MAX_UPSTREAM_TASK_ID = 1_024;
+
+/**
+ * The answer to a call that asked for a task: a CreateTaskResult, or a result (an upstream may run the call within its
+ * request). Anything else is the upstream's error (an McpError, as the session's errors are classified).
+ */
+export function answerOf(answer: unknown, ref: { connection?: string; sessionId?: string }): UpstreamAnswer {
+  if (isJsonObject(answer) && 'task' in answer) {
+    const created = CreateTaskResultSchema.safeParse(answer);
+    if (!created.success || created.data.task.taskId.length > MAX_UPSTREAM_TASK_ID)
+      throw new McpError(
+        ErrorCode.InternalError,
+        'the upstream answered tools/call with a task the gateway cannot take',
+      );
+    return taskCreated(created.data.task, ref);
+  }
+  const result = CallToolResultSchema.safeParse(answer);
+  if (!result.success)
+    throw new McpError(
+      ErrorCode.InternalError,
+      'the upstream answered tools/call with neither a task nor a result',
+    );
+  return result.data as unknown as CallToolResult;
 }
 
 /** What following and cancelling an upstream's tasks work with. */
