@@ -3,6 +3,7 @@
 // natively, without a session (modern-upstream.ts), any other with a 2025-11-25 session (session-upstream.ts). The
 // choice is made once, when the upstream is first needed, and holds until the gateway stops.
 import { createModernUpstream, discoverModern } from './modern-upstream.js';
+import { createSessionTasks } from './session-tasks.js';
 import { createSessionUpstream } from './session-upstream.js';
 import {
   describeTarget,
@@ -31,7 +32,9 @@ async function pick(
     options.log?.('info', 'upstream does not answer server/discover: spoken to with a 2025-11-25 session', {
       upstream,
     });
-    const open = (): Upstream => createSessionUpstream(target, options);
+    // The sessions share what finds the session an upstream task belongs to (session-tasks.ts).
+    const tasks = createSessionTasks();
+    const open = (): Upstream => createSessionUpstream(target, options, tasks);
     return options.sessions === 'per-principal' ? perPrincipalSessions(open) : pooled(poolSize, open);
   }
   options.log?.('info', 'upstream speaks 2026-07-28: spoken to without a session', {
@@ -71,14 +74,11 @@ function discoveringUpstream(target: UpstreamTarget, options: UpstreamOptions): 
     async followTask(taskId, follow) {
       const upstream = await choose(follow.signal);
       if (upstream.followTask === undefined)
-        throw new UpstreamTaskLostError(
-          taskId,
-          `${name} speaks 2025-11-25: its task ${taskId} cannot be followed`,
-        );
+        throw new UpstreamTaskLostError(taskId, `${name}: its task ${taskId} cannot be followed`);
       return upstream.followTask(taskId, follow);
     },
-    async cancelTask(taskId) {
-      await (await choose()).cancelTask?.(taskId);
+    async cancelTask(taskId, owner, created) {
+      await (await choose()).cancelTask?.(taskId, owner, created);
     },
     onToolsChanged(listener) {
       listeners.push(listener);
@@ -94,7 +94,8 @@ function discoveringUpstream(target: UpstreamTarget, options: UpstreamOptions): 
 /**
  * `size` upstreams (sessions, or processes of a stdio upstream) as one: each call goes to the one with the fewest
  * calls out; the tool list is read from the first, and every one tells of list changes. A task one of them answered a
- * call with is followed and cancelled on that one (a stdio process knows only its own tasks).
+ * call with is followed and cancelled on that one (a stdio process knows only its own tasks); one answered before this
+ * process started, through the first (2025-11-25 sessions share what finds the session of a task: session-tasks.ts).
  */
 export function pooled(size: number, open: () => Upstream): Upstream {
   const members = Array.from({ length: Math.max(1, size) }, () => ({ upstream: open(), out: 0 }));
@@ -129,7 +130,7 @@ export function pooled(size: number, open: () => Upstream): Upstream {
         tasks.delete(taskId);
       }
     },
-    cancelTask: async (taskId, owner) => holderOf(taskId).cancelTask?.(taskId, owner),
+    cancelTask: async (taskId, owner, created) => holderOf(taskId).cancelTask?.(taskId, owner, created),
     onToolsChanged: (listener) => members.forEach((m) => m.upstream.onToolsChanged(listener)),
     async close() {
       await Promise.all(members.map((m) => m.upstream.close()));
@@ -143,7 +144,9 @@ export const MAX_PRINCIPAL_SESSIONS = 64;
 /**
  * A session upstream per principal (`open` makes one), for an upstream that keeps state per session: a call goes on
  * its owner's; the tool list is read on a session of the gateway's own. Past `max` open, the least recently used one
- * with no call out is closed (its principal gets a new one on their next call).
+ * with no call out is closed (its principal gets a new one on their next call). An upstream task is followed through
+ * its owner's (counted as a call out while it is, so that its session stays open), and cancelled through the
+ * gateway's; the sessions share what finds the session a task belongs to.
  */
 export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_SESSIONS): Upstream {
   const catalog = open();
@@ -182,6 +185,18 @@ export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_S
         held.out--;
       }
     },
+    async followTask(taskId, follow) {
+      const held = sessionOf(follow.owner) ?? { upstream: catalog, out: 0 };
+      if (held.upstream.followTask === undefined)
+        throw new UpstreamTaskLostError(taskId, `${catalog.name}: its task ${taskId} cannot be followed`);
+      held.out++;
+      try {
+        return await held.upstream.followTask(taskId, follow);
+      } finally {
+        held.out--;
+      }
+    },
+    cancelTask: async (taskId, owner, created) => catalog.cancelTask?.(taskId, owner, created),
     onToolsChanged: (listener) => listeners.push(listener),
     async close() {
       await Promise.all([catalog, ...[...sessions.values()].map((s) => s.upstream)].map((u) => u.close()));
@@ -220,7 +235,8 @@ export function perTenantUpstreams(
         throw new UpstreamTaskLostError(taskId, `${shared.name}: its task ${taskId} cannot be followed`);
       return upstream.followTask(taskId, follow);
     },
-    cancelTask: async (taskId, owner) => upstreamOf(owner?.tenant).cancelTask?.(taskId, owner),
+    cancelTask: async (taskId, owner, created) =>
+      upstreamOf(owner?.tenant).cancelTask?.(taskId, owner, created),
     async close() {
       await Promise.all([shared, ...opened.values()].map((u) => u.close()));
     },

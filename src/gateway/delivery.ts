@@ -49,6 +49,8 @@ export interface Delivery {
   /** Sent again after a crash or a lost call (at least once); otherwise at most once. */
   idempotent: boolean;
   retry: RetryPolicy;
+  /** The tool's `execution.taskSupport` as the upstream lists it (a 2025-11-25 upstream's own tasks). */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 export function deliveryOf(tool: UpstreamTool, settings: DeliverySettings): Delivery {
@@ -59,6 +61,7 @@ export function deliveryOf(tool: UpstreamTool, settings: DeliverySettings): Deli
     globMatcher(settings.idempotentTools)(tool.name);
   return {
     idempotent,
+    ...(tool.execution?.taskSupport === undefined ? {} : { taskSupport: tool.execution.taskSupport }),
     retry: idempotent
       ? {
           maxAttempts: settings.retryAttempts ?? 5,
@@ -368,6 +371,7 @@ export async function callUpstream(
     meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
     onProgress: (progress, total, message) => ctx.progress(progress, total, message),
     owner: { tenant: ctx.auth.tenant, principal: ctx.auth.principal },
+    taskSupport: delivery.taskSupport,
   };
   const call: Call = { upstream, tool, args, ctx, delivery, options, keys: createInputKeys() };
   try {
