@@ -18,6 +18,7 @@ import { isJsonObject } from '../wire/jsonrpc.js';
 import { TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { followUpstreamTask } from './follow.js';
 import { globMatcher } from './globs.js';
+import { showLog } from './show-log.js';
 import { createInputKeys, type InputKeys } from './input-keys.js';
 import {
   callResultOf,
@@ -370,6 +371,7 @@ export async function callUpstream(
     ),
     meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
     onProgress: (progress, total, message) => ctx.progress(progress, total, message),
+    onLog: (level, data, logger) => showLog(ctx, level, data, logger),
     owner: { tenant: ctx.auth.tenant, principal: ctx.auth.principal },
     taskSupport: delivery.taskSupport,
   };

@@ -16,7 +16,7 @@ import type { JsonObject } from '../protocol/types.js';
 import { VERSION } from '../version.js';
 import { ErrorCode } from '../wire/codes.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
-import { LATEST_PROTOCOL_VERSION, TASKS_EXTENSION } from '../wire/meta-keys.js';
+import { LATEST_PROTOCOL_VERSION, META_LOG_LEVEL, TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import {
   backoff,
@@ -178,6 +178,14 @@ function callParams(tool: string, args: JsonObject, call: UpstreamCallOptions): 
   return params;
 }
 
+/** Hands a notifications/message of this call's stream to the caller's onLog. */
+function logOf(note: JsonObject, call: UpstreamCallOptions): void {
+  const params = note.params;
+  if (note.method !== 'notifications/message' || !isJsonObject(params) || typeof params.level !== 'string')
+    return;
+  call.onLog?.(params.level, params.data, typeof params.logger === 'string' ? params.logger : undefined);
+}
+
 /** Hands a notifications/progress of this call (by its token) to the caller's onProgress. */
 function progressOf(note: JsonObject, token: string | undefined, call: UpstreamCallOptions): void {
   const params = note.params;
@@ -201,7 +209,12 @@ async function sendCall(
 ): Promise<UpstreamAnswer> {
   const { client, callTimeoutMs } = parts;
   const token = call.onProgress === undefined ? undefined : `gateway-${randomUUID()}`;
-  const meta: JsonObject = { ...call.meta, ...(token === undefined ? {} : { progressToken: token }) };
+  const meta: JsonObject = {
+    ...call.meta,
+    ...(token === undefined ? {} : { progressToken: token }),
+    // Without a level the upstream sends no log messages for the request.
+    ...(call.onLog === undefined ? {} : { [META_LOG_LEVEL]: 'info' }),
+  };
   const until = Date.now() + parts.connectTimeoutMs;
   for (let failures = 0; ; failures++) {
     const timer = idleTimer(callTimeoutMs, call.signal);
@@ -213,6 +226,7 @@ async function sendCall(
         onNotification: (note) => {
           timer.reset();
           progressOf(note, token, call);
+          logOf(note, call);
         },
       });
       return answerOf(result, call);

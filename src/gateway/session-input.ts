@@ -11,6 +11,7 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SseParser } from '../client/sse-parser.js';
@@ -34,6 +35,7 @@ interface OutCall {
   /** Its idempotency key (a gateway task's call), or null. */
   tag: string | null;
   onInput: UpstreamCallOptions['onInput'];
+  onLog: UpstreamCallOptions['onLog'];
   /** Fires when the call has ended. */
   ended: AbortSignal;
 }
@@ -59,9 +61,9 @@ export function createSessionCalls() {
       waiting.get(id)?.();
     },
     /** A call goes out: `end` when it is over. */
-    add(tag: string | null, onInput: OutCall['onInput']): { end(): void } {
+    add(tag: string | null, onInput: OutCall['onInput'], onLog?: OutCall['onLog']): { end(): void } {
       const ended = new AbortController();
-      const call: OutCall = { tag, onInput, ended: ended.signal };
+      const call: OutCall = { tag, onInput, onLog, ended: ended.signal };
       out.add(call);
       return {
         end() {
@@ -69,6 +71,16 @@ export function createSessionCalls() {
           ended.abort(new Error('the call ended'));
         },
       };
+    },
+    /**
+     * A log message of the upstream's: to the call tagged `tag` whose response stream it came on, or (`tag`
+     * undefined: stdio) to the one call out, if there is only one; otherwise nobody's (dropped).
+     */
+    log(tag: string | null | undefined, params: JsonObject): void {
+      if (typeof params.level !== 'string') return;
+      const [only, ...others] = tag === undefined ? out : [...out].filter((c) => c.tag === tag);
+      if (only === undefined || others.length > 0) return;
+      only.onLog?.(params.level, params.data, typeof params.logger === 'string' ? params.logger : undefined);
     },
     /** The upstream's request `id` came on the response stream of a call tagged `tag` (null: untagged). */
     noteOrigin(id: RequestId, tag: string | null): void {
@@ -124,13 +136,11 @@ function noting(tag: string | null, calls: SessionCalls): TransformStream<Uint8A
       } catch {
         // Not JSON: the SDK reports it; nothing to note.
       }
-      for (const m of messages)
-        if (
-          isJsonObject(m) &&
-          typeof m.method === 'string' &&
-          (typeof m.id === 'string' || typeof m.id === 'number')
-        )
-          calls.noteOrigin(m.id, tag);
+      for (const m of messages) {
+        if (!isJsonObject(m) || typeof m.method !== 'string') continue;
+        if (typeof m.id === 'string' || typeof m.id === 'number') calls.noteOrigin(m.id, tag);
+        else if (m.method === 'notifications/message' && isJsonObject(m.params)) calls.log(tag, m.params);
+      }
       controller.enqueue(chunk);
     },
   });
@@ -199,10 +209,14 @@ const sessionCalls = new WeakMap<Client, SessionCalls>();
  * Makes `client`'s session route the upstream's elicitation, sampling and roots requests to the calls they belong to
  * (its capabilities must be SESSION_CAPABILITIES); returns its calls, for its transport's fetch (originNotingFetch).
  */
-export function acceptInput(client: Client): SessionCalls {
+export function acceptInput(client: Client, transport: 'http' | 'stdio'): SessionCalls {
   const calls = createSessionCalls();
   sessionCalls.set(client, calls);
   installInputHandlers(client, calls);
+  // Over HTTP a call's log messages are taken from its response stream (originNotingFetch); over stdio here.
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    if (transport === 'stdio') calls.log(undefined, notification.params as JsonObject);
+  });
   return calls;
 }
 
@@ -211,7 +225,7 @@ export function callOut(client: Client, call: UpstreamCallOptions): () => void {
   const calls = sessionCalls.get(client);
   if (calls === undefined) return () => undefined;
   const key = call.meta?.[META_UPSTREAM_IDEMPOTENCY_KEY];
-  return calls.add(typeof key === 'string' ? key : null, call.onInput).end;
+  return calls.add(typeof key === 'string' ? key : null, call.onInput, call.onLog).end;
 }
 
 function installInputHandlers(client: Client, calls: SessionCalls): void {

@@ -133,7 +133,7 @@ async function openSession(parts: SessionParts): Promise<Client> {
     { capabilities: SESSION_CAPABILITIES },
   );
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => parts.toolsChanged());
-  const { transport, stderr } = transportFor(target, acceptInput(client));
+  const { transport, stderr } = transportFor(target, acceptInput(client, target.kind));
   if (stderr !== undefined)
     createInterface({ input: stderr }).on('line', (line) =>
       log('info', 'upstream stderr', { upstream: name, line }),

@@ -126,6 +126,12 @@ export interface UpstreamCallOptions {
   owner?: { tenant: string; principal: string };
   /** Each `notifications/progress` of the call (a progress token is sent only when given). */
   onProgress?: (progress: number, total: number | undefined, message: string | undefined) => void;
+  /**
+   * Each log message (`notifications/message`) the upstream sends about the call: from a 2026-07-28 upstream those of
+   * its response stream (the call asks for `info` and above); from a 2025-11-25 session those on the call's HTTP
+   * response stream, or over stdio while it is the only call out on the process (nothing else says whose they are).
+   */
+  onLog?: (level: string, data: unknown, logger: string | undefined) => void;
   /** Merged into the request's `_meta`. */
   meta?: JsonObject;
   /**

@@ -303,6 +303,28 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
     expect(upstreamCalls('approve_now')).toEqual([expect.objectContaining({ answered: 'decline' })]);
   });
 
+  it("passes the upstream's log messages about a call answered within the request to a caller who asked for them", async () => {
+    const upstream = await startUpstream();
+    const gw = await startGateway(upstream, ['--sync-tools', 'approve_now']);
+    const notes: Json[] = [];
+    const reply = await gatewayClient(gw).request(
+      'tools/call',
+      {
+        name: 'approve_now',
+        arguments: { what: 'the rollout' },
+        _meta: { 'io.modelcontextprotocol/logLevel': 'info' },
+      },
+      { onNotification: (n) => notes.push(n as Json) },
+    );
+    expect(reply.result).toMatchObject({ resultType: 'input_required' });
+    expect(notes).toContainEqual(
+      expect.objectContaining({
+        method: 'notifications/message',
+        params: { level: 'info', data: 'asking about the rollout', logger: 'approve_now' },
+      }),
+    );
+  });
+
   it('serves a tool the upstream adds, told by its listen stream', async () => {
     const upstream = await startUpstream();
     const gw = await startGateway(upstream);

@@ -85,6 +85,19 @@ describe('durable-mcp gateway in front of an SDK v1 server over stdio', () => {
     );
   }, 60_000);
 
+  it("shows the upstream's log message about the call as the task's status, cut to a bounded length", async () => {
+    const gw = await startGateway();
+    const short = await callTool(gw, 'alice', 'slow_sum', { a: 1, b: 1, ms: 1_500, note: 'warming up' });
+    const seen: string[] = [];
+    await settled(gw, short.taskId as string, ['completed'], seen);
+    expect(seen).toContain('warming up');
+    const long = await callTool(gw, 'alice', 'slow_sum', { a: 1, b: 1, ms: 1_500, note: 'x'.repeat(2_000) });
+    const seenLong: string[] = [];
+    await settled(gw, long.taskId as string, ['completed'], seenLong);
+    expect(seenLong).toContain(`${'x'.repeat(499)}…`);
+    expect(seenLong.every((m) => m.length <= 500)).toBe(true);
+  });
+
   it('shows another principal nothing of the task: the same answer as for a task that never existed', async () => {
     const gw = await startGateway();
     const created = await callTool(gw, 'alice', 'slow_sum', { a: 1, b: 1, ms: 200 });
@@ -422,12 +435,15 @@ describe('durable-mcp gateway in front of an SDK v1 server over Streamable HTTP'
     const upstream = await startListening([UPSTREAM, '--http', '0'], { env: upstreamEnv(at) });
     procs.push(upstream);
     const gw = await startGateway([], upstream.url);
-    const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 1_200 });
+    const note = 'warming up the adder';
+    const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 1_200, note });
     expect(created).toMatchObject({ resultType: 'task' });
     const seen: string[] = [];
     const done = await settled(gw, created.taskId as string, ['completed'], seen);
     expect(done.result).toMatchObject(SUM);
-    expect(seen.some((m) => /step \d of 2/.test(m))).toBe(true);
+    // The upstream's log message about the call, taken from the call's response stream, then its progress.
+    expect(seen.indexOf(note)).toBeGreaterThanOrEqual(0);
+    expect(seen.findIndex((m) => /step \d of 2/.test(m))).toBeGreaterThan(seen.indexOf(note));
     expect(upstreamCalls('slow_sum')).toHaveLength(1);
   });
 
