@@ -20,6 +20,7 @@ import {
   type TaskOutcome,
   type TaskStatus,
 } from '../tasks/task.js';
+import { ERROR_OUTCOME_PATTERN } from './error-outcome.js';
 import { openColumn, type Opener } from './payload-sealing.js';
 import { toTaskHead, type TaskHeadColumns } from './task-head.js';
 
@@ -94,6 +95,8 @@ export function checkAdminQuery(query: AdminTaskQuery): CheckedQuery {
     if (!TASK_STATUSES.includes(s)) throw new AdminQueryError(`unknown status: ${String(s)}`);
   for (const o of filter.outcome ?? [])
     if (!TASK_OUTCOMES.includes(o)) throw new AdminQueryError(`unknown outcome: ${String(o)}`);
+  if (filter.errorOutcome !== undefined && !ERROR_OUTCOME_PATTERN.test(filter.errorOutcome))
+    throw new AdminQueryError('errorOutcome must be a word: a-z, then a-z, 0-9 or _, at most 32');
   for (const key of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const)
     if (!isTime(filter[key])) throw new AdminQueryError(`${key} must be a time in ms`);
   const checked: CheckedQuery = { filter, sort, order, limit };
@@ -148,6 +151,7 @@ export function adminConditions(
   eq('principal', f.principal);
   eq('tool', f.tool);
   eq('tool_version', f.toolVersion);
+  eq('error_outcome', f.errorOutcome);
   if (f.status !== undefined) {
     const statuses = [...new Set(f.status)];
     c.push(

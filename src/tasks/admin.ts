@@ -30,6 +30,11 @@ export interface AdminTaskFilter {
    * or the message of the error the tool threw). Sealed payloads are not searched.
    */
   errorText?: string;
+  /**
+   * Only failed tasks whose error gives this word as `data.outcome`: e.g. `unknown`, the gateway's calls that the
+   * upstream may or may not have done (docs/gateway.md). Searched in a column kept beside the error, sealed or not.
+   */
+  errorOutcome?: string;
 }
 
 /** A search: filters, an order by time (newest first by default) and a keyset page. */
@@ -138,6 +143,12 @@ export interface TaskAdmin {
    * store lacks is `{ sealed: true }`, never an error. Only the operator API's `payloads` option reads them.
    */
   payloads?(scope: AdminScope, id: string, now: number): Promise<AdminTaskPayloads | undefined>;
+  /**
+   * The value one of the task's steps keeps, within the scope, opened with the store's cipher (`{ sealed: true }`
+   * when it does not open here), or undefined (no such task or step). For what a view derives from a step (a gateway
+   * task's upstream task id), never sent whole.
+   */
+  stepValue?(scope: AdminScope, id: string, name: string, now: number): Promise<AdminPayload | undefined>;
   /** Requests cancellation of an unfinished task (as its owner's tasks/cancel would); `terminal` if finished. */
   cancel(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
   /**
