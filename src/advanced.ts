@@ -71,10 +71,16 @@ export type {
   AdminRetryResult,
   AdminPayload,
   AdminTaskPayloads,
+  AdminDispatchState,
+  AdminHealthComponent,
+  AdminTaskUpstream,
+  AdminTaskUpstreamView,
 } from './tasks/admin.js';
 export type {
   DoneJson,
   ErrorJson,
+  HealthComponentJson,
+  HealthJson,
   OverviewJson,
   RetriedJson,
   SessionJson,
@@ -88,6 +94,7 @@ export type {
   TaskRowJson,
   TaskStatusJson,
   TaskStepJson,
+  TaskUpstreamJson,
 } from './admin/shapes.js';
 export type {
   TaskSnapshot,

@@ -20,7 +20,7 @@ import {
   type TaskOutcome,
   type TaskStatus,
 } from '../tasks/task.js';
-import { ERROR_OUTCOME_PATTERN } from './error-outcome.js';
+import { ERROR_OUTCOME_PATTERN } from '../tasks/error-outcome.js';
 import { openColumn, type Opener } from './payload-sealing.js';
 import { toTaskHead, type TaskHeadColumns } from './task-head.js';
 
@@ -207,7 +207,7 @@ export function adminPageOrder(
 
 /** The columns of a search row. */
 const SUMMARY_COLUMNS = `id, tenant, principal, tool, tool_version, status, status_message, created_at, updated_at,
-  attempt, error, tool_error, retry_of`;
+  attempt, error, tool_error, retry_of, error_outcome`;
 
 /**
  * The statement and parameters of one page of a search of `table` within `tenants` (undefined: any), in the
@@ -295,6 +295,7 @@ export function cancelOutcome(result: CancelResult): AdminActionResult {
 /** The columns a search reads. */
 export interface AdminSummaryColumns extends TaskHeadColumns {
   error: string | null;
+  error_outcome: string | null;
 }
 
 /** One row of a search, its status message and error opened (the error's data is left out). */
@@ -302,6 +303,13 @@ export function toAdminSummary(row: AdminSummaryColumns, open: Opener): AdminTas
   const error = openColumn<TaskError>(row.error, 'tasks.error', row.id, open);
   return {
     ...toTaskHead(row, open),
-    error: error === undefined ? undefined : { code: error.code, message: error.message },
+    error:
+      error === undefined
+        ? undefined
+        : {
+            code: error.code,
+            message: error.message,
+            ...(row.error_outcome === null ? {} : { outcome: row.error_outcome }),
+          },
   };
 }

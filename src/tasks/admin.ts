@@ -65,8 +65,11 @@ export interface AdminTaskSummary {
   attempt: number;
   /** The task an operator's retry made this one from. */
   retryOf: string | undefined;
-  /** The task's error code and message (failed tasks), never its data. */
-  error: { code: number; message: string } | undefined;
+  /**
+   * The task's error code and message (failed tasks), never its data; but the word its data gives as `outcome`
+   * (e.g. `unknown`, error-outcome.ts), when it gives one.
+   */
+  error: { code: number; message: string; outcome?: string } | undefined;
 }
 
 export interface AdminTaskPage {
@@ -174,4 +177,49 @@ export interface TaskAdmin {
     now: number,
     options: { windowsMs: readonly number[]; stuckMs: number },
   ): Promise<AdminOverview>;
+}
+
+/**
+ * Where a gateway task's call to its upstream stands, derived from its steps (the gateway's `dispatched` markers and
+ * `upstream` answers): `not_dispatched` (nothing sent), `dispatched` (sent, no answer kept: the upstream may have
+ * done it), `answered` (its answer kept), `following` (the upstream answered with a task of its own, `upstreamTaskId`).
+ */
+export type AdminDispatchState = 'not_dispatched' | 'dispatched' | 'answered' | 'following';
+
+/** A gateway task's upstream call (AdminTaskUpstreamView). */
+export interface AdminTaskUpstream {
+  /** The upstream it went to: its URL (without credentials) or command. */
+  upstream: string;
+  dispatch: AdminDispatchState;
+  /** The step the state was read from (e.g. `upstream`, or `dispatched@2` after an operator's retry). */
+  step?: string;
+  /** With `following`: the upstream's own task id. */
+  upstreamTaskId?: string;
+}
+
+/**
+ * What a server that forwards calls (the gateway) says of one of its tasks' upstream call, or undefined for a task
+ * that is not one; `step` reads one of the task's step values (undefined: none).
+ */
+export type AdminTaskUpstreamView = (
+  task: TaskInspection,
+  step: (name: string) => Promise<AdminPayload | undefined>,
+) => Promise<AdminTaskUpstream | undefined>;
+
+/** One part of a server's health as operators see it (the operator API's `health`): e.g. a gateway's upstream. */
+export interface AdminHealthComponent {
+  /** What it is, e.g. `upstream`. */
+  kind: string;
+  /** Which one, e.g. the upstream's URL (without credentials) or command. */
+  name: string;
+  /** `unknown` until it has reported anything. */
+  status: 'up' | 'down' | 'unknown';
+  /** When the status last changed (ms since the epoch). */
+  since?: number;
+  /** Calls made to it, those that failed (refused, lost, not sent), and their mean duration in ms (this process). */
+  calls?: number;
+  errors?: number;
+  meanMs?: number;
+  /** The Prometheus series that show it over time, with their labels. */
+  metrics?: string[];
 }

@@ -9,6 +9,7 @@ import { must, newTask, OTHER_TENANT, T0, type ContractStore } from './harness.c
 const failedWith = (data: unknown): RunOutcome => ({
   kind: 'failed',
   error: { code: -32603, message: 'outcome unknown: the upstream may have done this', data },
+  statusMessage: 'Failed.',
 });
 
 export function adminErrorOutcomeContract(h: ContractStore): void {
@@ -38,6 +39,16 @@ export function adminErrorOutcomeContract(h: ContractStore): void {
       ).toEqual(['sealed', 'unknown']);
       const first = await adminOf(h).list(ALL, { limit: 2, errorOutcome: 'unknown' }, h.t);
       expect(first.items.map((t) => t.id)).toEqual([ids.other, ids.sealed]);
+      // A row shows the word, never the rest of the error's data.
+      expect(first.items[1]?.error).toEqual({
+        code: -32603,
+        message: 'outcome unknown: the upstream may have done this',
+        outcome: 'unknown',
+      });
+      const [plain] = (
+        await adminOf(h).list(ALL, { limit: 1, errorText: 'outcome unknown', order: 'asc' }, h.t)
+      ).items;
+      expect(plain?.error).toEqual({ code: -32603, message: expect.any(String), outcome: 'unknown' });
       const rest = await adminOf(h).list(ALL, { limit: 2, errorOutcome: 'unknown', cursor: first.next }, h.t);
       expect(rest.items.map((t) => t.id)).toEqual([ids.unknown]);
       for (const bad of ['', 'Unknown', 'a b', 'x'.repeat(33), "unknown' OR 1=1"])

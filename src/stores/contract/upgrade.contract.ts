@@ -159,6 +159,7 @@ export async function seedErrorOutcomeTasks(store: TaskStore, t0: number): Promi
   const failedWith = (outcome: unknown): RunOutcome => ({
     kind: 'failed',
     error: { code: -32603, message: 'outcome unknown', data: { outcome, tool: 'pay' } },
+    statusMessage: 'Failed.',
   });
   const endings: [string, boolean, RunOutcome][] = [
     ['unknown', false, failedWith('unknown')],
@@ -199,6 +200,13 @@ export async function expectUpgradedErrorOutcomes(
   const run = await store.claim('w', 1_000, t0 + 500);
   expect(run?.id).toBe(later.id);
   const error = { code: -32603, message: 'outcome unknown', data: { outcome: 'unknown' } };
-  expect(await store.finish(later.id, run?.token ?? 0, { kind: 'failed', error }, t0 + 501)).toBe(true);
+  expect(
+    await store.finish(
+      later.id,
+      run?.token ?? 0,
+      { kind: 'failed', error, statusMessage: 'Failed.' },
+      t0 + 501,
+    ),
+  ).toBe(true);
   expect(await search('unknown')).toEqual([later.id, ids.unknown]);
 }

@@ -1,7 +1,7 @@
 // Ending a run: each outcome is one statement fenced by the run's token (the first terminal write wins).
 import { isToolErrorResult, type RunOutcome } from '../../tasks/task.js';
 import { writeAndNotify, type StoreContext } from './context.js';
-import { errorOutcomeOf } from '../error-outcome.js';
+import { errorOutcomeOf } from '../../tasks/error-outcome.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import type { Sealer } from './codec.js';
 

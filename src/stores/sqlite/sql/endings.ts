@@ -3,7 +3,7 @@
 import { isToolErrorResult, type RunOutcome } from '../../../tasks/task.js';
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
-import { errorOutcomeOf } from '../../error-outcome.js';
+import { errorOutcomeOf } from '../../../tasks/error-outcome.js';
 import { sealedAt, sealStatus } from '../../payload-sealing.js';
 
 function prepareEndingStatements(db: SqliteDatabase) {
