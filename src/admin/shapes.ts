@@ -111,6 +111,8 @@ export interface TaskUpstreamJson {
   dispatch: 'not_dispatched' | 'dispatched' | 'answered' | 'following';
   step?: string;
   upstreamTaskId?: string;
+  /** With `dispatched`: the step a retry records the verified outcome under (`{"record":{"step",…}}`). */
+  recordStep?: string;
 }
 
 /** One part of the server's health (`GET /health`), e.g. a gateway's upstream. */

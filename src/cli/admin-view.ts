@@ -161,3 +161,48 @@ export function describeOverview(o: Json, stuckMs: number): string {
   }
   return lines.join('\n');
 }
+
+const DISPATCH_TEXT: Record<string, string> = {
+  not_dispatched: 'not dispatched (nothing was sent upstream)',
+  dispatched: 'dispatched: sent, no answer kept (the upstream may have done it)',
+  answered: 'answered (the upstream’s answer is kept)',
+  following: 'following upstream task',
+};
+
+/**
+ * A gateway task's upstream call and, for an outcome-unknown task, what an operator can do (undefined: not a gateway
+ * task, or a server that is not a gateway).
+ */
+export function describeUpstream(d: Json): string | undefined {
+  const up = d.upstream as Json | undefined;
+  const error = d.error as Json | undefined;
+  const lines: string[] = [];
+  if (typeof up === 'object' && up !== null) {
+    const state = DISPATCH_TEXT[str(up.dispatch)] ?? str(up.dispatch);
+    const id = up.dispatch === 'following' ? ` ${str(up.upstreamTaskId)}` : '';
+    lines.push(oneLine`upstream: ${str(up.upstream)}`, oneLine`dispatch: ${state}${id}`);
+  }
+  if (error?.outcome === 'unknown') {
+    const record = typeof up?.recordStep === 'string' ? up.recordStep : 'upstream';
+    lines.push(
+      'outcome unknown: check with the upstream whether it did the call, then either',
+      oneLine`  send it again:        durable-mcp admin tasks retry ${str(d.id)}`,
+      oneLine`  record what it did:  durable-mcp admin tasks retry ${str(d.id)} --record-step ${record} --value @result.json`,
+      '  or leave it failed (nothing to do: a failed task stays failed).',
+    );
+  }
+  return lines.length === 0 ? undefined : lines.join('\n');
+}
+
+/** `GET /health` for people: one line per component (none: the line says so). */
+export function describeHealth(h: Json): string {
+  const components = Array.isArray(h.components) ? (h.components as Json[]) : [];
+  if (components.length === 0) return 'health: nothing reported (not a gateway)';
+  return components
+    .map((c) => {
+      const since = c.since === undefined ? '' : oneLine` since ${shortTime(c.since)}`;
+      const mean = c.meanMs === undefined ? '' : oneLine`, mean ${str(c.meanMs)} ms`;
+      return oneLine`${str(c.kind)} ${str(c.name)}: ${str(c.status)}${since}; ${str(c.calls)} calls, ${str(c.errors)} errors${mean}`;
+    })
+    .join('\n');
+}

@@ -68,6 +68,7 @@ describe('the dispatch state of a gateway task', () => {
       upstream: 'http://up.example/mcp',
       dispatch: 'dispatched',
       step: 'dispatched',
+      recordStep: 'upstream',
     });
     const secondRound = [
       step('dispatched'),
@@ -78,6 +79,7 @@ describe('the dispatch state of a gateway task', () => {
     expect(await view(task('send_payment', secondRound), read)).toMatchObject({
       dispatch: 'dispatched',
       step: 'dispatched-2',
+      recordStep: 'upstream-2',
     });
     expect(asked).toEqual([]);
   });

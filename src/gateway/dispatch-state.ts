@@ -31,8 +31,10 @@ function upstreamTaskOf(answer: AdminPayload | undefined): string | undefined {
     : undefined;
 }
 
-/** The latest round's marker, and its answer step when that is done. */
-function latestRound(steps: readonly InspectedStep[]): { marker: string; answer?: string } | undefined {
+/** The latest round's marker and answer step, and whether that answer is done. */
+function latestRound(
+  steps: readonly InspectedStep[],
+): { marker: string; answer: string; answered: boolean } | undefined {
   let latest: { exchange: number; round: number; marker: string } | undefined;
   const answered = new Set<string>();
   for (const step of steps) {
@@ -49,7 +51,7 @@ function latestRound(steps: readonly InspectedStep[]): { marker: string; answer?
   }
   if (latest === undefined) return undefined;
   const answer = stepNames(latest.exchange, latest.round).answer;
-  return answered.has(answer) ? { marker: latest.marker, answer } : { marker: latest.marker };
+  return { marker: latest.marker, answer, answered: answered.has(answer) };
 }
 
 /**
@@ -64,7 +66,8 @@ export function createDispatchView(
     const round = latestRound(task.steps);
     if (round === undefined)
       return isUpstreamTool(task.tool) ? { upstream, dispatch: 'not_dispatched' } : undefined;
-    if (round.answer === undefined) return { upstream, dispatch: 'dispatched', step: round.marker };
+    if (!round.answered)
+      return { upstream, dispatch: 'dispatched', step: round.marker, recordStep: round.answer };
     const upstreamTaskId = upstreamTaskOf(await step(round.answer));
     return upstreamTaskId === undefined
       ? { upstream, dispatch: 'answered', step: round.answer }

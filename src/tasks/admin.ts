@@ -195,6 +195,11 @@ export interface AdminTaskUpstream {
   step?: string;
   /** With `following`: the upstream's own task id. */
   upstreamTaskId?: string;
+  /**
+   * With `dispatched`: the step whose value an operator records once they verified what the upstream did (the answer
+   * of the round sent: `TaskAdmin.retry` with `record`).
+   */
+  recordStep?: string;
 }
 
 /**
