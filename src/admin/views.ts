@@ -29,6 +29,12 @@ const errorView = (error: (Pick<TaskError, 'code' | 'message'> & { outcome?: str
         ...(error.outcome === undefined ? {} : { outcome: error.outcome }),
       };
 
+/** A task's error as operators see it: code, message and the outcome word of its data, never the rest of it. */
+export function errorSummary(error: TaskError): { code: number; message: string; outcome?: string } {
+  const outcome = errorOutcomeOf(error);
+  return { code: error.code, message: error.message, ...(outcome === null ? {} : { outcome }) };
+}
+
 /** What a search row and a detail both start with. */
 const headView = (task: Omit<AdminTaskSummary, 'error'>) => ({
   id: task.id,
@@ -85,11 +91,7 @@ export const detailView = (task: TaskInspection) =>
     // Only while the task waits for input: the keys of the requests still unanswered (never their content).
     pendingInputs: task.pendingInputs,
     failure: failureView(task.failure),
-    error: errorView(
-      task.error === undefined
-        ? undefined
-        : { ...task.error, outcome: errorOutcomeOf(task.error) ?? undefined },
-    ),
+    error: task.error === undefined ? undefined : errorSummary(task.error),
   }) satisfies TaskDetailJson;
 
 /** The overview's counts, and for operators of every tenant what waits for code (actions.ts decides). */
