@@ -183,16 +183,21 @@ export function describeUpstream(d: Json): string | undefined {
     lines.push(oneLine`upstream: ${str(up.upstream)}`, oneLine`dispatch: ${state}${id}`);
   }
   if (error?.outcome === 'unknown') {
-    const record = typeof up?.recordStep === 'string' ? up.recordStep : 'upstream';
+    // The step of the round that was sent; none once an answer is kept (an upstream task that was lost).
+    const record = typeof up?.recordStep === 'string' ? up.recordStep : up === undefined ? 'STEP' : undefined;
     lines.push(
       'outcome unknown: check with the upstream whether it did the call, then either',
       oneLine`  send it again:        durable-mcp admin tasks retry ${str(d.id)}`,
-      oneLine`  record what it did:  durable-mcp admin tasks retry ${str(d.id)} --record-step ${record} --value @result.json`,
+      record === undefined
+        ? '  record what it did:  not possible, the upstream’s answer is kept (retry sends the call anew)'
+        : oneLine`  record what it did:  durable-mcp admin tasks retry ${str(d.id)} --record-step ${record} --value @result.json`,
       '  or leave it failed (nothing to do: a failed task stays failed).',
     );
   }
   return lines.length === 0 ? undefined : lines.join('\n');
 }
+
+const count = (n: unknown, noun: string): string => `${str(n)} ${noun}${n === 1 ? '' : 's'}`;
 
 /** `GET /health` for people: one line per component (none: the line says so). */
 export function describeHealth(h: Json): string {
@@ -202,7 +207,8 @@ export function describeHealth(h: Json): string {
     .map((c) => {
       const since = c.since === undefined ? '' : oneLine` since ${shortTime(c.since)}`;
       const mean = c.meanMs === undefined ? '' : oneLine`, mean ${str(c.meanMs)} ms`;
-      return oneLine`${str(c.kind)} ${str(c.name)}: ${str(c.status)}${since}; ${str(c.calls)} calls, ${str(c.errors)} errors${mean}`;
+      const counts = `${count(c.calls, 'call')}, ${count(c.errors, 'error')}`;
+      return oneLine`${str(c.kind)} ${str(c.name)}: ${str(c.status)}${since}; ${counts}${mean}`;
     })
     .join('\n');
 }

@@ -263,6 +263,13 @@ describe('durable-mcp admin and gateway tasks whose outcome is unknown', () => {
     expect(following.out).toContain('dispatch: following upstream task up-');
     expect(following.out).not.toContain('\u001b[31m');
     expect(following.out).not.toContain('record-step');
+    // An upstream task that was lost: its answer is kept, there is nothing to record.
+    api.tasks.set('task_h', { ...unknown, id: 'task_h',
+      upstream: { upstream: 'stdio:node up.mjs', dispatch: 'following', step: 'upstream', upstreamTaskId: 'up-8' } }); // prettier-ignore
+    const lost = await admin(['tasks', 'get', 'task_h']);
+    expect(lost.out).toContain('dispatch: following upstream task up-8\n');
+    expect(lost.out).toContain('record what it did:  not possible, the upstream’s answer is kept');
+    expect(lost.out).not.toContain('--record-step');
   }); // prettier-ignore
 });
 

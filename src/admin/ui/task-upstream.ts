@@ -34,8 +34,16 @@ export function upstreamSection(t: TaskDetail): Child {
 }
 
 /** The step a recorded outcome goes under: the answer of the round that was sent (none once an answer is kept). */
-const recordStepOf = (t: TaskDetail): string | undefined =>
-  t.upstream === undefined ? 'upstream' : t.upstream.recordStep;
+const recordStepOf = (t: TaskDetail): string | undefined => t.upstream?.recordStep;
+
+/** What the operator can do when the task did it, by what is known of its call. */
+function didIt(t: TaskDetail, step: string | undefined): string {
+  if (step !== undefined)
+    return 'record its result below; a new task completes with it without calling the upstream.';
+  if (t.upstream === undefined)
+    return 'record its result under the step that would have kept it: durable-mcp admin tasks retry ID --record-step STEP --value @result.json.';
+  return 'the upstream’s answer is kept already (see Upstream call): there is nothing to record; retry sends the call anew.';
+}
 
 export function outcomeUnknownSection(t: TaskDetail, path: string): Child {
   if (!isOutcomeUnknown(t)) return null;
@@ -59,14 +67,7 @@ export function outcomeUnknownSection(t: TaskDetail, path: string): Child {
         h('strong', {}, 'It did not do it: '),
         'Retry (above) makes a new task that sends the call again.',
       ),
-      h(
-        'li',
-        {},
-        h('strong', {}, 'It did it: '),
-        step === undefined
-          ? 'the upstream’s answer is kept already (see Upstream call): there is nothing to record; retry sends the call anew.'
-          : 'record its result below; a new task completes with it without calling the upstream.',
-      ),
+      h('li', {}, h('strong', {}, 'It did it: '), didIt(t, step)),
       h(
         'li',
         { id: 'leave-failed' },
