@@ -91,6 +91,8 @@ describe.skipIf(!chromiumAvailable)("a gateway's operators' dashboard", () => {
     expect(await health.locator('details li').allTextContents()).toContain(
       'durable_mcp_upstream_calls_total{upstream="node"}',
     );
+    // The one outcome-unknown task of tenant A, counted beside its link.
+    expect(await page.locator('#unknown-count').textContent()).toBe('1');
     await shot('gateway-overview');
     await page.locator('#unknown-link').click();
     await poll(async () => page.url()).toContain('errorOutcome=unknown');
@@ -106,13 +108,15 @@ describe.skipIf(!chromiumAvailable)("a gateway's operators' dashboard", () => {
   });
 
   it('shows where each call stands: dispatched with no answer kept, or answered', async () => {
+    // Each view is read after the hash changes: wait for the task's own title before reading it.
+    const dispatch = page.locator('#upstream [data-dispatch]');
     await page.goto(`${gateway.origin}/admin#/tasks/${answered}`);
-    await page.locator('#upstream [data-dispatch]').waitFor();
-    expect(await page.locator('#upstream [data-dispatch]').getAttribute('data-dispatch')).toBe('answered');
+    await page.locator('#task-title').getByText(answered).waitFor();
+    expect(await dispatch.getAttribute('data-dispatch')).toBe('answered');
     expect(await page.locator('#outcome-unknown').count()).toBe(0);
     await page.goto(`${gateway.origin}/admin#/tasks/${unknown}`);
-    await page.locator('#upstream [data-dispatch]').waitFor();
-    expect(await page.locator('#upstream [data-dispatch]').getAttribute('data-dispatch')).toBe('dispatched');
+    await page.locator('#task-title').getByText(unknown).waitFor();
+    expect(await dispatch.getAttribute('data-dispatch')).toBe('dispatched');
     expect(await page.locator('#upstream').textContent()).toMatch(
       /stdio:node \S*fixtures\/gateway\/upstream-v1\.mjs/,
     );

@@ -3,7 +3,7 @@
 import { call, describeError } from './api.js';
 import { h, notify, outcomeBadge, show, statusBadge, time, type Child } from './dom.js';
 import { onLive } from './live.js';
-import { OUTCOMES, STATUSES, type Health, type Overview } from './types.js';
+import { OUTCOMES, STATUSES, type Health, type Overview, type TaskPage } from './types.js';
 
 const duration = (ms: number): string =>
   ms % 86_400_000 === 0
@@ -20,9 +20,18 @@ export function overviewView(): () => void {
   const load = (): void => {
     // The health beside the counts: a server before it answers 404, shown as nothing to report.
     const health = call<Health>('GET', '/health').catch((): Health => ({ components: [] }));
-    Promise.all([call<Overview>('GET', '/overview'), health]).then(
-      ([o, hs]) => {
-        if (!stopped) show(render(o, hs));
+    // On a gateway, how many of its tasks' outcomes are unknown (one indexed page; more shows as "100+").
+    const unknown = health.then((hs) =>
+      hs.components.some((c) => c.kind === 'upstream')
+        ? call<TaskPage>('GET', `/tasks?errorOutcome=unknown&limit=${UNKNOWN_PAGE}`).then(
+            (page) => (page.next === undefined ? String(page.items.length) : `${UNKNOWN_PAGE}+`),
+            () => undefined,
+          )
+        : undefined,
+    );
+    Promise.all([call<Overview>('GET', '/overview'), health, unknown]).then(
+      ([o, hs, n]) => {
+        if (!stopped) show(render(o, hs, n));
       },
       (err: unknown) => notify(`Could not read the overview: ${describeError(err)}`, 'error'),
     );
@@ -42,12 +51,14 @@ export function overviewView(): () => void {
   };
 }
 
-function render(o: Overview, health: Health): HTMLElement {
+const UNKNOWN_PAGE = 100;
+
+function render(o: Overview, health: Health, unknown: string | undefined): HTMLElement {
   return h(
     'section',
     { 'aria-labelledby': 'overview-title' },
     h('h1', { id: 'overview-title' }, 'Overview'),
-    healthSection(health),
+    healthSection(health, unknown),
     statusCounts(o),
     h(
       'p',
@@ -159,7 +170,7 @@ export const toolName = (tool: string, version: string | undefined): string =>
  * What the server reports of its health (a gateway: its upstream, up or down since when, calls and errors, and the
  * metrics that show it over time), with a link to the tasks whose outcome is unknown; nothing for a plain server.
  */
-function healthSection(health: Health): Child {
+function healthSection(health: Health, unknown: string | undefined): Child {
   if (health.components.length === 0) return null;
   return h(
     'section',
@@ -203,6 +214,8 @@ function healthSection(health: Health): Child {
           { href: '#/tasks?errorOutcome=unknown', id: 'unknown-link' },
           'Tasks whose outcome is unknown',
         ),
+        unknown !== undefined && ' ',
+        unknown !== undefined && h('strong', { id: 'unknown-count' }, unknown),
         ' — calls the upstream may or may not have done: check each, then retry it or record its outcome.',
       ),
   );
