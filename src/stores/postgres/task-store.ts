@@ -12,6 +12,7 @@ import type { StoreContext } from './context.js';
 import { createTaskCreation, keyedLookup } from './creations.js';
 import { createDb } from './db.js';
 import { createOwnedLister } from './list-owned.js';
+import { postgresLiveInput } from './live-input.js';
 import { migrate } from './migrations.js';
 import { schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
@@ -89,6 +90,7 @@ export function createPostgresTaskStore(
       return batcher.add(task);
     },
     admin: postgresAdmin(ctx, read.inspect),
+    liveInput: postgresLiveInput(ctx),
     ...read,
     ...runWrites(ctx),
     answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
