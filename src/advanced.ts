@@ -72,10 +72,16 @@ export type {
   AdminRetryResult,
   AdminPayload,
   AdminTaskPayloads,
+  AdminDispatchState,
+  AdminHealthComponent,
+  AdminTaskUpstream,
+  AdminTaskUpstreamView,
 } from './tasks/admin.js';
 export type {
   DoneJson,
   ErrorJson,
+  HealthComponentJson,
+  HealthJson,
   OverviewJson,
   RetriedJson,
   SessionJson,
@@ -89,6 +95,7 @@ export type {
   TaskRowJson,
   TaskStatusJson,
   TaskStepJson,
+  TaskUpstreamJson,
 } from './admin/shapes.js';
 export type {
   TaskSnapshot,

@@ -25,6 +25,15 @@ export {
   type UpstreamTool,
 } from './gateway/upstream.js';
 export { type CatalogSettings } from './gateway/catalog.js';
+export { createDispatchView, parseStepName } from './gateway/dispatch-state.js';
+export { createUpstreamHealth, type UpstreamHealth } from './gateway/health.js';
+export type {
+  AdminDispatchState,
+  AdminHealthComponent,
+  AdminPayload,
+  AdminTaskUpstream,
+  AdminTaskUpstreamView,
+} from './tasks/admin.js';
 export { globMatcher } from './gateway/globs.js';
 export { META_UPSTREAM_IDEMPOTENCY_KEY, outcomeUnknown, type DeliverySettings } from './gateway/delivery.js';
 

@@ -11,13 +11,13 @@ import {
 } from '../tasks/admin.js';
 import { StoreUnavailableError } from '../tasks/errors.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
-import type { AdminRecordedStep } from '../tasks/admin.js';
-import type { TaskOwner } from '../tasks/task.js';
+import type { AdminHealthComponent, AdminRecordedStep, AdminTaskUpstreamView } from '../tasks/admin.js';
+import type { TaskInspection, TaskOwner } from '../tasks/task.js';
 import { parseOverviewQuery, parseTaskQuery } from './query.js';
 import { bounded, sendError, sendJson } from './reply.js';
 import type { AdminAction, AdminChange } from './routes.js';
-import type { DoneJson, RetriedJson, TaskPageJson } from './shapes.js';
-import { detailView, overviewView, summaryView } from './views.js';
+import type { DoneJson, RetriedJson, TaskPageJson, TaskUpstreamJson } from './shapes.js';
+import { detailView, healthView, overviewView, summaryView } from './views.js';
 
 export interface ActionContext {
   store: TaskAdmin;
@@ -35,6 +35,10 @@ export interface ActionContext {
   payloads: boolean;
   /** AdminApiOptions.waitingForCode. */
   waitingForCode?: () => readonly OutOfScopeTasks[] | undefined;
+  /** AdminApiOptions.health. */
+  health?: () => readonly AdminHealthComponent[];
+  /** AdminApiOptions.taskUpstream. */
+  taskUpstream?: AdminTaskUpstreamView;
   /** A retry's recorded step (the request's body, checked). */
   record?: AdminRecordedStep;
 }
@@ -81,6 +85,9 @@ async function run(context: ActionContext, action: QueryOrChange): Promise<void>
       return overview(context);
     case 'detail':
       return detail(context);
+    case 'health':
+      sendJson(res, 200, healthView(context.health?.() ?? []));
+      return;
     default:
       return change(context, action);
   }
@@ -95,8 +102,9 @@ async function detail(context: ActionContext): Promise<void> {
     sendError(res, 'not_found', NOT_FOUND);
     return;
   }
+  const view = { ...detailView(task), upstream: await upstreamOf(context, task) };
   if (!context.payloads || store.payloads === undefined) {
-    sendJson(res, 200, detailView(task));
+    sendJson(res, 200, view);
     return;
   }
   const payloads = await store.payloads(scope, id, now);
@@ -107,7 +115,19 @@ async function detail(context: ActionContext): Promise<void> {
     outcome: payloads === undefined ? 'not_found' : 'ok',
   });
   if (payloads === undefined) sendError(res, 'not_found', NOT_FOUND);
-  else sendJson(res, 200, { ...detailView(task), ...payloads });
+  else sendJson(res, 200, { ...view, ...payloads });
+}
+
+/** A gateway task's upstream call, derived from its steps (their values read here, never sent). */
+async function upstreamOf(
+  context: ActionContext,
+  task: TaskInspection,
+): Promise<TaskUpstreamJson | undefined> {
+  const { store, taskUpstream, scope, now } = context;
+  if (taskUpstream === undefined) return undefined;
+  const step = (name: string) =>
+    store.stepValue === undefined ? Promise.resolve(undefined) : store.stepValue(scope, task.id, name, now);
+  return (await taskUpstream(task, step)) satisfies TaskUpstreamJson | undefined;
 }
 
 async function list(context: ActionContext): Promise<void> {

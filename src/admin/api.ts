@@ -5,7 +5,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AuditLog } from '../protocol/audit.js';
-import type { AdminRecordedStep, AdminScope, TaskAdmin } from '../tasks/admin.js';
+import type {
+  AdminHealthComponent,
+  AdminRecordedStep,
+  AdminScope,
+  AdminTaskUpstreamView,
+  TaskAdmin,
+} from '../tasks/admin.js';
 import type { ChangeFeed, OutOfScopeTasks } from '../tasks/store.js';
 import { createOpenLimit, type OpenLimit } from '../tasks/open-limit.js';
 import { ownerKey, type TaskOwner } from '../tasks/task.js';
@@ -61,6 +67,16 @@ export interface AdminApiOptions {
    * what no running process can replay.
    */
   waitingForCode?: () => readonly OutOfScopeTasks[] | undefined;
+  /**
+   * The parts of the server's health it reports to operators (`GET /admin/api/v1/health`, the dashboard's overview),
+   * e.g. a gateway's upstream; without it, none. Never part of `/readyz`.
+   */
+  health?: () => readonly AdminHealthComponent[];
+  /**
+   * What a server that forwards calls (the gateway) says of a task's upstream call: a task's detail shows it as
+   * `upstream` (its step values are read only to derive it, never shown).
+   */
+  taskUpstream?: AdminTaskUpstreamView;
 }
 
 /** What the operator API takes from the edge it is served by. */
@@ -255,6 +271,8 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     csrfToken: () => api.csrf.issue(who),
     payloads: api.options.payloads === true,
     waitingForCode: api.options.waitingForCode,
+    health: api.options.health,
+    taskUpstream: api.options.taskUpstream,
     record,
   };
   await serveAction(context, request.action);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TaskAdmin } from '../tasks/admin.js';
 import type { TaskChange } from '../tasks/store.js';
 import type { TaskInspection } from '../tasks/task.js';
-import { createTaskEventHub, type EventListener, type TaskEvent } from './events.js';
+import { createTaskEventHub, toSummary, type EventListener, type TaskEvent } from './events.js';
 
 const task = (id: string, tenant: string, status: TaskInspection['status'] = 'working'): TaskInspection => ({
   id,
@@ -156,5 +156,20 @@ describe('the task event hub', () => {
     expect(s.listeners.size).toBe(0);
     s.hub.open(a.listener);
     expect(s.listeners.size).toBe(1);
+  });
+});
+
+describe('an event’s row', () => {
+  it('carries a failed task’s error code, message and outcome word, never the rest of its data', () => {
+    const failed: TaskInspection = {
+      ...task('t1', 'acme', 'failed'),
+      error: { code: -32603, message: 'outcome unknown', data: { outcome: 'unknown', secret: 'kept' } },
+    };
+    expect(toSummary(failed).error).toEqual({ code: -32603, message: 'outcome unknown', outcome: 'unknown' });
+    const plain: TaskInspection = {
+      ...failed,
+      error: { code: 1, message: 'no', data: { outcome: 'Not a word' } },
+    };
+    expect(toSummary(plain).error).toEqual({ code: 1, message: 'no' });
   });
 });

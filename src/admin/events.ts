@@ -6,7 +6,7 @@ import { inAdminScope, type AdminScope, type AdminTaskSummary, type TaskAdmin } 
 import type { ChangeFeed } from '../tasks/store.js';
 import type { TaskInspection } from '../tasks/task.js';
 import type { TaskEventJson } from './shapes.js';
-import { summaryView } from './views.js';
+import { errorSummary, summaryView } from './views.js';
 
 /** What a stream sends for a task: its row as the list shows it, or that a task it showed is gone (purged). */
 export type TaskEvent = TaskEventJson;
@@ -54,7 +54,7 @@ export const toSummary = (task: TaskInspection): AdminTaskSummary => ({
   updatedAt: task.updatedAt,
   attempt: task.attempt,
   retryOf: task.retryOf,
-  error: task.error === undefined ? undefined : { code: task.error.code, message: task.error.message },
+  error: task.error === undefined ? undefined : errorSummary(task.error),
 });
 
 export function createTaskEventHub(options: TaskEventHubOptions): TaskEventHub {

@@ -9,7 +9,7 @@ describe('the query of a task search', () => {
     expect(
       q(
         'tenant=A&principal=p&tool=t&toolVersion=2&status=failed,working,failed&outcome=tool_error,failed' +
-          '&hasError=true&errorText=boom' +
+          '&hasError=true&errorText=boom&errorOutcome=unknown' +
           '&createdFrom=2026-01-01T00:00:00Z&createdTo=1000&updatedFrom=2026-01-01&sort=updated&order=asc&limit=500&cursor=c',
       ),
     ).toEqual({
@@ -23,6 +23,7 @@ describe('the query of a task search', () => {
         outcome: ['tool_error', 'failed'],
         hasError: true,
         errorText: 'boom',
+        errorOutcome: 'unknown',
         createdFrom: Date.parse('2026-01-01T00:00:00Z'),
         createdTo: 1000,
         updatedFrom: Date.parse('2026-01-01'),
@@ -52,6 +53,10 @@ describe('the query of a task search', () => {
       'tenant=',
       'nope=1',
       'tool=a&tool=b',
+      'errorOutcome=',
+      'errorOutcome=Unknown',
+      'errorOutcome=not%20sent',
+      `errorOutcome=${'x'.repeat(33)}`,
     ]) {
       const parsed = q(text);
       expect(parsed.ok, text).toBe(false);

@@ -1,11 +1,12 @@
 // The query strings of the operator API, checked: a task search and the overview's windows. Every mistake is a
 // reason for a 400, never a throw.
 import type { AdminTaskQuery } from '../tasks/admin.js';
+import { ERROR_OUTCOME_PATTERN } from '../tasks/error-outcome.js';
 import { TASK_OUTCOMES, TASK_STATUSES, type TaskOutcome, type TaskStatus } from '../tasks/task.js';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-const TEXT_FILTERS = ['tenant', 'principal', 'tool', 'toolVersion', 'errorText'] as const;
+const TEXT_FILTERS = ['tenant', 'principal', 'tool', 'toolVersion', 'errorText', 'errorOutcome'] as const;
 const TIME_FILTERS = ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const;
 const LIST_PARAMS = [
   ...TEXT_FILTERS,
@@ -81,6 +82,8 @@ export function parseTaskQuery(params: URLSearchParams): Parsed<AdminTaskQuery> 
     const v = values.get(name);
     if (v === undefined) continue;
     if (v === '' || v.length > 256) return { ok: false, reason: `${name} must be 1–256 characters` };
+    if (name === 'errorOutcome' && !ERROR_OUTCOME_PATTERN.test(v))
+      return { ok: false, reason: 'errorOutcome must be a word: a-z, then a-z, 0-9 or _ (at most 32)' };
     query[name] = v;
   }
   for (const name of TIME_FILTERS) {

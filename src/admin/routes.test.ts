@@ -7,6 +7,7 @@ describe('the routes of the operator API', () => {
     expect(matchRoute('/admin/api/v1/tasks')).toMatchObject({ kind: 'route', methods: { GET: 'list' } });
     expect(matchRoute('/admin/api/v1/session')).toMatchObject({ methods: { GET: 'session' } });
     expect(matchRoute('/admin/api/v1/overview')).toMatchObject({ methods: { GET: 'overview' } });
+    expect(matchRoute('/admin/api/v1/health')).toMatchObject({ methods: { GET: 'health' } });
     expect(matchRoute('/admin/api/v1/events')).toMatchObject({ methods: { GET: 'events' } });
     expect(matchRoute('/admin/api/v1/tasks/t%2F1')).toMatchObject({
       methods: { GET: 'detail', DELETE: 'purge' },

@@ -3,7 +3,7 @@
 export const ADMIN_BASE_PATH = '/admin/api/v1';
 
 export type AdminAction =
-  'session' | 'events' | 'list' | 'overview' | 'detail' | 'cancel' | 'retry' | 'purge';
+  'session' | 'events' | 'list' | 'overview' | 'health' | 'detail' | 'cancel' | 'retry' | 'purge';
 
 /** The actions that change a task: audited, and refused without the CSRF token. */
 export type AdminChange = Extract<AdminAction, 'cancel' | 'retry' | 'purge'>;
@@ -21,6 +21,7 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
   events: { GET: 'events' },
   tasks: { GET: 'list' },
   overview: { GET: 'overview' },
+  health: { GET: 'health' },
 };
 
 const TASK_ROUTES: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {

@@ -31,8 +31,11 @@ export interface TaskRowJson {
   attempt: number;
   /** The task an operator's retry made this one from. */
   retryOf?: string;
-  /** A failed task's error, without its data. */
-  error?: { code: number; message: string };
+  /**
+   * A failed task's error, without its data; but the word its data gives as `outcome`, when it gives one (`unknown`:
+   * a gateway call the upstream may or may not have done).
+   */
+  error?: { code: number; message: string; outcome?: string };
 }
 
 /** `GET /tasks`. */
@@ -94,6 +97,41 @@ export interface TaskDetailJson extends TaskRowJson, TaskPayloadsJson {
   /** While the task waits for input: the keys of the requests still unanswered. */
   pendingInputs?: string[];
   failure?: TaskFailureJson;
+  /** A gateway task's call to its upstream (only from a gateway). */
+  upstream?: TaskUpstreamJson;
+}
+
+/**
+ * Where a gateway task's call stands, from its steps: `not_dispatched` (nothing sent), `dispatched` (sent, no answer
+ * kept: the upstream may have done it), `answered` (its answer kept), `following` (the upstream answered with a task
+ * of its own, `upstreamTaskId`).
+ */
+export interface TaskUpstreamJson {
+  upstream: string;
+  dispatch: 'not_dispatched' | 'dispatched' | 'answered' | 'following';
+  step?: string;
+  upstreamTaskId?: string;
+  /** With `dispatched`: the step a retry records the verified outcome under (`{"record":{"step",…}}`). */
+  recordStep?: string;
+}
+
+/** One part of the server's health (`GET /health`), e.g. a gateway's upstream. */
+export interface HealthComponentJson {
+  kind: string;
+  name: string;
+  status: 'up' | 'down' | 'unknown';
+  /** When the status last changed. */
+  since?: string;
+  calls?: number;
+  errors?: number;
+  meanMs?: number;
+  /** The Prometheus series that show it over time. */
+  metrics?: string[];
+}
+
+/** `GET /health`: the parts of the server's health it reports (none for a plain `serve`); not `/readyz`. */
+export interface HealthJson {
+  components: HealthComponentJson[];
 }
 
 /** `GET /overview`. */

@@ -1,11 +1,13 @@
 // What the operator API sends of a task: owners flattened, times as ISO 8601, absent fields left out, and never an
 // argument, a result or an error's data (unless the API is told to show payloads: actions.ts adds them). Each view
 // is checked against its public shape (shapes.ts).
-import type { AdminOverview, AdminTaskSummary } from '../tasks/admin.js';
+import type { AdminHealthComponent, AdminOverview, AdminTaskSummary } from '../tasks/admin.js';
+import { errorOutcomeOf } from '../tasks/error-outcome.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
 import type { StepFailure, TaskError, TaskFailure, TaskInspection } from '../tasks/task.js';
 import { stepDuration } from '../tasks/task.js';
 import type {
+  HealthJson,
   OverviewJson,
   StepFailureJson,
   TaskDetailJson,
@@ -17,9 +19,21 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrUndefined = (ms: number | null | undefined): string | undefined =>
   ms === undefined || ms === null ? undefined : iso(ms);
 
-/** A task's error without its data (which may quote what a tool returned). */
-const errorView = (error: Pick<TaskError, 'code' | 'message'> | undefined) =>
-  error === undefined ? undefined : { code: error.code, message: error.message };
+/** A task's error without its data (which may quote what a tool returned), but with its outcome word if any. */
+const errorView = (error: (Pick<TaskError, 'code' | 'message'> & { outcome?: string }) | undefined) =>
+  error === undefined
+    ? undefined
+    : {
+        code: error.code,
+        message: error.message,
+        ...(error.outcome === undefined ? {} : { outcome: error.outcome }),
+      };
+
+/** A task's error as operators see it: code, message and the outcome word of its data, never the rest of it. */
+export function errorSummary(error: TaskError): { code: number; message: string; outcome?: string } {
+  const outcome = errorOutcomeOf(error);
+  return { code: error.code, message: error.message, ...(outcome === null ? {} : { outcome }) };
+}
 
 /** What a search row and a detail both start with. */
 const headView = (task: Omit<AdminTaskSummary, 'error'>) => ({
@@ -77,7 +91,7 @@ export const detailView = (task: TaskInspection) =>
     // Only while the task waits for input: the keys of the requests still unanswered (never their content).
     pendingInputs: task.pendingInputs,
     failure: failureView(task.failure),
-    error: errorView(task.error),
+    error: task.error === undefined ? undefined : errorSummary(task.error),
   }) satisfies TaskDetailJson;
 
 /** The overview's counts, and for operators of every tenant what waits for code (actions.ts decides). */
@@ -90,3 +104,9 @@ export const overviewView = (counts: AdminOverview, waitingForCode: readonly Out
     stuck: counts.stuck,
     waitingForCode: waitingForCode?.map((w) => ({ tool: w.tool, version: w.version, count: w.count })),
   }) satisfies OverviewJson;
+
+/** The health components a server reports (its `health` option), times as ISO 8601. */
+export const healthView = (components: readonly AdminHealthComponent[]) =>
+  ({
+    components: components.map((c) => ({ ...c, since: isoOrUndefined(c.since) })),
+  }) satisfies HealthJson;

@@ -161,3 +161,54 @@ export function describeOverview(o: Json, stuckMs: number): string {
   }
   return lines.join('\n');
 }
+
+const DISPATCH_TEXT: Record<string, string> = {
+  not_dispatched: 'not dispatched (nothing was sent upstream)',
+  dispatched: 'dispatched: sent, no answer kept (the upstream may have done it)',
+  answered: 'answered (the upstream’s answer is kept)',
+  following: 'following upstream task',
+};
+
+/**
+ * A gateway task's upstream call and, for an outcome-unknown task, what an operator can do (undefined: not a gateway
+ * task, or a server that is not a gateway).
+ */
+export function describeUpstream(d: Json): string | undefined {
+  const up = d.upstream as Json | undefined;
+  const error = d.error as Json | undefined;
+  const lines: string[] = [];
+  if (typeof up === 'object' && up !== null) {
+    const state = DISPATCH_TEXT[str(up.dispatch)] ?? str(up.dispatch);
+    const id = up.dispatch === 'following' ? ` ${str(up.upstreamTaskId)}` : '';
+    lines.push(oneLine`upstream: ${str(up.upstream)}`, oneLine`dispatch: ${state}${id}`);
+  }
+  if (error?.outcome === 'unknown') {
+    // The step of the round that was sent; none once an answer is kept (an upstream task that was lost).
+    const record = typeof up?.recordStep === 'string' ? up.recordStep : up === undefined ? 'STEP' : undefined;
+    lines.push(
+      'outcome unknown: check with the upstream whether it did the call, then either',
+      oneLine`  send it again:        durable-mcp admin tasks retry ${str(d.id)}`,
+      record === undefined
+        ? '  record what it did:  not possible, the upstream’s answer is kept (retry sends the call anew)'
+        : oneLine`  record what it did:  durable-mcp admin tasks retry ${str(d.id)} --record-step ${record} --value @result.json`,
+      '  or leave it failed (nothing to do: a failed task stays failed).',
+    );
+  }
+  return lines.length === 0 ? undefined : lines.join('\n');
+}
+
+const count = (n: unknown, noun: string): string => `${str(n)} ${noun}${n === 1 ? '' : 's'}`;
+
+/** `GET /health` for people: one line per component (none: the line says so). */
+export function describeHealth(h: Json): string {
+  const components = Array.isArray(h.components) ? (h.components as Json[]) : [];
+  if (components.length === 0) return 'health: nothing reported (not a gateway)';
+  return components
+    .map((c) => {
+      const since = c.since === undefined ? '' : oneLine` since ${shortTime(c.since)}`;
+      const mean = c.meanMs === undefined ? '' : oneLine`, mean ${str(c.meanMs)} ms`;
+      const counts = `${count(c.calls, 'call')}, ${count(c.errors, 'error')}`;
+      return oneLine`${str(c.kind)} ${str(c.name)}: ${str(c.status)}${since}; ${counts}${mean}`;
+    })
+    .join('\n');
+}

@@ -218,7 +218,7 @@ function upstreamCapabilities(caller: JsonObject, asTask: boolean): JsonObject {
  * A round's steps. The first exchange with the upstream keeps the names calls were recorded under before there were
  * rounds; an exchange an operator's retry starts anew (see callUpstream) has its number in them.
  */
-function stepNames(exchange: number, round: number): { marker: string; answer: string } {
+export function stepNames(exchange: number, round: number): { marker: string; answer: string } {
   const names =
     round === 1
       ? { marker: 'dispatched', answer: 'upstream' }

@@ -16,7 +16,7 @@ export interface PayloadColumns {
 export const SEALED: AdminPayload = { sealed: true };
 
 /** One stored value: plaintext parsed, a sealed one opened, or SEALED when it does not open here. */
-function openPayload(stored: string, at: string, open: Opener): AdminPayload {
+export function openPayload(stored: string, at: string, open: Opener): AdminPayload {
   if (!isSealedValue(stored)) return JSON.parse(stored) as JsonValue;
   try {
     return JSON.parse(open(stored, at)) as JsonValue;
@@ -41,3 +41,7 @@ export function toAdminPayloads(row: PayloadColumns, open: Opener): AdminTaskPay
   if (row.result !== null) payloads.result = openPayload(row.result, sealedAt('tasks.result', row.id), open);
   return payloads;
 }
+
+/** A step's stored value as operators' views read it (TaskAdmin.stepValue). */
+export const openStepValue = (id: string, name: string, stored: string, open: Opener): AdminPayload =>
+  openPayload(stored, sealedAt('task_steps.value', id, name), open);

@@ -20,6 +20,7 @@ import {
   type TaskOutcome,
   type TaskStatus,
 } from '../tasks/task.js';
+import { ERROR_OUTCOME_PATTERN } from '../tasks/error-outcome.js';
 import { openColumn, type Opener } from './payload-sealing.js';
 import { toTaskHead, type TaskHeadColumns } from './task-head.js';
 
@@ -94,6 +95,8 @@ export function checkAdminQuery(query: AdminTaskQuery): CheckedQuery {
     if (!TASK_STATUSES.includes(s)) throw new AdminQueryError(`unknown status: ${String(s)}`);
   for (const o of filter.outcome ?? [])
     if (!TASK_OUTCOMES.includes(o)) throw new AdminQueryError(`unknown outcome: ${String(o)}`);
+  if (filter.errorOutcome !== undefined && !ERROR_OUTCOME_PATTERN.test(filter.errorOutcome))
+    throw new AdminQueryError('errorOutcome must be a word: a-z, then a-z, 0-9 or _, at most 32');
   for (const key of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const)
     if (!isTime(filter[key])) throw new AdminQueryError(`${key} must be a time in ms`);
   const checked: CheckedQuery = { filter, sort, order, limit };
@@ -148,6 +151,7 @@ export function adminConditions(
   eq('principal', f.principal);
   eq('tool', f.tool);
   eq('tool_version', f.toolVersion);
+  eq('error_outcome', f.errorOutcome);
   if (f.status !== undefined) {
     const statuses = [...new Set(f.status)];
     c.push(
@@ -203,7 +207,7 @@ export function adminPageOrder(
 
 /** The columns of a search row. */
 const SUMMARY_COLUMNS = `id, tenant, principal, tool, tool_version, status, status_message, created_at, updated_at,
-  attempt, error, tool_error, retry_of`;
+  attempt, error, tool_error, retry_of, error_outcome`;
 
 /**
  * The statement and parameters of one page of a search of `table` within `tenants` (undefined: any), in the
@@ -291,6 +295,7 @@ export function cancelOutcome(result: CancelResult): AdminActionResult {
 /** The columns a search reads. */
 export interface AdminSummaryColumns extends TaskHeadColumns {
   error: string | null;
+  error_outcome: string | null;
 }
 
 /** One row of a search, its status message and error opened (the error's data is left out). */
@@ -298,6 +303,13 @@ export function toAdminSummary(row: AdminSummaryColumns, open: Opener): AdminTas
   const error = openColumn<TaskError>(row.error, 'tasks.error', row.id, open);
   return {
     ...toTaskHead(row, open),
-    error: error === undefined ? undefined : { code: error.code, message: error.message },
+    error:
+      error === undefined
+        ? undefined
+        : {
+            code: error.code,
+            message: error.message,
+            ...(row.error_outcome === null ? {} : { outcome: row.error_outcome }),
+          },
   };
 }

@@ -2,6 +2,7 @@
 // behaviour only, time injected. The tests live by topic in contract/admin-*.contract.ts.
 import { describe } from 'vitest';
 import { adminActionsContract } from './contract/admin-actions.contract.js';
+import { adminErrorOutcomeContract } from './contract/admin-error-outcome.contract.js';
 import { adminOutcomeContract } from './contract/admin-outcome.contract.js';
 import { adminPagingContract } from './contract/admin-paging.contract.js';
 import { adminSearchContract } from './contract/admin-search.contract.js';
@@ -14,5 +15,6 @@ export function runTaskAdminContract(options: TaskStoreContractOptions): void {
     adminActionsContract(h);
     adminOutcomeContract(h);
     adminPagingContract(h);
+    adminErrorOutcomeContract(h);
   });
 }

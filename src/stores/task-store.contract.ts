@@ -21,11 +21,13 @@ import { waitsContract } from './contract/waits.contract.js';
 
 export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
 export {
+  expectUpgradedErrorOutcomes,
   expectUpgradedInspection,
   expectUpgradedLineOrder,
   expectUpgradedOutcomes,
   expectUpgradedTasksResume,
   sealingSensitive,
+  seedErrorOutcomeTasks,
   seedLineBeforeUpgrade,
   seedOutcomeTasks,
   seedUpgradeTasks,

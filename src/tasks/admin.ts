@@ -30,6 +30,11 @@ export interface AdminTaskFilter {
    * or the message of the error the tool threw). Sealed payloads are not searched.
    */
   errorText?: string;
+  /**
+   * Only failed tasks whose error gives this word as `data.outcome`: e.g. `unknown`, the gateway's calls that the
+   * upstream may or may not have done (docs/gateway.md). Searched in a column kept beside the error, sealed or not.
+   */
+  errorOutcome?: string;
 }
 
 /** A search: filters, an order by time (newest first by default) and a keyset page. */
@@ -60,8 +65,11 @@ export interface AdminTaskSummary {
   attempt: number;
   /** The task an operator's retry made this one from. */
   retryOf: string | undefined;
-  /** The task's error code and message (failed tasks), never its data. */
-  error: { code: number; message: string } | undefined;
+  /**
+   * The task's error code and message (failed tasks), never its data; but the word its data gives as `outcome`
+   * (e.g. `unknown`, error-outcome.ts), when it gives one.
+   */
+  error: { code: number; message: string; outcome?: string } | undefined;
 }
 
 export interface AdminTaskPage {
@@ -138,6 +146,12 @@ export interface TaskAdmin {
    * store lacks is `{ sealed: true }`, never an error. Only the operator API's `payloads` option reads them.
    */
   payloads?(scope: AdminScope, id: string, now: number): Promise<AdminTaskPayloads | undefined>;
+  /**
+   * The value one of the task's steps keeps, within the scope, opened with the store's cipher (`{ sealed: true }`
+   * when it does not open here), or undefined (no such task or step). For what a view derives from a step (a gateway
+   * task's upstream task id), never sent whole.
+   */
+  stepValue?(scope: AdminScope, id: string, name: string, now: number): Promise<AdminPayload | undefined>;
   /** Requests cancellation of an unfinished task (as its owner's tasks/cancel would); `terminal` if finished. */
   cancel(scope: AdminScope, id: string, now: number): Promise<AdminActionResult>;
   /**
@@ -163,4 +177,54 @@ export interface TaskAdmin {
     now: number,
     options: { windowsMs: readonly number[]; stuckMs: number },
   ): Promise<AdminOverview>;
+}
+
+/**
+ * Where a gateway task's call to its upstream stands, derived from its steps (the gateway's `dispatched` markers and
+ * `upstream` answers): `not_dispatched` (nothing sent), `dispatched` (sent, no answer kept: the upstream may have
+ * done it), `answered` (its answer kept), `following` (the upstream answered with a task of its own, `upstreamTaskId`).
+ */
+export type AdminDispatchState = 'not_dispatched' | 'dispatched' | 'answered' | 'following';
+
+/** A gateway task's upstream call (AdminTaskUpstreamView). */
+export interface AdminTaskUpstream {
+  /** The upstream it went to: its URL (without credentials) or command. */
+  upstream: string;
+  dispatch: AdminDispatchState;
+  /** The step the state was read from (e.g. `upstream`, or `dispatched@2` after an operator's retry). */
+  step?: string;
+  /** With `following`: the upstream's own task id. */
+  upstreamTaskId?: string;
+  /**
+   * With `dispatched`: the step whose value an operator records once they verified what the upstream did (the answer
+   * of the round sent: `TaskAdmin.retry` with `record`).
+   */
+  recordStep?: string;
+}
+
+/**
+ * What a server that forwards calls (the gateway) says of one of its tasks' upstream call, or undefined for a task
+ * that is not one; `step` reads one of the task's step values (undefined: none).
+ */
+export type AdminTaskUpstreamView = (
+  task: TaskInspection,
+  step: (name: string) => Promise<AdminPayload | undefined>,
+) => Promise<AdminTaskUpstream | undefined>;
+
+/** One part of a server's health as operators see it (the operator API's `health`): e.g. a gateway's upstream. */
+export interface AdminHealthComponent {
+  /** What it is, e.g. `upstream`. */
+  kind: string;
+  /** Which one, e.g. the upstream's URL (without credentials) or command. */
+  name: string;
+  /** `unknown` until it has reported anything. */
+  status: 'up' | 'down' | 'unknown';
+  /** When the status last changed (ms since the epoch). */
+  since?: number;
+  /** Calls made to it, those that failed (refused, lost, not sent), and their mean duration in ms (this process). */
+  calls?: number;
+  errors?: number;
+  meanMs?: number;
+  /** The Prometheus series that show it over time, with their labels. */
+  metrics?: string[];
 }

@@ -29,6 +29,7 @@ describe('a server without operators', () => {
       ['GET', '/session'],
       ['GET', '/tasks'],
       ['GET', '/overview'],
+      ['GET', '/health'],
       ['GET', '/events'],
       ['POST', '/tasks/x/retry'],
       ['DELETE', '/tasks/x'],

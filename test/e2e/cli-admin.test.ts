@@ -229,6 +229,50 @@ describe('durable-mcp admin tasks list', () => {
   });
 });
 
+describe('durable-mcp admin and gateway tasks whose outcome is unknown', () => {
+  const unknown: FakeTask = {
+    id: 'task_g', tenant: 'acme', principal: 'alice', tool: 'send_payment', status: 'failed', outcome: 'failed',
+    createdAt: T0 + 6 * MIN, updatedAt: T0 + 7 * MIN, attempt: 2,
+    error: { code: -32603, message: 'outcome unknown: the upstream may have done this; check before retrying', outcome: 'unknown' },
+    upstream: { upstream: 'stdio:node up.mjs', dispatch: 'dispatched', step: 'dispatched', recordStep: 'upstream' },
+  }; // prettier-ignore
+
+  it('lists them with --error-outcome unknown, and refuses a word that is not one', async () => {
+    api.tasks.set(unknown.id, { ...unknown });
+    const r = await admin(['tasks', 'list', '--error-outcome', 'unknown']);
+    expect(r.code).toBe(0);
+    expect(api.requests[0]?.query).toEqual({ errorOutcome: 'unknown' });
+    expect(r.out).toContain('task_g');
+    expect(r.out).not.toContain('task_b');
+    const refused = await admin(['tasks', 'list', '--error-outcome', 'Not a word']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('--error-outcome');
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('shows the upstream and dispatch state, and what an operator can do', async () => {
+    api.tasks.set(unknown.id, { ...unknown });
+    const r = await admin(['tasks', 'get', 'task_g']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('upstream: stdio:node up.mjs\ndispatch: dispatched: sent, no answer kept (the upstream may have done it)\n');
+    expect(r.out).toContain('durable-mcp admin tasks retry task_g --record-step upstream --value @result.json');
+    expect(r.out).toContain('or leave it failed');
+    api.tasks.set('task_f', { ...unknown, id: 'task_f', error: undefined, status: 'working', outcome: undefined,
+      upstream: { upstream: 'stdio:node up.mjs', dispatch: 'following', upstreamTaskId: 'up-\u001b[31m7' } }); // prettier-ignore
+    const following = await admin(['tasks', 'get', 'task_f']);
+    expect(following.out).toContain('dispatch: following upstream task up-');
+    expect(following.out).not.toContain('\u001b[31m');
+    expect(following.out).not.toContain('record-step');
+    // An upstream task that was lost: its answer is kept, there is nothing to record.
+    api.tasks.set('task_h', { ...unknown, id: 'task_h',
+      upstream: { upstream: 'stdio:node up.mjs', dispatch: 'following', step: 'upstream', upstreamTaskId: 'up-8' } }); // prettier-ignore
+    const lost = await admin(['tasks', 'get', 'task_h']);
+    expect(lost.out).toContain('dispatch: following upstream task up-8\n');
+    expect(lost.out).toContain('record what it did:  not possible, the upstream’s answer is kept');
+    expect(lost.out).not.toContain('--record-step');
+  }); // prettier-ignore
+});
+
 describe('durable-mcp admin tasks get|cancel|retry|purge', () => {
   it('get shows steps, attempts, lease and errors, or the JSON detail; an unknown id is exit 1', async () => {
     const failed = await admin(['tasks', 'get', 'task_b']);
@@ -350,7 +394,7 @@ describe('durable-mcp admin overview', () => {
     expect(r.out).toContain('finished: completed 0, tool_error 1, failed 1, cancelled 1\n');
     expect(r.out).toContain('stuck (unfinished, not updated for 15m): 2\n');
     expect(r.out).toContain('last 1h: created 5, completed 1, failed 1, tool errors 0\nlast 1d: created 5, completed 1, failed 1, tool errors 0\n');
-    expect(r.out).toMatch(/^by tool:\n {2}report@2 +completed 1, failed 1\n {2}export +working 1, input_required 1\n {2}report@1 +cancelled 1\n$/m);
+    expect(r.out).toMatch(/^by tool:\n {2}report@2 +completed 1, failed 1\n {2}export +working 1, input_required 1\n {2}report@1 +cancelled 1\n/m);
   }); // prettier-ignore
 
   it('takes durations or ms, prints JSON, and refuses what is not a duration', async () => {
@@ -368,9 +412,19 @@ describe('durable-mcp admin overview', () => {
       const refused = await admin(['overview', ...bad]);
       expect({ bad, code: refused.code }).toEqual({ bad, code: 2 });
     }
-    expect(api.requests).toHaveLength(1);
+    // The health the server reports, read beside the counts.
+    expect(paths()).toEqual(['GET /admin/api/v1/overview', 'GET /admin/api/v1/health']);
+    expect((json as { health?: unknown }).health).toMatchObject({
+      components: [{ kind: 'upstream', status: 'down' }],
+    });
     expect((await admin(['overview', '--token', USER_TOKEN])).code).toBe(3);
   });
+
+  it('prints the server’s health after the counts: the gateway’s upstream, up or down since when', async () => {
+    const r = await admin(['overview']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('upstream stdio:node up.mjs: down since 2026-01-10 00:05:00; 12 calls, 2 errors, mean 40 ms\n');
+  }); // prettier-ignore
 
   it('every command has --help', async () => {
     const help = async (...args: string[]) => (await admin([...args, '--help'])).out;

@@ -2,40 +2,19 @@
 // SQLite: sign-in, the overview, filters and pages of the list, a task changing live, a retry, a refused change.
 // Screenshots of each view go to test-results/screenshots/. Without Chromium the suite is skipped with a reason,
 // except with CI=true, where it fails.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/advanced.js';
 import { startAdminServer, TOKENS, waitUntil, type AdminServer } from '../support/admin-api.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable, requireChromium, SHOTS } from '../support/browser.js';
 
-const CHROMIUM = process.env.DURABLE_MCP_CHROMIUM ?? '/usr/bin/chromium';
-const SHOTS = 'test-results/screenshots';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const available = existsSync(CHROMIUM);
 /** expect.poll with room for a loaded CI machine (its default gives up after 1 s). */
 const poll = <T>(probe: () => Promise<T>, timeout = 10_000) => expect.poll(probe, { timeout, interval: 50 });
-if (!available && process.env.CI !== 'true')
-  console.log(`dashboard browser tests skipped: no Chromium at ${CHROMIUM} (set DURABLE_MCP_CHROMIUM)`);
+requireChromium('dashboard browser tests');
 
-if (!available && process.env.CI === 'true') {
-  describe('the dashboard in CI', () => {
-    it('needs Chromium', () => {
-      throw new Error(`CI=true: the dashboard tests need Chromium at ${CHROMIUM} (apt-get install chromium)`);
-    });
-  });
-}
-
-describe.skipIf(!available)("the operators' dashboard", () => {
+describe.skipIf(!chromiumAvailable)("the operators' dashboard", () => {
   let server: AdminServer;
   let browser: Browser;
   let page: Page;
@@ -276,7 +255,7 @@ describe.skipIf(!available)("the operators' dashboard", () => {
     await settled(broken, 'completed');
     await page.goto(`${server.proc.origin}/admin#/tasks`);
     await page.locator('table.tasks tbody tr').first().waitFor();
-    await page.getByLabel('Outcome').selectOption('tool_error');
+    await page.getByLabel('Outcome', { exact: true }).selectOption('tool_error');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await poll(() =>
       page

@@ -212,6 +212,16 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
     });
     expect(lines(cancels)).toEqual([]);
     expect(audits(upstream, 'transfer', upstreamTaskId)).toEqual(['task.created']);
+    // Operators see where the call stood: the upstream answered it with a task of its own, which was followed.
+    const detail = (await fetch(`${second.origin}/admin/api/v1/tasks/${taskId}`, {
+      headers: { authorization: `Bearer ${TOKENS.opsA}` },
+    }).then((res) => res.json())) as Json;
+    expect(detail.upstream).toEqual({
+      upstream: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/),
+      dispatch: 'following',
+      step: 'upstream',
+      upstreamTaskId,
+    });
   });
 
   it('cancels the upstream task when the gateway task is cancelled', async () => {

@@ -21,8 +21,10 @@ export interface FakeTask {
   createdAt: number;
   updatedAt: number;
   attempt: number;
-  error?: { code: number; message: string };
+  error?: { code: number; message: string; outcome?: string };
   cancelRequested?: boolean;
+  /** A gateway task's upstream call, as the detail shows it. */
+  upstream?: Record<string, unknown>;
 }
 
 export interface RecordedRequest {
@@ -44,7 +46,7 @@ export interface FakeAdminApi {
 
 const BASE = '/admin/api/v1';
 const LIST_KEYS = new Set(
-  'tenant principal tool toolVersion status outcome createdFrom createdTo updatedFrom updatedTo hasError errorText sort order limit cursor'.split(
+  'tenant principal tool toolVersion status outcome createdFrom createdTo updatedFrom updatedTo hasError errorText errorOutcome sort order limit cursor'.split(
     ' ',
   ),
 );
@@ -105,7 +107,8 @@ function matches(t: FakeTask, q: Record<string, string>): boolean {
     within(t.updatedAt, time(q, 'updatedFrom'), time(q, 'updatedTo')) &&
     (q.hasError === undefined || (t.error !== undefined) === (q.hasError === 'true')) &&
     (q.errorText === undefined ||
-      (t.error?.message.toLowerCase().includes(q.errorText.toLowerCase()) ?? false))
+      (t.error?.message.toLowerCase().includes(q.errorText.toLowerCase()) ?? false)) &&
+    (q.errorOutcome === undefined || t.error?.outcome === q.errorOutcome)
   );
 }
 
@@ -139,6 +142,7 @@ function detail(t: FakeTask) {
     ...row(t),
     expiresAt: iso(t.createdAt + 3_600_000),
     cancelRequested: t.cancelRequested === true,
+    ...(t.upstream === undefined ? {} : { upstream: t.upstream }),
     ...(t.status === 'working' ? { leaseOwner: 'worker-a', leaseUntil: iso(t.updatedAt + 30_000) } : {}),
     steps: [
       { name: 'fetch', done: t.status !== 'failed', failedAttempts: t.status === 'failed' ? 3 : 0 },
@@ -255,6 +259,21 @@ function route(
     return { principal: 'oncall', tenant: 'ops', operator: { tenants: 'all' }, csrfToken: api.sessionCsrf };
   if (req.method === 'GET' && parts.length === 1 && resource === 'overview')
     return overview(api.tasks, req.query);
+  if (req.method === 'GET' && parts.length === 1 && resource === 'health')
+    return {
+      components: [
+        {
+          kind: 'upstream',
+          name: 'stdio:node up.mjs',
+          status: 'down',
+          since: '2026-01-10T00:05:00.000Z',
+          calls: 12,
+          errors: 2,
+          meanMs: 40,
+          metrics: ['durable_mcp_upstream_up{upstream="node"}'],
+        },
+      ],
+    };
   if (resource !== 'tasks' || rest.length > 0) throw new HttpError(404, 'not_found', 'no such route');
   if (req.method === 'GET' && id === undefined) return list(api.tasks, req.query);
   if (req.method === 'GET' && id !== undefined && verb === undefined) {

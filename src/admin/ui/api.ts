@@ -39,33 +39,42 @@ export function forget(): void {
   sessionStorage.removeItem(CSRF_KEY);
 }
 
-/** Calls a route (path below /admin/api/v1); a change sends the CSRF token the session gave, if the tab has it. */
-export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string): Promise<T> {
+/**
+ * Calls a route (path below /admin/api/v1); a change sends the CSRF token the session gave, if the tab has it, and
+ * `body` as JSON (a retry's recorded step).
+ */
+export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: object): Promise<T> {
   const headers = authHeaders();
   const csrf = sessionStorage.getItem(CSRF_KEY);
   if (method !== 'GET' && csrf !== null) headers['x-csrf-token'] = csrf;
+  if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(`${BASE}${path}`, { method, headers, cache: 'no-store' });
+    res = await fetch(`${BASE}${path}`, {
+      method,
+      headers,
+      cache: 'no-store',
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
   } catch (err) {
     throw new ApiError(0, 'network', `The server did not answer (${describeError(err)})`);
   }
   const text = await res.text();
-  let body: unknown;
+  let answer: unknown;
   try {
-    body = text === '' ? {} : JSON.parse(text);
+    answer = text === '' ? {} : JSON.parse(text);
   } catch {
     throw new ApiError(res.status, 'bad_response', `Unexpected answer: ${text.slice(0, 200)}`);
   }
   if (!res.ok) {
-    const error = (body as { error?: { code?: string; message?: string } }).error;
+    const error = (answer as { error?: { code?: string; message?: string } }).error;
     const failure = new ApiError(res.status, error?.code ?? 'error', error?.message ?? res.statusText);
     // The token stopped working (revoked, or the server's keys changed): the tab signs out and says why.
     if (res.status === 401 && path !== '/session')
       window.dispatchEvent(new CustomEvent(SIGNED_OUT, { detail: failure.describe() }));
     throw failure;
   }
-  return body as T;
+  return answer as T;
 }
 
 /** Checks a token with GET /session; keeps it (and the CSRF token) for this tab when it is an operator's. */

@@ -1,9 +1,9 @@
 // The overview: counts by status and finished tasks by outcome (each a link to the list), stuck tasks, recent windows,
 // counts by tool. Read again (at most once a second) whenever a task changes.
 import { call, describeError } from './api.js';
-import { h, notify, outcomeBadge, show, statusBadge } from './dom.js';
+import { h, notify, outcomeBadge, show, statusBadge, time, type Child } from './dom.js';
 import { onLive } from './live.js';
-import { OUTCOMES, STATUSES, type Overview } from './types.js';
+import { OUTCOMES, STATUSES, type Health, type Overview, type TaskPage } from './types.js';
 
 const duration = (ms: number): string =>
   ms % 86_400_000 === 0
@@ -18,9 +18,20 @@ export function overviewView(): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const load = (): void => {
-    call<Overview>('GET', '/overview').then(
-      (o) => {
-        if (!stopped) show(render(o));
+    // The health beside the counts: a server before it answers 404, shown as nothing to report.
+    const health = call<Health>('GET', '/health').catch((): Health => ({ components: [] }));
+    // On a gateway, how many of its tasks' outcomes are unknown (one indexed page; more shows as "100+").
+    const unknown = health.then((hs) =>
+      hs.components.some((c) => c.kind === 'upstream')
+        ? call<TaskPage>('GET', `/tasks?errorOutcome=unknown&limit=${UNKNOWN_PAGE}`).then(
+            (page) => (page.next === undefined ? String(page.items.length) : `${UNKNOWN_PAGE}+`),
+            () => undefined,
+          )
+        : undefined,
+    );
+    Promise.all([call<Overview>('GET', '/overview'), health, unknown]).then(
+      ([o, hs, n]) => {
+        if (!stopped) show(render(o, hs, n));
       },
       (err: unknown) => notify(`Could not read the overview: ${describeError(err)}`, 'error'),
     );
@@ -40,11 +51,14 @@ export function overviewView(): () => void {
   };
 }
 
-function render(o: Overview): HTMLElement {
+const UNKNOWN_PAGE = 100;
+
+function render(o: Overview, health: Health, unknown: string | undefined): HTMLElement {
   return h(
     'section',
     { 'aria-labelledby': 'overview-title' },
     h('h1', { id: 'overview-title' }, 'Overview'),
+    healthSection(health, unknown),
     statusCounts(o),
     h(
       'p',
@@ -147,5 +161,62 @@ const toolTable = (o: Overview): HTMLElement =>
     ),
   );
 
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 export const toolName = (tool: string, version: string | undefined): string =>
   version === undefined ? tool : `${tool}@${version}`;
+
+/**
+ * What the server reports of its health (a gateway: its upstream, up or down since when, calls and errors, and the
+ * metrics that show it over time), with a link to the tasks whose outcome is unknown; nothing for a plain server.
+ */
+function healthSection(health: Health, unknown: string | undefined): Child {
+  if (health.components.length === 0) return null;
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'health-title', id: 'health' },
+    h('h2', { id: 'health-title' }, 'Health'),
+    h(
+      'ul',
+      { class: 'health' },
+      ...health.components.map((c) =>
+        h(
+          'li',
+          { 'data-kind': c.kind, 'data-health': c.status },
+          h('span', { class: `badge health-${c.status}` }, c.status),
+          ' ',
+          h('strong', {}, c.kind),
+          ' ',
+          h('span', { class: 'mono' }, c.name),
+          c.since !== undefined && h('span', { class: 'muted' }, ' since ', time(c.since)),
+          h(
+            'span',
+            { class: 'muted' },
+            ` · ${count(c.calls ?? 0, 'call')}, ${count(c.errors ?? 0, 'error')}`,
+            c.meanMs === undefined ? '' : `, mean ${c.meanMs} ms`,
+          ),
+          (c.metrics ?? []).length > 0 &&
+            h(
+              'details',
+              {},
+              h('summary', {}, 'Metrics (Prometheus, on /metrics)'),
+              h('ul', {}, ...(c.metrics ?? []).map((m) => h('li', { class: 'mono' }, m))),
+            ),
+        ),
+      ),
+    ),
+    health.components.some((c) => c.kind === 'upstream') &&
+      h(
+        'p',
+        {},
+        h(
+          'a',
+          { href: '#/tasks?errorOutcome=unknown', id: 'unknown-link' },
+          'Tasks whose outcome is unknown',
+        ),
+        unknown !== undefined && ' ',
+        unknown !== undefined && h('strong', { id: 'unknown-count' }, unknown),
+        ' — calls the upstream may or may not have done: check each, then retry it or record its outcome.',
+      ),
+  );
+}

@@ -6,6 +6,7 @@ import { confirmAction, h, notify, outcomeBadge, show, statusBadge, time, type C
 import { onLive } from './live.js';
 import { toolName } from './overview.js';
 import { payloads } from './task-payloads.js';
+import { outcomeUnknownSection, upstreamSection } from './task-upstream.js';
 import { isRetryable, isTerminal, type TaskDetail } from './types.js';
 
 interface Action {
@@ -105,6 +106,8 @@ function render(task: TaskDetail, path: string, reload: () => void): HTMLElement
     h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' }, ...buttons),
     facts(task),
     errors(task),
+    outcomeUnknownSection(task, path),
+    upstreamSection(task),
     history(task),
     steps(task),
     payloads(task),
@@ -175,6 +178,13 @@ function errors(t: TaskDetail): Child {
     { class: 'card failure', 'aria-labelledby': 'failure-title' },
     h('h2', { id: 'failure-title' }, 'Error'),
     t.error && h('p', {}, `${t.error.code}: ${t.error.message}`),
+    t.error?.outcome !== undefined &&
+      h(
+        'p',
+        {},
+        'Outcome: ',
+        h('span', { class: 'badge', 'data-error-outcome': t.error.outcome }, t.error.outcome),
+      ),
     t.failure &&
       h(
         'p',

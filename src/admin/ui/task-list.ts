@@ -4,7 +4,15 @@ import { call, describeError } from './api.js';
 import { h, notify, outcomeBadge, show, statusBadge, time } from './dom.js';
 import { onLive } from './live.js';
 import { toolName } from './overview.js';
-import { OUTCOMES, STATUSES, isRetryable, isTerminal, type TaskPage, type TaskRow } from './types.js';
+import {
+  OUTCOMES,
+  STATUSES,
+  isOutcomeUnknown,
+  isRetryable,
+  isTerminal,
+  type TaskPage,
+  type TaskRow,
+} from './types.js';
 
 const TEXT_FILTERS = [
   ['tool', 'Tool'],
@@ -13,7 +21,17 @@ const TEXT_FILTERS = [
   ['errorText', 'Error text'],
 ] as const;
 // What the address may carry to the API: the filters, and a page size (limit).
-const FILTERS = ['tool', 'status', 'outcome', 'tenant', 'principal', 'errorText', 'hasError', 'limit'];
+const FILTERS = [
+  'tool',
+  'status',
+  'outcome',
+  'tenant',
+  'principal',
+  'errorText',
+  'hasError',
+  'errorOutcome',
+  'limit',
+];
 
 /**
  * Whether a task shown by an event belongs in the list these filters make. A tool error's text is not in its row: a
@@ -29,6 +47,7 @@ export function matches(filters: URLSearchParams, row: TaskRow): boolean {
   };
   const hasError = filters.get('hasError');
   const errorText = filters.get('errorText')?.toLowerCase();
+  const errorOutcome = filters.get('errorOutcome');
   return (
     eq('tool') &&
     eq('tenant') &&
@@ -36,7 +55,8 @@ export function matches(filters: URLSearchParams, row: TaskRow): boolean {
     anyOf('status') &&
     anyOf('outcome') &&
     (hasError === null || (hasError === 'true') === isRetryable(row)) &&
-    (errorText === undefined || (row.error?.message.toLowerCase().includes(errorText) ?? false))
+    (errorText === undefined || (row.error?.message.toLowerCase().includes(errorText) ?? false)) &&
+    (errorOutcome === null || row.error?.outcome === errorOutcome)
   );
 }
 
@@ -130,6 +150,12 @@ function filterForm(filters: URLSearchParams): HTMLFormElement {
       ['true', 'yes'],
       ['false', 'no'],
     ]),
+    // The word a failed task's error data gives as its outcome (the gateway's).
+    select('errorOutcome', 'Error outcome', [
+      ['', 'any'],
+      ['unknown', 'outcome unknown'],
+      ['not_sent', 'not sent'],
+    ]),
     h(
       'div',
       { class: 'buttons' },
@@ -177,7 +203,15 @@ function row(task: TaskRow): HTMLTableRowElement {
 
 /** A failed task's error, a tool error's status message (what its caller was told), or an unfinished task's. */
 function message(task: TaskRow): HTMLElement {
-  if (task.error !== undefined) return h('td', { class: 'error-text' }, task.error.message);
+  if (task.error !== undefined)
+    return h(
+      'td',
+      { class: 'error-text' },
+      isOutcomeUnknown(task) &&
+        h('span', { class: 'badge outcome-unknown', 'data-error-outcome': 'unknown' }, 'outcome unknown'),
+      isOutcomeUnknown(task) && ' ',
+      task.error.message,
+    );
   if (task.outcome === 'tool_error') return h('td', { class: 'error-text' }, task.statusMessage ?? '');
   return h('td', { class: 'muted' }, isTerminal(task.status) ? '' : (task.statusMessage ?? ''));
 }

@@ -1,6 +1,7 @@
 // The JSON the operator API answers (src/admin/shapes.ts, docs/operations.md "Operator API"), under the names the
 // dashboard uses, and what it derives from them.
 import type {
+  HealthJson,
   OverviewJson,
   SessionJson,
   TaskDetailJson,
@@ -18,6 +19,7 @@ export type TaskRow = TaskRowJson;
 export type TaskPage = TaskPageJson;
 export type TaskDetail = TaskDetailJson;
 export type Overview = OverviewJson;
+export type Health = HealthJson;
 /** One message of GET /admin/api/v1/events. */
 export type TaskEvent = TaskEventJson;
 
@@ -34,3 +36,5 @@ export const isTerminal = (s: TaskStatus): boolean =>
 /** Whether an operator may retry the task (as a new task): it failed, or ended in a tool error. */
 export const isRetryable = (t: Pick<TaskRow, 'outcome'>): boolean =>
   t.outcome === 'failed' || t.outcome === 'tool_error';
+/** A gateway task whose call the upstream may or may not have done (its error's data says `outcome: "unknown"`). */
+export const isOutcomeUnknown = (t: Pick<TaskRow, 'error'>): boolean => t.error?.outcome === 'unknown';

@@ -1,5 +1,6 @@
 // `durable-mcp admin tasks list`: search every owner's tasks through the operator API, one page or (--all) every one.
 import { TASK_OUTCOMES, TASK_STATUSES } from '../../tasks/task.js';
+import { ERROR_OUTCOME_PATTERN } from '../../tasks/error-outcome.js';
 import { adminApiFromFlags, AdminTransportError, type AdminApi } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
 import { taskTable, type TaskPageJson } from '../admin-view.js';
@@ -16,6 +17,9 @@ export const listUsage = `durable-mcp admin tasks list [filters] [flags]   (oper
                              an ISO 8601 time (2026-01-31T12:00:00Z) or ms since the epoch; ranges are [from, to)
   --has-error | --no-error   only tasks with an error (failed, or a tool error), or only tasks without one
   --error-text S             a case-insensitive part of the error message (or of a tool error's text)
+  --error-outcome W          failed tasks whose error data gives this outcome word; --error-outcome unknown:
+                             the gateway's calls the upstream may or may not have done (check, then retry
+                             or record the outcome: admin tasks retry ID --record-step upstream --value …)
   --sort created|updated     (default created)    --order asc|desc   (default desc: newest first)
   --limit N                  tasks per page, 1–500 (default: the server's)
   --cursor C                 the next page, as the previous one printed it
@@ -37,6 +41,7 @@ const LIST_FLAGS = {
   'has-error': { type: 'boolean' },
   'no-error': { type: 'boolean' },
   'error-text': { type: 'string' },
+  'error-outcome': { type: 'string' },
   sort: { type: 'string' },
   order: { type: 'string' },
   limit: { type: 'string' },
@@ -110,6 +115,12 @@ function searchQuery(values: Values): URLSearchParams {
   if (values['has-error'] === true || values['no-error'] === true)
     put('hasError', values['has-error'] === true ? 'true' : 'false');
   put('errorText', values['error-text'] as string | undefined);
+  const word = values['error-outcome'] as string | undefined;
+  if (word !== undefined && !ERROR_OUTCOME_PATTERN.test(word))
+    throw new UsageError(
+      `--error-outcome is a word such as unknown (a-z, then a-z, 0-9 or _) (got "${word}")`,
+    );
+  put('errorOutcome', word);
   put('sort', oneOf(values, 'sort', ['created', 'updated']));
   put('order', oneOf(values, 'order', ['asc', 'desc']));
   return q;

@@ -1,14 +1,15 @@
 // `durable-mcp admin overview`: task counts by status and tool, recent activity and stuck tasks, as operators see them.
-import { adminApiFromFlags } from '../admin-api.js';
+import { AdminApiError, adminApiFromFlags } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
-import { describeOverview } from '../admin-view.js';
+import { describeHealth, describeOverview } from '../admin-view.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
 import { parseDuration } from '../durations.js';
 import { printJson, printOut } from '../terminal-text.js';
 
 export const overviewUsage = `durable-mcp admin overview [--windows 1h,24h] [--stuck 15m] [flags]   (operators)
-  counts of tasks by status and by tool, tasks created/completed/failed in recent windows, and stuck tasks
+  counts of tasks by status and by tool, tasks created/completed/failed in recent windows, and stuck tasks;
+  then the health the server reports (a gateway: its upstream, up or down since when, calls and errors)
   --windows D1,D2   the recent windows (default 1h,24h)
   --stuck D         unfinished tasks not updated for this long count as stuck (default 15m)
                     durations: ms, or a number with a unit: 30s, 15m, 1h, 7d
@@ -35,8 +36,16 @@ export async function overview(argv: string[]): Promise<number> {
   const query = new URLSearchParams({ windows: windows.join(','), stuckMs: String(stuckMs) });
   try {
     const body = (await api.get('/overview', query)) as Record<string, unknown>;
-    if (json) printJson(body);
-    else printOut(describeOverview(body, stuckMs));
+    // The server's health beside the counts (a server before it has none: 404).
+    const health = (await api.get('/health').catch((err: unknown) => {
+      if (err instanceof AdminApiError && err.status === 404) return undefined;
+      throw err;
+    })) as Record<string, unknown> | undefined;
+    if (json) printJson(health === undefined ? body : { ...body, health });
+    else {
+      printOut(describeOverview(body, stuckMs));
+      if (health !== undefined) printOut(describeHealth(health));
+    }
     return EXIT.ok;
   } catch (err) {
     return reportAdminError(err, api.base);

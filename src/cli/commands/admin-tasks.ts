@@ -2,7 +2,7 @@
 import type { RetriedJson } from '../../admin/shapes.js';
 import { AdminApiError, adminApiFromFlags, AdminTransportError, type AdminApi } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
-import { inspectionOf } from '../admin-view.js';
+import { describeUpstream, inspectionOf } from '../admin-view.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
 import { readJsonValue } from '../json-input.js';
@@ -67,7 +67,11 @@ async function getTask(api: AdminApi, id: string, json: boolean): Promise<number
     if (typeof (body as { id?: unknown }).id !== 'string')
       throw new AdminTransportError(`the answer to GET ${taskPath(id)} is not a task`);
     if (json) printJson(body);
-    else printOut(describeInspection(inspectionOf(body as Record<string, unknown>)));
+    else {
+      printOut(describeInspection(inspectionOf(body as Record<string, unknown>)));
+      const upstream = describeUpstream(body as Record<string, unknown>);
+      if (upstream !== undefined) printOut(upstream);
+    }
     return EXIT.ok;
   } catch (err) {
     const missing = err instanceof AdminApiError && err.status === 404 && (await hasApi(api));

@@ -8,7 +8,9 @@ import {
   type CatalogSettings,
 } from '../../gateway/catalog.js';
 import { createUpstream } from '../../gateway/create-upstream.js';
-import { upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
+import { createDispatchView } from '../../gateway/dispatch-state.js';
+import { createUpstreamHealth } from '../../gateway/health.js';
+import { describeTarget, upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
 import { createUpstreamMetrics, type UpstreamRecorder } from '../../observability/upstream-metrics.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { ToolSet } from '../../protocol/define.js';
@@ -215,6 +217,8 @@ export async function gateway(argv: string[]): Promise<void> {
       '--upstream-pool is for shared sessions: with per-principal, each principal has one',
     );
   const tenantTokens = tenantTokensOf(values['upstream-tenant-tokens']);
+  // The console's view of the upstream: its health, and where each of its tasks' calls stands.
+  const health = createUpstreamHealth(describeTarget(target), upstreamLabel(target));
   if (tenantTokens !== undefined && target.kind !== 'http')
     throw new UsageError('--upstream-tenant-tokens is for an HTTP upstream, not a stdio one');
   const upstream: Upstream = createUpstream(target, {
@@ -225,8 +229,12 @@ export async function gateway(argv: string[]): Promise<void> {
     connectTimeoutMs,
     log: upstreamLog(logger),
     observer: {
-      call: (outcome, ms) => recorder.current?.call(outcome, ms),
+      call: (outcome, ms) => {
+        health.observer.call(outcome, ms);
+        recorder.current?.call(outcome, ms);
+      },
       answering: (up) => {
+        health.observer.answering(up);
         recorder.up = up;
         recorder.current?.answering(up);
       },
@@ -241,6 +249,7 @@ export async function gateway(argv: string[]): Promise<void> {
     throw new Error(`--upstream ${upstream.name}: ${err instanceof Error ? err.message : String(err)}`);
   }
   logger.info({ upstream: upstream.name, tools: read.tools.length }, 'gateway: upstream tools read');
+  const ownTools = new Set(own.flatMap((set) => (set.tools ?? []).map((tool) => tool.name)));
   await serveWith(settings, [{ tools: read.tools }, ...own], logger, {
     onServed: (runtime, metrics) => {
       if (metrics !== undefined) {
@@ -250,5 +259,9 @@ export async function gateway(argv: string[]): Promise<void> {
       followCatalog(upstream, read.refresh, runtime.server.control, log, refreshMs);
     },
     onStopped: () => upstream.close(),
+    admin: {
+      health: () => [health.component()],
+      taskUpstream: createDispatchView(upstream.name, (tool) => !ownTools.has(tool)),
+    },
   });
 }

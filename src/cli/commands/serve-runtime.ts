@@ -17,6 +17,9 @@ import { logOutOfScope, logToolError, mainOrigin, storeCheck } from './serve-hel
 import type { ServeSettings } from './serve-flags.js';
 
 /** A server on its open store. */
+/** What a command built on `serve` adds to the operator API: health components, the view of a gateway's tasks. */
+export type AdminExtras = Pick<AdminApiOptions, 'health' | 'taskUpstream'>;
+
 export interface Served {
   readonly runtime: DurableMcp;
   readonly handler: HttpHandler;
@@ -115,9 +118,11 @@ function adminFor(
   auth: AuthSetup,
   metrics: Metrics | undefined,
   waiting: Observability['waiting'],
+  extras: AdminExtras,
 ): AdminApiOptions | undefined {
   if (!auth.operators || backend.tasks.admin === undefined) return undefined;
   return {
+    ...extras,
     store: backend.tasks.admin,
     secret: backend.stateSecret,
     changes: backend.tasks.changes,
@@ -135,6 +140,7 @@ function handlerFor(
   auth: AuthSetup,
   readiness: () => Promise<string | undefined>,
   { logger, metrics, audit, waiting }: Observability,
+  extras: AdminExtras,
 ): HttpHandler {
   const { http } = settings;
   // With a port of its own, /metrics is not served on the MCP port.
@@ -153,7 +159,7 @@ function handlerFor(
     legacy:
       http.legacy === false ? false : { store: backend.tasks, sessions: backend.sessions, ...http.legacy },
     extraRoutes: metricsHere === undefined ? undefined : (req, res) => metricsHere.route(req, res),
-    admin: adminFor(http, backend, auth, metrics, waiting),
+    admin: adminFor(http, backend, auth, metrics, waiting, extras),
     onError: (err) => logger.error({ err }, 'request failed'),
     maxBufferedBytes: http.maxBufferedBytes,
     onResponse: (method, status, ms) => {
@@ -185,12 +191,13 @@ export function serveOn(
   logger: Logger,
   auth: AuthSetup,
   readiness: () => Promise<string | undefined>,
+  extras: AdminExtras = {},
 ): Served {
   const observability = observabilityFor(settings, backend, toolSets, logger);
   const runtime = runtimeFor(settings, backend, toolSets, observability);
   return {
     runtime,
-    handler: handlerFor(settings, runtime, backend, auth, readiness, observability),
+    handler: handlerFor(settings, runtime, backend, auth, readiness, observability, extras),
     metrics: observability.metrics,
     storeAnswers: storeCheck(backend, logger),
   };

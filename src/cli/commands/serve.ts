@@ -21,7 +21,7 @@ import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
 import { mainOrigin, metricsOrigin } from './serve-helpers.js';
 import { listenMetrics } from './serve-metrics.js';
-import { runtimeOn, serveOn, type Served } from './serve-runtime.js';
+import { runtimeOn, serveOn, type AdminExtras, type Served } from './serve-runtime.js';
 import { isUnreachable, retryOpening, type StoreOpening } from './serve-store.js';
 
 export { serveUsage } from './serve-usage.js';
@@ -231,6 +231,8 @@ export async function serve(argv: string[]): Promise<void> {
 export interface ServeHooks {
   onServed?: (runtime: DurableMcp, metrics: Metrics | undefined) => void;
   onStopped?: () => Promise<void>;
+  /** Given to the operator API of every runtime served (AdminApiOptions). */
+  admin?: AdminExtras;
 }
 
 /** Serves `toolSets` as `serve` does, on stdio or HTTP, with the settings of its flags. */
@@ -255,7 +257,7 @@ export async function serveWith(
   }
   const up = (backend: Backend): void => {
     try {
-      state.served = serveOn(settings, backend, toolSets, logger, listening.auth, readiness);
+      state.served = serveOn(settings, backend, toolSets, logger, listening.auth, readiness, hooks.admin);
     } catch (err) {
       void backend.close();
       throw err;

@@ -150,3 +150,63 @@ export async function expectUpgradedLineOrder(store: TaskStore, waiting: string,
   expect((await store.claim('w', 1_000, t0 + 10))?.id).toBe(waiting);
   expect((await store.claim('w', 1_000, t0 + 10))?.id).toBe(later.id);
 }
+
+/**
+ * What a store of the release before error outcomes holds (sealing sensitive tasks: sealingSensitive): failed tasks
+ * whose error data gives an outcome word, plain and sealed, one with free text, and a completed one.
+ */
+export async function seedErrorOutcomeTasks(store: TaskStore, t0: number): Promise<Record<string, string>> {
+  const failedWith = (outcome: unknown): RunOutcome => ({
+    kind: 'failed',
+    error: { code: -32603, message: 'outcome unknown', data: { outcome, tool: 'pay' } },
+    statusMessage: 'Failed.',
+  });
+  const endings: [string, boolean, RunOutcome][] = [
+    ['unknown', false, failedWith('unknown')],
+    ['sealedUnknown', true, failedWith('unknown')],
+    ['notSent', false, failedWith('not_sent')],
+    ['text', false, failedWith('Not a word')],
+    ['completed', false, { kind: 'completed', result: { content: [] } }],
+  ];
+  const ids: Record<string, string> = {};
+  for (const [i, [name, sensitive, outcome]] of endings.entries()) {
+    const task = await store.create(newTask({ createdAt: t0 + i, sensitive }));
+    const run = await store.claim('w', 1_000, t0 + i);
+    expect(run?.id).toBe(task.id);
+    expect(await store.finish(task.id, run?.token ?? 0, outcome, t0 + i)).toBe(true);
+    ids[name] = task.id;
+  }
+  return ids;
+}
+
+/**
+ * After the upgrade that keeps error outcomes, the plain errors stored before it are found by their word; a sealed
+ * one is not read by the upgrade (SQL cannot open it), but a task that fails after it is found, sealed or not.
+ */
+export async function expectUpgradedErrorOutcomes(
+  store: TaskStore,
+  ids: Record<string, string>,
+  t0: number,
+): Promise<void> {
+  const admin = store.admin;
+  if (admin === undefined) throw new Error('expected the operators’ port');
+  const search = async (word: string) =>
+    (await admin.list({ tenants: 'all' }, { limit: 10, errorOutcome: word }, t0 + 1_000)).items.map(
+      (t) => t.id,
+    );
+  expect(await search('unknown')).toEqual([ids.unknown]);
+  expect(await search('not_sent')).toEqual([ids.notSent]);
+  const later = await store.create(newTask({ createdAt: t0 + 500, sensitive: true }));
+  const run = await store.claim('w', 1_000, t0 + 500);
+  expect(run?.id).toBe(later.id);
+  const error = { code: -32603, message: 'outcome unknown', data: { outcome: 'unknown' } };
+  expect(
+    await store.finish(
+      later.id,
+      run?.token ?? 0,
+      { kind: 'failed', error, statusMessage: 'Failed.' },
+      t0 + 501,
+    ),
+  ).toBe(true);
+  expect(await search('unknown')).toEqual([later.id, ids.unknown]);
+}

@@ -63,6 +63,8 @@ function defineSuites(): void {
         [undefined, { limit: 50, tool: 'tool3' }, 'Index Scan Backward using tasks_tool_created'],
         [['small'], { limit: 50 }, 'Index Scan Backward using tasks_tenant_created'],
         [undefined, { limit: 50, sort: 'updated' }, 'Index Scan Backward using tasks_updated'],
+        // No task has failed: the outcome-unknown ones are found in their own (empty) index, not by a scan.
+        [undefined, { limit: 50, errorOutcome: 'unknown' }, 'Index Scan Backward using tasks_error_outcomes'],
       ];
       for (const [tenants, query, index] of cases) {
         const plan = await planOf(tenants, query);

@@ -19,7 +19,7 @@ import {
   visibleTenants,
   type AdminSummaryColumns,
 } from '../admin-query.js';
-import { toAdminPayloads } from '../admin-payloads.js';
+import { openStepValue, toAdminPayloads } from '../admin-payloads.js';
 import type { StoreContext } from './context.js';
 import type { Run } from './db.js';
 import { requestCancel } from './owner-writes.js';
@@ -86,6 +86,12 @@ export function postgresAdmin(
       if (row === undefined || !inAdminScope(scope, row.tenant)) return undefined;
       const inputs = row.inputs.map(([key, request, answer]) => ({ key, request, answer }));
       return toAdminPayloads({ ...row, inputs }, codec.open);
+    },
+
+    async stepValue(scope, id, name) {
+      const [row] = await db.query<{ tenant: string; value: string }>(sql.stepValue, [id, name]);
+      if (row === undefined || !inAdminScope(scope, row.tenant)) return undefined;
+      return openStepValue(id, name, row.value, codec.open);
     },
 
     async cancel(scope, id, now) {

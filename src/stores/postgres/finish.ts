@@ -1,6 +1,7 @@
 // Ending a run: each outcome is one statement fenced by the run's token (the first terminal write wins).
 import { isToolErrorResult, type RunOutcome } from '../../tasks/task.js';
 import { writeAndNotify, type StoreContext } from './context.js';
+import { errorOutcomeOf } from '../../tasks/error-outcome.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import type { Sealer } from './codec.js';
 
@@ -20,11 +21,12 @@ export async function finishRun(
     message: string | null,
     failure: string | null = null,
     toolError = false,
+    errorOutcome: string | null = null,
   ) =>
     writeAndNotify(
       ctx,
       q.terminal,
-      [id, token, status, result, error, message, now, failure, toolError],
+      [id, token, status, result, error, message, now, failure, toolError, errorOutcome],
       settled,
     );
   const failureOf = (seal: Sealer): string | null =>
@@ -42,7 +44,17 @@ export async function finishRun(
     case 'failed': {
       const seal = await ctx.codec.sealerOf(id);
       const error = seal(JSON.stringify(outcome.error), sealedAt('tasks.error', id));
-      return terminal('failed', null, error, statusFor(seal, id, outcome.statusMessage), failureOf(seal));
+      // Known here, before the error is sealed: operators find outcome-unknown calls without opening errors.
+      const word = errorOutcomeOf(outcome.error);
+      return terminal(
+        'failed',
+        null,
+        error,
+        statusFor(seal, id, outcome.statusMessage),
+        failureOf(seal),
+        false,
+        word,
+      );
     }
     case 'waiting': {
       const message = statusFor(await ctx.codec.sealerOf(id), id, outcome.statusMessage);

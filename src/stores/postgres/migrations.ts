@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { translate } from './errors.js';
 import { schemaNames } from './names.js';
 import { SERVE_FLOOR_KEY } from '../schema-fit.js';
+import { errorOutcomesMigration } from './migration-error-outcomes.js';
 import { storedBytesMigration } from './migration-stored-bytes.js';
 
 export interface PostgresMigration {
@@ -280,6 +281,8 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   },
   // 17: the bytes each owner's kept tasks store, counted by triggers (a file of its own: its SQL is long).
   storedBytesMigration,
+  // 18: the outcome word of a failed task's error, kept unsealed for operators' searches.
+  errorOutcomesMigration,
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

@@ -9,11 +9,13 @@ import type { TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, TaskOwner } from '../../tasks/task.js';
 import {
   expectUpgradedInspection,
+  expectUpgradedErrorOutcomes,
   expectUpgradedOutcomes,
   expectUpgradedTasksResume,
   newTask,
   runTaskStoreContract,
   sealingSensitive,
+  seedErrorOutcomeTasks,
   seedOutcomeTasks,
   seedUpgradeTasks,
   seedLineBeforeUpgrade,
@@ -236,6 +238,21 @@ function defineSuites(): void {
 
       expect(await migrate(admin, schema)).toEqual([14]);
       await expectUpgradedOutcomes(open({ schema, ...sealing }), seeded, T0);
+    });
+
+    it('migrates a schema of the release before error outcomes: its plain outcome-unknown failures are found', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const sealing = sealingSensitive();
+      const before = open({ schema, ...sealing });
+      const seeded = await seedErrorOutcomeTasks(before, T0);
+      // Take the schema back to that release (before migration 18).
+      await admin.query(`
+        DROP INDEX ${s}.tasks_error_outcomes; ALTER TABLE ${s}.tasks DROP COLUMN error_outcome;
+        DELETE FROM ${s}.schema_migrations WHERE version = 18`);
+
+      expect(await migrate(admin, schema)).toEqual([18]);
+      await expectUpgradedErrorOutcomes(open({ schema, ...sealing }), seeded, T0);
     });
 
     it('migrates a schema of the release before places in line kept their time; its line keeps its order', async () => {

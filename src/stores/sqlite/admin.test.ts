@@ -51,6 +51,7 @@ describe('SQLite operators’ searches', () => {
       [['t3'], { limit: 50 }, 'INDEX tasks_tenant_created (tenant=?)'],
       [undefined, { limit: 50, sort: 'updated' }, 'INDEX tasks_updated'],
       [undefined, { limit: 50, outcome: ['tool_error'] }, 'INDEX tasks_tool_errors'],
+      [undefined, { limit: 50, errorOutcome: 'unknown' }, 'INDEX tasks_error_outcomes (error_outcome=?)'],
     ];
     for (const [tenants, query, index] of cases) {
       const plan = planOf(tenants, query);

@@ -14,7 +14,7 @@ import {
   toAdminSummary,
   visibleTenants,
 } from '../admin-query.js';
-import { toAdminPayloads } from '../admin-payloads.js';
+import { openStepValue, toAdminPayloads } from '../admin-payloads.js';
 import { planRetry } from '../retry-fork.js';
 import type { StoreContext } from './context.js';
 import { guarded } from './guarded.js';
@@ -54,6 +54,13 @@ export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin
       const row = guarded(() => aq.payloads(id));
       return row !== undefined && inAdminScope(scope, row.tenant)
         ? toAdminPayloads(row, codec.open)
+        : undefined;
+    },
+
+    async stepValue(scope, id, name) {
+      const row = guarded(() => aq.stepValue(id, name));
+      return row !== undefined && inAdminScope(scope, row.tenant)
+        ? openStepValue(id, name, row.value, codec.open)
         : undefined;
     },
 

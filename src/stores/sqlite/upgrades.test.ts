@@ -6,10 +6,12 @@ import type { TaskOwner } from '../../tasks/task.js';
 import {
   expectUpgradedInspection,
   expectUpgradedLineOrder,
+  expectUpgradedErrorOutcomes,
   expectUpgradedOutcomes,
   expectUpgradedTasksResume,
   sealingSensitive,
   seedLineBeforeUpgrade,
+  seedErrorOutcomeTasks,
   seedOutcomeTasks,
   seedUpgradeTasks,
 } from '../task-store.contract.js';
@@ -106,5 +108,24 @@ describe('SQLite files of earlier releases', () => {
     expect(olderClaim.get({ now: T0 })).toEqual({ id: waiting });
     older.close();
     await expectUpgradedLineOrder(after, waiting, T0);
+  });
+
+  it('opens a file of the release before error outcomes: its plain outcome-unknown failures are found', async () => {
+    const path = freshPath();
+    const sealing = sealingSensitive();
+    const before = createSqliteTaskStore({ path, ...sealing });
+    opened.push(before);
+    const seeded = await seedErrorOutcomeTasks(before, T0);
+    await before.close();
+    // Take the file back to the schema of that release (before migration 19).
+    const raw = new Database(path);
+    raw.exec(`
+      DROP INDEX tasks_error_outcomes; ALTER TABLE tasks DROP COLUMN error_outcome;
+      DELETE FROM schema_migrations WHERE version = 19`);
+    raw.close();
+
+    const after = createSqliteTaskStore({ path, ...sealing });
+    opened.push(after);
+    await expectUpgradedErrorOutcomes(after, seeded, T0);
   });
 });

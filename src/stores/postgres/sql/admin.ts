@@ -75,6 +75,10 @@ export function adminSql(s: string, notify: Notify) {
           '[]'::json) FROM ${s}.task_inputs i WHERE i.task_id = t.id) AS inputs
       FROM ${s}.tasks t WHERE t.id = $1`,
 
+    /** A step's stored value and its task's tenant. */
+    stepValue: `SELECT t.tenant, s.value FROM ${s}.task_steps s JOIN ${s}.tasks t ON t.id = s.task_id
+      WHERE s.task_id = $1 AND s.name = $2`,
+
     /**
      * The row lock of retry and purge: a run's ending or an owner's write waits for, then re-checks, this one (and a
      * purge does not take a task while a retry copies it).

@@ -6,12 +6,12 @@ export function endingSql(s: string, notify: Notify) {
   return {
     /**
      * $3 status, $4 result, $5 error, $6 status message (null keeps it), $7 now, $8 failure, $9 whether the result
-     * is a tool error.
+     * is a tool error, $10 the error's outcome word (error-outcome.ts).
      */
     terminal: `
       WITH u AS (
         UPDATE ${s}.tasks SET status = $3, result = $4, error = $5, status_message = COALESCE($6, status_message),
-          updated_at = $7, failure = $8, tool_error = $9, runnable = false, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
+          updated_at = $7, failure = $8, tool_error = $9, error_outcome = $10, runnable = false, lease_owner = NULL, lease_until = NULL, wake_at = NULL,
           revision = revision + 1
         WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
       ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,

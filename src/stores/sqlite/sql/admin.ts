@@ -165,6 +165,9 @@ export function prepareAdminQueries(db: SqliteDatabase) {
     `SELECT key FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
   );
   const purge = db.prepare(`DELETE FROM tasks WHERE id = ? AND status IN ('completed','failed','cancelled')`);
+  const stepValue = db.prepare(
+    `SELECT t.tenant, s.value FROM task_steps s JOIN tasks t ON t.id = s.task_id WHERE s.task_id = ? AND s.name = ?`,
+  );
   return {
     /** A page of a search within `tenants` (undefined: any), one row more than the page to tell if more follow. */
     search(tenants: readonly string[] | undefined, q: CheckedQuery): AdminSummaryColumns[] {
@@ -175,6 +178,9 @@ export function prepareAdminQueries(db: SqliteDatabase) {
       ownerOf.get(id) as { tenant: string; principal: string; status: TaskStatus } | undefined,
     pendingInputs: (id: string) => (pendingInputs.all(id) as { key: string }[]).map((r) => r.key),
     payloads: preparePayloads(db),
+    /** A step's stored value and its task's tenant. */
+    stepValue: (id: string, name: string) =>
+      stepValue.get(id, name) as { tenant: string; value: string } | undefined,
     ...prepareFork(db),
     /** Deletes a finished task and all it keeps (ON DELETE CASCADE); false when it is not finished. */
     purge: (id: string) => purge.run(id).changes === 1,

@@ -3,12 +3,13 @@
 import { isToolErrorResult, type RunOutcome } from '../../../tasks/task.js';
 import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
+import { errorOutcomeOf } from '../../../tasks/error-outcome.js';
 import { sealedAt, sealStatus } from '../../payload-sealing.js';
 
 function prepareEndingStatements(db: SqliteDatabase) {
   const terminal = db.prepare(`
     UPDATE tasks SET status = @status, result = @result, error = @error, failure = @failure,
-      tool_error = @toolError, status_message = COALESCE(@message, status_message), updated_at = @now,
+      tool_error = @toolError, error_outcome = @errorOutcome, status_message = COALESCE(@message, status_message), updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
   // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead.
@@ -60,6 +61,7 @@ function finishRun(
     message: null,
     failure: null,
     toolError: 0,
+    errorOutcome: null,
   } as Record<string, unknown>;
   const failureOf = (o: { failure?: unknown }): string | null =>
     o.failure === undefined ? null : codec.seal(id, JSON.stringify(o.failure), sealedAt('tasks.failure', id));
@@ -85,6 +87,8 @@ function finishRun(
           ...base,
           status: 'failed',
           error: codec.seal(id, JSON.stringify(outcome.error), sealedAt('tasks.error', id)),
+          // Known here, before the error is sealed: operators find outcome-unknown calls without opening errors.
+          errorOutcome: errorOutcomeOf(outcome.error),
           message: status(outcome.statusMessage),
           failure: failureOf(outcome),
         }).changes === 1
