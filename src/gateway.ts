@@ -2,6 +2,7 @@
 // behind durable-mcp, so that its tool calls become durable tasks (docs/gateway.md).
 import { createDurableMcp, type DurableMcp, type DurableMcpOptions } from './runtime.js';
 import { followCatalog, readCatalog, type CatalogSettings } from './gateway/catalog.js';
+import { tellUpstreamOfCancels } from './gateway/cancel-upstream.js';
 import { createUpstream } from './gateway/create-upstream.js';
 import type { Upstream, UpstreamOptions, UpstreamTarget } from './gateway/upstream.js';
 export { createUpstream } from './gateway/create-upstream.js';
@@ -89,6 +90,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...rest
   } = options;
   const runtime = createDurableMcp({ ...rest, toolSets: [{ tools: catalog.tools }, ...toolSets] });
+  const ownTools = new Set(toolSets.flatMap((set) => (set.tools ?? []).map((tool) => tool.name)));
   const refresh = (): Promise<void> => catalog.refresh(runtime.server.control);
   const stopFollowing = followCatalog(
     upstream,
@@ -97,6 +99,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     log,
     options.refreshMs,
   );
+  const stopTelling = tellUpstreamOfCancels({
+    store: runtime.store,
+    upstream,
+    // Tools the upstream adds later are its too: only the gateway's own tool sets are not.
+    isUpstreamTool: (tool) => !ownTools.has(tool),
+    log,
+  });
 
   return {
     ...runtime,
@@ -108,6 +117,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     refresh,
     async close(graceMs) {
       stopFollowing();
+      stopTelling();
       await runtime.close(graceMs);
       await upstream.close();
     },

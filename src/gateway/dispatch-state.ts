@@ -23,7 +23,7 @@ export function parseStepName(
 const MAX_ID = 256;
 
 /** The upstream's own task id when an answer is a task it made (`{ resultType: "task", taskId }`). */
-function upstreamTaskOf(answer: AdminPayload | undefined): string | undefined {
+export function upstreamTaskOf(answer: AdminPayload | undefined): string | undefined {
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return undefined;
   const { resultType, taskId } = answer as Record<string, unknown>;
   return resultType === 'task' && typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_ID
@@ -32,7 +32,7 @@ function upstreamTaskOf(answer: AdminPayload | undefined): string | undefined {
 }
 
 /** The latest round's marker and answer step, and whether that answer is done. */
-function latestRound(
+export function latestRound(
   steps: readonly InspectedStep[],
 ): { marker: string; answer: string; answered: boolean } | undefined {
   let latest: { exchange: number; round: number; marker: string } | undefined;

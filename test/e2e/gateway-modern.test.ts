@@ -293,6 +293,34 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
     expect(audits(upstream, 'approve', sent?.taskId)).toEqual(['task.created', 'task.answered']);
   });
 
+  it("tells the upstream of a cancel that comes while the gateway task waits for its caller's input: its task ends cancelled too", async () => {
+    const upstream = await startUpstream();
+    const gw = await startGateway(upstream);
+    const created = await callTool(gw, 'approve', { what: 'the migration' });
+    await settled(gw, created.taskId as string, ['input_required']);
+    const upstreamTaskId = upstreamCalls('approve')[0]?.taskId as string;
+    expect(
+      (await upstreamClient(upstream).request('tasks/get', { taskId: upstreamTaskId })).result,
+    ).toMatchObject({ status: 'input_required' });
+    // No run holds the gateway task now: the cancel ends it at once.
+    await gatewayClient(gw).request('tasks/cancel', { taskId: created.taskId });
+    expect(await settled(gw, created.taskId as string, ['cancelled', 'completed', 'failed'])).toMatchObject({
+      status: 'cancelled',
+    });
+    const upstreamTask = await settled(
+      upstream,
+      upstreamTaskId,
+      ['cancelled', 'completed', 'failed'],
+      [],
+      true,
+    );
+    expect(upstreamTask.status).toBe('cancelled');
+    await waitUntil(
+      async () => /the upstream task of a cancelled task was cancelled/.test(`${gw.stdout()}${gw.stderr()}`),
+      'the gateway logging that it cancelled the upstream task',
+    );
+  });
+
   it("makes an upstream MRTR round the gateway task's input, and sends the answer as the next round", async () => {
     const upstream = await startUpstream();
     const gw = await startGateway(upstream);

@@ -8,6 +8,7 @@ import {
   type CatalogSettings,
 } from '../../gateway/catalog.js';
 import { createUpstream } from '../../gateway/create-upstream.js';
+import { tellUpstreamOfCancels } from '../../gateway/cancel-upstream.js';
 import { createDispatchView } from '../../gateway/dispatch-state.js';
 import { createUpstreamHealth } from '../../gateway/health.js';
 import { describeTarget, upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
@@ -190,6 +191,23 @@ function upstreamLog(logger: Logger) {
   };
 }
 
+/** --upstream-pool and --upstream-session, checked. */
+function sessionSettings(values: Record<string, string | boolean | undefined>): {
+  poolSize: number;
+  sessions: 'shared' | 'per-principal';
+} {
+  const poolSize = intFlag(values['upstream-pool'] as string | undefined, 'upstream-pool', 1, 1);
+  if (poolSize > 64) throw new UsageError('--upstream-pool must be at most 64');
+  const sessions = values['upstream-session'] ?? 'shared';
+  if (sessions !== 'shared' && sessions !== 'per-principal')
+    throw new UsageError('--upstream-session is shared or per-principal');
+  if (sessions === 'per-principal' && values['upstream-pool'] !== undefined)
+    throw new UsageError(
+      '--upstream-pool is for shared sessions: with per-principal, each principal has one',
+    );
+  return { poolSize, sessions };
+}
+
 export async function gateway(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, { ...SERVE_FLAGS, ...GATEWAY_FLAGS });
   const target = upstreamTarget(values);
@@ -207,15 +225,7 @@ export async function gateway(argv: string[]): Promise<void> {
   const logger = createLogger(settings.logLevel);
   // Metrics exist once the store has opened: until then the upstream's reports are only remembered as its health.
   const recorder: { current?: UpstreamRecorder; up: boolean } = { up: false };
-  const poolSize = intFlag(values['upstream-pool'], 'upstream-pool', 1, 1);
-  if (poolSize > 64) throw new UsageError('--upstream-pool must be at most 64');
-  const sessions = values['upstream-session'] ?? 'shared';
-  if (sessions !== 'shared' && sessions !== 'per-principal')
-    throw new UsageError('--upstream-session is shared or per-principal');
-  if (sessions === 'per-principal' && values['upstream-pool'] !== undefined)
-    throw new UsageError(
-      '--upstream-pool is for shared sessions: with per-principal, each principal has one',
-    );
+  const { poolSize, sessions } = sessionSettings(values);
   const tenantTokens = tenantTokensOf(values['upstream-tenant-tokens']);
   // The console's view of the upstream: its health, and where each of its tasks' calls stands.
   const health = createUpstreamHealth(describeTarget(target), upstreamLabel(target));
@@ -250,6 +260,8 @@ export async function gateway(argv: string[]): Promise<void> {
   }
   logger.info({ upstream: upstream.name, tools: read.tools.length }, 'gateway: upstream tools read');
   const ownTools = new Set(own.flatMap((set) => (set.tools ?? []).map((tool) => tool.name)));
+  const isUpstreamTool = (tool: string): boolean => !ownTools.has(tool);
+  let stopTelling = (): void => undefined;
   await serveWith(settings, [{ tools: read.tools }, ...own], logger, {
     onServed: (runtime, metrics) => {
       if (metrics !== undefined) {
@@ -257,11 +269,15 @@ export async function gateway(argv: string[]): Promise<void> {
         recorder.current.answering(recorder.up);
       }
       followCatalog(upstream, read.refresh, runtime.server.control, log, refreshMs);
+      stopTelling = tellUpstreamOfCancels({ store: runtime.store, upstream, isUpstreamTool, log });
     },
-    onStopped: () => upstream.close(),
+    onStopped: () => {
+      stopTelling();
+      return upstream.close();
+    },
     admin: {
       health: () => [health.component()],
-      taskUpstream: createDispatchView(upstream.name, (tool) => !ownTools.has(tool)),
+      taskUpstream: createDispatchView(upstream.name, isUpstreamTool),
     },
   });
 }
