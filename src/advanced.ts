@@ -101,6 +101,7 @@ export type {
   TaskStatusChange,
   TaskError,
   NewTask,
+  ConcurrencyLimit,
   ClaimedTask,
   KeyedTask,
   RunOutcome,

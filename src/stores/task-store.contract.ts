@@ -3,6 +3,7 @@
 import { describe } from 'vitest';
 import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
+import { concurrencyContract } from './contract/concurrency.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
@@ -48,5 +49,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     scopeContract(h);
     historyContract(h);
     shownContract(h);
+    concurrencyContract(h);
   });
 }

@@ -66,7 +66,7 @@ export interface Worker {
   readonly active: number;
 }
 
-/** Expires tasks past their TTL, then purges those past the retention grace. */
+/** Expires tasks past their TTL, then purges those past the retention grace, then frees lapsed slots. */
 async function sweepTtls(
   store: TaskStore,
   now: () => number,
@@ -76,6 +76,8 @@ async function sweepTtls(
   try {
     await store.expire(now());
     await store.purge(now(), retentionGraceMs);
+    // Parked tasks of keys whose slots a lapsed lease (a crashed process) freed.
+    await store.freeSlots?.(now());
   } catch (err) {
     onError?.(err);
   }

@@ -7,6 +7,7 @@ import { translate } from './errors.js';
 import { schemaNames } from './names.js';
 import { SERVE_FLOOR_KEY } from '../schema-fit.js';
 import { storedBytesMigration } from './migration-stored-bytes.js';
+import { concurrencyMigration } from './migration-concurrency.js';
 
 export interface PostgresMigration {
   version: number;
@@ -280,6 +281,8 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   },
   // 17: the bytes each owner's kept tasks store, counted by triggers (a file of its own: its SQL is long).
   storedBytesMigration,
+  // 18: concurrency limits per key (a file of its own).
+  concurrencyMigration,
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

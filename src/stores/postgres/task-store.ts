@@ -19,6 +19,7 @@ import { openPool, type PostgresPoolOptions } from './pool.js';
 import { buildQueries } from './queries.js';
 import { reads } from './reads.js';
 import { runWrites } from './run-writes.js';
+import { createSlots } from './slots.js';
 import { createPostgresSessionStore } from './session-store.js';
 import { sweeps } from './sweeps.js';
 
@@ -76,6 +77,7 @@ export function createPostgresTaskStore(
   const keyed = keyedLookup(ctx);
   const batcher = createTaskCreation(ctx, keyed);
   const read = reads(ctx, keyed);
+  const slots = createSlots(ctx);
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -90,7 +92,8 @@ export function createPostgresTaskStore(
     },
     admin: postgresAdmin(ctx, read.inspect),
     ...read,
-    ...runWrites(ctx),
+    ...runWrites(ctx, slots),
+    freeSlots: slots.freeSlots,
     answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
     requestCancel: (id, owner, now) => requestCancel(ctx, id, owner, now),
     ...sweeps(ctx),
