@@ -2,6 +2,8 @@
 // and annotations, a task policy from the gateway's settings, and a handler that makes the upstream call the task's
 // one durable step (delivery.ts).
 import type { TaskPolicy, ToolDefinition } from '../protocol/define.js';
+import type { TaskConcurrency } from '../protocol/tool-types.js';
+import { MAX_CONCURRENCY_KEY_LENGTH } from '../tasks/concurrency.js';
 import type { JsonObject } from '../protocol/types.js';
 import { callUpstream, deliveryOf, type Delivery, type DeliverySettings } from './delivery.js';
 import { globMatcher } from './globs.js';
@@ -16,13 +18,23 @@ export interface CatalogSettings extends DeliverySettings {
   syncTools?: string[];
   /** Names the gateway itself serves (the facade tools): an upstream tool under one of them is refused. */
   reserved?: string[];
+  /**
+   * Every tool's tasks under this one concurrency limit (TaskPolicy.concurrency), across replicas: the cap on the
+   * upstream's calls at once (upstreamConcurrency). Synchronous calls (syncTools) are not counted.
+   */
+  concurrency?: TaskConcurrency;
 }
 
 function taskPolicyOf(name: string, settings: CatalogSettings): TaskPolicy {
   if (globMatcher(settings.syncTools)(name)) return { support: 'never' };
-  if (globMatcher(settings.taskTools)(name)) return { support: 'required', fallback: true };
-  return { support: 'optional' };
+  const capped = settings.concurrency === undefined ? {} : { concurrency: settings.concurrency };
+  if (globMatcher(settings.taskTools)(name)) return { support: 'required', fallback: true, ...capped };
+  return { support: 'optional', ...capped };
 }
+
+/** The concurrency key of an upstream's cap: one per upstream, the same on every replica given the same upstream. */
+export const upstreamConcurrencyKey = (label: string): string =>
+  `upstream:${label.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '?')}`.slice(0, MAX_CONCURRENCY_KEY_LENGTH);
 
 /** A tool's definition as the gateway serves it, calling `tool.name` upstream. */
 function gatewayTool(

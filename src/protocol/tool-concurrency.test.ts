@@ -13,7 +13,7 @@ describe('a tool registered with a concurrency limit', () => {
       });
     expect(() => new Registry([{ tools: [tool(1)] }])).not.toThrow();
     expect(() => new Registry([{ tools: [tool(0)] }])).toThrow(
-      'tool "deploy": task.concurrency: limit must be a whole number >= 1',
+      'tool "deploy": task.concurrency: limit must be a whole number from 1 to 1000000',
     );
     expect(() => new Registry([{ tools: [tool(1, '')] }])).toThrow(/tool "deploy": task.concurrency: key/);
   });

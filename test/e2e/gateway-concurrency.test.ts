@@ -1,0 +1,80 @@
+// `durable-mcp gateway --upstream-concurrency N`: every task of the upstream's tools takes a slot of one key per
+// upstream, counted in the store, so the upstream never has more than N of the gateway's calls at once; the others
+// wait, working, saying so, and run when a slot frees.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ServeProcess } from '../support/cli.js';
+import {
+  callTool,
+  gatewayDir,
+  settled,
+  startGateway,
+  upstreamCalls,
+  type GatewayDir,
+  type Json,
+} from '../support/gateway.js';
+
+let at: GatewayDir;
+let ends = '';
+const procs: ServeProcess[] = [];
+
+beforeEach(() => {
+  at = gatewayDir(mkdtempSync(join(tmpdir(), 'durable-mcp-gateway-cap-')));
+  ends = join(at.dir, 'ends.log');
+});
+
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    p.child.kill('SIGKILL');
+    await p.exited;
+  }
+  rmSync(at.dir, { recursive: true, force: true });
+});
+
+/** When each slow_sum call ended upstream, by its arguments' `a`. */
+const endedAt = (): Map<number, number> => {
+  const lines = existsSync(ends) ? readFileSync(ends, 'utf8').split('\n').filter(Boolean) : [];
+  return new Map(
+    lines.map((line) => {
+      const { args, at: end } = JSON.parse(line) as { args: { a: number }; at: number };
+      return [args.a, end];
+    }),
+  );
+};
+
+describe('durable-mcp gateway --upstream-concurrency', () => {
+  it('with 1, the upstream never has two of its calls at once: the second task waits for the slot, then runs', async () => {
+    const gw = await startGateway(at, procs, {
+      extra: [
+        '--upstream-concurrency',
+        '1',
+        '--upstream-env',
+        'UPSTREAM_CALLS,UPSTREAM_CANCELS,UPSTREAM_ENDS',
+      ],
+      env: { UPSTREAM_ENDS: ends },
+    });
+    const first = await callTool(gw, 'alice', 'slow_sum', { a: 1, b: 1, ms: 1_200 });
+    const second = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 1_200 });
+    expect([first.status, second.status]).toEqual(['working', 'working']);
+    const seen: string[] = [];
+    const results = await Promise.all([
+      settled(gw, first.taskId as string, ['completed', 'failed'], [], 30_000),
+      settled(gw, second.taskId as string, ['completed', 'failed'], seen, 30_000),
+    ]);
+    expect(results.map((t) => t.status)).toEqual(['completed', 'completed']);
+    expect((results[1]?.result as Json).structuredContent).toEqual({ sum: 5 });
+    // The second task said what it waited for while the first held the upstream's slot.
+    expect(seen).toContain('Waiting for a free slot of concurrency key "upstream:node" to run.');
+
+    // What the upstream recorded: each call started after the other had ended.
+    const calls = upstreamCalls(at, 'slow_sum');
+    expect(calls).toHaveLength(2);
+    const started = new Map(calls.map((c) => [(c.args as { a: number }).a, c.at as number]));
+    const ended = endedAt();
+    const [s1, e1, s2, e2] = [started.get(1), ended.get(1), started.get(2), ended.get(2)].map(Number);
+    for (const t of [s1, e1, s2, e2]) expect(Number.isFinite(t)).toBe(true);
+    expect(Number(s2) >= Number(e1) || Number(s1) >= Number(e2)).toBe(true);
+  });
+});
