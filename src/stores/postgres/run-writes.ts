@@ -43,15 +43,17 @@ async function claimAdmitted(
 ): Promise<ClaimRow[]> {
   const { workerId, leaseMs, now, max, scope } = params;
   const out: ClaimRow[] = [];
+  let parked = '';
   for (let round = 0; round < MAX_PARKING_ROUNDS; round++) {
     const want = max - out.length;
     const rows = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, want, ...scopeArgs(scope)]);
     const admitted = await slots.admit(rows, now);
     out.push(...admitted);
     if (rows.length < want || admitted.length === rows.length) return out;
+    parked = rows.find((r) => !admitted.includes(r))?.id ?? parked;
   }
   // Still parking: more may wait in line, so claims go on (this process is told; others hear of the parked tasks).
-  feed.emitLocal([{ taskId: out[0]?.id ?? '', runnable: true, cancelRequested: false }]);
+  feed.emitLocal([{ taskId: parked, runnable: true, cancelRequested: false }]);
   return out;
 }
 
