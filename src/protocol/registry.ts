@@ -10,7 +10,7 @@ import type {
 } from './define.js';
 import type { ServerControl } from './context.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
-import { concurrencyOf, concurrencyProblem } from '../tasks/concurrency.js';
+import { policyProblem } from '../tasks/concurrency.js';
 import type { JsonObject } from './types.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { asksProblem } from './tool-asks.js';
@@ -73,8 +73,8 @@ export class Registry {
     if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0)) {
       throw new Error(`tool "${def.name}": task.fallback.budgetMs must be a whole number of ms >= 0`);
     }
-    const limited = concurrencyOf(def.name, def.task?.concurrency);
-    const limitProblem = limited && concurrencyProblem(limited.limit, limited.key);
+    const limited = def.task?.concurrency;
+    const limitProblem = limited && policyProblem(def.name, limited);
     if (limitProblem !== undefined) throw new Error(`tool "${def.name}": task.concurrency: ${limitProblem}`);
     const inputSchema = def.inputSchema ?? { type: 'object' };
     const listing: JsonObject = { name: def.name };

@@ -128,8 +128,12 @@ export interface TaskPolicy {
 export interface TaskConcurrency {
   /** Runs at once (a whole number from 1). */
   limit: number;
-  /** The key the limit counts under (1 to 200 printable characters; default: the tool's name). */
-  key?: string;
+  /**
+   * The key the limit counts under (1 to 200 printable characters; default: the tool's name). A function computes it
+   * from the call's arguments and caller when the task is created (one limit per customer, say); a key computed so
+   * is stored as a keyed digest, never in clear, when the task's payloads are encrypted.
+   */
+  key?: string | ((args: JsonObject, owner: AuthInfo) => string);
 }
 
 export interface ToolAnnotations {

@@ -64,7 +64,10 @@ export function encodeTask(
     tenantActiveLimit: task.tenantLimits?.active ?? null,
     tenantStoredLimit: task.tenantLimits?.stored ?? null,
     storedBytesLimit: task.storedBytesLimit ?? null,
-    concurrencyKey: task.concurrency?.key ?? null,
+    concurrencyKey:
+      task.concurrency === undefined
+        ? null
+        : sealing.concurrencyKey(sealed, task.concurrency.key, task.concurrency.derived === true),
     concurrencyLimit: task.concurrency?.limit ?? null,
   };
 }

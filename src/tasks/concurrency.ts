@@ -19,9 +19,30 @@ export function concurrencyProblem(limit: number, key: string): string | undefin
   return undefined;
 }
 
-/** The limit a task of `tool` carries under its policy (the key defaults to the tool's name). */
-export const concurrencyOf = (
+/** A policy's limit: its key a name, or a function of the call's arguments and caller. */
+export interface ConcurrencyPolicy<A, O> {
+  limit: number;
+  key?: string | ((args: A, owner: O) => string);
+}
+
+/**
+ * The limit a task of `tool` carries under its policy (the key defaults to the tool's name; a key function is called
+ * with the call's arguments and caller). Throws when a computed key is not a valid key.
+ */
+export function concurrencyOf<A, O>(
   tool: string,
-  policy: { limit: number; key?: string } | undefined,
-): ConcurrencyLimit | undefined =>
-  policy === undefined ? undefined : { key: policy.key ?? tool, limit: policy.limit };
+  policy: ConcurrencyPolicy<A, O> | undefined,
+  call?: { args: A; owner: O },
+): ConcurrencyLimit | undefined {
+  if (policy === undefined) return undefined;
+  if (typeof policy.key !== 'function') return { key: policy.key ?? tool, limit: policy.limit };
+  if (call === undefined) return undefined;
+  const key: unknown = policy.key(call.args, call.owner);
+  const problem = typeof key === 'string' ? concurrencyProblem(policy.limit, key) : 'key must be a string';
+  if (problem !== undefined) throw new Error(`tool "${tool}": task.concurrency: the computed ${problem}`);
+  return { key: key as string, limit: policy.limit, derived: true };
+}
+
+/** Why a policy is refused at registration (its key, when a function, is checked when it is computed). */
+export const policyProblem = <A, O>(tool: string, policy: ConcurrencyPolicy<A, O>): string | undefined =>
+  concurrencyProblem(policy.limit, typeof policy.key === 'function' ? 'computed' : (policy.key ?? tool));

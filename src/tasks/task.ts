@@ -135,6 +135,11 @@ export interface NewTask {
 export interface ConcurrencyLimit {
   key: string;
   limit: number;
+  /**
+   * The key was computed from the call (its arguments or caller): a store that encrypts the task's payloads keeps a
+   * keyed digest of it instead (PayloadSealing.concurrencyKey).
+   */
+  derived?: boolean;
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */

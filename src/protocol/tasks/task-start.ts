@@ -164,7 +164,10 @@ async function createTask(
     storedLimit: creation.storedLimit,
     tenantLimits: creation.tenantLimits,
     storedBytesLimit: creation.storedBytesLimit,
-    concurrency: concurrencyOf(call.tool.def.name, policy.concurrency),
+    concurrency: concurrencyOf(call.tool.def.name, policy.concurrency, {
+      args: call.args,
+      owner: ownerOf(auth),
+    }),
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
