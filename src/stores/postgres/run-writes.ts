@@ -121,7 +121,7 @@ export function runWrites(ctx: StoreContext, slots: Slots): RunWrites {
     async finish(id, token, outcome, now) {
       const ok = await finishRun(ctx, id, token, outcome, now);
       // The ending has committed: a failure to wake the key's parked tasks now is made good by the sweep (freeSlots).
-      if (ok) await slots.release(id, token, now).catch(() => undefined);
+      await slots.release(id, token, now, ok).catch(() => undefined);
       return ok;
     },
   };

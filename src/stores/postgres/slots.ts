@@ -8,12 +8,20 @@ import type { ClaimRow } from './rows.js';
 
 /** A claim undone and retried at most this many times per call (each parks a task, which leaves the line). */
 export const MAX_PARKING_ROUNDS = 64;
+/**
+ * The runs remembered as holding a slot, at most (a run whose lease was lost never ends here; past this, the oldest
+ * is forgotten, and the sweep wakes its key's parked tasks instead of its ending).
+ */
+const MAX_HOLDING = 10_000;
 
 export interface Slots {
   /** The claimed rows that may run: limited ones take a slot of their key, or are parked and left out. */
   admit(rows: ClaimRow[], now: number): Promise<ClaimRow[]>;
-  /** A run of this instance ended: the slot it held frees, and parked tasks of its key may run. */
-  release(id: string, token: number, now: number): Promise<void>;
+  /**
+   * A run of this instance ended (`ended`: its ending was written; otherwise its lease was lost, and the slot row, if
+   * still its own, is no longer counted): the slot it held frees, and parked tasks of its key may run.
+   */
+  release(id: string, token: number, now: number, ended: boolean): Promise<void>;
   readonly freeSlots: NonNullable<TaskStore['freeSlots']>;
 }
 
@@ -31,6 +39,14 @@ export function createSlots(ctx: StoreContext): Slots {
     const rows = await run<{ id: string }>(q.wakeParked, [key, now]);
     return rows.map((r) => r.id);
   };
+  const remember = (id: string, held: { key: string; token: number }): void => {
+    holding.delete(id);
+    holding.set(id, held);
+    for (const oldest of holding.keys()) {
+      if (holding.size <= MAX_HOLDING) break;
+      holding.delete(oldest);
+    }
+  };
   const announce = (ids: readonly string[], runnable: boolean): void =>
     feed.emitLocal(ids.map((taskId) => ({ taskId, runnable, cancelRequested: false })));
 
@@ -47,18 +63,19 @@ export function createSlots(ctx: StoreContext): Slots {
           const { key, limit } = limitOf(r) as { key: string; limit: number };
           const params = [r.id, r.attempt, key, limit, now, r.previous_owner, r.previous_until];
           const [res] = await run<{ took: number }>(q.takeOrPark, params);
-          if (res?.took === 1) holding.set(r.id, { key, token: r.attempt });
-          else refused.add(r.id);
+          if (res?.took !== 1) refused.add(r.id);
+          else remember(r.id, { key, token: r.attempt });
         }
       });
       announce([...refused], false);
       return rows.filter((r) => !refused.has(r.id));
     },
 
-    async release(id, token, now) {
+    async release(id, token, now, ended) {
       const held = holding.get(id);
       if (held === undefined || held.token !== token) return;
       holding.delete(id);
+      if (!ended) return;
       const woken = await db.tx(async (run) => {
         await run(q.lockKey, [held.key]);
         await run(q.releaseSlot, [id, token]);
