@@ -55,6 +55,7 @@ export type {
   SaveStepOptions,
   AnswerResult,
   CancelResult,
+  LiveInputPort,
 } from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
 export { AdminQueryError } from './tasks/admin.js';

@@ -9,7 +9,7 @@ export type { TaskOutcome, InputHandler, FollowOptions, TaskClient, CallDetails 
 export { createHttpTransport } from './http-transport.js';
 export type { HttpTransportOptions } from './http-transport.js';
 export type { RetryOptions } from './retry.js';
-export { createStdioTransport } from './stdio-transport.js';
+export { createStdioTransport, type StdioTransportOptions } from './stdio-transport.js';
 export type { ClientTransport, OutgoingRequest, SendOptions, TransportReply } from './transport.js';
 export type { Journal, JournalEntry, PendingCall } from './journal.js';
 export { InputRequiredError, InvalidResponseError } from './errors.js';

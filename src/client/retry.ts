@@ -103,16 +103,21 @@ export function failureCode(err: unknown, codes: { has(code: string): boolean })
 export const isConnectionFailure = (err: unknown): boolean =>
   failureCode(err, CONNECTION_FAILURES) !== undefined;
 
-/** Connection failures that happen before a request is sent: no server saw it, so no answer was lost. */
+/**
+ * Failures that happen before a request is sent, so no server saw it and no answer was lost: a connection refused or
+ * a host not found (HTTP), a stdio server's program that could not be started (ENOENT, EACCES).
+ */
 const NOT_SENT: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
+  'ENOENT',
+  'EACCES',
 ]);
 
-/** Whether a request failed before it was sent (a refused connection, an unknown host). */
+/** Whether a request failed before it was sent (a refused connection, an unknown host, a program not found). */
 export const neverSent = (err: unknown): boolean => failureCode(err, NOT_SENT) !== undefined;
 
 /** A `Retry-After` value (seconds or an HTTP date) in milliseconds; undefined when absent or unreadable. */

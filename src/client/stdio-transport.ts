@@ -41,31 +41,94 @@ function deliver(pending: Map<RequestId, Pending>, line: string): void {
   }
 }
 
+export interface StdioTransportOptions {
+  /** The server's working directory (default: this process's). */
+  cwd?: string;
+  /** Each line the server writes to stderr (default: read and dropped). */
+  onStderr?: (line: string) => void;
+  /**
+   * The pause before the server is started again after it exited `exits` times in a row within 10 s of starting
+   * (default: none): a server that cannot start is not started in a tight loop.
+   */
+  restartDelayMs?: (exits: number) => number;
+}
+
+/** A server process that ran less than this before it exited counts as one that could not start. */
+const QUICK_EXIT_MS = 10_000;
+
+/** The server process: started when a request needs it, and again after it exits (see restartDelayMs). */
+function serverProcess(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv | undefined,
+  options: StdioTransportOptions,
+  pending: Map<RequestId, Pending>,
+) {
+  let child: ChildProcessWithoutNullStreams | undefined;
+  let quickExits = 0;
+  let lastExitAt = 0;
+  const spawnChild = (): ChildProcessWithoutNullStreams => {
+    const c = spawn(command, args, { stdio: 'pipe', env: env ?? process.env, cwd: options.cwd });
+    child = c;
+    const startedAt = Date.now();
+    if (options.onStderr === undefined) c.stderr.resume();
+    else createInterface({ input: c.stderr }).on('line', options.onStderr);
+    createInterface({ input: c.stdout }).on('line', (line) => deliver(pending, line));
+    // A write to a server that is gone fails here; its requests fail with the exit (or the spawn error) below.
+    c.stdin.on('error', () => undefined);
+    let ended = false;
+    const end = (err: unknown): void => {
+      if (ended) return;
+      ended = true;
+      lastExitAt = Date.now();
+      quickExits = lastExitAt - startedAt < QUICK_EXIT_MS ? quickExits + 1 : 0;
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+      if (child === c) child = undefined;
+    };
+    // The program could not be started (e.g. ENOENT): the error carries its code, and nothing reached a server.
+    c.on('error', (err) => end(err));
+    c.on('exit', (code) => end(new InvalidResponseError(`the server process exited (${code})`)));
+    return c;
+  };
+  return {
+    current: (): ChildProcessWithoutNullStreams | undefined => child,
+    /** The running server, started (after the restart delay, while it keeps exiting) when there is none. */
+    async start(signal: AbortSignal | undefined): Promise<ChildProcessWithoutNullStreams> {
+      if (child === undefined && quickExits > 0 && options.restartDelayMs !== undefined) {
+        const wait = lastExitAt + options.restartDelayMs(quickExits) - Date.now();
+        if (wait > 0) await pause(wait, signal);
+      }
+      return child ?? spawnChild();
+    },
+  };
+}
+
+const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+
 export function createStdioTransport(
   command: string,
   args: string[] = [],
   env?: NodeJS.ProcessEnv,
+  options: StdioTransportOptions = {},
 ): ClientTransport {
-  let child: ChildProcessWithoutNullStreams | undefined;
   const pending = new Map<RequestId, Pending>();
-  const start = (): ChildProcessWithoutNullStreams => {
-    if (child !== undefined) return child;
-    const c = spawn(command, args, { stdio: 'pipe', env: env ?? process.env });
-    child = c;
-    c.stderr.resume();
-    createInterface({ input: c.stdout }).on('line', (line) => deliver(pending, line));
-    c.on('exit', (code) => {
-      for (const p of pending.values())
-        p.reject(new InvalidResponseError(`the server process exited (${code})`));
-      pending.clear();
-      child = undefined;
-    });
-    return c;
-  };
+  const server = serverProcess(command, args, env, options, pending);
   return {
     description: `stdio: ${command} ${args.join(' ')}`,
-    send(request: OutgoingRequest, opts: SendOptions = {}): Promise<TransportReply> {
-      const c = start();
+    async send(request: OutgoingRequest, opts: SendOptions = {}): Promise<TransportReply> {
+      const c = await server.start(opts.signal);
       return new Promise((resolve, reject) => {
         const meta = isJsonObject(request.params._meta) ? request.params._meta : {};
         const { signal } = opts;
@@ -101,7 +164,7 @@ export function createStdioTransport(
       });
     },
     async close() {
-      const c = child;
+      const c = server.current();
       if (c === undefined) return;
       c.stdin.end();
       await new Promise<void>((resolve) => {

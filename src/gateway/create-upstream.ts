@@ -1,8 +1,9 @@
-// The connection to an upstream, by the protocol it speaks. A stdio upstream gets a 2025-11-25 session. An HTTP
-// upstream is asked server/discover first, as a 2026-07-28 client does: one that answers it is spoken to natively,
-// without a session (modern-upstream.ts), any other with a 2025-11-25 session (session-upstream.ts). The choice is
-// made once, when the upstream is first needed, and holds until the gateway stops.
-import { createModernUpstream, discoverModern, type HttpTarget } from './modern-upstream.js';
+// The connection to an upstream, by the protocol it speaks. The upstream is asked server/discover first, as a
+// 2026-07-28 client does (over stdio, by a child process started for the question): one that answers it is spoken to
+// natively, without a session (modern-upstream.ts), any other with a 2025-11-25 session (session-upstream.ts). The
+// choice is made once, when the upstream is first needed, and holds until the gateway stops.
+import { createModernUpstream, discoverModern } from './modern-upstream.js';
+import { createSessionTasks } from './session-tasks.js';
 import { createSessionUpstream } from './session-upstream.js';
 import {
   describeTarget,
@@ -18,26 +19,34 @@ import {
   type UpstreamTarget,
 } from './upstream.js';
 
-/** The implementation for an HTTP upstream, by what its server/discover says. */
-async function pick(target: HttpTarget, options: UpstreamOptions, signal?: AbortSignal): Promise<Upstream> {
+/** The implementation for an upstream, by what its server/discover says. */
+async function pick(
+  target: UpstreamTarget,
+  options: UpstreamOptions,
+  signal?: AbortSignal,
+): Promise<Upstream> {
   const discovered = await discoverModern(target, options, signal);
   const upstream = describeTarget(target);
+  const poolSize = target.kind === 'stdio' ? (options.poolSize ?? 1) : 1;
   if (discovered === undefined) {
     options.log?.('info', 'upstream does not answer server/discover: spoken to with a 2025-11-25 session', {
       upstream,
     });
-    const open = (): Upstream => createSessionUpstream(target, options);
-    return options.sessions === 'per-principal' ? perPrincipalSessions(open) : open();
+    // The sessions share what finds the session an upstream task belongs to (session-tasks.ts).
+    const tasks = createSessionTasks();
+    const open = (): Upstream => createSessionUpstream(target, options, tasks);
+    return options.sessions === 'per-principal' ? perPrincipalSessions(open) : pooled(poolSize, open);
   }
   options.log?.('info', 'upstream speaks 2026-07-28: spoken to without a session', {
     upstream,
     capabilities: discovered.capabilities ?? null,
   });
-  return createModernUpstream(target, options, discovered);
+  // Stateless, so no session per principal; a stdio upstream still gets its pool of processes.
+  return pooled(poolSize, () => createModernUpstream(target, options, discovered));
 }
 
 /** An upstream that picks its implementation when first needed (see pick), then hands everything to it. */
-function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upstream {
+function discoveringUpstream(target: UpstreamTarget, options: UpstreamOptions): Upstream {
   const name = describeTarget(target);
   const listeners: (() => void)[] = [];
   let chosen: Upstream | undefined;
@@ -65,14 +74,11 @@ function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upst
     async followTask(taskId, follow) {
       const upstream = await choose(follow.signal);
       if (upstream.followTask === undefined)
-        throw new UpstreamTaskLostError(
-          taskId,
-          `${name} speaks 2025-11-25: its task ${taskId} cannot be followed`,
-        );
+        throw new UpstreamTaskLostError(taskId, `${name}: its task ${taskId} cannot be followed`);
       return upstream.followTask(taskId, follow);
     },
-    async cancelTask(taskId) {
-      await (await choose()).cancelTask?.(taskId);
+    async cancelTask(taskId, owner, created) {
+      await (await choose()).cancelTask?.(taskId, owner, created);
     },
     onToolsChanged(listener) {
       listeners.push(listener);
@@ -86,14 +92,19 @@ function discoveringUpstream(target: HttpTarget, options: UpstreamOptions): Upst
 }
 
 /**
- * `size` session upstreams as one: each call goes to the one with the fewest calls out; the tool list is read from
- * the first, and every one tells of list changes.
+ * `size` upstreams (sessions, or processes of a stdio upstream) as one: each call goes to the one with the fewest
+ * calls out; the tool list is read from the first, and every one tells of list changes. A task one of them answered a
+ * call with is followed and cancelled on that one (a stdio process knows only its own tasks); one answered before this
+ * process started, through the first (2025-11-25 sessions share what finds the session of a task: session-tasks.ts).
  */
-export function pooledSessions(size: number, open: () => Upstream): Upstream {
+export function pooled(size: number, open: () => Upstream): Upstream {
   const members = Array.from({ length: Math.max(1, size) }, () => ({ upstream: open(), out: 0 }));
   const first = members[0] as (typeof members)[number];
   if (members.length === 1) return first.upstream;
   const idlest = () => members.reduce((best, m) => (m.out < best.out ? m : best), first);
+  /** Which member answered with each task still followed or not yet followed (forgotten when its follow ends). */
+  const tasks = new Map<string, (typeof members)[number]>();
+  const holderOf = (taskId: string): Upstream => (tasks.get(taskId) ?? first).upstream;
   return {
     name: first.upstream.name,
     ready: (signal) => idlest().upstream.ready(signal),
@@ -102,11 +113,24 @@ export function pooledSessions(size: number, open: () => Upstream): Upstream {
       const member = idlest();
       member.out++;
       try {
-        return await member.upstream.callTool(tool, args, call);
+        const answer = await member.upstream.callTool(tool, args, call);
+        if (isTaskCreated(answer)) tasks.set(answer.taskId, member);
+        return answer;
       } finally {
         member.out--;
       }
     },
+    async followTask(taskId, follow) {
+      const upstream = holderOf(taskId);
+      if (upstream.followTask === undefined)
+        throw new UpstreamTaskLostError(taskId, `${upstream.name}: its task ${taskId} cannot be followed`);
+      try {
+        return await upstream.followTask(taskId, follow);
+      } finally {
+        tasks.delete(taskId);
+      }
+    },
+    cancelTask: async (taskId, owner, created) => holderOf(taskId).cancelTask?.(taskId, owner, created),
     onToolsChanged: (listener) => members.forEach((m) => m.upstream.onToolsChanged(listener)),
     async close() {
       await Promise.all(members.map((m) => m.upstream.close()));
@@ -120,7 +144,9 @@ export const MAX_PRINCIPAL_SESSIONS = 64;
 /**
  * A session upstream per principal (`open` makes one), for an upstream that keeps state per session: a call goes on
  * its owner's; the tool list is read on a session of the gateway's own. Past `max` open, the least recently used one
- * with no call out is closed (its principal gets a new one on their next call).
+ * with no call out is closed (its principal gets a new one on their next call). An upstream task is followed through
+ * its owner's (counted as a call out while it is, so that its session stays open), and cancelled through the
+ * gateway's; the sessions share what finds the session a task belongs to.
  */
 export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_SESSIONS): Upstream {
   const catalog = open();
@@ -159,6 +185,18 @@ export function perPrincipalSessions(open: () => Upstream, max = MAX_PRINCIPAL_S
         held.out--;
       }
     },
+    async followTask(taskId, follow) {
+      const held = sessionOf(follow.owner) ?? { upstream: catalog, out: 0 };
+      if (held.upstream.followTask === undefined)
+        throw new UpstreamTaskLostError(taskId, `${catalog.name}: its task ${taskId} cannot be followed`);
+      held.out++;
+      try {
+        return await held.upstream.followTask(taskId, follow);
+      } finally {
+        held.out--;
+      }
+    },
+    cancelTask: async (taskId, owner, created) => catalog.cancelTask?.(taskId, owner, created),
     onToolsChanged: (listener) => listeners.push(listener),
     async close() {
       await Promise.all([catalog, ...[...sessions.values()].map((s) => s.upstream)].map((u) => u.close()));
@@ -197,7 +235,8 @@ export function perTenantUpstreams(
         throw new UpstreamTaskLostError(taskId, `${shared.name}: its task ${taskId} cannot be followed`);
       return upstream.followTask(taskId, follow);
     },
-    cancelTask: async (taskId, owner) => upstreamOf(owner?.tenant).cancelTask?.(taskId, owner),
+    cancelTask: async (taskId, owner, created) =>
+      upstreamOf(owner?.tenant).cancelTask?.(taskId, owner, created),
     async close() {
       await Promise.all([shared, ...opened.values()].map((u) => u.close()));
     },
@@ -217,13 +256,7 @@ export function createUpstream(target: UpstreamTarget, options: UpstreamOptions 
       createUpstream(withToken(token), plain),
     );
   }
-  const sessions = (): Upstream => createSessionUpstream(target, options);
-  const upstream =
-    target.kind === 'http'
-      ? discoveringUpstream(target, options)
-      : options.sessions === 'per-principal'
-        ? perPrincipalSessions(sessions)
-        : pooledSessions(options.poolSize ?? 1, sessions);
+  const upstream = discoveringUpstream(target, options);
   return options.observer === undefined ? upstream : observed(upstream, options.observer);
 }
 

@@ -4,7 +4,9 @@
 // may have acted on the round: an idempotent tool (idempotentHint, readOnlyHint, or named in the settings) sends it
 // again, at least once; any other ends failed, "outcome unknown", at most once, for a person to check and retry. An
 // answer asking for input (MRTR) becomes the gateway task's input, and the caller's answers the next round; an answer
-// that is a task of the upstream's is followed to its end (follow.ts). docs/gateway.md has the rules.
+// that is a task of the upstream's is followed to its end (follow.ts). A request a 2025-11-25 upstream sends during
+// the call (elicitation, sampling, roots) is asked of the caller with the run live (ctx.waitForInput), for the
+// upstream waits on its open session. docs/gateway.md has the rules.
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext } from '../protocol/tool-types.js';
 import type { CallToolResult, JsonObject, JsonValue } from '../protocol/types.js';
@@ -21,6 +23,8 @@ import {
   callResultOf,
   isInputRequired,
   isTaskCreated,
+  META_UPSTREAM_IDEMPOTENCY_KEY,
+  UpstreamInputAbandonedError,
   UpstreamLostError,
   UpstreamNotSentError,
   UpstreamRefusedError,
@@ -32,8 +36,7 @@ import {
   type UpstreamTool,
 } from './upstream.js';
 
-/** The `_meta` key under which the task's idempotency key goes upstream. */
-export const META_UPSTREAM_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
+export { META_UPSTREAM_IDEMPOTENCY_KEY };
 
 export interface DeliverySettings {
   /** Tools (by upstream name, `*` any run of characters) sent again after a crash or a lost call, whatever their hints. */
@@ -46,6 +49,8 @@ export interface Delivery {
   /** Sent again after a crash or a lost call (at least once); otherwise at most once. */
   idempotent: boolean;
   retry: RetryPolicy;
+  /** The tool's `execution.taskSupport` as the upstream lists it (a 2025-11-25 upstream's own tasks). */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 export function deliveryOf(tool: UpstreamTool, settings: DeliverySettings): Delivery {
@@ -56,6 +61,7 @@ export function deliveryOf(tool: UpstreamTool, settings: DeliverySettings): Deli
     globMatcher(settings.idempotentTools)(tool.name);
   return {
     idempotent,
+    ...(tool.execution?.taskSupport === undefined ? {} : { taskSupport: tool.execution.taskSupport }),
     retry: idempotent
       ? {
           maxAttempts: settings.retryAttempts ?? 5,
@@ -96,6 +102,17 @@ class Refused extends NonRetryableError {
   }
 }
 
+/**
+ * The upstream failed the call after it stopped waiting for the answer to its request (a 2025-11-25 upstream's own
+ * request timeout): a definite end, never retried.
+ */
+class InputAbandoned extends NonRetryableError {
+  override name = 'UpstreamInputAbandoned';
+  constructor(method: string, why: string) {
+    super(`the upstream stopped waiting for the answer to its ${method}, then failed the call: ${why}`);
+  }
+}
+
 const causeChain = function* (err: unknown): Generator<unknown> {
   for (let e = err, depth = 0; e !== undefined && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
     yield e;
@@ -106,9 +123,12 @@ const causeChain = function* (err: unknown): Generator<unknown> {
  * stopped before ending the task, gets it back as a StepFailedError with only the original's name and message: it
  * is known by its name.
  */
-function kindOf(e: unknown): 'dispatched' | 'refused' | 'not_sent' | 'task_lost' | 'lost' | undefined {
+function kindOf(
+  e: unknown,
+): 'dispatched' | 'refused' | 'abandoned' | 'not_sent' | 'task_lost' | 'lost' | undefined {
   const replayed = e instanceof StepFailedError ? e.name : undefined;
   if (e instanceof DispatchedBefore || replayed === 'DispatchedBefore') return 'dispatched';
+  if (e instanceof InputAbandoned || replayed === 'UpstreamInputAbandoned') return 'abandoned';
   if (e instanceof Refused || replayed === 'UpstreamRefused') return 'refused';
   if (e instanceof UpstreamNotSentError || replayed === 'UpstreamNotSentError') return 'not_sent';
   // Before UpstreamLostError, which it extends (if it does): a task the upstream no longer knows.
@@ -146,6 +166,11 @@ function failureOf(err: unknown, tool: string, delivery: Delivery): unknown {
         );
       case 'refused':
         return refusalOf(e as Error);
+      case 'abandoned':
+        return new ProtocolError(ErrorCode.InternalError, (e as Error).message, {
+          outcome: 'input_abandoned',
+          tool,
+        });
       case 'not_sent':
         return new ProtocolError(ErrorCode.InternalError, `the call was not sent: ${(e as Error).message}`, {
           outcome: 'not_sent',
@@ -202,6 +227,42 @@ function stepNames(exchange: number, round: number): { marker: string; answer: s
     : { marker: `${names.marker}@${exchange}`, answer: `${names.answer}@${exchange}` };
 }
 
+/** The key a request of the upstream's during a call (a 2025-11-25 session) is asked under, before renaming. */
+const LIVE_KEYS: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * Answers the upstream's requests during one attempt of a call on a 2025-11-25 session: the task waits for the
+ * caller's answer with its run live (ctx.waitForInput), for the upstream waits on its open session. `abandoned` keeps
+ * the method of a request the upstream stopped waiting for.
+ */
+function liveInput(ctx: HandlerContext, abandoned: { method?: string }): UpstreamCallOptions['onInput'] {
+  return async (request, signal) => {
+    const key = LIVE_KEYS[request.method] ?? 'input';
+    // Noted at once: the upstream's answer to the call may come right after it gave up.
+    const gaveUp = (): void => {
+      if (signal.reason instanceof UpstreamInputAbandonedError) abandoned.method ??= request.method;
+    };
+    signal.addEventListener('abort', gaveUp, { once: true });
+    try {
+      const answers = await ctx.waitForInput({ [key]: request }, { signal });
+      return answers[key] as JsonObject;
+    } finally {
+      signal.removeEventListener('abort', gaveUp);
+    }
+  };
+}
+
+/** The text of a tool error result, for an error that quotes it. */
+const toolErrorText = (result: JsonObject): string =>
+  (Array.isArray(result.content) ? result.content : [])
+    .map((c) => (isJsonObject(c) && typeof c.text === 'string' ? c.text : ''))
+    .join(' ')
+    .trim() || 'a tool error';
+
 /** What one call of the gateway's task works with. */
 interface Call {
   upstream: Upstream;
@@ -239,11 +300,18 @@ async function sendRound(
     names.answer,
     async () => {
       if (sentByAnotherRun && !delivery.idempotent) throw new DispatchedBefore(round);
-      const options = { ...call.options, ...extra, signal: ctx.signal };
+      const abandoned: { method?: string } = {};
+      const options: UpstreamCallOptions = { ...call.options, ...extra, signal: ctx.signal };
+      // Only a task can wait for the caller's answer; a call within its request has the upstream's requests refused.
+      if (ctx.taskId !== undefined) options.onInput = liveInput(ctx, abandoned);
       const answer = await upstream.callTool(call.tool, call.args, options).catch((err: unknown) => {
+        if (abandoned.method !== undefined && err instanceof UpstreamRefusedError)
+          throw new InputAbandoned(abandoned.method, err.message);
         // A JSON-RPC error answer is the upstream's word: the same on every attempt.
         throw err instanceof UpstreamRefusedError ? new Refused(err) : err;
       });
+      if (abandoned.method !== undefined && (answer as JsonObject).isError === true)
+        throw new InputAbandoned(abandoned.method, toolErrorText(answer as JsonObject));
       return answer as unknown as JsonValue;
     },
     { retry: delivery.retry },
@@ -303,6 +371,7 @@ export async function callUpstream(
     meta: key === undefined ? undefined : { [META_UPSTREAM_IDEMPOTENCY_KEY]: key },
     onProgress: (progress, total, message) => ctx.progress(progress, total, message),
     owner: { tenant: ctx.auth.tenant, principal: ctx.auth.principal },
+    taskSupport: delivery.taskSupport,
   };
   const call: Call = { upstream, tool, args, ctx, delivery, options, keys: createInputKeys() };
   try {

@@ -63,6 +63,7 @@ export async function followUpstreamTask(
     const outcome = await upstream.followTask(taskId, {
       signal: ctx.signal,
       owner,
+      created,
       onUpdate: (task) => (shown = showStatus(ctx, task, shown)),
       onInput: (requests) => phase.answer(ctx, requests),
     });
@@ -71,7 +72,7 @@ export async function followUpstreamTask(
     if (ctx.signal.aborted && ctx.signal.reason === CANCELLED)
       // Best effort: the upstream's own TTL ends a task it was not told of.
       await upstream
-        .cancelTask?.(taskId, { tenant: ctx.auth.tenant, principal: ctx.auth.principal })
+        .cancelTask?.(taskId, { tenant: ctx.auth.tenant, principal: ctx.auth.principal }, created)
         .catch(() => undefined);
     throw err;
   }

@@ -1,13 +1,16 @@
-// The gateway's connection to a 2026-07-28 upstream over Streamable HTTP, made with durable-mcp's own client: no
+// The gateway's connection to a 2026-07-28 upstream over Streamable HTTP or stdio (a child process, started again
+// with back-off after it exits), made with durable-mcp's own client: no
 // session, the full envelope on every request, and on each call the capabilities the gateway declares for it (the
 // input its caller can answer; the tasks extension when the gateway's call is itself a task). An MRTR answer and a
 // task are handed back as the upstream gave them; a task is followed (pushed while the upstream offers it, polled at
 // its pollIntervalMs otherwise), answered with tasks/update and cancelled with tasks/cancel.
 import { randomUUID } from 'node:crypto';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createClient, type McpClient } from '../client/client.js';
 import { InvalidResponseError } from '../client/errors.js';
 import { neverSent, turnedAway } from '../client/retry.js';
 import type { TaskOutcome } from '../client/task-handle.js';
+import { createStdioTransport } from '../client/stdio-transport.js';
 import { backoffMs, delay } from '../client/wait.js';
 import type { JsonObject } from '../protocol/types.js';
 import { VERSION } from '../version.js';
@@ -35,8 +38,6 @@ import {
   type UpstreamTool,
 } from './upstream.js';
 
-export type HttpTarget = Extract<UpstreamTarget, { kind: 'http' }>;
-
 /** What the calls of one modern upstream share. */
 interface Parts {
   client: McpClient;
@@ -46,14 +47,28 @@ interface Parts {
   log: NonNullable<UpstreamOptions['log']>;
 }
 
-/** The client for an upstream: its headers, and no retries of its own (the gateway decides what is sent again). */
-function clientFor(target: HttpTarget): McpClient {
-  return createClient({
-    url: target.url.href,
-    headers: target.headers,
-    clientInfo: { name: 'durable-mcp-gateway', version: VERSION },
-    retry: false,
-  });
+const clientInfo = { name: 'durable-mcp-gateway', version: VERSION };
+
+/**
+ * The client for an upstream, with no retries of its own (the gateway decides what is sent again): over HTTP with
+ * its headers; over stdio a child process with only the environment it needs and the variables named for it (never
+ * the gateway's own secrets), its stderr logged, started again after it exits (with back-off when it keeps exiting).
+ */
+function clientFor(target: UpstreamTarget, log?: UpstreamOptions['log']): McpClient {
+  if (target.kind === 'http')
+    return createClient({ url: target.url.href, headers: target.headers, clientInfo, retry: false });
+  const name = describeTarget(target);
+  const transport = createStdioTransport(
+    target.command,
+    target.args,
+    { ...getDefaultEnvironment(), ...target.env },
+    {
+      cwd: target.cwd,
+      onStderr: (line) => log?.('info', 'upstream stderr', { upstream: name, line }),
+      restartDelayMs: backoff,
+    },
+  );
+  return createClient({ transport, clientInfo });
 }
 
 /** A failure that says nothing about the upstream's protocol: no connection, or a balancer's or a busy server's 5xx. */
@@ -62,25 +77,29 @@ const unreachable = (err: unknown): boolean =>
 
 /**
  * The upstream's DiscoverResult when it speaks 2026-07-28; undefined when it answers server/discover otherwise (a
- * 2025-11-25 server refuses a request outside a session). An upstream that cannot be reached is asked again, with
- * back-off, until connectTimeoutMs has passed: then UpstreamNotSentError.
+ * 2025-11-25 server refuses a request outside a session, or before `initialize` on stdio). An upstream that cannot be
+ * reached (or a stdio program that cannot be started) is asked again, with back-off, until connectTimeoutMs has
+ * passed: then UpstreamNotSentError. A stdio server that does not answer in that time, or whose process exits
+ * instead, is taken for a 2025-11-25 one (the stdio probe of the 2026-07-28 revision): a session is tried next.
  */
 export async function discoverModern(
-  target: HttpTarget,
+  target: UpstreamTarget,
   options: UpstreamOptions,
   signal?: AbortSignal,
 ): Promise<JsonObject | undefined> {
-  const client = clientFor(target);
+  const client = clientFor(target, options.log);
   const until = Date.now() + (options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
   try {
     for (let failures = 0; ; failures++) {
       const left = Math.max(1, until - Date.now());
-      const attempt = AbortSignal.any([AbortSignal.timeout(left), ...(signal === undefined ? [] : [signal])]);
+      const timeout = AbortSignal.timeout(left);
+      const attempt = AbortSignal.any([timeout, ...(signal === undefined ? [] : [signal])]);
       try {
         const found = await client.request('server/discover', {}, { signal: attempt });
         const versions = found.supportedVersions;
         return Array.isArray(versions) && versions.includes(LATEST_PROTOCOL_VERSION) ? found : undefined;
       } catch (err) {
+        if (target.kind === 'stdio' && signal?.aborted !== true && !neverSent(err)) return undefined;
         if (!unreachable(err)) return undefined;
         if (Date.now() >= until || signal?.aborted === true)
           throw new UpstreamNotSentError(
@@ -321,12 +340,12 @@ function toolsWatcher(parts: Parts, discovered: JsonObject, closed: AbortSignal)
 
 /** An upstream that answered server/discover as a 2026-07-28 server (`discovered`: its DiscoverResult). */
 export function createModernUpstream(
-  target: HttpTarget,
+  target: UpstreamTarget,
   options: UpstreamOptions,
   discovered: JsonObject,
 ): Upstream {
   const parts: Parts = {
-    client: clientFor(target),
+    client: clientFor(target, options.log),
     name: describeTarget(target),
     callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,

@@ -3,8 +3,9 @@
 // is started anew, with back-off; an HTTP session whose transport fails and that no longer answers a ping is closed),
 // lists the upstream's tools, and sends calls. A call the upstream demonstrably did not take (connection refused, or
 // an HTTP 4xx answer such as the one for a session a restarted server no longer knows) is sent again on a new
-// session. It has no tasks of the upstream's to follow (the session declares no capabilities, so the upstream asks
-// for no input either).
+// session. When the gateway's call is a task and the upstream allows one for the tool, the call asks for a task of
+// the upstream's, followed and cancelled by session-tasks.ts. The session declares elicitation, sampling and roots:
+// the upstream's requests during a call go to that call (session-input.ts).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -25,6 +26,22 @@ import type { CallToolResult, JsonObject } from '../protocol/types.js';
 import { VERSION } from '../version.js';
 import { linkedFetch } from './linked-fetch.js';
 import {
+  acceptInput,
+  callOut,
+  originNotingFetch,
+  SESSION_CAPABILITIES,
+  type SessionCalls,
+} from './session-input.js';
+import {
+  asksForTask,
+  cancelSessionTask,
+  createSessionTasks,
+  followSessionTask,
+  sendTaskCall,
+  type SessionTasks,
+  type TaskParts,
+} from './session-tasks.js';
+import {
   backoff,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -34,15 +51,20 @@ import {
   UpstreamNotSentError,
   UpstreamRefusedError,
   type Upstream,
+  type UpstreamAnswer,
   type UpstreamCallOptions,
   type UpstreamOptions,
   type UpstreamTarget,
 } from './upstream.js';
 
-function transportFor(target: UpstreamTarget): { transport: Transport; stderr: Readable | undefined } {
+function transportFor(
+  target: UpstreamTarget,
+  calls: SessionCalls,
+): { transport: Transport; stderr: Readable | undefined } {
   if (target.kind === 'http') {
     const requestInit = target.headers === undefined ? undefined : { headers: target.headers };
-    const transport = new StreamableHTTPClientTransport(target.url, { requestInit, fetch: linkedFetch() });
+    const fetch = originNotingFetch(linkedFetch(), calls);
+    const transport = new StreamableHTTPClientTransport(target.url, { requestInit, fetch });
     return { transport, stderr: undefined };
   }
   const transport = new StdioClientTransport({
@@ -93,6 +115,8 @@ interface SessionParts {
   name: string;
   connectTimeoutMs: number;
   log: NonNullable<UpstreamOptions['log']>;
+  /** The open sessions whose tasks can be followed. */
+  tasks: SessionTasks;
   /** Told of the upstream's tools/list_changed. */
   toolsChanged: () => void;
   /** Told when this session closes (the child exited, the connection dropped, or close()). */
@@ -104,14 +128,20 @@ interface SessionParts {
 /** Opens one client session; UpstreamNotSentError when it cannot. */
 async function openSession(parts: SessionParts): Promise<Client> {
   const { target, name, log } = parts;
-  const client = new Client({ name: 'durable-mcp-gateway', version: VERSION }, { capabilities: {} });
+  const client = new Client(
+    { name: 'durable-mcp-gateway', version: VERSION },
+    { capabilities: SESSION_CAPABILITIES },
+  );
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => parts.toolsChanged());
-  const { transport, stderr } = transportFor(target);
+  const { transport, stderr } = transportFor(target, acceptInput(client));
   if (stderr !== undefined)
     createInterface({ input: stderr }).on('line', (line) =>
       log('info', 'upstream stderr', { upstream: name, line }),
     );
-  client.onclose = () => parts.closed(client);
+  client.onclose = () => {
+    parts.tasks.remove(client);
+    parts.closed(client);
+  };
   client.onerror = () => parts.failed(client);
   try {
     await client.connect(transport, { timeout: parts.connectTimeoutMs });
@@ -119,6 +149,7 @@ async function openSession(parts: SessionParts): Promise<Client> {
     await client.close().catch(() => undefined);
     throw new UpstreamNotSentError(`cannot reach the upstream (${name}): ${errorMessage(err)}`);
   }
+  parts.tasks.add(client, (transport as { sessionId?: string }).sessionId);
   log('info', 'upstream session open', {
     upstream: name,
     server: client.getServerVersion()?.name ?? null,
@@ -223,14 +254,19 @@ function sessionKeeper(parts: Omit<SessionParts, 'closed' | 'failed'>) {
   };
 }
 
-/** One tools/call on a session, with progress and the call timeout (reset by progress). */
+/**
+ * One tools/call on a session, with progress and the call timeout (reset by progress); asking for a task of the
+ * upstream's when it may (session-tasks.ts).
+ */
 async function sendCall(
   client: Client,
+  tasks: SessionTasks,
   tool: string,
   args: JsonObject,
   call: UpstreamCallOptions,
   callTimeoutMs: number,
-): Promise<CallToolResult> {
+): Promise<UpstreamAnswer> {
+  if (asksForTask(client, call)) return sendTaskCall(client, tasks, tool, args, call, callTimeoutMs);
   const { onProgress, signal } = call;
   const result = await client.callTool(
     { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
@@ -245,17 +281,27 @@ async function sendCall(
   return result as unknown as CallToolResult;
 }
 
-/** An upstream spoken to with a 2025-11-25 session (the official SDK's client). */
-export function createSessionUpstream(target: UpstreamTarget, options: UpstreamOptions = {}): Upstream {
+/**
+ * An upstream spoken to with a 2025-11-25 session (the official SDK's client). `tasks`, shared by the sessions of one
+ * upstream (a pool, sessions per principal), finds the session a task of the upstream's belongs to.
+ */
+export function createSessionUpstream(
+  target: UpstreamTarget,
+  options: UpstreamOptions = {},
+  tasks: SessionTasks = createSessionTasks(),
+): Upstream {
   const name = describeTarget(target);
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const log = options.log ?? (() => undefined);
   const listeners: (() => void)[] = [];
+  const taskParts: TaskParts = { target, name, tasks, callTimeoutMs, connectTimeoutMs, log };
   const keeper = sessionKeeper({
     target,
     name,
     connectTimeoutMs,
-    log: options.log ?? (() => undefined),
+    log,
+    tasks,
     toolsChanged: () => {
       for (const listener of listeners) listener();
     },
@@ -281,17 +327,23 @@ export function createSessionUpstream(target: UpstreamTarget, options: UpstreamO
       const until = Date.now() + connectTimeoutMs;
       for (;;) {
         const client = await keeper.ready(call.signal);
+        // Until it ends, the upstream's requests during the call go to it (session-input.ts).
+        const end = callOut(client, call);
         try {
-          return await sendCall(client, tool, args, call, callTimeoutMs);
+          return await sendCall(client, tasks, tool, args, call, callTimeoutMs);
         } catch (err) {
           if (call.signal?.aborted === true || !notTaken(err)) throw classify(err, call.signal);
           keeper.drop(client);
           if (Date.now() >= until)
             throw new UpstreamNotSentError(`the upstream did not take the call: ${errorMessage(err)}`);
           await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+        } finally {
+          end();
         }
       }
     },
+    followTask: (taskId, follow) => followSessionTask(taskParts, taskId, follow),
+    cancelTask: (taskId, _owner, created) => cancelSessionTask(taskParts, taskId, created),
     onToolsChanged: (listener) => {
       listeners.push(listener);
     },

@@ -1,12 +1,15 @@
 // What the gateway needs of the MCP server it fronts (the upstream), whichever protocol it speaks: its tools, its
-// calls, and, for a 2026-07-28 upstream with the tasks extension, the tasks it answers calls with. A call's errors
-// say whether the request can have reached the upstream: `UpstreamNotSentError` (it cannot), `UpstreamLostError` (the
-// connection ended or timed out while the call was out: the upstream may have done it), `UpstreamRefusedError` (a
-// JSON-RPC error answer). create-upstream.ts picks the implementation.
+// calls, and the tasks it answers calls with (a 2026-07-28 upstream's with the tasks extension, a 2025-11-25 one's
+// asked for with `params.task`). A call's errors say whether the request can have reached the upstream:
+// `UpstreamNotSentError` (it cannot), `UpstreamLostError` (the connection ended or timed out while the call was out:
+// the upstream may have done it), `UpstreamRefusedError` (a JSON-RPC error answer). create-upstream.ts picks the
+// implementation.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type {
   CallToolResult,
+  InputRequest,
   InputRequests,
+  InputResponse,
   InputResponses,
   JsonObject,
   JsonValue,
@@ -17,6 +20,9 @@ import { META_SERVER_INFO } from '../wire/meta-keys.js';
 export type UpstreamTarget =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
   | { kind: 'http'; url: URL; headers?: Record<string, string> };
+
+/** The `_meta` key under which a call's idempotency key goes upstream (a gateway task's). */
+export const META_UPSTREAM_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
 
 /** A tool as the upstream lists it (its name, schemas and annotations, passed on unchanged). */
 export type UpstreamTool = Tool;
@@ -54,6 +60,18 @@ export class UpstreamRefusedError extends Error {
   }
 }
 
+/**
+ * The upstream stopped waiting for the answer to a request it sent during a call (a 2025-11-25 server's
+ * notifications/cancelled for its request, e.g. on its own request timeout): what UpstreamCallOptions.onInput's
+ * signal is aborted with then.
+ */
+export class UpstreamInputAbandonedError extends Error {
+  override name = 'UpstreamInputAbandonedError';
+  constructor(readonly method: string) {
+    super(`the upstream stopped waiting for the answer to its ${method}`);
+  }
+}
+
 /** A 2026-07-28 upstream's MRTR answer: input it needs before it goes on, and state to send back with the answers. */
 export interface UpstreamInputRequired {
   resultType: 'input_required';
@@ -61,13 +79,20 @@ export interface UpstreamInputRequired {
   requestState?: string;
 }
 
-/** A 2026-07-28 upstream's CreateTaskResult: the call goes on as a task of the upstream's, followed by its id. */
+/**
+ * An upstream's CreateTaskResult (a 2026-07-28 one as it gave it; a 2025-11-25 one's task in the same shape, with the
+ * session it belongs to): the call goes on as a task of the upstream's, followed by its id.
+ */
 export interface UpstreamTaskCreated {
   resultType: 'task';
   taskId: string;
   status: string;
   statusMessage?: string;
   pollIntervalMs?: number;
+  /** A 2025-11-25 upstream's task: the id, in the gateway process that made it, of the session that created it. */
+  connection?: string;
+  /** A 2025-11-25 upstream's task over HTTP: the Mcp-Session-Id of the session that created it (its tasks are kept per session). */
+  sessionId?: string;
   [key: string]: JsonValue | undefined;
 }
 
@@ -105,13 +130,25 @@ export interface UpstreamCallOptions {
   meta?: JsonObject;
   /**
    * The client capabilities this call declares to a 2026-07-28 upstream (input it may ask for, the tasks extension);
-   * a 2025-11-25 session declared none when it opened.
+   * a 2025-11-25 session declares elicitation (form), sampling and roots when it opens, for every call, and refuses
+   * what a call cannot answer (see onInput).
    */
   capabilities?: JsonObject;
+  /**
+   * Answers a request the upstream sends during the call on a 2025-11-25 session (elicitation, sampling, roots), with
+   * the call still out: without it such a request is refused. `signal` fires when the upstream stops waiting (its
+   * reason an UpstreamInputAbandonedError) or the call ends; what it throws is the upstream's error answer.
+   */
+  onInput?: (request: InputRequest, signal: AbortSignal) => Promise<InputResponse>;
   /** An MRTR retry: the answers to the upstream's inputRequests (by its keys). */
   inputResponses?: InputResponses;
   /** An MRTR retry: the upstream's requestState, exactly as it was received. */
   requestState?: string;
+  /**
+   * The tool's `execution.taskSupport` as the upstream lists it: a 2025-11-25 session asks for a task (`params.task`)
+   * only for a tool that allows one, and only when the capabilities declare the tasks extension.
+   */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 /** How an upstream task ended. */
@@ -123,6 +160,8 @@ export type UpstreamTaskOutcome =
 export interface UpstreamFollowOptions {
   /** Stops following (the task goes on upstream): the reason is thrown. */
   signal?: AbortSignal;
+  /** The recorded answer that made the task (a 2025-11-25 upstream's names the session the task belongs to). */
+  created?: UpstreamTaskCreated;
   /** Whose call made the task (UpstreamCallOptions.owner): it is followed with the same credentials. */
   owner?: { tenant: string; principal: string };
   /** Each state of the task seen, pushed or polled (a DetailedTask). */
@@ -180,16 +219,20 @@ export interface Upstream {
   ready(signal?: AbortSignal): Promise<void>;
   /** Every tool the upstream lists now (all pages). */
   listTools(): Promise<UpstreamTool[]>;
-  /** One round of a call: a 2025-11-25 session always answers a result. */
+  /** One round of a call: a 2025-11-25 session answers a result, or a task when one was asked for. */
   callTool(name: string, args: JsonObject, options?: UpstreamCallOptions): Promise<UpstreamAnswer>;
   /**
-   * Follows a task the upstream answered a call with, until it ends (2026-07-28 with the tasks extension only). An
-   * upstream that stays unreachable for callTimeoutMs, or that no longer knows the task, fails it with
-   * UpstreamLostError.
+   * Follows a task the upstream answered a call with, until it ends (a 2026-07-28 upstream's with the tasks extension,
+   * a 2025-11-25 one's asked for with `params.task`). An upstream that stays unreachable for callTimeoutMs, or that no
+   * longer knows the task (or its session), fails it with UpstreamTaskLostError.
    */
   followTask?(taskId: string, options: UpstreamFollowOptions): Promise<UpstreamTaskOutcome>;
-  /** Asks the upstream to cancel one of its tasks (tasks/cancel). */
-  cancelTask?(taskId: string, owner?: { tenant: string; principal: string }): Promise<void>;
+  /** Asks the upstream to cancel one of its tasks (tasks/cancel); `created` as for followTask. */
+  cancelTask?(
+    taskId: string,
+    owner?: { tenant: string; principal: string },
+    created?: UpstreamTaskCreated,
+  ): Promise<void>;
   /** Called when the upstream says its tool list changed. */
   onToolsChanged(listener: () => void): void;
   close(): Promise<void>;

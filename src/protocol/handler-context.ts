@@ -135,6 +135,11 @@ class RoundContext implements HandlerContext {
     return found;
   }
 
+  /** A round answered within its request has no task to wait in. */
+  async waitForInput(): Promise<InputResponses> {
+    throw new TypeError('ctx.waitForInput is only for tasks: use ctx.input outside a task');
+  }
+
   inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never {
     checkDeclared(this.asks, options.inputRequests ?? {});
     throw new InputPending(options.inputRequests ?? {}, options.state);

@@ -50,6 +50,16 @@ export interface HandlerContext {
   input(key: string, request: InputRequest): InputResponse;
   /** Like `input`, for several requests asked at once. */
   inputs(requests: InputRequests): InputResponses;
+  /**
+   * Asks for input and waits for the answers with the run live, for input that cannot be asked again later because
+   * something live waits on the answer (e.g. a server's request on an open connection): unlike `inputs`, which ends
+   * the run and replays the handler with the answers, the run holds its lease and worker slot meanwhile. Only in a
+   * task: the task is `input_required` with these requests, answered as any (`tasks/update`, `task_respond`) on any
+   * replica, and the answers are returned by these keys. Nothing is recorded: a run replayed after a crash does not
+   * get them back (keys used before are asked as `key#2`, …). `options.signal` ends the wait early (the requests are
+   * withdrawn and its reason is thrown), as does the run's own signal. Outside a task it throws a TypeError.
+   */
+  waitForInput(requests: InputRequests, options?: { signal?: AbortSignal }): Promise<InputResponses>;
   /** The state this handler passed to `inputRequired` in the previous round, verified. */
   readonly requestState: JsonValue | undefined;
   /** Set when the handler runs as a durable task. */

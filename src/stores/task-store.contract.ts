@@ -12,6 +12,7 @@ import { useContractStore, type TaskStoreContractOptions } from './contract/harn
 import { historyContract } from './contract/history.contract.js';
 import { housekeepingContract } from './contract/housekeeping.contract.js';
 import { idempotencyContract } from './contract/idempotency.contract.js';
+import { liveInputContract } from './contract/live-input.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
@@ -49,6 +50,7 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     scopeContract(h);
     historyContract(h);
     shownContract(h);
+    liveInputContract(h);
     concurrencyContract(h);
   });
 }

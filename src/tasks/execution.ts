@@ -1,7 +1,7 @@
 // What a task run sees of the runtime (steps, waits, status, cancellation), and the runner the protocol layer provides.
 import { bytesOver, TaskLimitError } from './limits.js';
 import { NonRetryableError, retryPolicyProblem, type RetryPolicy } from './retry.js';
-import type { ClaimedTask, JsonValue, RunOutcome, TaskProgress } from './task.js';
+import type { ClaimedTask, JsonObject, JsonValue, RunOutcome, TaskProgress } from './task.js';
 
 /** What one attempt of a step gets. */
 export interface StepAttempt {
@@ -138,6 +138,20 @@ export interface ExecutionContext {
    * recorded by code without the path. The answer is kept with the task, so every later run gets the same one.
    */
   patched(id: string): Promise<boolean>;
+  /**
+   * Asks for input while the run stays live (optional: the worker's runs have it when the store offers
+   * LiveInputPort), and resolves with the answers once every request is answered, by the keys given. The task is
+   * `input_required` with the requests, the run keeps its lease and its worker slot, and the answers come from
+   * whichever process received them. Nothing is recorded for a replay: it is for input that cannot be asked again
+   * because something live waits on it. `signal` (and the run's own) ends the wait: the requests still unanswered are
+   * withdrawn, the task is `working` again, and the signal's reason is thrown. A key the task used before is asked
+   * as `key#2` (or the next number free).
+   */
+  waitForInput?(
+    requests: Record<string, JsonObject>,
+    statusMessage: string,
+    signal?: AbortSignal,
+  ): Promise<Record<string, JsonObject>>;
   /** The run's clock. */
   now(): number;
 }

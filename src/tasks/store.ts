@@ -105,6 +105,40 @@ export interface ChangeFeed {
   subscribe(listener: (change: TaskChange) => void, onResync?: () => void): () => void;
 }
 
+/**
+ * Input a run asks for while it stays live (optional; ExecutionContext.waitForInput): for input that a replay cannot
+ * ask again because something live waits on the answer (a 2025-11-25 upstream's request on its open session). The
+ * task is `input_required` with the requests while the run keeps its lease, so that no claim takes it; `answer`
+ * takes the answers as for any input, and the run reads them. Every method but `revive` is fenced by the run's token
+ * (false or undefined: the run no longer holds the task).
+ */
+export interface LiveInputPort {
+  /**
+   * The task, `working` under the run's lease, becomes `input_required` with `requests` (each key new to the task)
+   * and `statusMessage`, keeping the lease; no claim takes it until the lease lapses.
+   */
+  ask(
+    id: string,
+    token: number,
+    requests: Record<string, JsonObject>,
+    statusMessage: string,
+    now: number,
+  ): Promise<boolean>;
+  /** The answers given so far to `keys` (answered ones only). */
+  answers(id: string, token: number, keys: string[]): Promise<Record<string, JsonObject> | undefined>;
+  /**
+   * Ends the run's wait: the task is `working` again under the run's lease (an answer that completed the input made
+   * it so already), and the requests still unanswered are withdrawn (`statusMessage` then says so).
+   */
+  end(id: string, token: number, statusMessage: string, now: number): Promise<boolean>;
+  /**
+   * Tasks waiting for live input whose lease lapsed (the run's process is gone) become runnable again, `working`
+   * with their unanswered requests withdrawn, keeping their place in line: a claim replays them as after any
+   * crash. At most `max`; returns how many.
+   */
+  revive(now: number, max: number): Promise<number>;
+}
+
 export interface TaskStore {
   /**
    * Durably inserts the task; resolves only after commit. Concurrent calls may share one transaction. With an
@@ -224,6 +258,8 @@ export interface TaskStore {
    * `durable-mcp admin` commands). Owners' paths never use it.
    */
   readonly admin?: TaskAdmin;
+  /** Input asked while the run stays live (optional: HandlerContext.waitForInput needs it). */
+  readonly liveInput?: LiveInputPort;
   /**
    * The owner's unexpired tasks ordered by (createdAt, id), without input requests (optional; the 2025-11-25
    * `tasks/list`).

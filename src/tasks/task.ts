@@ -303,6 +303,9 @@ export const slotWaitMessage = (key: string): string =>
 
 /** The status message of a task whose last outstanding input was just answered (it is working again). */
 export const RESUMED_STATUS_MESSAGE = 'Input received; the task is in progress.';
+/** What a task whose run waited for live input says once that run's process is gone (LiveInputPort.revive). */
+export const LIVE_INPUT_LAPSED_MESSAGE =
+  'The server that asked for this input stopped; the task goes on elsewhere.';
 
 /** Why a lookup found nothing usable. Foreign, purged and never-existing ids are all `not_found`. */
 export type LookupMiss = 'not_found' | 'expired';

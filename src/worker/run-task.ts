@@ -11,6 +11,7 @@ import {
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
+import { createLiveInput } from './live-input.js';
 import { createShowing } from './progress.js';
 import { createSteps, type RunState, type StepDeps } from './steps.js';
 
@@ -233,6 +234,8 @@ async function run(
     ...createShowing({ store, clock }, task, state, { replaying }),
     now: () => clock.now(),
   };
+  const waitForInput = createLiveInput({ store, clock }, task, state);
+  if (waitForInput !== undefined) exec.waitForInput = waitForInput;
   try {
     let outcome = await runHandler(deps, task, exec, storeLost);
     const why = reason();

@@ -66,7 +66,10 @@ export interface Worker {
   readonly active: number;
 }
 
-/** Expires tasks past their TTL, then purges those past the retention grace, then frees lapsed slots. */
+/** How many tasks whose live input wait lapsed one sweep makes runnable again (more on the next). */
+const LIVE_INPUT_REVIVE_BATCH = 128;
+
+/** Expires tasks past their TTL, then purges those past the retention grace, then revives lapsed live waits and frees lapsed slots. */
 async function sweepTtls(
   store: TaskStore,
   now: () => number,
@@ -76,6 +79,8 @@ async function sweepTtls(
   try {
     await store.expire(now());
     await store.purge(now(), retentionGraceMs);
+    // Tasks whose run waited for live input in a process that is gone: runnable again, for a claim to replay.
+    await store.liveInput?.revive(now(), LIVE_INPUT_REVIVE_BATCH);
     // Parked tasks of keys whose slots a lapsed lease (a crashed process) freed.
     await store.freeSlots?.(now());
   } catch (err) {

@@ -56,14 +56,22 @@ async function startUpstream(): Promise<ServeProcess> {
   return proc;
 }
 
-/** A gateway in front of `upstream`, on the test's SQLite file. */
-async function startGateway(upstream: ServeProcess): Promise<ServeProcess> {
+/**
+ * A gateway in front of `upstream` (a running upstream, or the spec of one it runs itself, e.g. `stdio:…`), on the
+ * test's SQLite file.
+ */
+async function startGateway(
+  upstream: ServeProcess | string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
   const proc = await startListening(
     [
       BIN,
       'gateway',
+      ...extra,
       '--upstream',
-      upstream.url,
+      typeof upstream === 'string' ? upstream : upstream.url,
       '--store',
       join(dir, 'gateway.db'),
       '--port',
@@ -79,7 +87,7 @@ async function startGateway(upstream: ServeProcess): Promise<ServeProcess> {
       '--log-level',
       'info',
     ],
-    { timeoutMs: 20_000 },
+    { timeoutMs: 20_000, env },
   );
   procs.push(proc);
   return proc;
@@ -312,5 +320,73 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream (durable-mcp ser
       resultType: 'complete',
       content: [{ type: 'text', text: 'late_tool ran' }],
     });
+  });
+});
+
+describe('durable-mcp gateway in front of a 2026-07-28 upstream over stdio (durable-mcp serve --stdio)', () => {
+  /** The gateway, running the upstream as its child processes (`--upstream-pool`), each on the same SQLite file. */
+  const startWithStdioUpstream = (pool: number): Promise<ServeProcess> =>
+    startGateway(
+      `stdio:${process.execPath} ${BIN} serve --stdio --tools ${TOOLS} --store ${join(dir, 'upstream.db')} --lease-ms ${LEASE_MS}`,
+      ['--upstream-pool', String(pool), '--upstream-env', 'UPSTREAM_CALLS,UPSTREAM_CANCELS'],
+      { UPSTREAM_CALLS: calls, UPSTREAM_CANCELS: cancels },
+    );
+
+  it('finds it with server/discover on stdio, follows the task each process answers with, and completes with its exact result', async () => {
+    const gw = await startWithStdioUpstream(2);
+    const created = await Promise.all([1, 2].map((a) => callTool(gw, 'slow_sum', { a, b: 10, ms: 1_500 })));
+    const done = await Promise.all(
+      created.map((task) => settled(gw, task.taskId as string, ['completed', 'failed'])),
+    );
+    expect(done.map((task) => withoutMeta(task.result))).toEqual(
+      [11, 12].map((sum) => ({
+        resultType: 'complete',
+        content: [{ type: 'text', text: String(sum) }],
+        structuredContent: { sum },
+      })),
+    );
+    // Spoken to natively: each call ran as a task of the upstream's own (the gateway declared the extension), once,
+    // and the two calls went to the pool's two processes, each task followed on the process that holds it.
+    expect(`${gw.stdout()}${gw.stderr()}`).toMatch(/upstream speaks 2026-07-28/);
+    const sent = upstreamCalls('slow_sum');
+    expect(sent).toHaveLength(2);
+    expect(sent.every((c) => typeof c.taskId === 'string')).toBe(true);
+    expect(new Set(sent.map((c) => c.pid)).size).toBe(2);
+  });
+
+  it("makes an upstream MRTR round over stdio the gateway task's input, and sends the answer as the next round", async () => {
+    const gw = await startWithStdioUpstream(1);
+    const created = await callTool(gw, 'approve_now', { what: 'the release' });
+    const asking = await settled(gw, created.taskId as string, ['input_required']);
+    expect(Object.keys(asking.inputRequests as Json)).toEqual(['confirm']);
+    await gatewayClient(gw).request('tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { confirm: { action: 'decline' } },
+    });
+    const done = await settled(gw, created.taskId as string, ['completed', 'failed']);
+    expect(withoutMeta(done.result)).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'the release now: decline undefined' }],
+    });
+  });
+
+  it('after a SIGKILL of the gateway (its upstream processes end with it), follows the task on the next process, which resumes it from its store: one call', async () => {
+    const first = await startWithStdioUpstream(1);
+    const created = await callTool(first, 'transfer', { to: 'dan', cents: 42, ms: 3_000 });
+    const taskId = created.taskId as string;
+    await waitUntil(async () => {
+      const task = (await gatewayClient(first).request('tasks/get', { taskId })).result as Json;
+      return /^step \d of 3/.test(String(task.statusMessage));
+    }, 'the upstream progress on the gateway task');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startWithStdioUpstream(1);
+    const done = await settled(second, taskId, ['completed', 'failed']);
+    expect(done.status).toBe('completed');
+    expect(withoutMeta(done.result)).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'moved 42 to dan' }],
+    });
+    expect(upstreamCalls('transfer')).toHaveLength(1);
   });
 });

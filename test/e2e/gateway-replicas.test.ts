@@ -1,7 +1,8 @@
 // Two `durable-mcp gateway` replicas on one PostgreSQL schema, each with its own SDK v1 upstream process over stdio:
 // the replica running a call is SIGKILLed mid-call, and the other takes the task over once its lease ends. An
 // idempotent tool is sent again and completes with the upstream's exact result; any other ends "outcome unknown"
-// without being sent twice.
+// without being sent twice. Input an upstream asks for reaches it from either replica: an SDK v1 one over Streamable
+// HTTP waiting on its session, and a 2026-07-28 one asked again by any replica.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,14 +12,17 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/admin-api.js';
 import { createHttpClient } from '../../src/advanced.js';
 import { TOKENS } from '../support/admin-api.js';
-import { startServe, type ServeProcess } from '../support/cli.js';
+import { startListening, startServe, type ServeProcess } from '../support/cli.js';
 import {
+  askingClient,
   callTool,
   gatewayDir,
   settled,
   startGateway,
   SUM,
+  UPSTREAM,
   upstreamCalls,
+  upstreamEnv,
   type GatewayDir,
 } from '../support/gateway.js';
 import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
@@ -81,6 +85,35 @@ await withPostgres('the gateway on PostgreSQL replicas', () => {
   });
 
   describe('input the upstream asks for', () => {
+    it('from an SDK v1 upstream over Streamable HTTP, waiting on its session: the answer sent to the other replica reaches the replica running the call, which completes it', async () => {
+      const upstream = await startListening([UPSTREAM, '--http', '0'], { env: upstreamEnv(at) });
+      procs.push(upstream);
+      // A runs the call and holds its session to the upstream; B, with no worker, only answers requests.
+      const a = await startGateway(at, procs, { upstream: upstream.url, extra: STORE });
+      const b = await startGateway(at, procs, {
+        upstream: upstream.url,
+        extra: [...STORE, '--concurrency', '0'],
+      });
+      const { result: created } = await askingClient(a, 'alice').request('tools/call', {
+        name: 'ask',
+        arguments: { question: 'Ship it?' },
+      });
+      const taskId = created.taskId as string;
+      const waiting = await settled(b, taskId, ['input_required']);
+      expect(waiting.inputRequests).toMatchObject({
+        elicitation: { method: 'elicitation/create', params: { message: 'Ship it?' } },
+      });
+      await askingClient(b, 'alice').request('tasks/update', {
+        taskId,
+        inputResponses: { elicitation: { action: 'accept', content: { ok: true } } },
+      });
+      const done = await settled(b, taskId, ['completed', 'failed']);
+      expect(done.result).toMatchObject({
+        content: [{ type: 'text', text: 'Ship it?: accept {"ok":true}' }],
+      });
+      expect(upstreamCalls(at, 'ask')).toHaveLength(1);
+    });
+
     it("becomes the gateway task's input; the answer, sent to another replica after the first is SIGKILLed, completes the call", async () => {
       // A 2026-07-28 upstream (durable-mcp serve) whose tool asks for a confirmation inside its task.
       const upstream = await startServe(

@@ -91,6 +91,14 @@ export async function startGateway(
 export const gatewayClient = (proc: ServeProcess, who: Who, aware = true) =>
   createHttpClient({ url: proc.url, token: TOKENS[who], capabilities: aware ? TASKS : {} });
 
+/** A client that declares the tasks extension and can answer elicitation. */
+export const askingClient = (proc: ServeProcess, who: Who) =>
+  createHttpClient({
+    url: proc.url,
+    token: TOKENS[who],
+    capabilities: { ...TASKS, elicitation: {} },
+  });
+
 export async function callTool(proc: ServeProcess, who: Who, name: string, args: Json): Promise<Json> {
   return (await gatewayClient(proc, who).request('tools/call', { name, arguments: args })).result as Json;
 }

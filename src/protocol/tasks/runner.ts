@@ -14,8 +14,8 @@ import type { Registry, RegisteredTool } from '../registry.js';
 import type { ServerInfo } from '../server.js';
 import { describeFailure, isToolExecutionError, toolErrorResult, toolErrorStatus } from '../tool-errors.js';
 import { toolResult } from '../tools.js';
-import type { JsonObject } from '../types.js';
-import { createTaskHandlerContext } from './task-context.js';
+import type { InputRequests, JsonObject } from '../types.js';
+import { createTaskHandlerContext, waitingMessage } from './task-context.js';
 
 export interface TaskRunnerOptions {
   /** Server-wide defaults of `ctx.step` (under each tool's own). */
@@ -25,12 +25,6 @@ export interface TaskRunnerOptions {
    * text (default 4 MiB).
    */
   maxResultBytes?: number;
-}
-
-/** What a task waiting for input says it is doing (rather than what it did last). */
-function waitingMessage(requests: Record<string, JsonObject>): string {
-  const methods = [...new Set(Object.values(requests).map((r) => String(r.method)))];
-  return `The task is waiting for input (${methods.join(', ')}).`;
 }
 
 /** The run asked for input: outstanding requests the client can answer, or why the task cannot go on. */
@@ -62,7 +56,7 @@ function inputOutcome(task: ClaimedTask, err: InputPending): RunOutcome {
   return {
     kind: 'input_required',
     requests: requests as Record<string, JsonObject>,
-    statusMessage: waitingMessage(requests as Record<string, JsonObject>),
+    statusMessage: waitingMessage(requests as InputRequests),
   };
 }
 

@@ -15,8 +15,11 @@ import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
 import type { HandlerContext, ServerControl } from '../context.js';
 import type { StepDefaults, ToolInputMethod } from '../define.js';
 import { checkDeclared } from '../tool-asks.js';
-import { InputPending } from '../mrtr.js';
-import type { InputRequests, InputResponses } from '../types.js';
+import { InputPending, missingCapabilityFor } from '../mrtr.js';
+import { checkInputRequests } from '../input-requests.js';
+import { ErrorCode } from '../../wire/codes.js';
+import { ProtocolError } from '../../wire/protocol-error.js';
+import type { InputRequests, InputResponses, JsonObject } from '../types.js';
 
 /** "Copying (3/10)": what `ctx.progress` shows as the task's statusMessage. */
 export function progressMessage(progress: number, total?: number, message?: string): string {
@@ -34,6 +37,39 @@ function checkRequestSizes(requests: InputRequests, maxBytes: number): void {
 function keptStatus(message: string, maxBytes: number): string {
   checkTextSize('the status message', message, 'maxResultBytes', maxBytes);
   return message;
+}
+
+/** What a task waiting for input says it is doing (rather than what it did last). */
+export function waitingMessage(requests: InputRequests): string {
+  const methods = [...new Set(Object.values(requests).map((r) => String(r.method)))];
+  return `The task is waiting for input (${methods.join(', ')}).`;
+}
+
+/** ctx.waitForInput: requests checked as ctx.inputs checks them, and those the task's client cannot answer refused. */
+function liveInput(
+  task: ClaimedTask,
+  exec: ExecutionContext,
+  asks: readonly ToolInputMethod[] | undefined,
+  maxResultBytes: number,
+): HandlerContext['waitForInput'] {
+  return async (requests, options = {}) => {
+    if (exec.waitForInput === undefined)
+      throw new TypeError('ctx.waitForInput needs a task store that can wait for input live');
+    checkDeclared(asks, requests);
+    checkInputRequests(requests);
+    checkRequestSizes(requests, maxResultBytes);
+    for (const request of Object.values(requests)) {
+      const missing = missingCapabilityFor(request, task.clientCapabilities);
+      if (missing !== undefined)
+        throw new ProtocolError(
+          ErrorCode.MissingRequiredClientCapability,
+          `The task needs the client capability for ${request.method}`,
+          { requiredCapabilities: missing },
+        );
+    }
+    const asked = requests as Record<string, JsonObject>;
+    return exec.waitForInput(asked, waitingMessage(requests), options.signal);
+  };
 }
 
 /** `maxResultBytes`: the largest input request and status message the task may store (TaskLimits). */
@@ -88,6 +124,7 @@ export function createTaskHandlerContext(
     log() {},
     input: (key, request) => inputs({ [key]: request })[key] as InputResponses[string],
     inputs,
+    waitForInput: liveInput(task, exec, asks, maxResultBytes),
     inputRequired(options): never {
       checkDeclared(asks, options.inputRequests ?? {});
       throw pending(options.inputRequests ?? {});

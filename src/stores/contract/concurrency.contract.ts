@@ -112,6 +112,25 @@ export function concurrencyContract(h: ContractStore): void {
       expect(await must(h.store.freeSlots).call(h.store, h.t)).toBe(0);
     });
 
+    it('keeps the slot of a run that waits for live input: the run goes on, holding its lease', async (ctx) => {
+      if (h.store.freeSlots === undefined) return ctx.skip();
+      const live = h.store.liveInput;
+      if (live === undefined) return ctx.skip();
+      const one = { key: 'session', limit: 1 };
+      const asking = await create({ concurrency: one });
+      const next = await create({ concurrency: one });
+      const [run] = await claimAll();
+      expect(run?.id).toBe(asking);
+      const requests = { ok: { method: 'elicitation/create' } };
+      expect(await live.ask(asking, must(run).token, requests, 'Asking.', h.t)).toBe(true);
+      // Waiting for input, but live: its slot stays taken.
+      expect(await claimAll()).toEqual([]);
+      expect((await h.snap(next)).statusMessage).toBe(slotWaitMessage('session'));
+      expect(await live.end(asking, must(run).token, 'Going on.', h.t)).toBe(true);
+      expect(await h.store.finish(asking, must(run).token, completed, h.t)).toBe(true);
+      expect((await claimAll()).map((t) => t.id)).toEqual([next]);
+    });
+
     it('gives parked tasks back in turn between owners', async (ctx) => {
       // Limits are an optional capability, with freeSlots as its mark.
       if (h.store.freeSlots === undefined) return ctx.skip();

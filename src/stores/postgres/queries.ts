@@ -5,6 +5,7 @@ import type { SchemaNames } from './names.js';
 import { adminSql } from './sql/admin.js';
 import { creationSql } from './sql/creation.js';
 import { endingSql } from './sql/endings.js';
+import { liveInputSql } from './sql/live-input.js';
 import { notifier } from './sql/fragments.js';
 import { ownerWriteSql } from './sql/owner-writes.js';
 import { readSql } from './sql/reads.js';
@@ -24,6 +25,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...runSql(s, notify),
     ...scopeSql(s, notify),
     ...endingSql(s, notify),
+    ...liveInputSql(s, notify),
     ...ownerWriteSql(s, notify),
     ...sweepSql(s, notify),
     ...slotSql(s, notify),

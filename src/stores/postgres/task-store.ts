@@ -12,6 +12,7 @@ import type { StoreContext } from './context.js';
 import { createTaskCreation, keyedLookup } from './creations.js';
 import { createDb } from './db.js';
 import { createOwnedLister } from './list-owned.js';
+import { postgresLiveInput } from './live-input.js';
 import { migrate } from './migrations.js';
 import { schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
@@ -91,6 +92,7 @@ export function createPostgresTaskStore(
       return batcher.add(task);
     },
     admin: postgresAdmin(ctx, read.inspect),
+    liveInput: postgresLiveInput(ctx),
     ...read,
     ...runWrites(ctx, slots),
     freeSlots: slots.freeSlots,

@@ -9,6 +9,7 @@ import { creationLane } from './creations.js';
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { createGroupCommit } from './group-commit.js';
 import { createOwnedLister } from './list-owned.js';
+import { sqliteLiveInput } from './live-input.js';
 import { ownerWrites } from './owner-writes.js';
 import { prepareQueries, type Queries } from './queries.js';
 import { reads } from './reads.js';
@@ -60,6 +61,7 @@ export function createSqliteTaskStore(
     listOwned: createOwnedLister(db, ctx.codec.open),
     sessions: createSqliteSessionStore(db, ctx.codec),
     admin: sqliteAdmin(ctx, { requestCancel: owner.requestCancel, inspect: read.inspect }),
+    liveInput: sqliteLiveInput(ctx),
     create,
     ...read,
     ...runWrites(ctx, end),

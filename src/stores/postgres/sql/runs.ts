@@ -81,8 +81,11 @@ export function runSql(s: string, notify: Notify) {
     /** The claim (claimSql). */
     claim: claimSql(s, notify),
 
+    /** A run waiting for live input (live-input.ts) keeps its lease too. */
     renew: `
-      UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1 WHERE ${FENCED} RETURNING cancel_requested`,
+      UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1
+      WHERE id = $1 AND attempt = $2 AND status IN ('working','input_required') AND lease_owner IS NOT NULL
+      RETURNING cancel_requested`,
 
     /**
      * $3 name, $4 value, $5 when its attempt started (null: unknown), $6 now. FOR SHARE holds off a takeover until

@@ -6,10 +6,13 @@ import { FAIR_STEP, fairPlace, type Notify } from './fragments.js';
 /** How many keys with parked tasks one sweep looks at (more wait for the next sweep). */
 export const SWEPT_KEYS = 1_000;
 
-/** A slot row `c` held by a live run at `now`: the run of its token still holds a lease on the working task. */
+/**
+ * A slot row `c` held by a live run at `now`: the run of its token still holds a lease on the task (working, or
+ * waiting for live input, which keeps its lease: live-input.ts).
+ */
 const held = (s: string, now: string): string => `EXISTS (SELECT 1 FROM ${s}.tasks t
   WHERE t.id = c.task_id AND t.attempt = c.token AND t.lease_owner IS NOT NULL AND t.lease_until >= ${now}
-    AND t.status = 'working')`;
+    AND t.status IN ('working','input_required'))`;
 /** A task (alias `a`) parked for a slot of its key (the rows of tasks_parked and tasks_parked_owner). */
 const parked = (a: string): string => `${a}.parked_at IS NOT NULL AND ${a}.status = 'working'`;
 

@@ -51,8 +51,10 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const stepAttempts = db.prepare(
     `SELECT name, failed, last_failure FROM task_step_attempts WHERE task_id = ?`,
   );
+  // A run waiting for live input (live-input.ts) keeps its lease too.
   const renew = db.prepare(`
-    UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL
+    UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status IN ('working','input_required')
+      AND lease_owner IS NOT NULL
     RETURNING cancel_requested`);
   return {
     /**

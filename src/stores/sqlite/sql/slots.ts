@@ -6,9 +6,12 @@ import { FAIR_PLACE, FAIR_STEP } from './conditions.js';
 /** How many keys with parked tasks one sweep looks at (more wait for the next sweep). */
 export const SWEPT_KEYS = 1_000;
 
-/** A slot row held by a live run: the run of its token still holds a lease on the working task at @now. */
+/**
+ * A slot row held by a live run: the run of its token still holds a lease on the task at @now (working, or waiting for
+ * live input, which keeps its lease: live-input.ts).
+ */
 const HELD = `t.id = c.task_id AND t.attempt = c.token AND t.lease_owner IS NOT NULL AND t.lease_until >= @now
-  AND t.status = 'working'`;
+  AND t.status IN ('working','input_required')`;
 /** A task parked for a slot of @key (the rows of tasks_parked and tasks_parked_owner). */
 const PARKED = `parked_at IS NOT NULL AND status = 'working'`;
 /**
