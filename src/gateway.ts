@@ -10,6 +10,7 @@ import {
 import { createUpstream } from './gateway/create-upstream.js';
 import { concurrencyProblem } from './tasks/concurrency.js';
 import {
+  describeTarget,
   upstreamLabel,
   type Upstream,
   type UpstreamOptions,
@@ -50,8 +51,8 @@ export interface GatewayOptions extends Omit<DurableMcpOptions, 'toolSets'> {
   refreshMs?: number;
   /**
    * At most this many of the upstream's tool calls run as tasks at once, across every replica on the store (one
-   * concurrency key per upstream, `upstream:<label>`); further tasks wait, `working`, for a free slot, in turn
-   * between owners. Synchronous calls are not counted. Default: no cap.
+   * concurrency key per upstream, `upstream:<label>#<digest of its URL or command line>`); further tasks wait,
+   * `working`, for a free slot, in turn between owners. Synchronous calls are not counted. Default: no cap.
    */
   upstreamConcurrency?: number;
   /** Tools, prompts and resources of the gateway's own, served beside the upstream's. */
@@ -75,18 +76,24 @@ function facadeNames(options: GatewayOptions): string[] {
 }
 
 /** The catalog's concurrency limit for `upstreamConcurrency` (none when unset); throws when it is not a count. */
-function capOf(options: GatewayOptions, label: string): Pick<CatalogSettings, 'concurrency'> {
+function capOf(
+  options: GatewayOptions,
+  label: string,
+  identity: string,
+): Pick<CatalogSettings, 'concurrency'> {
   const limit = options.upstreamConcurrency;
   if (limit === undefined) return {};
   const problem = concurrencyProblem(limit, 'upstream');
   if (problem !== undefined) throw new Error(`upstreamConcurrency: ${problem}`);
-  return { concurrency: { limit, key: upstreamConcurrencyKey(label) } };
+  return { concurrency: { limit, key: upstreamConcurrencyKey(label, identity) } };
 }
 
 /** Connects to the upstream, reads its tools and builds the runtime; throws when the upstream cannot be read. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const target = options.upstream;
-  const cap = capOf(options, isUpstream(target) ? target.name : upstreamLabel(target));
+  const cap = isUpstream(target)
+    ? capOf(options, target.name, target.name)
+    : capOf(options, upstreamLabel(target), describeTarget(target));
   const upstream = isUpstream(options.upstream)
     ? options.upstream
     : createUpstream(options.upstream, options.connection);

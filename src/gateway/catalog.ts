@@ -1,6 +1,7 @@
 // The gateway's tools: one per upstream tool, with the upstream's name (or a configured prefix before it), schemas
 // and annotations, a task policy from the gateway's settings, and a handler that makes the upstream call the task's
 // one durable step (delivery.ts).
+import { createHash } from 'node:crypto';
 import type { TaskPolicy, ToolDefinition } from '../protocol/define.js';
 import type { TaskConcurrency } from '../protocol/tool-types.js';
 import { MAX_CONCURRENCY_KEY_LENGTH } from '../tasks/concurrency.js';
@@ -32,9 +33,16 @@ function taskPolicyOf(name: string, settings: CatalogSettings): TaskPolicy {
   return { support: 'optional', ...capped };
 }
 
-/** The concurrency key of an upstream's cap: one per upstream, the same on every replica given the same upstream. */
-export const upstreamConcurrencyKey = (label: string): string =>
-  `upstream:${label.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '?')}`.slice(0, MAX_CONCURRENCY_KEY_LENGTH);
+/**
+ * The concurrency key of an upstream's cap, the same on every replica given the same upstream: its label (host, or
+ * command name) for people, and a digest of where it is (`identity`: URL or command line) so that two upstreams with
+ * one label (two stdio servers run by `node`) are kept apart without showing callers more of either.
+ */
+export function upstreamConcurrencyKey(label: string, identity = label): string {
+  const digest = createHash('sha256').update(identity).digest('hex').slice(0, 8);
+  const shown = label.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '?');
+  return `upstream:${shown.slice(0, MAX_CONCURRENCY_KEY_LENGTH - 18)}#${digest}`;
+}
 
 /** A tool's definition as the gateway serves it, calling `tool.name` upstream. */
 function gatewayTool(

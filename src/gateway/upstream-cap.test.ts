@@ -16,22 +16,27 @@ const tool = (name: string): UpstreamTool => ({ name, inputSchema: { type: 'obje
 
 describe('the upstream cap', () => {
   it("puts every task tool under the upstream's key, and leaves synchronous tools out", () => {
-    const concurrency = { limit: 3, key: upstreamConcurrencyKey('api.example.com') };
+    const concurrency = { limit: 3, key: 'upstream:api.example.com#00000000' };
     const defs = catalogTools(upstream, [tool('a'), tool('b'), tool('c')], {
       taskTools: ['b'],
       syncTools: ['c'],
       concurrency,
     });
     expect(defs.map((d) => [d.name, d.task?.concurrency])).toEqual([
-      ['a', { limit: 3, key: 'upstream:api.example.com' }],
-      ['b', { limit: 3, key: 'upstream:api.example.com' }],
+      ['a', { limit: 3, key: 'upstream:api.example.com#00000000' }],
+      ['b', { limit: 3, key: 'upstream:api.example.com#00000000' }],
       ['c', undefined],
     ]);
   });
 
-  it('names the key by a printable, bounded label', () => {
-    expect(upstreamConcurrencyKey('a\nb\u202e')).toBe('upstream:a?b?');
-    expect(upstreamConcurrencyKey('x'.repeat(500))).toHaveLength(200);
+  it('names the key by a printable, bounded label and a digest of where the upstream is', () => {
+    const one = upstreamConcurrencyKey('node', 'stdio:node ./crm-server.js');
+    expect(one).toMatch(/^upstream:node#[0-9a-f]{8}$/);
+    // The same upstream gives the same key (every replica); another one run by the same command, another key.
+    expect(upstreamConcurrencyKey('node', 'stdio:node ./crm-server.js')).toBe(one);
+    expect(upstreamConcurrencyKey('node', 'stdio:node ./billing-server.js')).not.toBe(one);
+    expect(upstreamConcurrencyKey('a\nb\u202e')).toMatch(/^upstream:a\?b\?#/);
+    expect(upstreamConcurrencyKey('x'.repeat(500)).length).toBeLessThanOrEqual(200);
   });
 
   it('refuses a cap that is not a count', async () => {

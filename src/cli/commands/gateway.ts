@@ -9,10 +9,11 @@ import {
   type CatalogSettings,
 } from '../../gateway/catalog.js';
 import { createUpstream } from '../../gateway/create-upstream.js';
-import { upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
+import { describeTarget, upstreamLabel, type Upstream, type UpstreamTarget } from '../../gateway/upstream.js';
 import { createUpstreamMetrics, type UpstreamRecorder } from '../../observability/upstream-metrics.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { ToolSet } from '../../protocol/define.js';
+import { MAX_CONCURRENCY_LIMIT } from '../../tasks/concurrency.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
@@ -181,11 +182,14 @@ function catalogSettings(values: Record<string, string | boolean | undefined>): 
 /** --upstream-concurrency: one concurrency key for every task of the upstream's tools. */
 function upstreamCap(
   values: Record<string, string | boolean | undefined>,
-  label: string,
+  target: UpstreamTarget,
 ): Pick<CatalogSettings, 'concurrency'> {
   if (values['upstream-concurrency'] === undefined) return {};
   const limit = intFlag(values['upstream-concurrency'], 'upstream-concurrency', 1, 1);
-  return { concurrency: { limit, key: upstreamConcurrencyKey(label) } };
+  if (limit > MAX_CONCURRENCY_LIMIT)
+    throw new UsageError(`--upstream-concurrency must be at most ${MAX_CONCURRENCY_LIMIT}`);
+  const key = upstreamConcurrencyKey(upstreamLabel(target), describeTarget(target));
+  return { concurrency: { limit, key } };
 }
 
 /** The facade tools' names under these settings, which no upstream tool may take. */
@@ -251,7 +255,7 @@ export async function gateway(argv: string[]): Promise<void> {
   try {
     read = await readCatalog(
       upstream,
-      { ...catalog, ...upstreamCap(values, upstreamLabel(target)), reserved: facadeNames(settings) },
+      { ...catalog, ...upstreamCap(values, target), reserved: facadeNames(settings) },
       log,
     );
   } catch (err) {
