@@ -109,6 +109,7 @@ export type {
   TaskStatusChange,
   TaskError,
   NewTask,
+  ConcurrencyLimit,
   ClaimedTask,
   KeyedTask,
   RunOutcome,

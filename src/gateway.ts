@@ -1,10 +1,22 @@
 // `durable-mcp/gateway`: put an existing MCP server (any language, either protocol era, stdio or Streamable HTTP)
 // behind durable-mcp, so that its tool calls become durable tasks (docs/gateway.md).
 import { createDurableMcp, type DurableMcp, type DurableMcpOptions } from './runtime.js';
-import { followCatalog, readCatalog, type CatalogSettings } from './gateway/catalog.js';
+import {
+  followCatalog,
+  readCatalog,
+  upstreamConcurrencyKey,
+  type CatalogSettings,
+} from './gateway/catalog.js';
 import { tellUpstreamOfCancels } from './gateway/cancel-upstream.js';
 import { createUpstream } from './gateway/create-upstream.js';
-import type { Upstream, UpstreamOptions, UpstreamTarget } from './gateway/upstream.js';
+import { concurrencyProblem } from './tasks/concurrency.js';
+import {
+  describeTarget,
+  upstreamLabel,
+  type Upstream,
+  type UpstreamOptions,
+  type UpstreamTarget,
+} from './gateway/upstream.js';
 export { createUpstream } from './gateway/create-upstream.js';
 export {
   describeTarget,
@@ -47,6 +59,12 @@ export interface GatewayOptions extends Omit<DurableMcpOptions, 'toolSets'> {
   connection?: UpstreamOptions;
   /** How often the upstream's tool list is read again besides its list changes (default five minutes; 0: never). */
   refreshMs?: number;
+  /**
+   * At most this many of the upstream's tool calls run as tasks at once, across every replica on the store (one
+   * concurrency key per upstream, `upstream:<label>#<digest of its URL or command line>`); further tasks wait,
+   * `working`, for a free slot, in turn between owners. Synchronous calls are not counted. Default: no cap.
+   */
+  upstreamConcurrency?: number;
   /** Tools, prompts and resources of the gateway's own, served beside the upstream's. */
   toolSets?: DurableMcpOptions['toolSets'];
 }
@@ -67,12 +85,33 @@ function facadeNames(options: GatewayOptions): string[] {
   return ['status', 'respond', 'cancel'].map((name) => `${prefix}${name}`);
 }
 
+/** The catalog's concurrency limit for `upstreamConcurrency` (none when unset); throws when it is not a count. */
+function capOf(
+  options: GatewayOptions,
+  label: string,
+  identity: string,
+): Pick<CatalogSettings, 'concurrency'> {
+  const limit = options.upstreamConcurrency;
+  if (limit === undefined) return {};
+  const problem = concurrencyProblem(limit, 'upstream');
+  if (problem !== undefined) throw new Error(`upstreamConcurrency: ${problem}`);
+  return { concurrency: { limit, key: upstreamConcurrencyKey(label, identity) } };
+}
+
 /** Connects to the upstream, reads its tools and builds the runtime; throws when the upstream cannot be read. */
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const target = options.upstream;
+  const cap = isUpstream(target)
+    ? capOf(options, target.name, target.name)
+    : capOf(options, upstreamLabel(target), describeTarget(target));
   const upstream = isUpstream(options.upstream)
     ? options.upstream
     : createUpstream(options.upstream, options.connection);
-  const settings: CatalogSettings = { ...options.catalog, reserved: facadeNames(options) };
+  const settings: CatalogSettings = {
+    ...options.catalog,
+    ...cap,
+    reserved: facadeNames(options),
+  };
   const log = options.connection?.log ?? (() => undefined);
   let catalog: Awaited<ReturnType<typeof readCatalog>>;
   try {
@@ -86,6 +125,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     catalog: _catalog,
     connection: _connection,
     refreshMs: _refreshMs,
+    upstreamConcurrency: _upstreamConcurrency,
     toolSets = [],
     ...rest
   } = options;

@@ -20,7 +20,13 @@ export type {
   TaskPolicy,
   StepDefaults,
 } from './protocol/define.js';
-export type { ToolAnnotations, PromptArgument, Completer, ToolInputMethod } from './protocol/tool-types.js';
+export type {
+  ToolAnnotations,
+  PromptArgument,
+  Completer,
+  ToolInputMethod,
+  TaskConcurrency,
+} from './protocol/tool-types.js';
 export type { HandlerContext, AuthInfo, ServerControl } from './protocol/context.js';
 export type { RequestEnvelope, ClientCapabilities, Implementation } from './wire/envelope.js';
 export { text, textResult } from './protocol/types.js';

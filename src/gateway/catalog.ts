@@ -1,7 +1,10 @@
 // The gateway's tools: one per upstream tool, with the upstream's name (or a configured prefix before it), schemas
 // and annotations, a task policy from the gateway's settings, and a handler that makes the upstream call the task's
 // one durable step (delivery.ts).
+import { createHash } from 'node:crypto';
 import type { TaskPolicy, ToolDefinition } from '../protocol/define.js';
+import type { TaskConcurrency } from '../protocol/tool-types.js';
+import { MAX_CONCURRENCY_KEY_LENGTH } from '../tasks/concurrency.js';
 import type { JsonObject } from '../protocol/types.js';
 import { callUpstream, deliveryOf, type Delivery, type DeliverySettings } from './delivery.js';
 import { globMatcher } from './globs.js';
@@ -16,12 +19,29 @@ export interface CatalogSettings extends DeliverySettings {
   syncTools?: string[];
   /** Names the gateway itself serves (the facade tools): an upstream tool under one of them is refused. */
   reserved?: string[];
+  /**
+   * Every tool's tasks under this one concurrency limit (TaskPolicy.concurrency), across replicas: the cap on the
+   * upstream's calls at once (upstreamConcurrency). Synchronous calls (syncTools) are not counted.
+   */
+  concurrency?: TaskConcurrency;
 }
 
 function taskPolicyOf(name: string, settings: CatalogSettings): TaskPolicy {
   if (globMatcher(settings.syncTools)(name)) return { support: 'never' };
-  if (globMatcher(settings.taskTools)(name)) return { support: 'required', fallback: true };
-  return { support: 'optional' };
+  const capped = settings.concurrency === undefined ? {} : { concurrency: settings.concurrency };
+  if (globMatcher(settings.taskTools)(name)) return { support: 'required', fallback: true, ...capped };
+  return { support: 'optional', ...capped };
+}
+
+/**
+ * The concurrency key of an upstream's cap, the same on every replica given the same upstream: its label (host, or
+ * command name) for people, and a digest of where it is (`identity`: URL or command line) so that two upstreams with
+ * one label (two stdio servers run by `node`) are kept apart without showing callers more of either.
+ */
+export function upstreamConcurrencyKey(label: string, identity = label): string {
+  const digest = createHash('sha256').update(identity).digest('hex').slice(0, 8);
+  const shown = label.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '?');
+  return `upstream:${shown.slice(0, MAX_CONCURRENCY_KEY_LENGTH - 18)}#${digest}`;
 }
 
 /** A tool's definition as the gateway serves it, calling `tool.name` upstream. */

@@ -99,6 +99,25 @@ describe('metrics: task gauges', () => {
   });
 });
 
+describe('metrics: slot waits', () => {
+  it('count the tasks parked for a slot of their concurrency key', async () => {
+    const { store, url } = await serveMetrics({ statsIntervalMs: 0 });
+    const slotWaits = async (): Promise<number | undefined> => {
+      const line = (await (await fetch(url)).text())
+        .split('\n')
+        .find((l) => l.startsWith('durable_mcp_slot_waits '));
+      return line === undefined ? undefined : Number(line.split(' ')[1]);
+    };
+    expect(await slotWaits()).toBe(0);
+    const one = { key: 'deploy', limit: 1 };
+    await store.create(newTask({ createdAt: T0, concurrency: one }));
+    await store.create(newTask({ createdAt: T0, concurrency: one }));
+    await store.claim('w', 30_000, T0);
+    expect(await store.claim('w', 30_000, T0)).toBeUndefined();
+    expect(await slotWaits()).toBe(1);
+  });
+});
+
 describe('metrics: bearer token', () => {
   it('answers 401 without the token (or with another), 200 with it', async () => {
     const { url } = await serveMetrics({ token: 'scrape-token-0123456789' });

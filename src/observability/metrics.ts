@@ -69,6 +69,11 @@ function storeGauges(registry: Registry) {
       help: 'Tasks waiting for client input',
       registers: [registry],
     }),
+    slotWaits: new Gauge({
+      name: `${P}slot_waits`,
+      help: 'Working tasks parked until a slot of their concurrency key frees',
+      registers: [registry],
+    }),
   };
 }
 
@@ -112,6 +117,7 @@ function statsCollector(
     for (const [status, n] of Object.entries(stats.byStatus)) gauges.tasks.set({ status }, n);
     gauges.backlog.set(stats.runnable);
     gauges.inputWaits.set(stats.byStatus.input_required);
+    if (stats.parked !== undefined) gauges.slotWaits.set(stats.parked);
   };
 }
 

@@ -10,6 +10,7 @@ import type {
 } from './define.js';
 import type { ServerControl } from './context.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
+import { policyProblem } from '../tasks/concurrency.js';
 import type { JsonObject } from './types.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { asksProblem } from './tool-asks.js';
@@ -72,6 +73,9 @@ export class Registry {
     if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0)) {
       throw new Error(`tool "${def.name}": task.fallback.budgetMs must be a whole number of ms >= 0`);
     }
+    const limited = def.task?.concurrency;
+    const limitProblem = limited && policyProblem(def.name, limited);
+    if (limitProblem !== undefined) throw new Error(`tool "${def.name}": task.concurrency: ${limitProblem}`);
     const inputSchema = def.inputSchema ?? { type: 'object' };
     const listing: JsonObject = { name: def.name };
     if (def.title !== undefined) listing.title = def.title;

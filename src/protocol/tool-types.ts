@@ -125,6 +125,25 @@ export interface TaskPolicy {
    * -32021 to such clients as the extension demands, unless `true` (or an object) opts in.
    */
   fallback?: boolean | { budgetMs?: number };
+  /**
+   * At most `limit` of this tool's tasks run at once, across every replica on the store: counted in the store when
+   * a task is claimed. A slot is held only while a run executes (a task sleeping, in retry back-off or waiting for
+   * input holds none); a task that finds its key full waits, `working`, without holding a worker, until a slot frees.
+   * `key` (default: the tool's name) shares one limit between tools. Synchronous calls are not counted.
+   */
+  concurrency?: TaskConcurrency;
+}
+
+/** TaskPolicy.concurrency. */
+export interface TaskConcurrency {
+  /** Runs at once (a whole number from 1). */
+  limit: number;
+  /**
+   * The key the limit counts under (1 to 200 printable characters; default: the tool's name). A function computes it
+   * from the call's arguments and caller when the task is created (one limit per customer, say); a key computed so
+   * is stored as a keyed digest, never in clear, when the task's payloads are encrypted.
+   */
+  key?: string | ((args: JsonObject, owner: AuthInfo) => string);
 }
 
 export interface ToolAnnotations {

@@ -28,6 +28,9 @@ export interface EncodedTask {
   tenantStoredLimit: number | null;
   /** NewTask.storedBytesLimit, or null. */
   storedBytesLimit: number | null;
+  /** NewTask.concurrency, or null. */
+  concurrencyKey: string | null;
+  concurrencyLimit: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -61,5 +64,10 @@ export function encodeTask(
     tenantActiveLimit: task.tenantLimits?.active ?? null,
     tenantStoredLimit: task.tenantLimits?.stored ?? null,
     storedBytesLimit: task.storedBytesLimit ?? null,
+    concurrencyKey:
+      task.concurrency === undefined
+        ? null
+        : sealing.concurrencyKey(sealed, task.concurrency.key, task.concurrency.derived === true),
+    concurrencyLimit: task.concurrency?.limit ?? null,
   };
 }

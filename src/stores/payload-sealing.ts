@@ -22,6 +22,11 @@ export interface PayloadSealing {
   sealFor(sealed: boolean, json: string, at: string): string;
   /** Reverses sealFor for a value kept `at`; plaintext passes through. */
   open(stored: string, at: string): string;
+  /**
+   * A task's concurrency key as kept: a key computed from the call (derived) of a sealed task as a keyed digest
+   * (`digest:…`), any other as given.
+   */
+  concurrencyKey(sealed: boolean, key: string, derived: boolean): string;
 }
 
 /**
@@ -44,6 +49,7 @@ export function createPayloadSealing({ cipher, encrypt = 'all' }: PayloadSealing
       sealsNew: () => false,
       sealFor: (_s, json) => json,
       open: identity,
+      concurrencyKey: (_s, key) => key,
     };
   }
   const sealsAll = encrypt === 'all';
@@ -53,6 +59,14 @@ export function createPayloadSealing({ cipher, encrypt = 'all' }: PayloadSealing
     sealsNew: (task) => sealsAll || task.sensitive === true,
     sealFor: (sealed, json, at) => (sealed ? cipher.seal(json, at) : json),
     open: (stored, at) => cipher.open(stored, at),
+    concurrencyKey(sealed, key, derived) {
+      if (!sealed || !derived) return key;
+      if (cipher.digest === undefined)
+        throw new Error(
+          'a concurrency key computed from a call needs a cipher with digest() for sealed tasks',
+        );
+      return `digest:${cipher.digest(key)}`;
+    },
   };
 }
 

@@ -147,6 +147,29 @@ export function sealingContract(name: string, h: SealingHarness): void {
       await store.close();
     });
 
+    it('keeps a concurrency key computed from a call as a keyed digest: the limit holds, the key is never stored', async () => {
+      const { store, raw } = await h.open(keyring());
+      if (store.freeSlots === undefined) return await store.close();
+      const canary = `CUSTOMER${randomBytes(6).toString('hex')}`;
+      const limited = { key: canary, limit: 1, derived: true };
+      const first = await store.create(newTask({ createdAt: T0, concurrency: limited }));
+      const second = await store.create(newTask({ createdAt: T0, concurrency: limited }));
+      const other = await store.create(
+        newTask({ createdAt: T0, concurrency: { ...limited, key: `${canary}-other` } }),
+      );
+      const claimed = [await store.claim('w', 60_000, T0 + 1), await store.claim('w', 60_000, T0 + 1)];
+      // One per key: the second task of the first key waits, and its owner sees the digest, not the key.
+      expect(claimed.map((c) => c?.id)).toEqual([first.id, other.id]);
+      expect(await store.claim('w', 60_000, T0 + 1)).toBeUndefined();
+      const waiting = await store.get(second.id, ALICE, T0 + 2);
+      expect((waiting as { statusMessage?: string }).statusMessage).toMatch(
+        /concurrency key "digest:[\w-]+"/,
+      );
+      expect(JSON.stringify(waiting)).not.toContain(canary);
+      expect(await raw.dump()).not.toContain(canary);
+      await store.close();
+    });
+
     it('opens a task’s payloads for operators within their scope; one sealed with a missing key shows as sealed', async () => {
       const { store, raw } = await h.open(keyring());
       const admin = store.admin;

@@ -1,6 +1,6 @@
 // What a task's owner is shown of its progress, read from its row alike on both stores: the status message kept
 // (or, while the task waits for a server running its version, the message saying so) and the progress shown last.
-import { versionWaitMessage, type TaskProgress, type TaskStatus } from '../tasks/task.js';
+import { slotWaitMessage, versionWaitMessage, type TaskProgress, type TaskStatus } from '../tasks/task.js';
 import { openColumn, openStatus, sealedAt, type Opener } from './payload-sealing.js';
 
 /** The columns it is read from (SQLite: numbers; PostgreSQL: integers as numbers). */
@@ -14,6 +14,9 @@ export interface ShownColumns {
   /** Migration 16 (SQLite), 15 (PostgreSQL): absent from rows of statements that do not read it. */
   version_wait?: number | null;
   progress?: string | null;
+  /** SQLite migration 20, PostgreSQL migration 19: parked for a slot of its concurrency key (slots). */
+  concurrency_key?: string | null;
+  parked_at?: number | string | null;
 }
 
 /**
@@ -31,6 +34,8 @@ export const waitsForVersion = (row: ShownColumns): boolean =>
 /** The status message the owner sees. */
 export function shownStatus(row: ShownColumns, open: Opener): string | undefined {
   if (waitsForVersion(row)) return versionWaitMessage(row.tool, row.tool_version as string);
+  if (row.status === 'working' && row.parked_at != null && row.concurrency_key != null)
+    return slotWaitMessage(row.concurrency_key);
   return openStatus(row.id, row.status_message, open);
 }
 

@@ -3,6 +3,7 @@
 import { describe } from 'vitest';
 import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
+import { concurrencyContract } from './contract/concurrency.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
@@ -52,5 +53,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     historyContract(h);
     shownContract(h);
     liveInputContract(h);
+    concurrencyContract(h);
   });
 }

@@ -1,5 +1,5 @@
 // At-rest encryption of task payloads (arguments, answers, steps, results): AES-256-GCM with key ids for rotation.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 export interface PayloadCipher {
   /**
@@ -13,6 +13,12 @@ export interface PayloadCipher {
    */
   open(stored: string, at?: string): string;
   readonly currentKeyId: string;
+  /**
+   * A keyed digest of `text` (the same for the same text under the same current key), for values that must be
+   * compared but never kept in clear, such as concurrency keys computed from a call. Optional for ciphers of your own;
+   * without it such values cannot be kept for sealed tasks.
+   */
+  digest?(text: string): string;
 }
 
 /** Sealed by earlier releases: the additional data is the key id alone. */
@@ -50,8 +56,11 @@ export function createPayloadCipher(keys: { id: string; key: Buffer }[]): Payloa
   const current = keys[0];
   if (current === undefined) throw new Error('no encryption key given');
   const byId = new Map(keys.map((k) => [k.id, k.key]));
+  // A key of its own for digests, derived from the current key: digests reveal nothing of what seals.
+  const digestKey = createHmac('sha256', current.key).update('durable-mcp digest key').digest();
   return {
     currentKeyId: current.id,
+    digest: (text) => createHmac('sha256', digestKey).update(text, 'utf8').digest('base64url'),
     seal(plain, at = '') {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', current.key, iv);

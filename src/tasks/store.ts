@@ -86,6 +86,8 @@ export interface CommittedTask {
 export interface TaskStats {
   byStatus: Record<TaskStatus, number>;
   runnable: number;
+  /** Working tasks parked until a slot of their concurrency key frees (a store without concurrency limits: absent). */
+  parked?: number;
 }
 
 /** A page of one owner's tasks, in creation order: those after `after` (exclusive), at most `limit`. */
@@ -238,6 +240,12 @@ export interface TaskStore {
    * step values, input requests and answers, as stored (a sealed value counts sealed). Kept as a count, not summed.
    */
   storedBytes?(owner: TaskOwner): Promise<number>;
+  /**
+   * Concurrency limits (NewTask.concurrency; optional): makes runnable again, in their order, as many parked tasks
+   * of each key as it has free slots, counting a slot whose run's lease lapsed before `now` as free (a run's ending
+   * already does this for its own key; this catches lapsed leases and endings that did not). Returns how many.
+   */
+  freeSlots?(now: number): Promise<number>;
   /** The earliest wake-up after `now` of a waiting task (optional; workers without it find due tasks by polling). */
   nextWakeAt?(now: number): Promise<number | undefined>;
   /** Everything kept about a task, whoever owns it (optional; operators' tools). */

@@ -124,6 +124,22 @@ export interface NewTask {
    * storedBytes), with this task's arguments and answers, would be more than this.
    */
   storedBytesLimit?: number;
+  /**
+   * At most `limit` runs of tasks with this `key` at once, across every process on the store (TaskPolicy.concurrency):
+   * a claim that finds the key full parks the task until a slot frees.
+   */
+  concurrency?: ConcurrencyLimit;
+}
+
+/** A concurrency limit as a task carries it: its key (in clear: a static name) and how many runs it allows at once. */
+export interface ConcurrencyLimit {
+  key: string;
+  limit: number;
+  /**
+   * The key was computed from the call (its arguments or caller): a store that encrypts the task's payloads keeps a
+   * keyed digest of it instead (PayloadSealing.concurrencyKey).
+   */
+  derived?: boolean;
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */
@@ -277,6 +293,13 @@ export interface TaskStatusChange {
  */
 export const versionWaitMessage = (tool: string, version: string): string =>
   `Waiting for a server running version ${version} of ${tool} to continue this task.`;
+
+/**
+ * The status message a working task shows while it waits for a free slot of its concurrency key (parked by a claim
+ * that found the key at its limit).
+ */
+export const slotWaitMessage = (key: string): string =>
+  `Waiting for a free slot of concurrency key "${key}" to run.`;
 
 /** The status message of a task whose last outstanding input was just answered (it is working again). */
 export const RESUMED_STATUS_MESSAGE = 'Input received; the task is in progress.';

@@ -69,7 +69,7 @@ export interface Worker {
 /** How many tasks whose live input wait lapsed one sweep makes runnable again (more on the next). */
 const LIVE_INPUT_REVIVE_BATCH = 128;
 
-/** Expires tasks past their TTL, then purges those past the retention grace, then revives lapsed live waits. */
+/** Expires tasks past their TTL, then purges those past the retention grace, then revives lapsed live waits and frees lapsed slots. */
 async function sweepTtls(
   store: TaskStore,
   now: () => number,
@@ -81,6 +81,8 @@ async function sweepTtls(
     await store.purge(now(), retentionGraceMs);
     // Tasks whose run waited for live input in a process that is gone: runnable again, for a claim to replay.
     await store.liveInput?.revive(now(), LIVE_INPUT_REVIVE_BATCH);
+    // Parked tasks of keys whose slots a lapsed lease (a crashed process) freed.
+    await store.freeSlots?.(now());
   } catch (err) {
     onError?.(err);
   }

@@ -5,6 +5,7 @@ import {
   DEFAULT_REFRESH_MS,
   followCatalog,
   readCatalog,
+  upstreamConcurrencyKey,
   type CatalogSettings,
 } from '../../gateway/catalog.js';
 import { createUpstream } from '../../gateway/create-upstream.js';
@@ -15,6 +16,7 @@ import { describeTarget, upstreamLabel, type Upstream, type UpstreamTarget } fro
 import { createUpstreamMetrics, type UpstreamRecorder } from '../../observability/upstream-metrics.js';
 import { createLogger, type Logger } from '../../observability/logger.js';
 import type { ToolSet } from '../../protocol/define.js';
+import { MAX_CONCURRENCY_LIMIT } from '../../tasks/concurrency.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
@@ -37,6 +39,7 @@ const GATEWAY_FLAGS = {
   'upstream-pool': { type: 'string' },
   'upstream-session': { type: 'string' },
   'upstream-tenant-tokens': { type: 'string' },
+  'upstream-concurrency': { type: 'string' },
 } as const;
 
 export const gatewayUsage = `durable-mcp gateway --upstream <URL | stdio:COMMAND [ARGS…]> [gateway flags] [serve flags]
@@ -65,6 +68,8 @@ extension: every call of one can be a durable task whose one step is the upstrea
   --upstream-token-env VAR | --upstream-token-file PATH  a bearer token for an HTTP upstream (never the caller's)
   --upstream-tenant-tokens FILE  a JSON object of bearer tokens for an HTTP upstream by tenant ({"acme": "…"}): a
                          tenant named there has its calls sent with its own token, any other with the token above
+  --upstream-concurrency N  at most N of the upstream's calls run as tasks at once, across every replica on the
+                         store; more wait, working, for a free slot (synchronous calls are not counted)
   --tools LIST           tool modules of the gateway's own, served beside the upstream's (default none)
 Every other flag is serve's:
 
@@ -177,6 +182,19 @@ function catalogSettings(values: Record<string, string | boolean | undefined>): 
   };
 }
 
+/** --upstream-concurrency: one concurrency key for every task of the upstream's tools. */
+function upstreamCap(
+  values: Record<string, string | boolean | undefined>,
+  target: UpstreamTarget,
+): Pick<CatalogSettings, 'concurrency'> {
+  if (values['upstream-concurrency'] === undefined) return {};
+  const limit = intFlag(values['upstream-concurrency'], 'upstream-concurrency', 1, 1);
+  if (limit > MAX_CONCURRENCY_LIMIT)
+    throw new UsageError(`--upstream-concurrency must be at most ${MAX_CONCURRENCY_LIMIT}`);
+  const key = upstreamConcurrencyKey(upstreamLabel(target), describeTarget(target));
+  return { concurrency: { limit, key } };
+}
+
 /** The facade tools' names under these settings, which no upstream tool may take. */
 function facadeNames(settings: ServeSettings): string[] {
   const fallback = settings.runtime.fallback;
@@ -253,7 +271,11 @@ export async function gateway(argv: string[]): Promise<void> {
   const log = upstreamLog(logger);
   let read: Awaited<ReturnType<typeof readCatalog>>;
   try {
-    read = await readCatalog(upstream, { ...catalog, reserved: facadeNames(settings) }, log);
+    read = await readCatalog(
+      upstream,
+      { ...catalog, ...upstreamCap(values, target), reserved: facadeNames(settings) },
+      log,
+    );
   } catch (err) {
     await upstream.close();
     throw new Error(`--upstream ${upstream.name}: ${err instanceof Error ? err.message : String(err)}`);

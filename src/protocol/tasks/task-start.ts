@@ -2,6 +2,7 @@
 // unfinished tasks, then one store write (which finds the task an earlier call with the same key created).
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
+import { concurrencyOf } from '../../tasks/concurrency.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
 import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
@@ -163,6 +164,10 @@ async function createTask(
     storedLimit: creation.storedLimit,
     tenantLimits: creation.tenantLimits,
     storedBytesLimit: creation.storedBytesLimit,
+    concurrency: concurrencyOf(call.tool.def.name, policy.concurrency, {
+      args: call.args,
+      owner: ownerOf(auth),
+    }),
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;

@@ -27,5 +27,7 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     answers.map((a) => a.at),
     tasks.map((t) => t.idempotencyKey),
     tasks.map((t) => t.toolVersion),
+    tasks.map((t) => t.concurrencyKey),
+    tasks.map((t) => t.concurrencyLimit),
   ];
 }

@@ -8,6 +8,7 @@ import { schemaNames } from './names.js';
 import { SERVE_FLOOR_KEY } from '../schema-fit.js';
 import { errorOutcomesMigration } from './migration-error-outcomes.js';
 import { storedBytesMigration } from './migration-stored-bytes.js';
+import { concurrencyMigration } from './migration-concurrency.js';
 
 export interface PostgresMigration {
   version: number;
@@ -283,6 +284,8 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   storedBytesMigration,
   // 18: the outcome word of a failed task's error, kept unsealed for operators' searches.
   errorOutcomesMigration,
+  // 19: concurrency limits per key (a file of its own).
+  concurrencyMigration,
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */

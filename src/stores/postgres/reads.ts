@@ -45,6 +45,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
 
     async stats(now): Promise<TaskStats> {
       const [row] = await db.query<Record<TaskStatus | 'runnable', number>>(q.stats, [now]);
+      const [parked] = await db.query<{ n: number }>(q.parkedCount);
       const n = (key: TaskStatus | 'runnable'): number => row?.[key] ?? 0;
       return {
         byStatus: {
@@ -55,6 +56,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
           cancelled: n('cancelled'),
         },
         runnable: n('runnable'),
+        parked: parked?.n ?? 0,
       };
     },
 

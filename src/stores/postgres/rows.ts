@@ -58,6 +58,10 @@ export interface TaskRow {
   /** Migration 14. */
   tool_error: boolean;
   retry_of: string | null;
+  /** Migration 18 (slots.ts): the task's concurrency limit, and when a claim parked it (null: not parked). */
+  concurrency_key?: string | null;
+  concurrency_limit?: number | null;
+  parked_at?: Int8 | null;
   [column: string]: unknown;
 }
 
@@ -80,6 +84,8 @@ export type SnapshotColumns = Pick<
   | 'attempt'
   | 'version_wait'
   | 'progress'
+  | 'concurrency_key'
+  | 'parked_at'
 >;
 
 /** `[key, request]` pairs of outstanding inputs, in asking order (json_agg). */
@@ -91,6 +97,8 @@ export interface SnapshotRow extends TaskRow {
 
 export interface ClaimRow extends TaskRow {
   previous_owner: string | null;
+  /** The lease the claim replaced (null: none): what a claim parking the task puts back (slots.ts). */
+  previous_until: Int8 | null;
   /** `[name, value]` pairs. */
   steps: [string, string][];
   /** `[key, answer]` pairs of every input ever asked or given (answer null while open). */

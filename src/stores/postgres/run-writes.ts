@@ -8,6 +8,7 @@ import { toClaimedTask, type ClaimRow } from './rows.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import { keptProgress } from '../shown-status.js';
 import { ActiveLimitError } from '../../tasks/errors.js';
+import { MAX_PARKING_ROUNDS, type Slots } from './slots.js';
 
 /** A ClaimScope as the claim statement's $5–$8. */
 function scopeArgs(scope: ClaimScope | undefined): unknown[] {
@@ -31,7 +32,32 @@ function stepSaver({ db, q, codec }: StoreContext): RunWrites['saveStep'] {
   };
 }
 
-export function runWrites(ctx: StoreContext): RunWrites {
+/**
+ * Claims up to `max` tasks: the claim statement, then the limited tasks among them take a slot of their key or are
+ * parked (slots.ts); while tasks were parked and fewer than `max` claimed, it claims again (a bounded number of times).
+ */
+async function claimAdmitted(
+  { db, q, feed }: StoreContext,
+  slots: Slots,
+  params: { workerId: string; leaseMs: number; now: number; max: number; scope: ClaimScope | undefined },
+): Promise<ClaimRow[]> {
+  const { workerId, leaseMs, now, max, scope } = params;
+  const out: ClaimRow[] = [];
+  let parked = '';
+  for (let round = 0; round < MAX_PARKING_ROUNDS; round++) {
+    const want = max - out.length;
+    const rows = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, want, ...scopeArgs(scope)]);
+    const admitted = await slots.admit(rows, now);
+    out.push(...admitted);
+    if (rows.length < want || admitted.length === rows.length) return out;
+    parked = rows.find((r) => !admitted.includes(r))?.id ?? parked;
+  }
+  // Still parking: more may wait in line, so claims go on (this process is told; others hear of the parked tasks).
+  feed.emitLocal([{ taskId: parked, runnable: true, cancelRequested: false }]);
+  return out;
+}
+
+export function runWrites(ctx: StoreContext, slots: Slots): RunWrites {
   const { db, q, codec } = ctx;
   const claimed = (row: ClaimRow): ClaimedTask => {
     codec.remember(row.id, row.sealed);
@@ -42,19 +68,12 @@ export function runWrites(ctx: StoreContext): RunWrites {
   };
   return {
     async claim(workerId, leaseMs, now, scope): Promise<ClaimedTask | undefined> {
-      const params = [workerId, now + leaseMs, now, 1, ...scopeArgs(scope)];
-      const [row] = await db.query<ClaimRow>(q.claim, params);
+      const [row] = await claimAdmitted(ctx, slots, { workerId, leaseMs, now, max: 1, scope });
       return row === undefined ? undefined : claimed(row);
     },
 
     async claimBatch(workerId, leaseMs, now, max, scope): Promise<ClaimedTask[]> {
-      const rows = await db.query<ClaimRow>(q.claim, [
-        workerId,
-        now + leaseMs,
-        now,
-        max,
-        ...scopeArgs(scope),
-      ]);
+      const rows = await claimAdmitted(ctx, slots, { workerId, leaseMs, now, max, scope });
       return rows.sort((a, b) => Number(a.created_at) - Number(b.created_at)).map(claimed);
     },
 
@@ -99,6 +118,11 @@ export function runWrites(ctx: StoreContext): RunWrites {
       return writeAndNotify(ctx, q.setStatusMessage, params, change);
     },
 
-    finish: (id, token, outcome, now) => finishRun(ctx, id, token, outcome, now),
+    async finish(id, token, outcome, now) {
+      const ok = await finishRun(ctx, id, token, outcome, now);
+      // The ending has committed: a failure to wake the key's parked tasks now is made good by the sweep (freeSlots).
+      await slots.release(id, token, now, ok).catch(() => undefined);
+      return ok;
+    },
   };
 }

@@ -160,6 +160,7 @@ function defineSuites(): void {
       expect(await a.stats?.(T0 + 2_000)).toEqual({
         byStatus: { working: 200, input_required: 0, completed: 0, failed: 0, cancelled: 0 },
         runnable: 0,
+        parked: 0,
       });
     });
 
@@ -287,6 +288,7 @@ function defineSuites(): void {
       expect(await open({ schema }).stats?.(T0)).toEqual({
         byStatus: { working: 1, input_required: 0, completed: 1, failed: 0, cancelled: 0 },
         runnable: 1,
+        parked: 0,
       });
       // Two rows never make an index worth it to the planner: forbid sequential scans to see that it can serve.
       const client = await admin.connect();

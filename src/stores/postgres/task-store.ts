@@ -20,6 +20,7 @@ import { openPool, type PostgresPoolOptions } from './pool.js';
 import { buildQueries } from './queries.js';
 import { reads } from './reads.js';
 import { runWrites } from './run-writes.js';
+import { createSlots } from './slots.js';
 import { createPostgresSessionStore } from './session-store.js';
 import { sweeps } from './sweeps.js';
 
@@ -77,6 +78,7 @@ export function createPostgresTaskStore(
   const keyed = keyedLookup(ctx);
   const batcher = createTaskCreation(ctx, keyed);
   const read = reads(ctx, keyed);
+  const slots = createSlots(ctx);
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -92,7 +94,8 @@ export function createPostgresTaskStore(
     admin: postgresAdmin(ctx, read.inspect),
     liveInput: postgresLiveInput(ctx),
     ...read,
-    ...runWrites(ctx),
+    ...runWrites(ctx, slots),
+    freeSlots: slots.freeSlots,
     answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
     requestCancel: (id, owner, now) => requestCancel(ctx, id, owner, now),
     ...sweeps(ctx),

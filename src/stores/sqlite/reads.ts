@@ -60,7 +60,7 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
 
     async stats(now) {
       const { runnable, ...byStatus } = q.stats(now);
-      return { byStatus, runnable };
+      return { byStatus, runnable, parked: q.parkedCount() };
     },
 
     async countRunnable(now) {

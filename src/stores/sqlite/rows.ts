@@ -50,6 +50,10 @@ export interface TaskRow {
   /** Migration 15: 1 when the task completed with a tool error. */
   tool_error: number;
   retry_of: string | null;
+  /** Migration 19 (sql/slots.ts): the task's concurrency limit, and when a claim parked it (null: not parked). */
+  concurrency_key?: string | null;
+  concurrency_limit?: number | null;
+  parked_at?: number | null;
 }
 
 export interface InputRow {

@@ -5,7 +5,8 @@ import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import type { Lane } from './group-commit.js';
 import { openCaps, sealedAt } from '../payload-sealing.js';
-import { WOKEN_BATCH } from './sql/claims.js';
+import { WOKEN_BATCH, type ClaimCandidate } from './sql/claims.js';
+import { admit, MAX_PARKED_PER_CLAIM, releaseSlot } from './slots.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { shownProgress } from '../shown-status.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
@@ -18,29 +19,47 @@ export interface Ending {
 }
 
 /** Run endings, committed together; they fail together too (an ending's rows are the task's own). */
-export function endingLane({ q, log }: StoreContext): Lane<Ending, boolean> {
+export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
+  const { q, log } = ctx;
   return {
     rowByRow: false,
     write: (endings) =>
       endings.map(({ id, token, outcome, now }) => {
         const ok = q.finish(id, token, outcome, now);
         if (ok) log.changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+        if (ok) releaseSlot(ctx, id, token, now);
         return { value: ok };
       }),
   };
 }
 
+/** The first in line that may run now: tasks whose concurrency key is full are parked on the way (slots.ts). */
+function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): ClaimCandidate | undefined {
+  const { q, log } = ctx;
+  let last = '';
+  for (let parked = 0; parked < MAX_PARKED_PER_CLAIM; parked++) {
+    const candidate = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
+    if (candidate === undefined || admit(ctx, candidate, now)) return candidate;
+    last = candidate.id;
+  }
+  // More to park than one claim does: the line may not be empty, so claims go on (here or in another process).
+  log.changed({ taskId: last, runnable: true, cancelRequested: false });
+  return undefined;
+}
+
 /** Leases the next runnable task (inside a lease transaction). */
 function claimOne(
-  { q, codec, log }: StoreContext,
+  ctx: StoreContext,
   workerId: string,
   leaseMs: number,
   now: number,
   scope: ScopeParams,
 ): ClaimedTask | undefined {
-  const candidate = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
+  const { q, codec, log } = ctx;
+  const candidate = nextAdmitted(ctx, now, scope);
   if (candidate === undefined) return undefined;
   const row = q.takeLease(candidate.id, workerId, now + leaseMs);
+  if (candidate.concurrency_key !== null) q.takeSlot(row.id, candidate.concurrency_key, row.attempt);
   // Its owner was told it waits for a version (shown-status.ts): no longer, and subscribers hear so.
   if (row.version_wait === row.attempt - 1)
     log.changed({ taskId: row.id, runnable: false, cancelRequested: false });

@@ -287,6 +287,7 @@ describe('SQLite task store on a shared file', () => {
     expect(await after.stats?.(T0)).toEqual({
       byStatus: { working: 1, input_required: 0, completed: 1, failed: 0, cancelled: 0 },
       runnable: 1,
+      parked: 0,
     });
     const check = new Database(path, { readonly: true });
     try {

@@ -15,6 +15,7 @@ import { prepareQueries, type Queries } from './queries.js';
 import { reads } from './reads.js';
 import { endingLane, runWrites } from './run-writes.js';
 import { createSqliteSessionStore } from './session-store.js';
+import { slotSweep } from './slots.js';
 import { sweeps } from './sweeps.js';
 import { createTerminalCache } from './terminal-cache.js';
 import { createTransactions } from './transactions.js';
@@ -66,6 +67,7 @@ export function createSqliteTaskStore(
     ...runWrites(ctx, end),
     ...owner,
     ...sweeps(ctx, terminal),
+    ...slotSweep(ctx),
     async close() {
       if (closed) return;
       closed = true;

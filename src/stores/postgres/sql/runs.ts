@@ -47,21 +47,21 @@ const claimSql = (s: string, notify: Notify): string => `
         $3::bigint AS placed_at
       FROM woken w
     ), ready AS (
-      SELECT id, lease_owner, fair_at, placed_at, created_at FROM ${s}.tasks t
+      SELECT id, lease_owner, lease_until, fair_at, placed_at, created_at FROM ${s}.tasks t
       WHERE runnable AND ${CLAIMABLE('t', '$3')} AND ${inScope('t', 5)}
       ORDER BY ${LINE_ORDER}
       LIMIT $4
       FOR UPDATE SKIP LOCKED
     ), candidate AS (
       SELECT * FROM (
-        SELECT id, lease_owner, fair_at, placed_at, created_at FROM ready
-        UNION ALL SELECT id, NULL, fair_at, placed_at, created_at FROM placed WHERE in_scope
+        SELECT id, lease_owner, lease_until, fair_at, placed_at, created_at FROM ready
+        UNION ALL SELECT id, NULL, NULL, fair_at, placed_at, created_at FROM placed WHERE in_scope
       ) x ORDER BY ${LINE_ORDER} LIMIT $4
     ), claimed AS (
       UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1, runnable = true,
         wake_at = NULL, fair_at = c.fair_at, placed_at = c.placed_at, revision = t.revision + 1
       FROM candidate c WHERE t.id = c.id
-      RETURNING t.*, c.lease_owner AS previous_owner
+      RETURNING t.*, c.lease_owner AS previous_owner, c.lease_until AS previous_until
     ), requeued AS (
       UPDATE ${s}.tasks t SET runnable = true, wake_at = NULL, fair_at = p.fair_at, placed_at = p.placed_at,
         revision = t.revision + 1

@@ -9,6 +9,17 @@ import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER } from './conditions.js';
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
 export const WOKEN_BATCH = 128;
 
+/** What a claim reads of the first in line: its lease, and its concurrency limit (slots.ts). */
+export const CANDIDATE_COLUMNS = `id, lease_owner, tenant, principal, concurrency_key, concurrency_limit`;
+export interface ClaimCandidate {
+  id: string;
+  lease_owner: string | null;
+  tenant: string;
+  principal: string;
+  concurrency_key: string | null;
+  concurrency_limit: number | null;
+}
+
 /** A wait come due, as requeueWoken reads it. */
 interface Due {
   id: string;
@@ -22,7 +33,7 @@ interface Due {
 export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
   // The first in line (conditions.ts, FAIR_PLACE). Waits come due join the line first (requeueWoken).
   const nextRunnable = db.prepare(`
-    SELECT id, lease_owner FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE}
+    SELECT ${CANDIDATE_COLUMNS} FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE}
     ORDER BY ${LINE_ORDER} LIMIT 1`);
   // In wake-up order only: a tie-break in SQL would sort every task due at the same time (tasks_wake has no more).
   const dueWaits = db.prepare(`
@@ -58,8 +69,7 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
       return due.map((t) => t.id);
     },
     /** The first in line of the runnable tasks. */
-    nextClaimable: (now: number) =>
-      nextRunnable.get({ now }) as { id: string; lease_owner: string | null } | undefined,
+    nextClaimable: (now: number) => nextRunnable.get({ now }) as ClaimCandidate | undefined,
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
     /** The task's done steps and the order they were done in. */
     steps(id: string): { steps: Record<string, JsonValue>; order: string[] } {

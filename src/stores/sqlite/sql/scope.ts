@@ -3,6 +3,7 @@
 import type { SqliteDatabase } from '../database.js';
 import type { ScopeParams } from '../../claim-scope.js';
 import { CLAIMABLE, LINE_ORDER } from './conditions.js';
+import { CANDIDATE_COLUMNS, type ClaimCandidate } from './claims.js';
 
 /** A task a process can run (ClaimScope as ScopeParams): @tools, @versions JSON arrays, @orphaned. */
 const IN_SCOPE = `(
@@ -20,7 +21,7 @@ export function prepareScopeQueries(db: SqliteDatabase) {
   // The same, among the tasks a process can run (ClaimScope): its tools' tasks of versions it replays (or none
   // recorded), and other tools' tasks once untouched since @orphaned.
   const nextInScope = db.prepare(`
-    SELECT id, lease_owner FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE} AND ${IN_SCOPE}
+    SELECT ${CANDIDATE_COLUMNS} FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE} AND ${IN_SCOPE}
     ORDER BY ${LINE_ORDER} LIMIT 1`);
   const outOfScope = db.prepare(`
     SELECT tool, tool_version AS version, count(*) AS count FROM tasks INDEXED BY tasks_fair
@@ -43,7 +44,7 @@ export function prepareScopeQueries(db: SqliteDatabase) {
       (markVersionWaits.all({ now, before, max, ...scopeArgs(scope) }) as { id: string }[]).map((r) => r.id),
     /** The first in line of the runnable tasks in scope (claims.ts, nextClaimable, for any). */
     nextInScope: (now: number, scope: ScopeParams) =>
-      nextInScope.get({ now, ...scopeArgs(scope) }) as { id: string; lease_owner: string | null } | undefined,
+      nextInScope.get({ now, ...scopeArgs(scope) }) as ClaimCandidate | undefined,
     outOfScope: (now: number, scope: ScopeParams) =>
       outOfScope.all({ now, ...scopeArgs(scope) }) as {
         tool: string;

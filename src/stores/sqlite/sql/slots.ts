@@ -1,0 +1,93 @@
+// Prepared SQL of the SQLite task store. Concurrency limits per key: the slots runs hold, and the tasks parked until
+// a slot of their key frees, in a line of their own (docs/task-store-design.md, "Concurrency limits").
+import type { SqliteDatabase } from '../database.js';
+import { FAIR_PLACE, FAIR_STEP } from './conditions.js';
+
+/** How many keys with parked tasks one sweep looks at (more wait for the next sweep). */
+export const SWEPT_KEYS = 1_000;
+
+/**
+ * A slot row held by a live run: the run of its token still holds a lease on the task at @now (working, or waiting for
+ * live input, which keeps its lease: live-input.ts).
+ */
+const HELD = `t.id = c.task_id AND t.attempt = c.token AND t.lease_owner IS NOT NULL AND t.lease_until >= @now
+  AND t.status IN ('working','input_required')`;
+/** A task parked for a slot of @key (the rows of tasks_parked and tasks_parked_owner). */
+const PARKED = `parked_at IS NOT NULL AND status = 'working'`;
+/**
+ * The place a task of the owner takes in the parked line of @key: the rule of the main line (conditions.ts,
+ * FAIR_PLACE) over the key's parked tasks, so that the owners waiting for one key take turns too.
+ */
+const PARKED_PLACE = `max(
+  coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_parked WHERE concurrency_key = @key AND ${PARKED}
+    ORDER BY fair_at, placed_at, created_at LIMIT 1), @now),
+  coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_parked_owner
+    WHERE concurrency_key = @key AND tenant = @tenant AND principal = @principal AND ${PARKED}
+    ORDER BY fair_at DESC LIMIT 1) + ${FAIR_STEP}, 0))`;
+
+/** A task parked at the head of its key's line, as unparking reads it. */
+export interface ParkedTask {
+  id: string;
+  tenant: string;
+  principal: string;
+  concurrency_limit: number;
+}
+
+export function prepareSlotQueries(db: SqliteDatabase) {
+  const held = db
+    .prepare(
+      `SELECT count(*) FROM concurrency_slots c JOIN tasks t ON ${HELD} WHERE c.key = @key AND c.task_id <> @id`,
+    )
+    .pluck();
+  const take = db.prepare(`
+    INSERT INTO concurrency_slots (task_id, key, token) VALUES (?, ?, ?)
+    ON CONFLICT (task_id) DO UPDATE SET key = excluded.key, token = excluded.token`);
+  const park = db.prepare(`
+    UPDATE tasks SET runnable = 0, parked_at = @now, fair_at = ${PARKED_PLACE}, placed_at = @now, updated_at = @now
+    WHERE id = @id`);
+  const release = db
+    .prepare(`DELETE FROM concurrency_slots WHERE task_id = ? AND token = ? RETURNING key`)
+    .pluck();
+  const dropLapsed = db.prepare(`
+    DELETE FROM concurrency_slots AS c WHERE c.key = @key AND NOT EXISTS (SELECT 1 FROM tasks t WHERE ${HELD})`);
+  const heads = db.prepare(`
+    SELECT id, tenant, principal, concurrency_limit FROM tasks INDEXED BY tasks_parked
+    WHERE concurrency_key = @key AND ${PARKED} ORDER BY fair_at, placed_at, created_at LIMIT @n`);
+  const unpark = db.prepare(`
+    UPDATE tasks SET runnable = 1, parked_at = NULL, fair_at = ${FAIR_PLACE}, placed_at = @now WHERE id = @id`);
+  // One index probe per key (a skip scan of tasks_parked), never a read of the parked tasks.
+  const parkedKeys = db
+    .prepare(
+      `WITH RECURSIVE k(key) AS (
+        SELECT (SELECT min(concurrency_key) FROM tasks INDEXED BY tasks_parked WHERE ${PARKED})
+        UNION ALL
+        SELECT (SELECT min(concurrency_key) FROM tasks INDEXED BY tasks_parked WHERE ${PARKED} AND concurrency_key > k.key)
+        FROM k WHERE k.key IS NOT NULL LIMIT ${SWEPT_KEYS}
+      ) SELECT key FROM k WHERE key IS NOT NULL`,
+    )
+    .pluck();
+  const parkedCount = db
+    .prepare(`SELECT count(*) FROM tasks INDEXED BY tasks_parked WHERE ${PARKED}`)
+    .pluck();
+  return {
+    /** Slots of `key` held by live runs other than task `id`'s. */
+    slotsHeld: (key: string, id: string, now: number) => held.get({ key, id, now }) as number,
+    /** The run `token` of task `id` holds a slot of `key` (replacing the task's earlier slot row, if any). */
+    takeSlot: (id: string, key: string, token: number) => take.run(id, key, token),
+    /** Takes task `id` out of the line into the parked line of `key`. */
+    park: (id: string, key: string, tenant: string, principal: string, now: number) =>
+      park.run({ id, key, tenant, principal, now }),
+    /** Frees the slot the run `token` of task `id` held; its key, if it held one. */
+    releaseSlot: (id: string, token: number) => release.get(id, token) as string | undefined,
+    /** Deletes the slot rows of `key` whose run no longer holds a lease. */
+    dropLapsedSlots: (key: string, now: number) => dropLapsed.run({ key, now }),
+    /** The first `n` tasks in the parked line of `key`. */
+    parkedHeads: (key: string, n: number) => heads.all({ key, n }) as ParkedTask[],
+    /** Makes a parked task runnable again, at a new place in the main line (as a wait come due takes). */
+    unpark: (t: ParkedTask, now: number) =>
+      unpark.run({ id: t.id, tenant: t.tenant, principal: t.principal, now }),
+    /** Keys that have parked tasks (at most SWEPT_KEYS). */
+    parkedKeys: () => parkedKeys.all() as string[],
+    parkedCount: () => parkedCount.get() as number,
+  };
+}
