@@ -2,11 +2,10 @@
 // A new migration keeps older releases working on the schema (nullable columns, new tables and indexes), or else
 // records its version under `serve_min_migration` in server_meta in its own SQL, so older releases refuse to serve
 // the store (a rollback) rather than misread it: see ../../schema-fit.ts.
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import { concurrencySlotsMigration } from './concurrency-slots.js';
+import type { Migration } from './migration.js';
+
+export type { Migration } from './migration.js';
 
 export const migrations: readonly Migration[] = [
   {
@@ -370,33 +369,5 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX tasks_error_outcomes ON tasks (error_outcome, created_at, id) WHERE error_outcome IS NOT NULL;
     `,
   },
-  {
-    version: 20,
-    name: 'concurrency-slots',
-    // Concurrency limits per key (../sql/slots.ts). concurrency_key, concurrency_limit: the limit a task was created
-    // under (NULL: none, as every task stored before). parked_at: when a claim found its key full and took it out of
-    // the line (NULL: not parked); while parked it is not runnable, and fair_at, placed_at are its place in the key's
-    // own line. concurrency_slots: one row per run holding a slot, naming the run by its token; a slot is held while
-    // that run's lease is (so a lapsed lease frees it by itself). An older process neither parks nor counts: its
-    // claims take limited tasks freely, and parked tasks (not runnable) wait for a process of this release.
-    // Nullable columns without defaults, a new table and partial indexes: older processes keep working.
-    sql: `
-      ALTER TABLE tasks ADD COLUMN concurrency_key TEXT;
-      ALTER TABLE tasks ADD COLUMN concurrency_limit INTEGER;
-      ALTER TABLE tasks ADD COLUMN parked_at INTEGER;
-      CREATE INDEX tasks_parked ON tasks (concurrency_key, fair_at, placed_at, created_at)
-        WHERE parked_at IS NOT NULL AND status = 'working';
-      CREATE INDEX tasks_parked_owner ON tasks (concurrency_key, tenant, principal, fair_at)
-        WHERE parked_at IS NOT NULL AND status = 'working';
-      CREATE TABLE concurrency_slots (
-        task_id TEXT PRIMARY KEY,
-        key TEXT NOT NULL,
-        token INTEGER NOT NULL
-      ) STRICT, WITHOUT ROWID;
-      CREATE INDEX concurrency_slots_key ON concurrency_slots (key);
-      CREATE TRIGGER concurrency_slots_task_deleted AFTER DELETE ON tasks BEGIN
-        DELETE FROM concurrency_slots WHERE task_id = OLD.id;
-      END;
-    `,
-  },
+  concurrencySlotsMigration,
 ];
