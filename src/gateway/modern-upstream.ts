@@ -24,6 +24,7 @@ import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   describeTarget,
   errorMessage,
+  readAgainLater,
   UpstreamLostError,
   UpstreamNotSentError,
   UpstreamRefusedError,
@@ -295,17 +296,7 @@ async function followTask(
           `the upstream no longer answers for its task ${taskId}: ${err.message}`,
         );
       failingSince ??= Date.now();
-      if (Date.now() - failingSince >= parts.callTimeoutMs)
-        throw new UpstreamTaskLostError(
-          taskId,
-          `no news of the upstream task ${taskId} for ${parts.callTimeoutMs} ms: ${errorMessage(err)}`,
-        );
-      parts.log('warn', 'gateway: cannot read the upstream task; trying again', {
-        upstream: parts.name,
-        upstreamTaskId: taskId,
-        error: errorMessage(err),
-      });
-      await delay(backoff(failures++), follow.signal);
+      await readAgainLater(parts, taskId, err, failingSince, failures++, follow.signal);
     }
   }
 }

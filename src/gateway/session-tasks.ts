@@ -29,8 +29,8 @@ import { TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { VERSION } from '../version.js';
 import { linkedFetch } from './linked-fetch.js';
 import {
-  backoff,
   errorMessage,
+  readAgainLater,
   UpstreamTaskLostError,
   type UpstreamAnswer,
   type UpstreamCallOptions,
@@ -315,17 +315,7 @@ export async function followSessionTask(
                 taskId,
                 `the upstream no longer knows its task ${taskId}: ${errorMessage(err)}`,
               );
-        if (Date.now() - lastNews >= parts.callTimeoutMs)
-          throw new UpstreamTaskLostError(
-            taskId,
-            `no news of the upstream task ${taskId} for ${parts.callTimeoutMs} ms: ${errorMessage(err)}`,
-          );
-        parts.log('warn', 'gateway: cannot read the upstream task; trying again', {
-          upstream: parts.name,
-          upstreamTaskId: taskId,
-          error: errorMessage(err),
-        });
-        await delay(backoff(failures++), signal);
+        await readAgainLater(parts, taskId, err, lastNews, failures++, signal);
       }
     }
   } finally {

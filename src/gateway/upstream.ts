@@ -14,6 +14,7 @@ import type {
   JsonObject,
   JsonValue,
 } from '../protocol/types.js';
+import { delay } from '../client/wait.js';
 import { META_SERVER_INFO } from '../wire/meta-keys.js';
 
 /** Where the upstream is: a command to run (stdio) or the URL of its Streamable HTTP endpoint. */
@@ -258,6 +259,31 @@ export function describeTarget(target: UpstreamTarget): string {
 
 /** An error's message, for what the gateway logs or reports of it. */
 export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * After a failed read of an upstream task being followed: lost (thrown) once there has been no news of it for
+ * `callTimeoutMs` since `lastNews`; otherwise logged, and resolved after the back-off for `failures` failures so far.
+ */
+export async function readAgainLater(
+  parts: { name: string; callTimeoutMs: number; log: NonNullable<UpstreamOptions['log']> },
+  taskId: string,
+  err: unknown,
+  lastNews: number,
+  failures: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (Date.now() - lastNews >= parts.callTimeoutMs)
+    throw new UpstreamTaskLostError(
+      taskId,
+      `no news of the upstream task ${taskId} for ${parts.callTimeoutMs} ms: ${errorMessage(err)}`,
+    );
+  parts.log('warn', 'gateway: cannot read the upstream task; trying again', {
+    upstream: parts.name,
+    upstreamTaskId: taskId,
+    error: errorMessage(err),
+  });
+  await delay(backoff(failures), signal);
+}
 
 /** How a failed call counts in the metrics. */
 export const outcomeOf = (err: Error, signal: AbortSignal | undefined): UpstreamCallOutcome =>
