@@ -35,7 +35,8 @@ function prepareLiveInputStatements(db: SqliteDatabase) {
       `UPDATE task_inputs SET superseded = 1 WHERE task_id = ? AND answer IS NULL AND superseded = 0`,
     ),
     lapsed: db.prepare(`
-      SELECT id FROM tasks WHERE status = 'input_required' AND lease_owner IS NOT NULL AND lease_until < @now
+      SELECT id FROM tasks INDEXED BY tasks_live_input
+      WHERE status = 'input_required' AND lease_owner IS NOT NULL AND lease_until < @now
       LIMIT @max`),
     revive: db.prepare(`
       UPDATE tasks SET status = 'working', status_message = @message, updated_at = @now, runnable = 1

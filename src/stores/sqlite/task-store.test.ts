@@ -267,6 +267,11 @@ describe('SQLite task store on a shared file', () => {
     expect(
       planOf(/SELECT count\(\*\) FROM tasks INDEXED BY tasks_owner_active/, ['acme', 'alice']),
     ).toContain('INDEX tasks_owner_active');
+    // The sweep for live input waits whose lease lapsed reads those waits only, not every task waiting for input.
+    const lapsed = statements.find((sql) => /SELECT id FROM tasks INDEXED BY tasks_live_input/.test(sql));
+    if (lapsed === undefined) throw new Error('no statement finds lapsed live input waits');
+    const plan = db.prepare(`EXPLAIN QUERY PLAN ${lapsed}`).all({ now: T0, max: 1 }) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' | ')).toContain('INDEX tasks_live_input');
   });
 
   it('adds the status index to a database holding tasks, and counts by status from it', async () => {
