@@ -9,6 +9,7 @@ import { SERVE_FLOOR_KEY } from '../schema-fit.js';
 import { errorOutcomesMigration } from './migration-error-outcomes.js';
 import { storedBytesMigration } from './migration-stored-bytes.js';
 import { concurrencyMigration } from './migration-concurrency.js';
+import { liveInputMigration } from './migration-live-input.js';
 
 export interface PostgresMigration {
   version: number;
@@ -286,17 +287,8 @@ export const postgresMigrations: readonly PostgresMigration[] = [
   errorOutcomesMigration,
   // 19: concurrency limits per key (a file of its own).
   concurrencyMigration,
-  {
-    version: 20,
-    name: 'live-input-waits',
-    // tasks_live_input: the tasks whose run waits for live input (ctx.waitForInput: input_required under a lease),
-    // by lease end, so that the sweep finding those whose lease lapsed reads them only, not every task waiting for
-    // its owner's input. An index only: older processes keep working.
-    sql: (s) => `
-      CREATE INDEX tasks_live_input ON ${s}.tasks (lease_until)
-        WHERE status = 'input_required' AND lease_owner IS NOT NULL;
-    `,
-  },
+  // 20: the index of live input waits, for the sweep of those whose lease lapsed.
+  liveInputMigration,
 ];
 
 /** One lock key per schema, so stores on different schemas of one database never wait for each other. */
