@@ -119,6 +119,28 @@ export function taskCreated(
   return created;
 }
 
+/** The params of a session's tools/call: the tool, its arguments and the call's `_meta`. */
+export const callParams = (tool: string, args: JsonObject, call: UpstreamCallOptions) => ({
+  name: tool,
+  arguments: args,
+  ...(call.meta === undefined ? {} : { _meta: call.meta }),
+});
+
+/** A session call's request options: its signal, the call timeout (reset by progress), and its progress. */
+export function callRequestOptions(call: UpstreamCallOptions, callTimeoutMs: number) {
+  const { onProgress } = call;
+  return {
+    signal: call.signal,
+    timeout: callTimeoutMs,
+    resetTimeoutOnProgress: true,
+    onprogress:
+      onProgress === undefined
+        ? undefined
+        : (p: { progress: number; total?: number; message?: string }) =>
+            onProgress(p.progress, p.total, p.message),
+  };
+}
+
 /** One tools/call asking for a task (the upstream may still answer with a result), with progress and the timeout. */
 export async function sendTaskCall(
   client: Client,
@@ -128,20 +150,10 @@ export async function sendTaskCall(
   call: UpstreamCallOptions,
   callTimeoutMs: number,
 ): Promise<UpstreamAnswer> {
-  const { onProgress, signal } = call;
   const answer = await client.request(
-    {
-      method: 'tools/call',
-      params: { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
-    },
+    { method: 'tools/call', params: callParams(tool, args, call) },
     ResultSchema,
-    {
-      signal,
-      timeout: callTimeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: onProgress === undefined ? undefined : (p) => onProgress(p.progress, p.total, p.message),
-      task: { ttl: UPSTREAM_TASK_TTL_MS },
-    },
+    { ...callRequestOptions(call, callTimeoutMs), task: { ttl: UPSTREAM_TASK_TTL_MS } },
   );
   return answerOf(answer, tasks.refOf(client));
 }

@@ -34,6 +34,8 @@ import {
 } from './session-input.js';
 import {
   asksForTask,
+  callParams,
+  callRequestOptions,
   cancelSessionTask,
   createSessionTasks,
   followSessionTask,
@@ -267,16 +269,10 @@ async function sendCall(
   callTimeoutMs: number,
 ): Promise<UpstreamAnswer> {
   if (asksForTask(client, call)) return sendTaskCall(client, tasks, tool, args, call, callTimeoutMs);
-  const { onProgress, signal } = call;
   const result = await client.callTool(
-    { name: tool, arguments: args, ...(call.meta === undefined ? {} : { _meta: call.meta }) },
+    callParams(tool, args, call),
     CallToolResultSchema,
-    {
-      signal,
-      timeout: callTimeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: onProgress === undefined ? undefined : (p) => onProgress(p.progress, p.total, p.message),
-    },
+    callRequestOptions(call, callTimeoutMs),
   );
   return result as unknown as CallToolResult;
 }

@@ -1,5 +1,5 @@
 // SQL of the PostgreSQL task store. How a run ends: terminal, waiting, released or suspended for input (fenced by its token).
-import { FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
+import { ASK_INPUTS, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 
 /** `s`: the quoted schema name. */
 export function endingSql(s: string, notify: Notify) {
@@ -49,13 +49,6 @@ export function endingSql(s: string, notify: Notify) {
             ELSE COALESCE($3, status_message) END, updated_at = $4,
           runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
         WHERE ${FENCED} RETURNING id
-      ), asked AS (
-        INSERT INTO ${s}.task_inputs AS i (task_id, key, request, asked_at)
-        SELECT u.id, r.key, r.request, $4 FROM u, unnest($5::text[], $6::text[]) AS r(key, request)
-        ON CONFLICT (task_id, key) DO UPDATE SET superseded = false WHERE i.answer IS NULL
-      ), superseded AS (
-        UPDATE ${s}.task_inputs i SET superseded = true FROM u
-        WHERE i.task_id = u.id AND i.answer IS NULL AND NOT i.superseded AND i.key <> ALL ($5::text[])
-      ) SELECT ${notify('u.id', 'false', 'false')} FROM u`,
+      ), ${ASK_INPUTS(s)} SELECT ${notify('u.id', 'false', 'false')} FROM u`,
   };
 }

@@ -63,3 +63,16 @@ export function notifier(channel: string, origin: string): Notify {
     `pg_notify(${pg.escapeLiteral(channel)}, json_build_object('origin', ${pg.escapeLiteral(origin)}, ` +
     `'taskId', ${id}, 'runnable', ${runnable}, 'cancelRequested', ${cancel})::text) AS notified`;
 }
+
+/**
+ * The CTEs that record the requests of an ask, after a CTE `u` that returned the asking task's id ($4 now, $5 keys,
+ * $6 requests): each request kept (asked again when unanswered), and the task's other unanswered requests superseded.
+ */
+export const ASK_INPUTS = (s: string): string => `asked AS (
+        INSERT INTO ${s}.task_inputs AS i (task_id, key, request, asked_at)
+        SELECT u.id, r.key, r.request, $4 FROM u, unnest($5::text[], $6::text[]) AS r(key, request)
+        ON CONFLICT (task_id, key) DO UPDATE SET superseded = false WHERE i.answer IS NULL
+      ), superseded AS (
+        UPDATE ${s}.task_inputs i SET superseded = true FROM u
+        WHERE i.task_id = u.id AND i.answer IS NULL AND NOT i.superseded AND i.key <> ALL ($5::text[])
+      )`;

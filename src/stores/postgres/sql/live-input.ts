@@ -1,7 +1,7 @@
 // SQL of the PostgreSQL task store. Input a run asks for while it stays live (LiveInputPort): the task waits
 // `input_required` under the run's lease, `runnable` cleared so that no claim takes it (a claim does not look at the
 // status), and is `working` and runnable again when the wait ends, or when a sweep finds its lease lapsed.
-import { FENCED, type Notify } from './fragments.js';
+import { ASK_INPUTS, FENCED, type Notify } from './fragments.js';
 
 /** The run holding `token` still has its lease, working or waiting for live input. */
 const HELD = `id = $1 AND attempt = $2 AND status IN ('working','input_required') AND lease_owner IS NOT NULL`;
@@ -15,14 +15,7 @@ export function liveInputSql(s: string, notify: Notify) {
         UPDATE ${s}.tasks SET status = 'input_required', status_message = $3, updated_at = $4, runnable = false,
           revision = revision + 1
         WHERE ${FENCED} RETURNING id
-      ), asked AS (
-        INSERT INTO ${s}.task_inputs AS i (task_id, key, request, asked_at)
-        SELECT u.id, r.key, r.request, $4 FROM u, unnest($5::text[], $6::text[]) AS r(key, request)
-        ON CONFLICT (task_id, key) DO UPDATE SET superseded = false WHERE i.answer IS NULL
-      ), superseded AS (
-        UPDATE ${s}.task_inputs i SET superseded = true FROM u
-        WHERE i.task_id = u.id AND i.answer IS NULL AND NOT i.superseded AND i.key <> ALL ($5::text[])
-      ) SELECT ${notify('u.id', 'false', 'false')} FROM u`,
+      ), ${ASK_INPUTS(s)} SELECT ${notify('u.id', 'false', 'false')} FROM u`,
 
     /** $3 keys: the answers to them so far; no row when the run no longer holds the task. */
     liveAnswers: `
