@@ -22,6 +22,7 @@ import { waitsContract } from './contract/waits.contract.js';
 
 export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
 export {
+  expectLimitHeldAfterUpgrade,
   expectUpgradedErrorOutcomes,
   expectUpgradedInspection,
   expectUpgradedLineOrder,

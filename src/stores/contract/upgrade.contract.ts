@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { createPayloadCipher } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
-import { RESUMED_STATUS_MESSAGE, type RunOutcome } from '../../tasks/task.js';
+import { RESUMED_STATUS_MESSAGE, slotWaitMessage, type RunOutcome } from '../../tasks/task.js';
 import type { PayloadSealingOptions } from '../payload-sealing.js';
 import { ALICE, BOB, newTask } from './harness.contract.js';
 
@@ -209,4 +209,21 @@ export async function expectUpgradedErrorOutcomes(
     ),
   ).toBe(true);
   expect(await search('unknown')).toEqual([later.id, ids.unknown]);
+}
+
+/**
+ * On a store just upgraded to concurrency limits: of two tasks created at `t` under one key with limit 1, claims take
+ * the first (and whatever else is in line), and the second waits, saying so.
+ */
+export async function expectLimitHeldAfterUpgrade(after: TaskStore, t: number): Promise<void> {
+  const one = { key: 'deploy', limit: 1 };
+  const first = await after.create(newTask({ createdAt: t, concurrency: one }));
+  const second = await after.create(newTask({ createdAt: t, concurrency: one }));
+  // Whatever else is left in line (the resumed task whose lease lapsed) is claimed too; the second one is not.
+  const claimed: string[] = [];
+  for (let c = await after.claim('w', 1_000, t); c !== undefined; c = await after.claim('w', 1_000, t))
+    claimed.push(c.id);
+  expect(claimed).toContain(first.id);
+  expect(claimed).not.toContain(second.id);
+  expect(await after.get(second.id, ALICE, t)).toMatchObject({ statusMessage: slotWaitMessage('deploy') });
 }
