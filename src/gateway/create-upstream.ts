@@ -91,6 +91,9 @@ function discoveringUpstream(target: UpstreamTarget, options: UpstreamOptions): 
   };
 }
 
+/** Upstream tasks whose member a pool remembers, at most. */
+const MAX_REMEMBERED_TASKS = 10_000;
+
 /**
  * `size` upstreams (sessions, or processes of a stdio upstream) as one: each call goes to the one with the fewest
  * calls out; the tool list is read from the first, and every one tells of list changes. A task one of them answered a
@@ -114,7 +117,11 @@ export function pooled(size: number, open: () => Upstream): Upstream {
       member.out++;
       try {
         const answer = await member.upstream.callTool(tool, args, call);
-        if (isTaskCreated(answer)) tasks.set(answer.taskId, member);
+        if (isTaskCreated(answer)) {
+          // A run that stopped before following its task leaves its entry: the oldest go past the bound.
+          if (tasks.size >= MAX_REMEMBERED_TASKS) tasks.delete(tasks.keys().next().value as string);
+          tasks.set(answer.taskId, member);
+        }
         return answer;
       } finally {
         member.out--;
