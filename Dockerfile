@@ -15,12 +15,14 @@ COPY package.json package-lock.json ./
 COPY scripts/prepare.mjs ./scripts/
 RUN npm ci --no-audit --no-fund
 # What `npm run build` reads: the TypeScript configs (the server's and the dashboard's), the sources (with the
-# dashboard's page and browser scripts, src/admin/ui), the built-in tool sets, and the step that copies the page.
+# dashboard's page and browser scripts, src/admin/ui, and the stores' migrations, src/stores/*/migrations/*.sql), the
+# built-in tool sets, and the steps that copy the page and the migrations.
 COPY tsconfig.json tsconfig.build.json tsconfig.ui.json ./
-COPY scripts/copy-ui.mjs ./scripts/
+COPY scripts/copy-ui.mjs scripts/copy-migrations.mjs ./scripts/
 COPY src ./src
 COPY examples ./examples
-# dist/ holds the server, the dashboard and the built-in tool sets; then only the runtime dependencies stay.
+# dist/ holds the server, the dashboard, the migrations and the built-in tool sets; then only the runtime
+# dependencies stay.
 RUN npm run build \
     && npm prune --omit=dev --no-audit --no-fund
 
