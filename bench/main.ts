@@ -9,7 +9,8 @@ import { cleanUpNow, makeWorkDir, removeWorkDirs, stopAll } from './harness/proc
 import { measureSection, sectionTimeBound } from './harness/section.js';
 import type { RunContext } from './harness/server-spec.js';
 import { describePreset, parseParams, UsageError, USAGE } from './options.js';
-import { buildReport, machineInfo, markdown, scaleReport, writeResults, type Machine } from './report.js';
+import { buildReport, machineInfo, markdown, scaleReport, writeResults } from './report.js';
+import type { Machine } from './report-types.js';
 import { rowsWithErrors, runSections, type PlannedSection, type RunProgress } from './run-sections.js';
 import { sectionsOf, selectScenarios } from './sections/index.js';
 import { sectionLine } from './tables/status.js';

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { ADMIN_PAGE, HOST, PROTOCOL_VERSION, ROOT, SCALE_SAMPLE, SCALE_TOOLS } from './config.js';
 import { fmtInt } from './format.js';
 import type { PostgresReport } from './harness/postgres.js';
+import type { Machine, Report, ScaleReport } from './report-types.js';
 import { SERVERS } from './harness/servers.js';
 import { round1 } from './stats.js';
 import { latencyTable } from './tables/latency.js';
@@ -14,54 +15,8 @@ import { footprintTable, memoryTable } from './tables/memory.js';
 import { statusLines } from './tables/status.js';
 import { headerLines, postgresNote, throughputTable } from './tables/throughput.js';
 import type { RunProgress } from './run-sections.js';
-import type {
-  FailedRow,
-  FootprintRow,
-  LatencyRow,
-  MemoryRow,
-  Row,
-  SectionReport,
-  ThroughputRow,
-} from './types-rows.js';
+import type { FootprintRow, LatencyRow, MemoryRow, ThroughputRow } from './types-rows.js';
 import type { FillSummary, Params, PgScaleFill, ScaleFill, Scenario, SleepFill } from './types.js';
-
-export interface Machine {
-  cpuModel: string;
-  cores: number;
-  totalMemGiB: number;
-  platform: string;
-  release: string;
-  node: string;
-  loadavg: number[];
-  commit: string;
-  date: string;
-}
-
-export type ScaleReport =
-  | { skipped: string }
-  | { skipped?: undefined; small: FillSummary; large: FillSummary; totalMs: number; sampled: number };
-
-export interface Report {
-  machine: Machine;
-  /** Every section ran (done, failed or skipped): false while the run goes on, or if it stopped early. */
-  complete: boolean;
-  sections: SectionReport[];
-  /** The rows that failed, with where and why. */
-  failed: FailedRow[];
-  parameters: Omit<Params, 'help' | 'cpuProf' | 'pg' | 'noPg' | 'noScale' | 'only' | 'out'> & {
-    only?: string;
-    host: string;
-    protocolVersion: string;
-  };
-  loadGenerator: { name: 'autocannon'; version: string; inProcess: true };
-  peer: Record<string, string>;
-  servers: Record<string, string>;
-  postgres: PostgresReport;
-  scale?: ScaleReport;
-  pgScale?: PgScaleFill;
-  sleepers?: SleepFill;
-  scenarios: Row[];
-}
 
 function gitCommit(): string {
   const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });

@@ -94,7 +94,10 @@ const layerRules = (layer) => {
   return rules;
 };
 
-/** Every rule: the layers, a module outside all layers, and cycles (type-only imports included). */
+/**
+ * Every rule: the layers, a module outside all layers, the tools kept out of the package, and cycles (type-only
+ * imports included) anywhere the check looks (src/, bench/, scripts/).
+ */
 export const forbidden = () => [
   ...Object.keys(layers).flatMap(layerRules),
   {
@@ -105,8 +108,15 @@ export const forbidden = () => [
     to: {},
   },
   {
+    name: 'no-tools-in-src',
+    comment: 'The package imports nothing from bench/ or scripts/: tools of the repository, not shipped.',
+    severity: 'error',
+    from: { path: '^src/', pathNot: tests },
+    to: { path: '^(bench|scripts)/' },
+  },
+  {
     name: 'no-circular',
-    comment: 'Imports form no cycle, type-only imports included.',
+    comment: 'Imports form no cycle, type-only imports included: in src/, bench/ and scripts/ (chaos/ too).',
     severity: 'error',
     from: {},
     to: { circular: true },

@@ -1,5 +1,6 @@
 // The layer rules of .dependency-cruiser.mjs: a fixture tree with one deliberate violation per kind of rule fails
-// with that rule's name, the real src/ passes, and the table in docs/architecture.md is the one in scripts/layers.mjs.
+// with that rule's name, the real src/, bench/ and scripts/ pass, and the table in docs/architecture.md is the one in
+// scripts/layers.mjs.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,6 +47,14 @@ const FIXTURE: Record<string, string> = {
   'src/index.ts':
     "import { b } from './stores/b.js';\nimport { h } from './transport/http/h.js';\nexport { b, h };\n",
   'src/extra/n.ts': "import { w } from '../wire/w.js';\nexport const n = w;\n", // layer-unknown
+  'src/wire/tool.ts': "import '../../scripts/s.mjs';\n", // no-tools-in-src
+  'src/wire/tool.test.ts': "import '../../bench/r.ts';\n",
+  'scripts/s.mjs': 'export const s = 1;\n',
+  // Cycles in the tools: no-circular (bench/ through a type, scripts/chaos/ through a value).
+  'bench/r.ts': "import type { T } from './tables/t.js';\nexport type R = { t?: T };\n",
+  'bench/tables/t.ts': "import type { R } from '../r.js';\nexport type T = { r?: R };\n",
+  'scripts/chaos/a.ts': "import { b } from './b.js';\nexport const a = (): number => b();\n",
+  'scripts/chaos/b.ts': "import { a } from './a.js';\nexport const b = (): number => a();\n",
 };
 
 const EXPECTED = [
@@ -60,14 +69,17 @@ const EXPECTED = [
   'layer-unknown: src/extra/n.ts → src/wire/w.ts',
   'layer-wire: src/wire/w.ts → http',
   'layer-worker: src/worker/k.ts → src/stores/b.ts',
+  'no-circular: bench/r.ts → bench/tables/t.ts',
+  'no-circular: scripts/chaos/a.ts → scripts/chaos/b.ts',
   'no-circular: src/protocol/p.ts → src/protocol/q.ts',
+  'no-tools-in-src: src/wire/tool.ts → scripts/s.mjs',
 ];
 
-/** Runs the rules of .dependency-cruiser.mjs on `<baseDir>/src`, as `npm test` does. */
+/** Runs the rules of .dependency-cruiser.mjs on src/, bench/ and scripts/ of `baseDir`, as `npm test` does. */
 const cruiseSrc = async (baseDir: string): Promise<ICruiseResult> => {
   const options: ICruiseOptions = await extractDepcruiseOptions(join(ROOT, '.dependency-cruiser.mjs'));
   const tsConfig = extractTSConfig(join(baseDir, 'tsconfig.json'));
-  const result = await cruise(['src'], { ...options, baseDir }, {}, { tsConfig });
+  const result = await cruise(['src', 'bench', 'scripts'], { ...options, baseDir }, {}, { tsConfig });
   return result.output as ICruiseResult;
 };
 
@@ -89,7 +101,7 @@ describe('the layer rules', () => {
     expect(violationsOf(await cruiseSrc(dir))).toEqual(EXPECTED);
   });
 
-  it('pass on src/, where every module but the tests belongs to exactly one layer', async () => {
+  it('pass on src/, bench/ and scripts/, where every module of src/ but the tests belongs to exactly one layer', async () => {
     const result = await cruiseSrc(ROOT);
     expect(violationsOf(result)).toEqual([]);
     const layerPaths = forbidden()

@@ -1,6 +1,6 @@
 // The run's status in latest.md: whether it completed, each section's state, and every failed row with its error.
 import { printable } from '../format.js';
-import type { Report } from '../report.js';
+import type { Report } from '../report-types.js';
 import type { FailedRow, SectionReport } from '../types-rows.js';
 
 /** An error in one table cell or list item: one line, at most 400 characters, no Markdown or HTML of its own. */

@@ -2,7 +2,7 @@
 import { HOST, PG_CONNECTIONS, PG_REPLICAS } from '../config.js';
 import { fmtInt } from '../format.js';
 import type { TargetResult, ThroughputRow } from '../types-rows.js';
-import type { Report } from '../report.js';
+import type { Report } from '../report-types.js';
 
 export function fmtRatio(r: { baseline: string | null; ratio?: number | null | undefined }): string {
   if (r.baseline === null) return '1.00 (baseline)';

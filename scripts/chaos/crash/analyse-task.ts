@@ -1,7 +1,7 @@
 // The checks of one task of a crash or clock section: its creation, its end, its runs (fencing, memoized steps,
 // the single holder), its retries and sleeps, and the answers its result used.
 import type { LogLine } from '../harness/log-tail.js';
-import type { Analysis, AnalyseInput, Indexes } from './analyse.js';
+import type { Analysis, AnalyseInput, Indexes } from './analysis-types.js';
 import { checkDurable, type TaskEvidence } from './durable-check.js';
 import type { ClientRec, JobArgs, RunView, TaskRow } from './types.js';
 

@@ -1,58 +1,11 @@
 // Checks the store and the per-attempt log of a crash or clock section against its invariants (also run on
 // synthetic histories by the oracles section); returns figures for the report.
-import type { Invariants } from '../harness/invariants.js';
 import type { LogLine } from '../harness/log-tail.js';
-import { spread, type Spread } from '../stats.js';
+import { spread } from '../stats.js';
 import { checkKeys, newDurableStats, wakeLateness } from './durable.js';
 import { checkTask } from './analyse-task.js';
-import type { AttemptCount, ClientRec, DurableStats, Kill, StepMemo, StoreSnapshot } from './types.js';
-
-export interface AnalyseInput {
-  store: StoreSnapshot;
-  lines: LogLine[];
-  byTask: Map<string, ClientRec>;
-  recs?: ClientRec[];
-  sentCids: Set<string>;
-  unknownCids: Set<string>;
-  kills: Kill[];
-  inv: Invariants;
-  /** The clock parameters, when the history comes from a clock section. */
-  params: { jumps?: number; offsets?: number[] };
-}
-
-export interface Analysis {
-  storedTasks: number;
-  ttlProbes: number;
-  completed: number;
-  cancelled: number;
-  failed: number;
-  runs: number;
-  resumedRuns: number;
-  crashReplays: number;
-  stepExecutions: number;
-  stepsCommitted: number;
-  stepReruns: number;
-  fencedRuns: number;
-  leaseLost: number;
-  maxAttempt: number;
-  answersChecked: number;
-  midCommit: { committedBeforeKill: number; lostWithProcess: number };
-  resumedAfterWait: number;
-  durable: DurableStats;
-  duplicates: number;
-  wakeLate?: Omit<Spread, 'max'>;
-  replayDelay?: Spread;
-}
-
-/** The log and the store, indexed by task. */
-export interface Indexes {
-  linesByTask: Map<string, LogLine[]>;
-  killedSeq: Map<number, number>;
-  killedAt: Map<number, number>;
-  stepsByTask: Map<string, Map<string, StepMemo>>;
-  attemptsByTask: Map<string, Map<string, AttemptCount>>;
-  replayDelays: number[];
-}
+import type { AttemptCount, StepMemo, StoreSnapshot } from './types.js';
+import type { AnalyseInput, Analysis, Indexes } from './analysis-types.js';
 
 function newAnalysis(storedTasks: number): Analysis {
   return {

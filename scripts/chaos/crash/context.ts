@@ -3,7 +3,7 @@ import type { Invariants } from '../harness/invariants.js';
 import type { Rng } from '../harness/random.js';
 import type { Scope } from '../harness/scope.js';
 import type { ChaosParams, SectionStats } from '../types.js';
-import type { Analysis } from './analyse.js';
+import type { Analysis } from './analysis-types.js';
 import type { StoreLocation } from './store.js';
 
 export interface CrashStats extends SectionStats, Partial<Omit<Analysis, 'ttlProbes'>> {

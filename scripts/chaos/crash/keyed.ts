@@ -1,15 +1,32 @@
 // Keyed creation: a tools/call under an idempotency key, asked again after every lost or dropped answer (the same
 // arguments and key must give the same task); some first tries go to two processes at once.
-import type { RpcAnswer, RpcResult } from '../harness/rpc.js';
+import type { Json, RpcAnswer, RpcOptions, RpcResult } from '../harness/rpc.js';
 import { now, sleep } from '../harness/time.js';
-import type { Clients } from './clients.js';
-import { tally } from './context.js';
+import type { Cluster, Slot } from './cluster.js';
+import { tally, type CrashRun } from './context.js';
+import type { HookKind } from './hooks.js';
 import { show, transient } from './replies.js';
 import type { ClientRec } from './types.js';
 
 const IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
 
-export async function createKeyed(clients: Clients, rec: ClientRec): Promise<void> {
+/** What keyed creation uses of the section's clients (the Clients of clients.ts, which calls it). */
+export interface KeyedClients {
+  readonly run: CrashRun;
+  readonly cluster: Cluster;
+  readonly sentCids: Set<string>;
+  readonly stopped: boolean;
+  call(
+    method: string,
+    args: Json,
+    hook?: HookKind,
+    accept?: (slot: Slot) => boolean,
+    options?: RpcOptions,
+  ): Promise<RpcResult>;
+  countTransient(r: RpcResult): void;
+}
+
+export async function createKeyed(clients: KeyedClients, rec: ClientRec): Promise<void> {
   const { stats, inv } = clients.run;
   clients.sentCids.add(rec.cid);
   stats.keys.keyed += 1;
@@ -41,7 +58,7 @@ export async function createKeyed(clients: Clients, rec: ClientRec): Promise<voi
 }
 
 /** The replies of one try: one request, or (hedged first try) two processes at once (one, if only one is up). */
-async function tries(clients: Clients, rec: ClientRec, attempt: number): Promise<RpcResult[]> {
+async function tries(clients: KeyedClients, rec: ClientRec, attempt: number): Promise<RpcResult[]> {
   const request = { name: rec.tool, arguments: { ...rec.args, cid: rec.cid } };
   const meta = { [IDEMPOTENCY_KEY]: rec.key };
   const options = { meta, drop: rec.drops?.[attempt] };
@@ -66,7 +83,7 @@ async function tries(clients: Clients, rec: ClientRec, attempt: number): Promise
 }
 
 /** What a reply of a keyed try tells: a task, a dropped or lost answer (retry), or a finding. */
-function classify(clients: Clients, rec: ClientRec, r: RpcResult): 'task' | 'retry' | 'fatal' {
+function classify(clients: KeyedClients, rec: ClientRec, r: RpcResult): 'task' | 'retry' | 'fatal' {
   const { stats } = clients.run;
   if (r.result?.resultType === 'task' && typeof r.result.taskId === 'string') {
     rec.seenIds?.add(r.result.taskId);
