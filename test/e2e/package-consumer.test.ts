@@ -221,12 +221,18 @@ describe('the packed package in a consumer project', () => {
       ...['package.json', 'README.md', 'LICENSE', 'scripts/prepare.mjs', ...Object.values(pkg.bin)],
       ...entryFiles.map((path) => path.replace(/^\.\//, '')),
       ...['dist/src/cli/main.js', 'dist/examples/demo/index.js', 'dist/examples/conformance/index.js'],
+      // The stores' migrations, read from beside their modules.
+      ...[
+        'dist/src/stores/sqlite/migrations/0001-server-meta.sql',
+        'dist/src/stores/postgres/migrations/0001-tasks.sql',
+      ],
     ])
       expect(files, file).toContain(file);
     const shipped =
       /^(package\.json|README\.md|LICENSE|scripts\/prepare\.mjs|bin\/[\w-]+\.js|dist\/.+\.(js|d\.ts|html|css))$/;
+    const migration = /^dist\/src\/stores\/(sqlite|postgres)\/migrations\/\d{4}-[a-z0-9-]+\.sql$/;
     const unexpected = files.filter(
-      (f) => !shipped.test(f) || /\.(test|contract)\.|conformance-client/.test(f),
+      (f) => !(shipped.test(f) || migration.test(f)) || /\.(test|contract)\.|conformance-client/.test(f),
     );
     expect(unexpected).toEqual([]);
   });

@@ -12,7 +12,7 @@ import { readMigrationFiles } from '../migration-files.js';
 export interface PostgresMigration {
   version: number;
   name: string;
-  /** The SQL of the migration's file, with `:schema` standing for the quoted schema name. */
+  /** The migration's SQL for the quoted schema name `s`: its file's text, `:schema` replaced by `s`. */
   sql: (s: string) => string;
 }
 
