@@ -381,6 +381,20 @@ describe('the packed package in a consumer project', () => {
     }
   });
 
+  it('the durable-mcp command works on a SQLite file without pg installed', () => {
+    renameSync(join(modules(), 'pg'), join(modules(), 'pg.hidden'));
+    try {
+      const r = spawnSync(join(modules(), '.bin/durable-mcp'), ['migrate', '--store', 'no-pg/tasks.db'], {
+        cwd: project,
+        encoding: 'utf8',
+      });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/^no-pg\/tasks\.db: applied 1, 2, /);
+    } finally {
+      renameSync(join(modules(), 'pg.hidden'), join(modules(), 'pg'));
+    }
+  });
+
   it('type-checks an example with skipLibCheck false and no @types for the drivers, then runs it', () => {
     // The README's example too, as written there.
     const readme = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1];
