@@ -25,6 +25,9 @@ COPY examples ./examples
 # dependencies stay.
 RUN npm run build \
     && npm prune --omit=dev --no-audit --no-fund
+# better-sqlite3 is an optional dependency (npm goes on without it where it cannot be built); the image serves both
+# stores, so its build stops here if the SQLite driver does not load.
+RUN node -e "new (require('better-sqlite3'))(':memory:').close()"
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

@@ -9,6 +9,7 @@ const ENTRIES: Record<string, string> = {
   'durable-mcp': 'src/index.ts',
   'durable-mcp/client': 'src/client-entry.ts',
   'durable-mcp/journal': 'src/journal.ts',
+  'durable-mcp/sqlite': 'src/sqlite.ts',
   'durable-mcp/postgres': 'src/postgres.ts',
   'durable-mcp/advanced': 'src/advanced.ts',
   'durable-mcp/testing': 'src/testing.ts',

@@ -27,7 +27,17 @@ export type { ArgumentValidator } from './protocol/schema-validation.js';
 export type { ParamHeader } from './wire/param-headers.js';
 export type { ErrorOrigin } from './wire/codes.js';
 export type { ConsumeOnce } from './protocol/one-time.js';
-export type { RequestId } from './wire/jsonrpc.js';
+export type {
+  RequestId,
+  ParseOutcome,
+  IncomingMessage,
+  IncomingRequest,
+  IncomingNotification,
+} from './wire/jsonrpc.js';
+// A wire of your own on the MCP endpoint (the HTTP handler's `wires`): what it is offered, and how it answers.
+export type { HttpWire, WireExchange, WirePost } from './transport/http/wire.js';
+export type { HttpReply, ResponseReport } from './transport/http/reply.js';
+export type { HeaderLookup } from './wire/headers.js';
 export { createTasksExtension } from './protocol/tasks/extension.js';
 export type { TasksExtensionOptions } from './protocol/tasks/extension.js';
 export { createTaskRunner } from './protocol/tasks/runner.js';

@@ -74,10 +74,8 @@ export { createHttpHandler } from './http.js';
 export type { HttpHandlerOptions } from './http.js';
 export type { AdminApiOptions } from './admin/api.js';
 export type { HttpHandler } from './transport/http/handler.js';
-export type { HttpWire, WireExchange, WirePost } from './transport/http/wire.js';
 export type { HeaderLookup } from './wire/headers.js';
-export type { ParseOutcome, IncomingMessage, IncomingRequest, IncomingNotification } from './wire/jsonrpc.js';
-export type { HttpReply, ResponseReport } from './transport/http/reply.js';
+export type { ResponseReport } from './transport/http/reply.js';
 export type { LegacyOptions } from './legacy/wire.js';
 export { listenHttp } from './transport/http/node-server.js';
 export type {
@@ -98,3 +96,7 @@ export type { StaticTokenAuthenticator } from './auth/static-tokens.js';
 export { createJwtAuthenticator, protectedResourceMetadata } from './auth/jwt.js';
 export type { JwtAuthOptions, JwtOperatorOptions } from './auth/jwt.js';
 export { VERSION } from './version.js';
+
+// The types of a custom wire (the HTTP handler's `wires`) moved to `durable-mcp/advanced`; these names stay here for
+// one minor release (docs/api-changes.md).
+export type * from './deprecated.js';

@@ -1,12 +1,9 @@
 // Opens the backend named by --store: a SQLite file path or a postgres:// URL, with the shared requestState secret
 // (DURABLE_MCP_STATE_SECRET, or the one stored in the backend).
 import { readFileSync } from 'node:fs';
-import { createPostgresBackend, redactUrl } from '../stores/postgres/backend.js';
 import { createSqliteBackend } from '../stores/sqlite/backend.js';
 import type { Backend } from '../tasks/backend.js';
 import type { PayloadCipher } from '../tasks/payload-cipher.js';
-
-export { redactUrl };
 
 export interface StoreFlags {
   store: string;
@@ -46,6 +43,7 @@ export async function openBackend(flags: StoreFlags): Promise<Backend> {
     migrate: flags.migrate,
   };
   if (!isPostgresUrl(flags.store)) return createSqliteBackend({ path: flags.store, ...shared });
+  const { createPostgresBackend } = await import('./postgres-store.js');
   return createPostgresBackend({
     connectionString: flags.store,
     schema: flags.pgSchema,

@@ -150,7 +150,11 @@ describe('the image the Dockerfile builds', () => {
       expect(existsSync(join(image, path)), path).toBe(true);
     for (const name of ['index.html', 'dashboard.css', 'app.js'])
       expect(existsSync(join(image, 'dist/src/admin/ui', name)), name).toBe(true);
-    expect(existsSync(join(image, 'node_modules/better-sqlite3'))).toBe(true);
+    // Both stores: the SQLite driver, an optional dependency, is checked to load in the build stage.
+    for (const name of ['better-sqlite3', 'pg'])
+      expect(existsSync(join(image, 'node_modules', name)), name).toBe(true);
+    const checks = stages[0]?.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(checks?.some((args) => args.includes("require('better-sqlite3')"))).toBe(true);
     expect(existsSync(join(image, 'node_modules/typescript')), 'devDependencies pruned').toBe(false);
     expect(existsSync(join(image, 'src')), 'no sources').toBe(false);
   });

@@ -1,9 +1,12 @@
 // The package as a user gets it: a fresh clone of the committed tree (HEAD), packed with `npm pack` (which builds it:
-// the prepare script) and installed with npm into an app outside this repository. Its public types compile with
-// `skipLibCheck: false` and without `@types/better-sqlite3` or `@types/pg`; `durable-mcp/client` loads without the
-// native SQLite addon (or pg); an app serves a tool on SQLite and calls it from another process with
+// the prepare script) and installed with npm into an app outside this repository, without its optional dependency
+// (`--omit=optional`: no better-sqlite3). There an app that uses only PostgreSQL serves a tool and calls it, and
+// asking for SQLite fails naming the package. Then, with better-sqlite3: its public types compile with
+// `skipLibCheck: false` and without `@types/better-sqlite3` or `@types/pg`; `durable-mcp` and `durable-mcp/client`
+// load without the native SQLite addon or pg; an app serves a tool on SQLite and calls it from another process with
 // `durable-mcp/client`. The clone also serves as a `file:` dependency, which npm links and builds.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -19,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListening } from '../support/cli.js';
+import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
 import { VERSION } from '../../src/version.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -46,6 +50,14 @@ function link(name: string): void {
   mkdirSync(resolve(target, '..'), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules', name), target, 'dir');
 }
+
+/** Runs a script of the consumer with node. */
+const runScript = (file: string, args: string[] = []) =>
+  spawnSync(process.execPath, [join(project, file), ...args], {
+    cwd: project,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 
 function typecheck(files: Record<string, string>): { code: number; output: string } {
   for (const [name, text] of Object.entries(files)) writeFileSync(join(project, name), text);
@@ -111,9 +123,41 @@ console.log(JSON.stringify({ kind: call.kind, status: outcome.status, content: o
 await client.close();
 `;
 
+// An app that uses only PostgreSQL: a tool served from a schema of its own, called with durable-mcp/client; and what
+// asking for SQLite says where better-sqlite3 is not installed.
+const POSTGRES_APP = `
+import { createDurableMcp, createSqliteBackend, defineTool, textResult } from 'durable-mcp';
+import { createPostgresBackend } from 'durable-mcp/postgres';
+import { createClient } from 'durable-mcp/client';
+
+const [connectionString, schema] = process.argv.slice(2);
+let sqlite = 'opened';
+try {
+  await createSqliteBackend({ path: 'sqlite-absent/tasks.db' }).close();
+} catch (err) {
+  sqlite = err.message;
+}
+const shout = defineTool({
+  name: 'shout',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  task: { support: 'required' },
+  handler: async ({ text }, ctx) => textResult(await ctx.step('upper', () => text.toUpperCase())),
+});
+const backend = await createPostgresBackend({ connectionString, schema, migrate: false });
+const mcp = createDurableMcp({ toolSets: [{ tools: [shout] }], backend });
+const running = await mcp.listen({ host: '127.0.0.1', port: 0 });
+const client = createClient({ url: running.url });
+const call = await client.callTool('shout', { text: 'postgres' });
+const outcome = call.kind === 'task' ? await call.task.result() : { status: 'no task', result: call.result };
+await client.close();
+await mcp.close();
+console.log(JSON.stringify({ sqlite, kind: call.kind, status: outcome.status, content: outcome.result?.content }));
+`;
+
 // The README's example, plus each public entry's main names in use.
 const EXAMPLE = `
 import { createDurableMcp, createSqliteBackend, defineTool, textResult, type DurableMcpOptions } from 'durable-mcp';
+import { createSqliteBackend as sqliteBackend, type SqliteBackendOptions } from 'durable-mcp/sqlite';
 import { createPostgresBackend, migratePostgres } from 'durable-mcp/postgres';
 import { createClient, ProtocolError as ClientError } from 'durable-mcp/client';
 import { createSqliteJournal } from 'durable-mcp/journal';
@@ -135,6 +179,8 @@ export const later = async (): Promise<void> => {
   const pg = await createPostgresBackend({ connectionString: 'postgres://127.0.0.1/none', schema: 'x' });
   const applied: number[] = await migratePostgres({ connectionString: 'postgres://127.0.0.1/none' });
   await pg.close();
+  const file: SqliteBackendOptions = { path: 'data/tasks.db', busyTimeoutMs: 1_000 };
+  await sqliteBackend(file).close();
   const kit = await createTestKit({ tools: [greet] });
   const report: ReplayReport = await kit.replay({ tool: 'greet', args: {}, steps: [], answers: {} });
   await kit.close();
@@ -171,14 +217,9 @@ beforeAll(() => {
   tarball = join(work, packed.split('\n').pop() as string);
   project = newApp('consumer', { 'better-sqlite3': true });
   writeFileSync(join(project, 'tsconfig.json'), TSCONFIG);
-  // Without install scripts: where no prebuilt better-sqlite3 can be downloaded, compiling it takes over a minute.
-  // The repository's, of the version the package pins, built, stands for it.
-  exec('npm', ['install', ...NPM_QUIET, '--ignore-scripts', tarball], project);
-  const version = (dir: string): unknown =>
-    (JSON.parse(readFileSync(join(dir, 'better-sqlite3/package.json'), 'utf8')) as { version: unknown })
-      .version;
-  expect(version(modules())).toBe(version(join(ROOT, 'node_modules')));
-  link('better-sqlite3');
+  // Without the optional dependency, better-sqlite3, as a PostgreSQL-only app installs it; the tests on SQLite link
+  // the repository's build in (where no prebuilt binary can be downloaded, compiling one takes over a minute).
+  exec('npm', ['install', ...NPM_QUIET, '--ignore-scripts', '--omit=optional', tarball], project);
   // @types/node, as any Node project that type-checks has it.
   link('@types/node');
 }, 240_000);
@@ -187,26 +228,85 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
-/** `durable-mcp/client` in a plain script, and `durable-mcp/journal`, which does need the addon and says so. */
-function clientWithoutDrivers(): void {
+/**
+ * Every entry but `/postgres` and `/advanced` in a plain script; the client journal, which does need the addon, says
+ * so when it opens a file.
+ */
+function entriesWithoutDrivers(): void {
+  const entries = ['durable-mcp', 'durable-mcp/sqlite', 'durable-mcp/client', 'durable-mcp/journal'];
   writeFileSync(
-    join(project, 'client.mjs'),
-    "const c = await import('durable-mcp/client');\nconsole.log(typeof c.createClient);\n",
+    join(project, 'entries.mjs'),
+    `for (const name of ${JSON.stringify(entries)}) await import(name);\n` +
+      "const { createSqliteJournal } = await import('durable-mcp/journal');\n" +
+      "try { createSqliteJournal(':memory:'); } catch (err) { console.log(err.message); }\n",
   );
-  const r = spawnSync(process.execPath, [join(project, 'client.mjs')], { cwd: project, encoding: 'utf8' });
+  const r = runScript('entries.mjs');
   expect(r.stderr).toBe('');
-  expect(r.stdout.trim()).toBe('function');
-  // The check can fail: the journal entry does need the addon, and says so.
-  writeFileSync(join(project, 'journal.mjs'), "await import('durable-mcp/journal');\n");
-  const journal = spawnSync(process.execPath, [join(project, 'journal.mjs')], {
-    cwd: project,
-    encoding: 'utf8',
-  });
-  expect(journal.status).not.toBe(0);
-  expect(journal.stderr).toMatch(/better-sqlite3/);
+  expect(r.stdout.trim()).toBe(
+    'the SQLite client journal needs the optional package better-sqlite3 (npm install better-sqlite3@12)',
+  );
 }
 
+await withPostgres('the packed package in an app on PostgreSQL only', () => {
+  describe('the packed package in an app on PostgreSQL only, installed without its optional dependency', () => {
+    const schema = `dmcp_consumer_${randomBytes(4).toString('hex')}`;
+    beforeAll(() => rmSync(join(modules(), 'better-sqlite3'), { recursive: true, force: true }));
+    afterAll(() => dropSchema(schema));
+
+    it('has no better-sqlite3, migrates with the durable-mcp command, and serves and calls a tool', () => {
+      expect(existsSync(join(modules(), 'better-sqlite3'))).toBe(false);
+      expect(existsSync(join(modules(), 'pg'))).toBe(true);
+      const bin = join(modules(), '.bin/durable-mcp');
+      const migrated = spawnSync(bin, ['migrate', '--store', TEST_POSTGRES_URL, '--pg-schema', schema], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(migrated.stderr).toBe('');
+      expect(migrated.stdout).toContain(`schema ${schema}: applied 1, 2`);
+      writeFileSync(join(project, 'postgres-app.mjs'), POSTGRES_APP);
+      const run = runScript('postgres-app.mjs', [TEST_POSTGRES_URL, schema]);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual({
+        sqlite: 'the SQLite store needs the optional package better-sqlite3 (npm install better-sqlite3@12)',
+        kind: 'task',
+        status: 'completed',
+        content: [{ type: 'text', text: 'POSTGRES' }],
+      });
+      // Nothing was created for the SQLite file it asked for.
+      expect(existsSync(join(project, 'sqlite-absent'))).toBe(false);
+    }, 90_000);
+
+    it('the durable-mcp command, asked for a SQLite file, says what it needs', () => {
+      const bin = join(modules(), '.bin/durable-mcp');
+      const r = spawnSync(bin, ['migrate', '--store', 'sqlite-absent/tasks.db'], {
+        cwd: project,
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain('needs the optional package better-sqlite3 (npm install better-sqlite3@12)');
+    });
+  });
+});
+
 describe('the packed package in a consumer project', () => {
+  beforeAll(() => {
+    // The optional dependency, as npm installs it by default: the repository's build, of the major the package asks.
+    const range = (
+      JSON.parse(readFileSync(join(modules(), 'durable-mcp/package.json'), 'utf8')) as {
+        optionalDependencies: Record<string, string>;
+      }
+    ).optionalDependencies['better-sqlite3'];
+    const built = (
+      JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    expect(range).toMatch(/^\^12\./);
+    expect(built).toMatch(/^12\./);
+    link('better-sqlite3');
+  });
+
   it('is built by npm pack from a fresh clone, and holds the built package and nothing else', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
       .trim()
@@ -275,15 +375,29 @@ describe('the packed package in a consumer project', () => {
     expect(readdirSync(ui).filter((name) => name.endsWith('.ts'))).toEqual([]);
   });
 
-  it('durable-mcp/client loads without the native SQLite addon or pg installed', () => {
+  it('durable-mcp, /sqlite, /client and /journal load without the native SQLite addon or pg installed', () => {
     // Both are dependencies of the package: hidden for this test.
     for (const name of ['better-sqlite3', 'pg'])
       renameSync(join(modules(), name), join(modules(), `${name}.hidden`));
     try {
-      clientWithoutDrivers();
+      entriesWithoutDrivers();
     } finally {
       for (const name of ['better-sqlite3', 'pg'])
         renameSync(join(modules(), `${name}.hidden`), join(modules(), name));
+    }
+  });
+
+  it('the durable-mcp command works on a SQLite file without pg installed', () => {
+    renameSync(join(modules(), 'pg'), join(modules(), 'pg.hidden'));
+    try {
+      const r = spawnSync(join(modules(), '.bin/durable-mcp'), ['migrate', '--store', 'no-pg/tasks.db'], {
+        cwd: project,
+        encoding: 'utf8',
+      });
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/^no-pg\/tasks\.db: applied 1, 2, /);
+    } finally {
+      renameSync(join(modules(), 'pg.hidden'), join(modules(), 'pg'));
     }
   });
 
@@ -323,6 +437,7 @@ describe('the packed package in a consumer project', () => {
 function stripTypes(ts: string): string {
   return ts
     .replace(/, type DurableMcpOptions/, '')
+    .replace(/, type SqliteBackendOptions/, '')
     .replace(/, type ReplayReport/, '')
     .replace(/, type GatewayOptions/, '')
     .replace(/defineTool<\{ name: string \}>/, 'defineTool')

@@ -2,8 +2,8 @@
 // backup), checked and then moved into place. PostgreSQL stores are backed up with pg_dump (docs/operations.md).
 import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { sqliteSchemaState } from '../../stores/sqlite/database.js';
+import { sqliteDriver } from '../../stores/sqlite/driver.js';
 import { parseFlags, UsageError } from '../args.js';
 import { isPostgresUrl, storeFrom } from '../store-config.js';
 import { printErr, printOut } from '../terminal-text.js';
@@ -52,6 +52,7 @@ export async function backup(argv: string[]): Promise<number> {
 /** Copies `source` to `target` with SQLite's online backup, then checks the copy; says what it holds. */
 async function copy(source: string, target: string): Promise<string> {
   // No migrations and no writes: the copy is of the store as it is, whichever release serves it.
+  const Database = sqliteDriver();
   const db = new Database(source, { fileMustExist: true });
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

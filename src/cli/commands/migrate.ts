@@ -1,15 +1,11 @@
 // `durable-mcp migrate --store …`: applies pending schema migrations and exits (for deployments that migrate apart);
 // `--check` only reports, and with `--wait` waits (bounded) until another process has applied them.
-import pg from 'pg';
 import { openSqlite, readSqliteSchemaState } from '../../stores/sqlite/database.js';
 import { migrations as sqliteMigrations } from '../../stores/sqlite/migrations/index.js';
-import { postgresMigrations, postgresSchemaState } from '../../stores/postgres/migrations.js';
-import { migratePostgres } from '../../stores/postgres/backend.js';
-import { DEFAULT_SCHEMA } from '../../stores/postgres/names.js';
 import { schemaFit, type SchemaFit } from '../../stores/schema-fit.js';
 import { parseFlags, UsageError } from '../args.js';
 import { parseDuration } from '../durations.js';
-import { isPostgresUrl, redactUrl, storeFrom } from '../store-config.js';
+import { isPostgresUrl, storeFrom } from '../store-config.js';
 import { printErr, printOut } from '../terminal-text.js';
 import { isUnreachable } from './serve-store.js';
 
@@ -44,17 +40,14 @@ function judge(where: string, known: number[], state: { applied: number[]; floor
   return { where, pending, fit: schemaFit(where, known, state.applied, state.floor) };
 }
 
-async function inspect(target: string, schema: string): Promise<SchemaReport> {
+/** `schema` undefined: the PostgreSQL store's default schema (a SQLite file has none). */
+async function inspect(target: string, schema: string | undefined): Promise<SchemaReport> {
   if (!isPostgresUrl(target))
     return judge(target, versionsOf(sqliteMigrations), readSqliteSchemaState(target));
-  const pool = new pg.Pool({ connectionString: target, max: 1, connectionTimeoutMillis: 10_000 });
-  pool.on('error', () => undefined);
-  try {
-    const where = `${redactUrl(target)} schema ${schema}`;
-    return judge(where, versionsOf(postgresMigrations), await postgresSchemaState(pool, schema));
-  } finally {
-    await pool.end();
-  }
+  const postgres = await import('../postgres-store.js');
+  const named = schema ?? postgres.DEFAULT_SCHEMA;
+  const state = await postgres.readPostgresSchemaState(target, named);
+  return judge(postgres.postgresWhere(target, named), versionsOf(postgres.postgresMigrations), state);
 }
 
 const versionsOf = (list: readonly { version: number }[]): number[] => list.map((m) => m.version);
@@ -72,7 +65,7 @@ export async function migrate(argv: string[]): Promise<number> {
   const waitMs = values.wait === undefined ? 0 : parseDuration(values.wait as string);
   if (waitMs === undefined) throw new UsageError('--wait takes a duration: 600000, 90s, 10m');
   if (waitMs > 0 && values.check !== true) throw new UsageError('--wait goes with --check');
-  const schema = (values['pg-schema'] as string | undefined) ?? DEFAULT_SCHEMA;
+  const schema = values['pg-schema'] as string | undefined;
   try {
     if (values.check === true) return await check(target, schema, waitMs);
     return await apply(target, schema);
@@ -83,9 +76,10 @@ export async function migrate(argv: string[]): Promise<number> {
 }
 
 /** Applies what is pending, then reports; a store this release cannot serve is an error. */
-async function apply(target: string, schema: string): Promise<number> {
+async function apply(target: string, schema: string | undefined): Promise<number> {
   let applied: number[];
   if (isPostgresUrl(target)) {
+    const { migratePostgres } = await import('../postgres-store.js');
     applied = await migratePostgres({ connectionString: target, schema });
   } else {
     applied = (await inspect(target, schema)).pending;
@@ -98,7 +92,7 @@ async function apply(target: string, schema: string): Promise<number> {
 }
 
 /** --check: what is pending, and exit 1 if anything is; with --wait, looks again until it is done or time is up. */
-async function check(target: string, schema: string, waitMs: number): Promise<number> {
+async function check(target: string, schema: string | undefined, waitMs: number): Promise<number> {
   const end = Date.now() + waitMs;
   let said = '';
   for (;;) {

@@ -2,7 +2,6 @@
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
 import type { StepFailure, TaskFailure, TaskInspection } from '../../tasks/task.js';
-import { createPostgresTaskStore } from '../../stores/postgres/task-store.js';
 import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
 import { parseFlags, UsageError } from '../args.js';
 import { EXIT } from '../client-flags.js';
@@ -84,7 +83,7 @@ export function describeInspection(t: TaskInspection): string {
   return lines.join('\n');
 }
 
-function openForInspection(values: Record<string, unknown>): TaskStore {
+async function openForInspection(values: Record<string, unknown>): Promise<TaskStore> {
   const target = storeFrom(values.store);
   if (target === undefined)
     throw new UsageError('task inspect needs --store (the server’s SQLite file or PostgreSQL URL)');
@@ -97,6 +96,7 @@ function openForInspection(values: Record<string, unknown>): TaskStore {
   }
   if (isPostgresUrl(target)) {
     const schema = values['pg-schema'] as string | undefined;
+    const { createPostgresTaskStore } = await import('../postgres-store.js');
     // Reading needs no DDL: a schema that is not migrated yet is an error to report, not to fix from here.
     return createPostgresTaskStore({
       connectionString: target,
@@ -115,7 +115,7 @@ export async function inspectTask(argv: string[]): Promise<number> {
   const [, taskId, ...extra] = positionals;
   if (taskId === undefined || extra.length > 0)
     throw new UsageError('task inspect needs exactly one task id');
-  const store = openForInspection(values);
+  const store = await openForInspection(values);
   try {
     const found = await store.inspect?.(taskId, Date.now());
     if (found === undefined) {

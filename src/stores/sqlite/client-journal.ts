@@ -2,7 +2,8 @@
 // answers have not arrived yet. The file's schema version is PRAGMA user_version; migrations only go forward.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from './driver.js';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
@@ -140,8 +141,9 @@ function statements(db: Database.Database) {
 }
 
 export function createSqliteJournal(path: string): SqliteJournal {
+  const Driver = sqliteDriver('the SQLite client journal');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  const db = new Driver(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');

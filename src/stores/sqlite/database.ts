@@ -1,7 +1,8 @@
 // Opens a SQLite file for several processes: WAL, busy timeout, durable sync, migrations under BEGIN IMMEDIATE.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from './driver.js';
 import { migrations } from './migrations/index.js';
 import { isBusy } from './write-retry.js';
 import { SERVE_FLOOR_KEY } from '../schema-fit.js';
@@ -23,8 +24,9 @@ export interface OpenSqliteOptions {
 export const LOCK_WAIT_MS = 25;
 
 export function openSqlite(options: OpenSqliteOptions): SqliteDatabase {
+  const Driver = sqliteDriver();
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const db = new Database(options.path);
+  const db = new Driver(options.path);
   const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000));
   // Opening and migrating happen once, before serving: they may block for the whole busy timeout.
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -68,7 +70,8 @@ export function sqliteSchemaState(db: SqliteDatabase): SqliteSchemaState {
 /** The schema state of a file, read without changing it (none applied when there is no file yet). */
 export function readSqliteSchemaState(path: string): SqliteSchemaState {
   if (path === ':memory:' || !existsSync(path)) return { applied: [] };
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const Driver = sqliteDriver();
+  const db = new Driver(path, { readonly: true, fileMustExist: true });
   try {
     return sqliteSchemaState(db);
   } finally {
