@@ -19,9 +19,8 @@ import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/pro
 import type { ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
-import type { AuthInfo } from './context.js';
+import type { AuthInfo, ServerControl } from './tool-types.js';
 import type { StepDefaults, ToolDefinition, ToolSet } from './define.js';
-import type { ServerControl } from './tool-types.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { resolveTaskLimits } from '../tasks/limits.js';

@@ -1,6 +1,6 @@
 // One POST on the modern (2026-07-28) path: its dispatch input for the core, and its answer.
 import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '../../protocol/context.js';
+import type { AuthInfo } from '../../protocol/tool-types.js';
 import type { DispatchInput, McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
