@@ -104,6 +104,7 @@ export type {
   TaskOwner,
   TaskFailure,
   StepFailure,
+  TaskHead,
   TaskInspection,
   InspectedStep,
   TaskStatusChange,
