@@ -5,7 +5,8 @@ import { META_IDEMPOTENCY_KEY } from '../wire/meta-keys.js';
 import { traitsOf } from '../wire/method-traits.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import type { OutgoingRequest } from './transport.js';
-import { backoffMs, delay } from './wait.js';
+import { backoffMs } from '../pacing/backoff.js';
+import { delay } from './wait.js';
 
 /**
  * When the HTTP transport sends a request again: after HTTP 502 or 503 (a balancer with no ready replica, a server
