@@ -60,13 +60,7 @@ export class HttpExchange implements DispatchInput {
   }
 
   whenWritable(): Promise<void> {
-    const res = this.reply.res;
-    return res.writableNeedDrain && !this.gone()
-      ? new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        })
-      : Promise.resolve();
+    return this.gone() ? Promise.resolve() : this.reply.writable();
   }
 }
 
