@@ -27,10 +27,11 @@ export const layers = {
   roots: ['*'],
   version: [],
   json: [],
+  pacing: [],
 };
 
 /** Leaves every layer may import: they import nothing themselves. */
-export const leaves = ['version', 'json'];
+export const leaves = ['version', 'json', 'pacing'];
 
 /** Packages a layer may import only if it names them, as dependency-cruiser resolves them. */
 export const packages = {

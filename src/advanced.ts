@@ -114,6 +114,7 @@ export type {
   TaskOwner,
   TaskFailure,
   StepFailure,
+  TaskHead,
   TaskInspection,
   InspectedStep,
   TaskStatusChange,

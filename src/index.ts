@@ -26,8 +26,10 @@ export type {
   Completer,
   ToolInputMethod,
   TaskConcurrency,
+  HandlerContext,
+  AuthInfo,
+  ServerControl,
 } from './protocol/tool-types.js';
-export type { HandlerContext, AuthInfo, ServerControl } from './protocol/context.js';
 export type { RequestEnvelope, ClientCapabilities, Implementation } from './wire/envelope.js';
 export { text, textResult } from './protocol/types.js';
 export type * from './protocol/types.js';

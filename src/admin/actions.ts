@@ -16,7 +16,14 @@ import type { TaskInspection, TaskOwner } from '../tasks/task.js';
 import { parseOverviewQuery, parseTaskQuery } from './query.js';
 import { bounded, sendError, sendJson } from './reply.js';
 import type { AdminAction, AdminChange } from './routes.js';
-import type { DoneJson, RetriedJson, TaskPageJson, TaskUpstreamJson } from './shapes.js';
+import type {
+  DoneJson,
+  RetriedJson,
+  SessionJson,
+  TaskDetailJson,
+  TaskPageJson,
+  TaskUpstreamJson,
+} from './shapes.js';
 import { detailView, healthView, overviewView, summaryView } from './views.js';
 
 export interface ActionContext {
@@ -75,9 +82,9 @@ async function run(context: ActionContext, action: QueryOrChange): Promise<void>
     case 'session':
       sendJson(res, 200, {
         ...context.who,
-        operator: { tenants: scope.tenants },
+        operator: { tenants: scope.tenants === 'all' ? 'all' : [...scope.tenants] },
         csrfToken: context.csrfToken(),
-      });
+      } satisfies SessionJson);
       return;
     case 'list':
       return list(context);
@@ -102,7 +109,7 @@ async function detail(context: ActionContext): Promise<void> {
     sendError(res, 'not_found', NOT_FOUND);
     return;
   }
-  const view = { ...detailView(task), upstream: await upstreamOf(context, task) };
+  const view = { ...detailView(task), upstream: await upstreamOf(context, task) } satisfies TaskDetailJson;
   if (!context.payloads || store.payloads === undefined) {
     sendJson(res, 200, view);
     return;
@@ -115,7 +122,7 @@ async function detail(context: ActionContext): Promise<void> {
     outcome: payloads === undefined ? 'not_found' : 'ok',
   });
   if (payloads === undefined) sendError(res, 'not_found', NOT_FOUND);
-  else sendJson(res, 200, { ...view, ...payloads });
+  else sendJson(res, 200, { ...view, ...payloads } satisfies TaskDetailJson);
 }
 
 /** A gateway task's upstream call, derived from its steps (their values read here, never sent). */

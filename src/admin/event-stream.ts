@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AdminScope } from '../tasks/admin.js';
 import type { TaskEventHub } from './events.js';
+import { sseComment, sseFrame, SseWriter } from '../pacing/sse-writer.js';
 
 export interface EventStreamOptions {
   /** A comment line this often (ms), so proxies and the browser see the stream alive. */
@@ -22,9 +23,8 @@ export const DEFAULT_EVENT_STREAM: EventStreamOptions = {
   maxBufferedBytes: 256 * 1024,
 };
 
-const OPEN = Buffer.from(': open\n\n');
-const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
-const RESYNC = Buffer.from('event: resync\ndata: {}\n\n');
+const OPEN = sseComment('open');
+const RESYNC = sseFrame({ event: 'resync', data: '{}' });
 
 /** Serves one stream until it ends; `onEnd` is called once then. */
 export function openEventStream(
@@ -40,25 +40,24 @@ export function openEventStream(
     'x-accel-buffering': 'no',
   });
   let closed = false;
-  const write = (frame: Buffer): void => {
-    if (closed) return;
-    res.write(frame);
-    // What the response and its socket hold unsent: the client reads too slowly (or is gone without a word).
-    if (res.writableLength > options.maxBufferedBytes) close();
+  // What the response and its socket hold unsent past the bound: the client reads too slowly (or is gone without a
+  // word).
+  const writer = new SseWriter(res, { maxUnreadBytes: options.maxBufferedBytes, onOverflow: () => close() });
+  const write = (frame: string | Uint8Array): void => {
+    if (!closed) writer.write(frame);
   };
   const stop = hub.open({ scope, send: (_event, frame) => write(frame), resync: () => write(RESYNC) });
-  const keepAlive = setInterval(() => write(KEEP_ALIVE), options.keepAliveMs);
+  writer.keepAlive(options.keepAliveMs);
   const lifetime = setTimeout(() => close(), options.maxStreamMs);
-  keepAlive.unref();
   lifetime.unref();
   function close(): void {
     if (closed) return;
     closed = true;
     stop();
-    clearInterval(keepAlive);
+    writer.stop();
     clearTimeout(lifetime);
     // A reader too slow to take what is queued is cut rather than waited for.
-    if (res.writableLength > options.maxBufferedBytes) res.destroy();
+    if (writer.overflowing) res.destroy();
     else res.end();
     onEnd();
   }

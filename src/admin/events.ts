@@ -7,6 +7,7 @@ import type { ChangeFeed } from '../tasks/store.js';
 import type { TaskInspection } from '../tasks/task.js';
 import type { TaskEventJson } from './shapes.js';
 import { errorSummary, summaryView } from './views.js';
+import { sseFrame } from '../pacing/sse-writer.js';
 
 /** What a stream sends for a task: its row as the list shows it, or that a task it showed is gone (purged). */
 export type TaskEvent = TaskEventJson;
@@ -76,7 +77,7 @@ export function createTaskEventHub(options: TaskEventHubOptions): TaskEventHub {
           : inAdminScope(stream.listener.scope, task.owner.tenant);
       if (!concerned) continue;
       if (task !== undefined) remember(stream.seen, taskId);
-      frame ??= Buffer.from(`data: ${JSON.stringify(event)}\n\n`);
+      frame ??= Buffer.from(sseFrame({ data: JSON.stringify(event) }));
       stream.listener.send(event, frame);
     }
   };

@@ -1,5 +1,6 @@
 // How the operator API answers: JSON that no cache keeps, and its error codes with their HTTP statuses.
 import type { ServerResponse } from 'node:http';
+import type { ErrorJson } from './shapes.js';
 
 /** The error codes of the operator API (`{"error":{"code","message"}}`) and the status each is sent with. */
 export const AdminErrorStatus = {
@@ -47,7 +48,7 @@ export function sendError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  sendJson(res, AdminErrorStatus[code], { error: { code, message } }, headers);
+  sendJson(res, AdminErrorStatus[code], { error: { code, message } } satisfies ErrorJson, headers);
 }
 
 /** What is kept of a client-chosen text in audit lines. */

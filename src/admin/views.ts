@@ -4,7 +4,7 @@
 import type { AdminHealthComponent, AdminOverview, AdminTaskSummary } from '../tasks/admin.js';
 import { errorOutcomeOf } from '../tasks/error-outcome.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
-import type { StepFailure, TaskError, TaskFailure, TaskInspection } from '../tasks/task.js';
+import type { StepFailure, TaskError, TaskFailure, TaskHead, TaskInspection } from '../tasks/task.js';
 import { stepDuration } from '../tasks/task.js';
 import type {
   HealthJson,
@@ -36,7 +36,7 @@ export function errorSummary(error: TaskError): { code: number; message: string;
 }
 
 /** What a search row and a detail both start with. */
-const headView = (task: Omit<AdminTaskSummary, 'error'>) => ({
+const headView = (task: TaskHead) => ({
   id: task.id,
   tenant: task.owner.tenant,
   principal: task.owner.principal,

@@ -1,5 +1,5 @@
 // Turns request credentials into a tenant + principal (and, for operators, the tenants they administer), or a 401.
-import type { AuthInfo } from '../protocol/context.js';
+import type { AuthInfo } from '../protocol/tool-types.js';
 import type { AdminScope } from '../tasks/admin.js';
 import type { HeaderLookup } from '../wire/headers.js';
 

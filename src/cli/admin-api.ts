@@ -1,7 +1,14 @@
 // The operator HTTP API (`/admin/api/v1` at the server's origin) as the `durable-mcp admin` commands call it: the
 // bearer token of the client commands, a CSRF token from `GET /session` for every action, errors kept apart by status.
+import type { ErrorJson, SessionJson } from '../admin/shapes.js';
 import { UsageError } from './args.js';
 import { serverFromFlags } from './client-flags.js';
+
+/**
+ * An answer of the API as read here: the fields its shape names (admin/shapes.ts), each of any value and any of them
+ * absent (a server of another version may send less, or other values).
+ */
+export type Answer<T> = { readonly [K in keyof T]?: unknown };
 
 export const ADMIN_API_PATH = '/admin/api/v1';
 const TIMEOUT_MS = 30_000;
@@ -35,7 +42,7 @@ export interface AdminApi {
 }
 
 export interface ActionProof {
-  csrfToken: string;
+  csrfToken: SessionJson['csrfToken'];
   cookie: string;
 }
 
@@ -53,8 +60,8 @@ export function adminApiFromFlags(values: Record<string, unknown>): AdminApi {
   return createAdminApi(parsed.origin + ADMIN_API_PATH, token);
 }
 
-function errorOf(body: unknown): { code?: unknown; message?: unknown } | undefined {
-  const error = (body as { error?: unknown } | undefined)?.error;
+function errorOf(body: unknown): Answer<ErrorJson['error']> | undefined {
+  const error = (body as Answer<ErrorJson> | undefined)?.error;
   return typeof error === 'object' && error !== null ? error : undefined;
 }
 
@@ -125,7 +132,7 @@ export function createAdminApi(base: string, token: string | undefined): AdminAp
     },
     async session() {
       const { body, res } = await send('GET', '/session');
-      const csrfToken = (body as { csrfToken?: unknown }).csrfToken;
+      const csrfToken = (body as Answer<SessionJson>).csrfToken;
       if (typeof csrfToken !== 'string')
         throw new AdminTransportError(`the answer to GET ${base}/session carries no csrfToken`);
       return { csrfToken, cookie: cookiesOf(res) };

@@ -1,4 +1,5 @@
 // What the `durable-mcp admin` commands say when the operator API refuses or cannot be reached, and their exit codes.
+import type { AdminErrorCode } from '../admin/reply.js';
 import { AdminApiError, AdminTransportError } from './admin-api.js';
 import { EXIT } from './client-flags.js';
 import { oneLine, printErr } from './terminal-text.js';
@@ -8,7 +9,7 @@ const OPERATOR_HINT =
   '--jwt-operator-scope/--jwt-operator-claim (docs/security.md#operators)';
 
 /** Why an action was refused (409), in words. */
-const CONFLICTS: Record<string, (id: string) => string> = {
+const CONFLICTS: Partial<Record<AdminErrorCode, (id: string) => string>> = {
   terminal: (id) => `task ${id} is already finished: nothing to cancel`,
   not_failed: (id) =>
     `task ${id} neither failed nor ended in a tool error: only those can be retried (admin tasks get ${id})`,
@@ -41,7 +42,7 @@ function refusal(err: AdminApiError, base: string, taskId: string | undefined): 
         EXIT.serverError,
       ];
     case 409: {
-      const say = err.code === undefined ? undefined : CONFLICTS[err.code];
+      const say = err.code === undefined ? undefined : CONFLICTS[err.code as AdminErrorCode];
       const id = taskId ?? '?';
       return [say === undefined ? oneLine`task ${id}: ${err.message} (409)` : say(id), EXIT.failed];
     }

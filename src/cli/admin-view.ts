@@ -1,6 +1,15 @@
 // The people's view of the operator API's answers: a task table, a task's detail (as `task inspect` shows it), the
 // overview. The API's JSON is read defensively: a field it lacks prints as `-`, never as a crash.
-import type { TaskPageJson, TaskRowJson } from '../admin/shapes.js';
+import type {
+  HealthComponentJson,
+  HealthJson,
+  OverviewJson,
+  TaskDetailJson,
+  TaskRowJson,
+  TaskStepJson,
+  TaskUpstreamJson,
+} from '../admin/shapes.js';
+import type { Answer } from './admin-api.js';
 import type {
   InspectedStep,
   StepFailure,
@@ -12,8 +21,6 @@ import type {
 import { TASK_OUTCOMES, TASK_STATUSES } from '../tasks/task.js';
 import { formatDuration } from './durations.js';
 import { oneLine, terminalLine } from './terminal-text.js';
-
-export type { TaskPageJson };
 
 const ERROR_WIDTH = 60;
 
@@ -68,10 +75,14 @@ export function taskTable(items: readonly TaskRowJson[]): string {
 const msOf = (value: unknown): number => (typeof value === 'string' ? Date.parse(value) : Number(value));
 const optionalMs = (value: unknown): number | undefined => (value === undefined ? undefined : msOf(value));
 
-type Json = Record<string, unknown>;
+/** The objects of a list the API sent (anything else in it, or a list absent, is left out). */
+const entries = <T>(list: unknown): Answer<T>[] =>
+  Array.isArray(list)
+    ? (list as unknown[]).filter((e): e is Answer<T> => typeof e === 'object' && e !== null)
+    : [];
 
 /** A step's timings from the API (ISO times), those it has. */
-function timesOf(step: Json): Pick<InspectedStep, 'startedAt' | 'savedAt'> {
+function timesOf(step: Answer<TaskStepJson>): Pick<InspectedStep, 'startedAt' | 'savedAt'> {
   const times: Pick<InspectedStep, 'startedAt' | 'savedAt'> = {};
   if (typeof step.startedAt === 'string') times.startedAt = msOf(step.startedAt);
   if (typeof step.savedAt === 'string') times.savedAt = msOf(step.savedAt);
@@ -81,9 +92,8 @@ function timesOf(step: Json): Pick<InspectedStep, 'startedAt' | 'savedAt'> {
 /** The status history from the API (absent when the server's store keeps none). */
 function historyOf(history: unknown): Pick<TaskInspection, 'history'> {
   if (!Array.isArray(history)) return {};
-  const entries = (history as unknown[]).filter((e): e is Json => typeof e === 'object' && e !== null);
   return {
-    history: entries.map((e) => ({
+    history: entries<NonNullable<TaskDetailJson['history']>[number]>(history).map((e) => ({
       at: msOf(e.at),
       status: e.status as TaskStatus,
       ...(typeof e.statusMessage === 'string' ? { statusMessage: e.statusMessage } : {}),
@@ -96,11 +106,11 @@ const outcomeOf = (v: unknown): TaskOutcome | undefined =>
   (TASK_OUTCOMES as readonly unknown[]).includes(v) ? (v as TaskOutcome) : undefined;
 
 /** `GET /tasks/{id}` as the inspection `task inspect` prints: ISO times back to ms. */
-export function inspectionOf(d: Json): TaskInspection {
+export function inspectionOf(d: Answer<TaskDetailJson>): TaskInspection {
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
   const withAt = <T extends { at: number }>(v: unknown): T | undefined =>
-    typeof v === 'object' && v !== null ? ({ ...v, at: msOf((v as Json).at) } as T) : undefined;
-  const steps = Array.isArray(d.steps) ? (d.steps as Json[]) : [];
+    typeof v === 'object' && v !== null ? ({ ...v, at: msOf((v as { at?: unknown }).at) } as T) : undefined;
+  const steps = entries<TaskStepJson>(d.steps);
   return {
     id: str(d.id),
     owner: { tenant: str(d.tenant), principal: str(d.principal) },
@@ -135,20 +145,20 @@ export function inspectionOf(d: Json): TaskInspection {
 }
 
 /** `GET /overview` for people: statuses, stuck tasks, the windows, then each tool's counts. */
-export function describeOverview(o: Json, stuckMs: number): string {
+export function describeOverview(o: Answer<OverviewJson>, stuckMs: number): string {
   const byStatus = (o.byStatus ?? {}) as Record<string, unknown>;
   const byOutcome = (o.byOutcome ?? {}) as Record<string, unknown>;
   const lines = [oneLine`tasks: ${TASK_STATUSES.map((s) => `${s} ${str(byStatus[s] ?? 0)}`).join(', ')}`];
   lines.push(oneLine`finished: ${TASK_OUTCOMES.map((s) => `${s} ${str(byOutcome[s] ?? 0)}`).join(', ')}`);
   lines.push(oneLine`stuck (unfinished, not updated for ${formatDuration(stuckMs)}): ${str(o.stuck)}`);
-  for (const w of Array.isArray(o.windows) ? (o.windows as Json[]) : []) {
+  for (const w of entries<OverviewJson['windows'][number]>(o.windows)) {
     const counts = `created ${str(w.created)}, completed ${str(w.completed)}, failed ${str(w.failed)}`;
     lines.push(
       oneLine`last ${formatDuration(Number(w.windowMs))}: ${counts}, tool errors ${str(w.toolErrors)}`,
     );
   }
   const tools = new Map<string, string[]>();
-  for (const t of Array.isArray(o.byTool) ? (o.byTool as Json[]) : []) {
+  for (const t of entries<OverviewJson['byTool'][number]>(o.byTool)) {
     const label = terminalLine(toolLabel(t.tool, t.toolVersion));
     tools.set(label, [...(tools.get(label) ?? []), oneLine`${str(t.status)} ${str(t.count)}`]);
   }
@@ -173,9 +183,9 @@ const DISPATCH_TEXT: Record<string, string> = {
  * A gateway task's upstream call and, for an outcome-unknown task, what an operator can do (undefined: not a gateway
  * task, or a server that is not a gateway).
  */
-export function describeUpstream(d: Json): string | undefined {
-  const up = d.upstream as Json | undefined;
-  const error = d.error as Json | undefined;
+export function describeUpstream(d: Answer<TaskDetailJson>): string | undefined {
+  const up = d.upstream as Answer<TaskUpstreamJson> | undefined;
+  const error = d.error as Answer<NonNullable<TaskDetailJson['error']>> | undefined;
   const lines: string[] = [];
   if (typeof up === 'object' && up !== null) {
     const state = DISPATCH_TEXT[str(up.dispatch)] ?? str(up.dispatch);
@@ -200,8 +210,8 @@ export function describeUpstream(d: Json): string | undefined {
 const count = (n: unknown, noun: string): string => `${str(n)} ${noun}${n === 1 ? '' : 's'}`;
 
 /** `GET /health` for people: one line per component (none: the line says so). */
-export function describeHealth(h: Json): string {
-  const components = Array.isArray(h.components) ? (h.components as Json[]) : [];
+export function describeHealth(h: Answer<HealthJson>): string {
+  const components = entries<HealthComponentJson>(h.components);
   if (components.length === 0) return 'health: nothing reported (not a gateway)';
   return components
     .map((c) => {

@@ -11,6 +11,7 @@ import type { Request, RequestOptions } from './request.js';
 import { TaskHandle, type InputHandler, type TaskClient } from './task-handle.js';
 import { neverSent, turnedAway } from './retry.js';
 import { delay } from './wait.js';
+import { backoffCeilingMs } from '../pacing/backoff.js';
 
 /** Options of one tools/call. */
 export interface CallOptions extends RequestOptions {
@@ -89,7 +90,7 @@ async function sendCall(
       return await deps.request('tools/call', params, opts);
     } catch (err) {
       if (attempt >= retries || !answerLost(err, opts.signal)) throw err;
-      await delay((deps.settings.callRetryDelayMs ?? 250) * 2 ** attempt, opts.signal);
+      await delay(backoffCeilingMs(attempt, deps.settings.callRetryDelayMs ?? 250, Infinity), opts.signal);
       opts.signal?.throwIfAborted();
     }
   }

@@ -3,6 +3,7 @@ import { collectParamHeaders, type ParamHeader } from '../wire/param-headers.js'
 import { encodeHeaderValue } from '../wire/headers.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { LATEST_PROTOCOL_VERSION, TASKS_EXTENSION } from '../wire/meta-keys.js';
+import { traitsOf } from '../wire/method-traits.js';
 import { VERSION } from '../version.js';
 import { callTool, type CallOptions, type CallResult, type ToolCallDeps } from './call-tool.js';
 import { createHttpTransport } from './http-transport.js';
@@ -159,7 +160,7 @@ function mirrorParams(
   method: string,
   params: JsonObject,
 ): Record<string, string> {
-  if (method !== 'tools/call' || typeof params.name !== 'string') return {};
+  if (traitsOf(method)?.paramHeaders !== true || typeof params.name !== 'string') return {};
   const declared = known.get(params.name);
   if (declared === undefined) return {};
   const out: Record<string, string> = {};

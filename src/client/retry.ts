@@ -2,10 +2,11 @@
 // refused or reset before any response): only requests that are safe to repeat, with back-off, bounded.
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY } from '../wire/meta-keys.js';
-import type { CoreMethod, TaskMethod } from '../wire/methods.js';
+import { traitsOf } from '../wire/method-traits.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import type { OutgoingRequest } from './transport.js';
-import { backoffMs, delay } from './wait.js';
+import { backoffMs } from '../pacing/backoff.js';
+import { delay } from './wait.js';
 
 /**
  * When the HTTP transport sends a request again: after HTTP 502 or 503 (a balancer with no ready replica, a server
@@ -37,22 +38,6 @@ const DEFAULTS: Required<RetryOptions> = {
   maxElapsedMs: 30_000,
 };
 
-const SAFE_TO_REPEAT: ReadonlySet<string> = new Set<CoreMethod | TaskMethod | 'ping'>([
-  'tasks/get',
-  'tasks/cancel',
-  'tasks/update',
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'completion/complete',
-  'subscriptions/listen',
-  'ping',
-]);
-
 /** Statuses that say the request never reached a server able to answer it. */
 const RETRY_STATUSES: ReadonlySet<number> = new Set([502, 503]);
 
@@ -77,13 +62,12 @@ export function retryPolicy(options: RetryOptions | false | undefined): Required
   return { ...DEFAULTS, ...options };
 }
 
-/** Whether sending the request twice is as good as sending it once. */
+/** Whether sending the request twice is as good as sending it once (`repeat` in the method traits). */
 export function isSafeToRepeat(request: OutgoingRequest): boolean {
-  if (SAFE_TO_REPEAT.has(request.method)) return true;
+  const repeat = traitsOf(request.method)?.repeat;
+  if (repeat === 'always') return true;
   const meta = request.params._meta;
-  return (
-    request.method === 'tools/call' && isJsonObject(meta) && typeof meta[META_IDEMPOTENCY_KEY] === 'string'
-  );
+  return repeat === 'keyed' && isJsonObject(meta) && typeof meta[META_IDEMPOTENCY_KEY] === 'string';
 }
 
 /**

@@ -5,6 +5,7 @@ import { InputRequiredError } from './errors.js';
 import type { InputHandler, TaskClient } from './task-client.js';
 import { listenToTask, resubscribeDelayMs, STREAM_LIVED_MS } from './task-stream.js';
 import { delay } from './wait.js';
+import { backoffCeilingMs } from '../pacing/backoff.js';
 
 export type { InputHandler, TaskClient } from './task-client.js';
 
@@ -188,7 +189,7 @@ export class TaskHandle {
     // Honour the server's interval, back off while nothing changes, and add jitter so pollers spread out.
     const base =
       typeof task.pollIntervalMs === 'number' && task.pollIntervalMs > 0 ? task.pollIntervalMs : 1_000;
-    const wait = Math.min(base * 2 ** Math.min(this.unchanged, 4), Math.max(base, 30_000));
+    const wait = backoffCeilingMs(Math.min(this.unchanged, 4), base, Math.max(base, 30_000));
     const jittered = wait * (0.9 + Math.random() * 0.2);
     await delay(until === undefined ? jittered : Math.max(0, Math.min(jittered, until - Date.now())), signal);
   }

@@ -4,7 +4,7 @@ import { ErrorCode } from '../wire/codes.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import type { TaskClient } from './task-client.js';
-import { backoffMs } from './wait.js';
+import { backoffMs } from '../pacing/backoff.js';
 
 /**
  * `unsupported`: the server has no push for this task (no listen method, no `taskIds`, or the task not

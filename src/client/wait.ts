@@ -17,17 +17,3 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
-
-/**
- * The wait before try number `n` (0 for the first retry) of something that keeps failing: doubling from `baseMs` up
- * to `maxMs`, then a random point in the upper half of that, so that clients turned away together come back apart.
- */
-export function backoffMs(
-  n: number,
-  baseMs: number,
-  maxMs: number,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(maxMs, baseMs * 2 ** n);
-  return ceiling / 2 + (random() * ceiling) / 2;
-}

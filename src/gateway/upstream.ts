@@ -16,6 +16,7 @@ import type {
 } from '../protocol/types.js';
 import { delay } from '../client/wait.js';
 import { META_SERVER_INFO } from '../wire/meta-keys.js';
+import { backoffCeilingMs } from '../pacing/backoff.js';
 
 /** Where the upstream is: a command to run (stdio) or the URL of its Streamable HTTP endpoint. */
 export type UpstreamTarget =
@@ -249,7 +250,7 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60 * 60 * 1000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /** Back-off between attempts to reach the upstream: doubling from 100 ms to 5 s. */
-export const backoff = (failures: number): number => Math.min(5_000, 100 * 2 ** Math.min(failures, 6));
+export const backoff = (failures: number): number => backoffCeilingMs(failures, 100, 5_000);
 
 /** The upstream's name in logs: the command and its arguments, or the URL without user info, query or fragment. */
 export function describeTarget(target: UpstreamTarget): string {

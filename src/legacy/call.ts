@@ -1,5 +1,5 @@
 // One legacy request in flight: its session, the caller, and the response stream it may write to.
-import type { AuthInfo } from '../protocol/context.js';
+import type { AuthInfo } from '../protocol/tool-types.js';
 import type { McpServer } from '../protocol/server.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { HeaderLookup } from '../wire/headers.js';

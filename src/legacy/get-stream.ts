@@ -1,6 +1,6 @@
 // The GET stream of a legacy session: list changes and updates of the resources the session subscribed to,
 // relayed from the core's subscriptions/listen.
-import type { AuthInfo } from '../protocol/context.js';
+import type { AuthInfo } from '../protocol/tool-types.js';
 import type { HttpReply } from '../transport/http/reply.js';
 import type { McpServer } from '../protocol/server.js';
 import { isJsonObject, notificationMessage, type JsonObject } from '../wire/jsonrpc.js';

@@ -1,5 +1,5 @@
 // `initialize` of the 2025-11-25 lifecycle: negotiates the version and opens a session.
-import type { AuthInfo } from '../protocol/context.js';
+import type { AuthInfo } from '../protocol/tool-types.js';
 import type { McpServer } from '../protocol/server.js';
 import type { ClientCapabilities, Implementation } from '../wire/envelope.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';

@@ -1,7 +1,7 @@
 // Legacy (2025-11-25) sessions: what `initialize` negotiated, bound to the caller, kept in a SessionStore so that
 // any replica on the same store can serve them.
 import { randomBytes } from 'node:crypto';
-import type { AuthInfo } from '../protocol/context.js';
+import type { AuthInfo } from '../protocol/tool-types.js';
 import type { SessionRecord, SessionStore } from '../tasks/sessions.js';
 import { ownerOf } from '../tasks/task.js';
 import type { ClientCapabilities, Implementation } from '../wire/envelope.js';

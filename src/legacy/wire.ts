@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { HttpReply } from '../transport/http/reply.js';
 import type { HttpWire, WireExchange, WirePost } from '../transport/http/wire.js';
-import type { AuthInfo } from '../protocol/context.js';
+import type { AuthInfo } from '../protocol/tool-types.js';
 import type { McpServer } from '../protocol/server.js';
 import type { SessionStore } from '../tasks/sessions.js';
 import type { TaskStore } from '../tasks/store.js';

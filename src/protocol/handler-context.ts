@@ -2,7 +2,7 @@
 import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
-import type { AuthInfo, HandlerContext, ServerControl } from './context.js';
+import type { AuthInfo, HandlerContext, ServerControl } from './tool-types.js';
 import {
   checkedMs,
   checkedProgress,

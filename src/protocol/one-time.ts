@@ -1,5 +1,6 @@
 // One-time MRTR requestState: the nonce a state carries, and the record of nonces already acted on.
 import { randomBytes } from 'node:crypto';
+import { traitsOf } from '../wire/method-traits.js';
 
 /**
  * Records `key` as used until `expiresAt`: true the first time, false on any later call with the same key. A server
@@ -8,10 +9,11 @@ import { randomBytes } from 'node:crypto';
 export type ConsumeOnce = (key: string, expiresAt: number) => Promise<boolean>;
 
 /**
- * Which rounds are one-time: those of tools/call, whose handler (or `prepare`, which creates a task) may act on
- * the world. Rounds of prompts/get and resources/read only read, and may be repeated while their state lives.
+ * Which rounds are one-time (`oneTime` in the method traits): those of tools/call, whose handler (or `prepare`, which
+ * creates a task) may act on the world. Rounds of prompts/get and resources/read only read, and may be repeated
+ * while their state lives.
  */
-export const isOneTimeMethod = (method: string): boolean => method === 'tools/call';
+export const isOneTimeMethod = (method: string): boolean => traitsOf(method)?.oneTime === true;
 
 /** A new nonce for a one-time requestState (128 random bits). */
 export const newNonce = (): string => randomBytes(16).toString('base64url');

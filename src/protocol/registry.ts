@@ -8,7 +8,7 @@ import type {
   ToolDefinition,
   ToolSet,
 } from './define.js';
-import type { ServerControl } from './context.js';
+import type { ServerControl } from './tool-types.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import { policyProblem } from '../tasks/concurrency.js';
 import type { JsonObject } from './types.js';

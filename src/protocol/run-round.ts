@@ -1,7 +1,7 @@
 // Runs one synchronous MRTR round of a handler and turns InputPending into an InputRequiredResult.
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { createHandlerContext } from './handler-context.js';
-import type { HandlerContext, ServerControl } from './context.js';
+import type { HandlerContext, ServerControl } from './tool-types.js';
 import type { StepDefaults, ToolInputMethod } from './define.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { InputPending, inputRequiredResult, readRound, type MrtrRound } from './mrtr.js';

@@ -2,7 +2,7 @@
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { HeaderLookup } from '../wire/headers.js';
 import type { JsonObject, RequestId } from '../wire/jsonrpc.js';
-import type { AuthInfo } from './context.js';
+import type { AuthInfo } from './tool-types.js';
 
 export interface RequestScope {
   id: RequestId;

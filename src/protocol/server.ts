@@ -1,5 +1,6 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
 import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
+import { traitsOf, type GatingCapability } from '../wire/method-traits.js';
 import { randomBytes } from 'node:crypto';
 import {
   checkVersionSupported,
@@ -19,9 +20,8 @@ import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/pro
 import type { ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
-import type { AuthInfo } from './context.js';
+import type { AuthInfo, ServerControl } from './tool-types.js';
 import type { StepDefaults, ToolDefinition, ToolSet } from './define.js';
-import type { ServerControl } from './tool-types.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { resolveTaskLimits } from '../tasks/limits.js';
@@ -168,24 +168,33 @@ const hasCompletions = (registry: Registry): boolean =>
   [...registry.prompts.values()].some((p) => p.complete !== undefined) ||
   [...registry.templates.values()].some((t) => t.complete !== undefined);
 
+/** Whether server/discover advertises `capability`: something is registered for it. */
+function advertises(registry: Registry, capability: GatingCapability): boolean {
+  switch (capability) {
+    case 'prompts':
+      return registry.prompts.size > 0;
+    case 'resources':
+      return registry.resources.size > 0 || registry.templates.size > 0;
+    case 'completions':
+      return hasCompletions(registry);
+  }
+}
+
 /** The capabilities server/discover advertises: what is registered, and each extension's. */
 function capabilitiesOf(registry: Registry, extensions: readonly ServerExtension[]): JsonObject {
   const caps: JsonObject = { tools: { listChanged: true } };
-  if (registry.prompts.size > 0) caps.prompts = { listChanged: true };
-  if (registry.resources.size > 0 || registry.templates.size > 0)
-    caps.resources = { subscribe: true, listChanged: true };
-  if (hasCompletions(registry)) caps.completions = {};
+  if (advertises(registry, 'prompts')) caps.prompts = { listChanged: true };
+  if (advertises(registry, 'resources')) caps.resources = { subscribe: true, listChanged: true };
+  if (advertises(registry, 'completions')) caps.completions = {};
   if (extensions.length > 0)
     caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
   return caps;
 }
 
-/** Capability-gated methods answer -32601 while their capability is not advertised. */
+/** Capability-gated methods (`capability` in the method traits) answer -32601 while it is not advertised. */
 function isAvailable(registry: Registry, method: string): boolean {
-  if (method.startsWith('prompts/')) return registry.prompts.size > 0;
-  if (method.startsWith('resources/')) return registry.resources.size > 0 || registry.templates.size > 0;
-  if (method === 'completion/complete') return hasCompletions(registry);
-  return true;
+  const capability = traitsOf(method)?.capability;
+  return capability === undefined || advertises(registry, capability);
 }
 
 type ListBuilder = (kind: string, params: JsonObject, build: () => JsonObject) => JsonObject;

@@ -5,7 +5,7 @@ import { META_SUBSCRIPTION_ID } from '../wire/meta-keys.js';
 import { ErrorCode } from '../wire/codes.js';
 import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
 import { ownerKey } from '../tasks/task.js';
-import type { AuthInfo } from './context.js';
+import type { AuthInfo } from './tool-types.js';
 import type { Registry } from './registry.js';
 import type { RequestScope } from './scope.js';
 

@@ -3,7 +3,7 @@ import { checkParamHeaders } from '../wire/param-headers.js';
 import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
 import { ErrorCode } from '../wire/codes.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
-import type { HandlerContext } from './context.js';
+import type { HandlerContext } from './tool-types.js';
 import { paginate } from './pagination.js';
 import type { Registry, RegisteredTool } from './registry.js';
 import { runRound, type RoundDeps } from './run-round.js';

@@ -1,6 +1,6 @@
 // The fields every operator view of a task starts with (a search row, an inspection), read from a task row alike on
 // both stores: times come as numbers, or as the strings of PostgreSQL's bigint.
-import { outcomeOf, type TaskInspection } from '../tasks/task.js';
+import { outcomeOf, type TaskHead, type TaskStatus } from '../tasks/task.js';
 import { openStatus, type Opener } from './payload-sealing.js';
 
 /** The columns the head is read from. */
@@ -10,7 +10,7 @@ export interface TaskHeadColumns {
   principal: string;
   tool: string;
   tool_version: string | null;
-  status: TaskInspection['status'];
+  status: TaskStatus;
   status_message: string | null;
   created_at: number | string;
   updated_at: number | string;
@@ -19,21 +19,6 @@ export interface TaskHeadColumns {
   tool_error: number | boolean;
   retry_of: string | null;
 }
-
-export type TaskHead = Pick<
-  TaskInspection,
-  | 'id'
-  | 'owner'
-  | 'tool'
-  | 'toolVersion'
-  | 'status'
-  | 'outcome'
-  | 'statusMessage'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'attempt'
-  | 'retryOf'
->;
 
 /** The head of a task row, its status message opened. */
 export function toTaskHead(row: TaskHeadColumns, open: Opener): TaskHead {

@@ -1,6 +1,6 @@
 // What operators may see and do with every task, whoever owns it, within the tenants they are scoped to: the store
 // port behind the operator API, the `durable-mcp admin` commands and the dashboard. Owners' paths never use it.
-import type { JsonValue, TaskInspection, TaskOutcome, TaskOwner, TaskStatus } from './task.js';
+import type { JsonValue, TaskHead, TaskInspection, TaskOutcome, TaskStatus } from './task.js';
 
 /** The tenants an operator may see and act on: all of them, or a list. */
 export type AdminScope = { tenants: 'all' } | { tenants: readonly string[] };
@@ -50,21 +50,7 @@ export interface AdminTaskQuery extends AdminTaskFilter {
 }
 
 /** One row of a search: what a list shows, without payloads. */
-export interface AdminTaskSummary {
-  id: string;
-  owner: TaskOwner;
-  tool: string;
-  toolVersion: string | undefined;
-  status: TaskStatus;
-  /** How the task ended (undefined while it is unfinished). */
-  outcome: TaskOutcome | undefined;
-  statusMessage: string | undefined;
-  createdAt: number;
-  updatedAt: number;
-  /** Runs so far. */
-  attempt: number;
-  /** The task an operator's retry made this one from. */
-  retryOf: string | undefined;
+export interface AdminTaskSummary extends TaskHead {
   /**
    * The task's error code and message (failed tasks), never its data; but the word its data gives as `outcome`
    * (e.g. `unknown`, error-outcome.ts), when it gives one.

@@ -1,4 +1,5 @@
 // Retry policies of steps: how many attempts, how long to wait between them, which errors are not worth retrying.
+import { backoffCeilingMs, jitteredMs } from '../pacing/backoff.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included (1: no retry; Infinity: until it succeeds or the task expires). */
@@ -94,9 +95,8 @@ export const RETRY_FLOOR_MS = 1_000;
  */
 export function retryDelay(policy: ResolvedRetryPolicy, failedAttempts: number, random: number): number {
   const { initialDelayMs, backoffFactor, maxDelayMs, jitter } = policy;
-  const growth = backoffFactor ** Math.max(0, failedAttempts - 1); // 1 … Infinity
-  const base = initialDelayMs === 0 ? 0 : Math.min(maxDelayMs, initialDelayMs * growth);
-  const jittered = Math.round(base * (1 - jitter * random));
+  const base = backoffCeilingMs(failedAttempts - 1, initialDelayMs, maxDelayMs, backoffFactor);
+  const jittered = Math.round(jitteredMs(base, jitter, random));
   const floor = failedAttempts >= RETRY_FLOOR_AFTER ? Math.min(maxDelayMs, RETRY_FLOOR_MS) : 0;
   return Math.max(jittered, floor);
 }

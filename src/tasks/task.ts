@@ -220,8 +220,8 @@ export interface KeyedTask {
   args: JsonObject;
 }
 
-/** Everything kept about a task, for operators (never scoped by owner: not for callers). */
-export interface TaskInspection {
+/** What every operator view of a task starts with: a search row, an inspection. */
+export interface TaskHead {
   id: string;
   owner: TaskOwner;
   tool: string;
@@ -233,16 +233,20 @@ export interface TaskInspection {
   statusMessage: string | undefined;
   createdAt: number;
   updatedAt: number;
-  expiresAt: number | null;
+  /** Runs so far (the fencing token of the latest). */
+  attempt: number;
   /** The task an operator's retry made this one from (TaskAdmin.retry). */
   retryOf: string | undefined;
+}
+
+/** Everything kept about a task, for operators (never scoped by owner: not for callers). */
+export interface TaskInspection extends TaskHead {
+  expiresAt: number | null;
   /**
    * The tasks operators' retries made from this one, oldest first, the first 100 (absent from a store that does not
    * list them).
    */
   retries?: string[];
-  /** Runs so far (the fencing token of the latest). */
-  attempt: number;
   leaseOwner: string | undefined;
   leaseUntil: number | undefined;
   /** While the task waits (a retry backoff, a sleep): when it runs again. */

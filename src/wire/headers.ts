@@ -1,5 +1,6 @@
 // Standard request headers of Streamable HTTP 2026-07-28: presence, sentinel decoding, body match.
 import { SUPPORTED_PROTOCOL_VERSIONS } from './meta-keys.js';
+import { traitsOf } from './method-traits.js';
 import { headerMismatch, type ProtocolError } from './protocol-error.js';
 
 export type HeaderLookup = (lowerCaseName: string) => string | undefined;
@@ -38,31 +39,11 @@ export function encodeHeaderValue(value: string): string {
   return needsSentinel ? `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=` : value;
 }
 
-/** Which body value `Mcp-Name` must mirror for a method, if any. */
+/** Which body value `Mcp-Name` must mirror for a method, if any (its `nameField` in the method traits). */
 export function mcpNameSource(method: string, params: Record<string, unknown> | undefined): unknown {
-  switch (method) {
-    case 'tools/call':
-    case 'prompts/get':
-      return params?.name;
-    case 'resources/read':
-      return params?.uri;
-    case 'tasks/get':
-    case 'tasks/update':
-    case 'tasks/cancel':
-      return params?.taskId;
-    default:
-      return undefined;
-  }
+  const field = traitsOf(method)?.nameField;
+  return field === undefined ? undefined : params?.[field];
 }
-
-const NAMED_METHODS = new Set([
-  'tools/call',
-  'prompts/get',
-  'resources/read',
-  'tasks/get',
-  'tasks/update',
-  'tasks/cancel',
-]);
 
 /** Checks Mcp-Method and Mcp-Name against the body; runs before anything else reads the body. */
 export function checkRoutingHeaders(
@@ -77,7 +58,7 @@ export function checkRoutingHeaders(
       `Mcp-Method header value '${methodHeader.trim()}' does not match body method '${method}'`,
     );
   }
-  if (!NAMED_METHODS.has(method)) return undefined;
+  if (traitsOf(method)?.nameField === undefined) return undefined;
   const bodyValue = mcpNameSource(method, params);
   // A malformed body (no string name/uri/taskId) is reported by the method's own validation (-32602).
   if (typeof bodyValue !== 'string') return undefined;

@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ClaimScope, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask } from '../tasks/task.js';
+import { backoffCeilingMs, jitteredMs } from '../pacing/backoff.js';
 
 const MAX_CLAIM_BACKOFF_MS = 5_000;
 
@@ -39,7 +40,7 @@ export function createClaimLoop(deps: ClaimLoopDeps): ClaimLoop {
   let again = false;
   // After a failed claim (store away), claims pause for a backoff that doubles up to MAX_CLAIM_BACKOFF_MS. Measured
   // on the monotonic clock: a jump of the wall clock must not stretch or skip it.
-  let claimBackoff = 0;
+  let claimFailures = 0;
   let claimPausedUntil = 0;
 
   const fill = async (): Promise<void> => {
@@ -70,10 +71,10 @@ export function createClaimLoop(deps: ClaimLoopDeps): ClaimLoop {
           if (tasks.length < free) break;
         }
       } while (again && !deps.stopped());
-      claimBackoff = 0;
+      claimFailures = 0;
     } catch (err) {
-      claimBackoff = Math.min(MAX_CLAIM_BACKOFF_MS, Math.max(deps.pollMs, claimBackoff * 2));
-      claimPausedUntil = performance.now() + claimBackoff * (0.75 + Math.random() / 4);
+      const ceiling = backoffCeilingMs(claimFailures++, deps.pollMs, MAX_CLAIM_BACKOFF_MS);
+      claimPausedUntil = performance.now() + jitteredMs(ceiling, 0.25, Math.random());
       deps.onError?.(err);
     } finally {
       claiming = false;

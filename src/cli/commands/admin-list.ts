@@ -1,9 +1,10 @@
 // `durable-mcp admin tasks list`: search every owner's tasks through the operator API, one page or (--all) every one.
+import type { TaskPageJson } from '../../admin/shapes.js';
 import { TASK_OUTCOMES, TASK_STATUSES } from '../../tasks/task.js';
 import { ERROR_OUTCOME_PATTERN } from '../../tasks/error-outcome.js';
-import { adminApiFromFlags, AdminTransportError, type AdminApi } from '../admin-api.js';
+import { adminApiFromFlags, AdminTransportError, type AdminApi, type Answer } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
-import { taskTable, type TaskPageJson } from '../admin-view.js';
+import { taskTable } from '../admin-view.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, EXIT, jsonOutput } from '../client-flags.js';
 import { oneLine, printJson, printOut } from '../terminal-text.js';
@@ -127,7 +128,7 @@ function searchQuery(values: Values): URLSearchParams {
 }
 
 function asPage(body: unknown): TaskPageJson {
-  const page = body as Partial<TaskPageJson>;
+  const page = body as Answer<TaskPageJson>;
   if (!Array.isArray(page.items) || (page.next !== undefined && typeof page.next !== 'string'))
     throw new AdminTransportError('the answer to GET /tasks is not a page of tasks');
   return page as TaskPageJson;

@@ -1,5 +1,6 @@
 // `durable-mcp admin overview`: task counts by status and tool, recent activity and stuck tasks, as operators see them.
-import { AdminApiError, adminApiFromFlags } from '../admin-api.js';
+import type { HealthJson, OverviewJson } from '../../admin/shapes.js';
+import { AdminApiError, adminApiFromFlags, type Answer } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
 import { describeHealth, describeOverview } from '../admin-view.js';
 import { parseFlags, UsageError } from '../args.js';
@@ -35,12 +36,12 @@ export async function overview(argv: string[]): Promise<number> {
   const api = adminApiFromFlags(values);
   const query = new URLSearchParams({ windows: windows.join(','), stuckMs: String(stuckMs) });
   try {
-    const body = (await api.get('/overview', query)) as Record<string, unknown>;
+    const body = (await api.get('/overview', query)) as Answer<OverviewJson>;
     // The server's health beside the counts (a server before it has none: 404).
     const health = (await api.get('/health').catch((err: unknown) => {
       if (err instanceof AdminApiError && err.status === 404) return undefined;
       throw err;
-    })) as Record<string, unknown> | undefined;
+    })) as Answer<HealthJson> | undefined;
     if (json) printJson(health === undefined ? body : { ...body, health });
     else {
       printOut(describeOverview(body, stuckMs));

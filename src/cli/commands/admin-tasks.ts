@@ -1,6 +1,12 @@
 // `durable-mcp admin tasks get|cancel|retry|purge <id>`: one task of any owner, through the operator API.
-import type { RetriedJson } from '../../admin/shapes.js';
-import { AdminApiError, adminApiFromFlags, AdminTransportError, type AdminApi } from '../admin-api.js';
+import type { RetriedJson, TaskDetailJson } from '../../admin/shapes.js';
+import {
+  AdminApiError,
+  adminApiFromFlags,
+  AdminTransportError,
+  type AdminApi,
+  type Answer,
+} from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
 import { describeUpstream, inspectionOf } from '../admin-view.js';
 import { parseFlags, UsageError } from '../args.js';
@@ -31,7 +37,7 @@ const TASK_FLAGS = {
 
 /** The new task a retry answered, if the answer names one. */
 const newTask = (body: unknown): string => {
-  const id = (body as Partial<RetriedJson> | null)?.taskId;
+  const id = (body as Answer<RetriedJson> | null)?.taskId;
   return typeof id === 'string' ? id : '?';
 };
 
@@ -64,12 +70,12 @@ async function hasApi(api: AdminApi): Promise<boolean> {
 async function getTask(api: AdminApi, id: string, json: boolean): Promise<number> {
   try {
     const body = await api.get(taskPath(id));
-    if (typeof (body as { id?: unknown }).id !== 'string')
+    if (typeof (body as Answer<TaskDetailJson>).id !== 'string')
       throw new AdminTransportError(`the answer to GET ${taskPath(id)} is not a task`);
     if (json) printJson(body);
     else {
-      printOut(describeInspection(inspectionOf(body as Record<string, unknown>)));
-      const upstream = describeUpstream(body as Record<string, unknown>);
+      printOut(describeInspection(inspectionOf(body as Answer<TaskDetailJson>)));
+      const upstream = describeUpstream(body as Answer<TaskDetailJson>);
       if (upstream !== undefined) printOut(upstream);
     }
     return EXIT.ok;

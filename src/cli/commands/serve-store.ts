@@ -4,6 +4,7 @@
 import type { Logger } from '../../observability/logger.js';
 import type { Backend } from '../../tasks/backend.js';
 import { StoreUnavailableError } from '../../tasks/errors.js';
+import { backoffCeilingMs, jitteredMs } from '../../pacing/backoff.js';
 
 export interface RetryPolicy {
   /** Wait after the first failure; doubled after each next one. */
@@ -31,8 +32,8 @@ export const isUnreachable = (err: unknown): err is StoreUnavailableError =>
 
 /** The wait after failed attempt `n` (from 1): doubling up to the cap, then up to a quarter less at random. */
 export function retryDelay(n: number, policy: RetryPolicy = STORE_RETRY): number {
-  const base = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.min(n - 1, 30));
-  return Math.round(base * (1 - 0.25 * policy.random()));
+  const base = backoffCeilingMs(n - 1, policy.firstDelayMs, policy.maxDelayMs);
+  return Math.round(jitteredMs(base, 0.25, policy.random()));
 }
 
 /** A warning per distinct cause, and while it lasts a reminder at most every `remindMs`. */

@@ -1,6 +1,6 @@
 // The facade tools a model uses to follow a task handed back to a client without the tasks extension: status,
 // respond and cancel, owner-scoped exactly like tasks/get, tasks/update and tasks/cancel.
-import type { AuthInfo, HandlerContext } from '../context.js';
+import type { AuthInfo, HandlerContext } from '../tool-types.js';
 import { defineTool, type ToolDefinition } from '../define.js';
 import type { TaskStore } from '../../tasks/store.js';
 import {

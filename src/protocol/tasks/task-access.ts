@@ -14,7 +14,7 @@ import {
 import { invalidParams, type ProtocolError } from '../../wire/protocol-error.js';
 import type { AuditLog } from '../audit.js';
 import { answerRefused, checkAnswer } from '../input-answers.js';
-import type { AuthInfo } from '../context.js';
+import type { AuthInfo } from '../tool-types.js';
 import type { RequestScope } from '../scope.js';
 import type { JsonObject } from '../types.js';
 import { createRateLimiter } from './rate-limit.js';

@@ -12,7 +12,7 @@ import { checkJsonSize, checkTextSize, DEFAULT_TASK_LIMITS } from '../../tasks/l
 import type { ClaimedTask } from '../../tasks/task.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
-import type { HandlerContext, ServerControl } from '../context.js';
+import type { HandlerContext, ServerControl } from '../tool-types.js';
 import type { StepDefaults, ToolInputMethod } from '../define.js';
 import { checkDeclared } from '../tool-asks.js';
 import { InputPending, missingCapabilityFor } from '../mrtr.js';

@@ -9,7 +9,7 @@ import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY } from '../../wire/meta-keys.js';
 import { invalidParams, ProtocolError } from '../../wire/protocol-error.js';
-import type { AuthInfo } from '../context.js';
+import type { AuthInfo } from '../tool-types.js';
 import type { TaskPolicy } from '../define.js';
 import { runRound, type RoundDeps } from '../run-round.js';
 import type { RequestScope } from '../scope.js';

@@ -1,6 +1,7 @@
 // The change feed's LISTEN connection: one dedicated client (not from the pool) that reconnects with backoff.
 import pg from 'pg';
 import { LISTEN_APPLICATION_NAME } from './names.js';
+import { backoffMs } from '../../pacing/backoff.js';
 
 export interface ChangeListenerOptions {
   /** Connection settings; application_name is set to `durable-mcp-listen` so operators can find it. */
@@ -41,15 +42,12 @@ export function startChangeListener({
 
   const scheduleReconnect = (): void => {
     if (closed || retry !== undefined) return;
-    const ceiling = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** failures);
+    const wait = backoffMs(failures, FIRST_RETRY_MS, MAX_RETRY_MS);
     failures += 1;
-    retry = setTimeout(
-      () => {
-        retry = undefined;
-        void connect();
-      },
-      ceiling * (0.5 + Math.random() / 2),
-    );
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, wait);
     retry.unref();
   };
 

@@ -6,6 +6,7 @@ import { sqliteDriver } from './driver.js';
 import { migrations } from './migrations/index.js';
 import { isBusy } from './write-retry.js';
 import { SERVE_FLOOR_KEY } from '../schema-fit.js';
+import { backoffCeilingMs } from '../../pacing/backoff.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -95,12 +96,12 @@ export function sqliteMigrationLevel(db: SqliteDatabase): number {
 export function retryWhileBusy<T>(fn: () => T, deadlineMs: number, now: () => number = Date.now): T {
   const end = now() + deadlineMs;
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+  for (let n = 0; ; n++) {
     try {
       return fn();
     } catch (err) {
       if (!isBusy(err) || now() >= end) throw err;
-      Atomics.wait(pause, 0, 0, delay);
+      Atomics.wait(pause, 0, 0, backoffCeilingMs(n, 5, 100));
     }
   }
 }

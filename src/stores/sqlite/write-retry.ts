@@ -2,6 +2,7 @@
 // loop keeps serving), up to a deadline; driver errors leave as StoreUnavailableError.
 import { performance } from 'node:perf_hooks';
 import { StoreUnavailableError } from '../../tasks/errors.js';
+import { backoffMs } from '../../pacing/backoff.js';
 
 const codeOf = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | null)?.code;
@@ -60,7 +61,7 @@ const MAX_BACKOFF_MS = 200;
 export function createWriteRetry(options: WriteRetryOptions = {}) {
   const deadlineMs = options.deadlineMs ?? 5_000;
   let quietUntil = 0;
-  let backoff = MIN_BACKOFF_MS;
+  let failures = 0;
   return async function retry<T>(attempt: () => T): Promise<T> {
     const deadline = performance.now() + deadlineMs;
     // Bounded by the deadline: every turn either returns, throws, or sleeps at least 1 ms.
@@ -69,12 +70,11 @@ export function createWriteRetry(options: WriteRetryOptions = {}) {
       if (performance.now() >= quietUntil) {
         try {
           const value = attempt();
-          backoff = MIN_BACKOFF_MS;
+          failures = 0;
           return value;
         } catch (err) {
           if (!isBusy(err)) throw translate(err);
-          quietUntil = performance.now() + backoff * (0.5 + Math.random() / 2);
-          backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+          quietUntil = performance.now() + backoffMs(failures++, MIN_BACKOFF_MS, MAX_BACKOFF_MS);
         }
       }
       const left = deadline - performance.now();

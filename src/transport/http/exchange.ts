@@ -1,6 +1,6 @@
 // One POST on the modern (2026-07-28) path: its dispatch input for the core, and its answer.
 import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '../../protocol/context.js';
+import type { AuthInfo } from '../../protocol/tool-types.js';
 import type { DispatchInput, McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
@@ -60,13 +60,7 @@ export class HttpExchange implements DispatchInput {
   }
 
   whenWritable(): Promise<void> {
-    const res = this.reply.res;
-    return res.writableNeedDrain && !this.gone()
-      ? new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
-        })
-      : Promise.resolve();
+    return this.gone() ? Promise.resolve() : this.reply.writable();
   }
 }
 

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authenticator, AuthOutcome } from '../../auth/authenticator.js';
 import type { AuditLog } from '../../protocol/audit.js';
-import type { AuthInfo } from '../../protocol/context.js';
+import type { AuthInfo } from '../../protocol/tool-types.js';
 import type { McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import { notModernVersionHeader, type HeaderLookup } from '../../wire/headers.js';

@@ -5,6 +5,7 @@
 // handler's `onResponse` when its status is known.
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { sseFrame, SseWriter } from '../../pacing/sse-writer.js';
 
 export type ResponseReport = (method: string, status: number, durationMs: number) => void;
 
@@ -17,7 +18,8 @@ const SSE_HEADERS = {
 
 export class HttpReply {
   private sse = false;
-  private timer: NodeJS.Timeout | undefined;
+  /** The event stream's frames and keep-alives (written once the response became one). */
+  private readonly events: SseWriter;
   /** Armed by `limitSilence`: switches to SSE if nothing went out within the keep-alive interval. */
   private silence: NodeJS.Timeout | undefined;
   /** What `onResponse` calls the request: the JSON-RPC method once known, the path before. */
@@ -31,6 +33,7 @@ export class HttpReply {
     private readonly started = report === undefined ? 0 : performance.now(),
   ) {
     this.method = label;
+    this.events = new SseWriter(res);
   }
 
   /** Whether the response became an event stream. */
@@ -86,20 +89,19 @@ export class HttpReply {
   send(json: string, eventId?: string): void {
     if (!this.open()) return;
     if (!this.sse) this.begin();
-    const id = eventId === undefined ? '' : `id: ${eventId}\n`;
-    this.res.write(`${id}event: message\ndata: ${json}\n\n`);
+    this.events.write(sseFrame({ id: eventId, event: 'message', data: json }));
   }
 
   /** An event with an id and no data: where a client that reconnects with it as Last-Event-ID resumes. */
   mark(eventId: string): void {
     if (!this.open()) return;
     if (!this.sse) this.begin();
-    this.res.write(`id: ${eventId}\ndata:\n\n`);
+    this.events.write(sseFrame({ id: eventId, data: '' }));
   }
 
   /** Ends the event stream unfinished, telling the client to reconnect after `retryMs` (the SSE `retry` field). */
   pause(retryMs: number): void {
-    if (this.open() && this.sse) this.res.write(`retry: ${Math.round(retryMs)}\n\n`);
+    if (this.sse) this.events.write(sseFrame({ retry: retryMs }));
     this.end();
   }
 
@@ -123,8 +125,12 @@ export class HttpReply {
   /** Stops the keep-alives (the stream is left to whoever closes it). */
   stop(): void {
     this.quiet();
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+    this.events.stop();
+  }
+
+  /** Resolves once the client took what waits to be sent (at once when nothing does), or the response closed. */
+  writable(): Promise<void> {
+    return this.events.writable();
   }
 
   private quiet(): void {
@@ -134,7 +140,7 @@ export class HttpReply {
   }
 
   private open(): boolean {
-    return !this.res.writableEnded && !this.res.destroyed;
+    return this.events.open;
   }
 
   private begin(): void {
@@ -144,12 +150,7 @@ export class HttpReply {
     res.writeHead(200, SSE_HEADERS);
     // Headers go out now, whatever follows and whenever.
     res.flushHeaders();
-    if (this.keepAliveMs > 0) {
-      this.timer = setInterval(() => {
-        if (this.open()) res.write(': keep-alive\n\n');
-      }, this.keepAliveMs);
-      this.timer.unref();
-    }
+    this.events.keepAlive(this.keepAliveMs);
     // A stream ends whenever its writer or the client ends it: reported then.
     if (this.report !== undefined) res.once('close', () => this.done(200));
   }

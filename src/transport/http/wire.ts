@@ -2,7 +2,7 @@
 // is one): the HTTP edge authenticates once, offers each request to the configured wires in order, and the modern
 // core answers whatever none of them served.
 import type { IncomingMessage } from 'node:http';
-import type { AuthInfo } from '../../protocol/context.js';
+import type { AuthInfo } from '../../protocol/tool-types.js';
 import type { HeaderLookup } from '../../wire/headers.js';
 import type { ParseOutcome } from '../../wire/jsonrpc.js';
 import type { HttpReply } from './reply.js';

@@ -1,7 +1,7 @@
 // stdio transport: newline-delimited JSON-RPC over a readable/writable pair, same dispatcher as HTTP.
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { AuthInfo } from '../../protocol/context.js';
+import type { AuthInfo } from '../../protocol/tool-types.js';
 import type { McpServer } from '../../protocol/server.js';
 import {
   errorResponse,
