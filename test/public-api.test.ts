@@ -5,9 +5,15 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const ENTRIES = ['index.ts', 'client-entry.ts', 'journal.ts', 'postgres.ts', 'advanced.ts', 'testing.ts'].map(
-  (f) => join(ROOT, 'src', f),
-);
+const ENTRIES = [
+  'index.ts',
+  'client-entry.ts',
+  'journal.ts',
+  'postgres.ts',
+  'advanced.ts',
+  'testing.ts',
+  'testing-contract.ts',
+].map((f) => join(ROOT, 'src', f));
 
 const program = ts.createProgram(ENTRIES, {
   target: ts.ScriptTarget.ES2022,
