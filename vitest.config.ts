@@ -13,6 +13,7 @@ const ENTRIES: Record<string, string> = {
   'durable-mcp/postgres': 'src/postgres.ts',
   'durable-mcp/advanced': 'src/advanced.ts',
   'durable-mcp/testing': 'src/testing.ts',
+  'durable-mcp/testing/contract': 'src/testing-contract.ts',
 };
 const alias = Object.entries(ENTRIES).map(([name, file]) => ({
   find: new RegExp(`^${name.replace('/', '\\/')}$`),

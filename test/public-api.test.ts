@@ -13,6 +13,7 @@ const ENTRIES = [
   'postgres.ts',
   'advanced.ts',
   'testing.ts',
+  'testing-contract.ts',
 ].map((f) => join(ROOT, 'src', f));
 
 const program = ts.createProgram(ENTRIES, {

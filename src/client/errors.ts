@@ -22,3 +22,18 @@ export class InvalidResponseError extends Error {
     this.name = 'InvalidResponseError';
   }
 }
+
+/**
+ * An event stream that ended before the response to its request came. It keeps what the stream told a client that
+ * comes back: the reconnection time it asked for (`retry`) and the id of its last event (`Last-Event-ID`).
+ */
+export class StreamEndedError extends InvalidResponseError {
+  constructor(
+    readonly requestId: string | number,
+    readonly retryMs: number | undefined,
+    readonly lastEventId: string | undefined,
+  ) {
+    super(`the stream for request ${String(requestId)} ended without a response`);
+    this.name = 'StreamEndedError';
+  }
+}

@@ -3,9 +3,9 @@
 import { encodeHeaderValue, mcpNameSource } from '../wire/headers.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { META_PROTOCOL_VERSION } from '../wire/meta-keys.js';
-import { InvalidResponseError } from './errors.js';
+import { InvalidResponseError, StreamEndedError } from './errors.js';
 import { fetchWithRetry, isSafeToRepeat, retryPolicy, type RetryOptions } from './retry.js';
-import { SseParser } from './sse-parser.js';
+import { readMessage, SseParser } from './sse-parser.js';
 import type { ClientTransport, OutgoingRequest, SendOptions, TransportReply } from './transport.js';
 
 export interface HttpTransportOptions {
@@ -57,7 +57,10 @@ async function jsonReply(res: Response, url: string): Promise<TransportReply> {
   return { message, status: res.status };
 }
 
-/** An event stream's response to the request, its notifications handed over as they come. */
+/**
+ * An event stream's response to the request, its notifications handed over as they come. Events of other types than
+ * `message` are not MCP's and are passed over; an event whose data is not JSON fails the request.
+ */
 async function streamReply(
   res: Response,
   request: OutgoingRequest,
@@ -70,11 +73,15 @@ async function streamReply(
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done)
-        throw new InvalidResponseError(
-          `the stream for request ${String(request.id)} ended without a response`,
-        );
-      for (const msg of parser.push(decoder.decode(value, { stream: true }))) {
+      if (done) throw new StreamEndedError(request.id, parser.retryMs, parser.lastEventId);
+      for (const event of parser.push(decoder.decode(value, { stream: true }))) {
+        const read = readMessage(event);
+        if (read === undefined) continue;
+        if (!read.ok)
+          throw new InvalidResponseError(
+            `the stream for request ${String(request.id)} carried an event that is not JSON (${read.reason})`,
+          );
+        const msg = read.message;
         if (!isJsonObject(msg)) continue;
         if ('id' in msg && msg.id === request.id && ('result' in msg || 'error' in msg)) {
           return { message: msg, status: res.status };

@@ -12,7 +12,7 @@ export type { RetryOptions } from './retry.js';
 export { createStdioTransport, type StdioTransportOptions } from './stdio-transport.js';
 export type { ClientTransport, OutgoingRequest, SendOptions, TransportReply } from './transport.js';
 export type { Journal, JournalEntry, PendingCall } from './journal.js';
-export { InputRequiredError, InvalidResponseError } from './errors.js';
+export { InputRequiredError, InvalidResponseError, StreamEndedError } from './errors.js';
 export { ProtocolError } from '../wire/protocol-error.js';
 export { ErrorCode } from '../wire/codes.js';
 export { encodeHeaderValue } from '../wire/headers.js';

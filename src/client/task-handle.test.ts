@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../wire/codes.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
 import { ProtocolError } from '../wire/protocol-error.js';
+import { StreamEndedError } from './errors.js';
 import { TaskHandle, type TaskClient } from './task-handle.js';
 
 const working = (extra: JsonObject = {}): JsonObject => ({ taskId: 't1', status: 'working', ...extra });
@@ -129,6 +130,27 @@ describe('following a task by push', () => {
     // 250 ms doubling, each a random point of its upper half: at least 125, 250, 500, 1000 ms.
     gaps.forEach((gap, k) => expect(gap).toBeGreaterThanOrEqual(125 * 2 ** k - 5));
     for (let n = 0; n < 4; n++) expect(afterListen(server.events, n)[1]).toBe('get');
+  });
+
+  it('waits for the reconnection time a stream that ended asked for, when longer than the back-off', async () => {
+    const server = scripted(
+      [
+        async ({ ack }) => {
+          ack();
+          throw new StreamEndedError(1, 900, 'e-1');
+        },
+        async ({ ack, push, open }) => {
+          ack();
+          push(completed);
+          return open;
+        },
+      ],
+      () => working({ pollIntervalMs: 100 }),
+    );
+    expect((await new TaskHandle(server.client, 't1').result()).status).toBe('completed');
+    expect(server.listens()).toBe(2);
+    // The back-off alone would be under 250 ms.
+    expect(gapsBetweenStreams(server.events)[0]).toBeGreaterThanOrEqual(895);
   });
 
   it('never subscribes again to a server without push for the task', async () => {

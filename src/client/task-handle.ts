@@ -3,7 +3,7 @@
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { InputRequiredError } from './errors.js';
 import type { InputHandler, TaskClient } from './task-client.js';
-import { listenToTask, resubscribeDelayMs, STREAM_LIVED_MS } from './task-stream.js';
+import { listenToTask, resubscribeAfterMs, STREAM_LIVED_MS } from './task-stream.js';
 import { delay } from './wait.js';
 import { backoffCeilingMs } from '../pacing/backoff.js';
 
@@ -156,7 +156,8 @@ export class TaskHandle {
 
   /**
    * Push for as long as the server offers it for this task: after each stream that ends, one tasks/get at once (so
-   * no update of the gap is missed), polls until the back-off has passed, then a new stream. Returns when following
+   * no update of the gap is missed), polls until the back-off (or the stream's `retry`, when longer) has passed, then
+   * a new stream. Returns when following
    * is over, or when the server has no push for the task (polling then goes on).
    */
   private async followByPush(follow: Follow): Promise<void> {
@@ -166,7 +167,7 @@ export class TaskHandle {
       const end = await listenToTask(this.client, this.taskId, follow.enqueue, signal);
       if ((await follow.settled()) || end.kind === 'unsupported') return;
       if ((end.openMs ?? 0) >= STREAM_LIVED_MS) failures = 0;
-      const until = Date.now() + resubscribeDelayMs(failures++);
+      const until = Date.now() + resubscribeAfterMs(end, failures++);
       do await this.pollOnce(follow, until);
       while (!(await follow.settled()) && Date.now() < until);
       if (await follow.settled()) return;

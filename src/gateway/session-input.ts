@@ -14,7 +14,7 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { SseParser } from '../client/sse-parser.js';
+import { readMessage, SseParser } from '../client/sse-parser.js';
 import type { InputRequest, InputResponse, JsonObject } from '../protocol/types.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { ProtocolError } from '../wire/protocol-error.js';
@@ -130,13 +130,10 @@ function noting(tag: string | null, calls: SessionCalls): TransformStream<Uint8A
   const parser = new SseParser();
   return new TransformStream({
     transform(chunk, controller) {
-      let messages: unknown[] = [];
-      try {
-        messages = parser.push(decoder.decode(chunk, { stream: true }));
-      } catch {
-        // Not JSON: the SDK reports it; nothing to note.
-      }
-      for (const m of messages) {
+      for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
+        // An event that is not JSON: the SDK reports it; nothing to note.
+        const read = readMessage(event);
+        const m = read?.ok === true ? read.message : undefined;
         if (!isJsonObject(m) || typeof m.method !== 'string') continue;
         if (typeof m.id === 'string' || typeof m.id === 'number') calls.noteOrigin(m.id, tag);
         else if (m.method === 'notifications/message' && isJsonObject(m.params)) calls.log(tag, m.params);

@@ -8,6 +8,10 @@ import { adminPagingContract } from './contract/admin-paging.contract.js';
 import { adminSearchContract } from './contract/admin-search.contract.js';
 import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
 
+/**
+ * Registers the suite `TaskAdmin contract: <name>`, for a store that offers the operators' port (`TaskStore.admin`):
+ * search and paging, actions (cancel, retry, purge), outcomes. It opens stores as `runTaskStoreContract` does.
+ */
 export function runTaskAdminContract(options: TaskStoreContractOptions): void {
   describe(`TaskAdmin contract: ${options.name}`, () => {
     const h = useContractStore(options);

@@ -20,7 +20,11 @@ import { storedBytesContract } from './contract/stored-bytes.contract.js';
 import { shownContract } from './contract/shown.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
-export { newTask, type TaskStoreContractOptions } from './contract/harness.contract.js';
+export {
+  newTask,
+  type ContractTaskStore,
+  type TaskStoreContractOptions,
+} from './contract/harness.contract.js';
 export {
   expectLimitHeldAfterUpgrade,
   expectUpgradedErrorOutcomes,
@@ -35,6 +39,12 @@ export {
   seedUpgradeTasks,
 } from './contract/upgrade.contract.js';
 
+/**
+ * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
+ * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
+ * scopes, history, shown tasks, live input, concurrency limits) against a new store per test. Tests of a capability
+ * the store lacks (an optional method of the port left out) skip themselves.
+ */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
   describe(`TaskStore contract: ${options.name}`, () => {
     const h = useContractStore(options);

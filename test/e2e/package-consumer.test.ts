@@ -9,25 +9,30 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
   renameSync,
   rmSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startListening } from '../support/cli.js';
 import { dropSchema, TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
+import {
+  cloneForPacking,
+  exec,
+  linkFromRepository,
+  newApp,
+  NPM_QUIET,
+  pack,
+  ROOT,
+} from '../support/packed-package.js';
 import { VERSION } from '../../src/version.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
-const NPM_QUIET = ['--no-audit', '--no-fund', '--prefer-offline'];
 
 let work: string;
 let project: string;
@@ -35,21 +40,6 @@ let tarball: string;
 /** What `import('durable-mcp')` gave in the app depending on the clone by `file:`. */
 let linkedImport: { status: number | null; stdout: string; stderr: string };
 const modules = (): string => join(project, 'node_modules');
-
-function exec(cmd: string, args: string[], cwd: string): string {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 180_000 });
-  if (r.status !== 0)
-    throw new Error(`${cmd} ${args.join(' ')} (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
-
-/** Links a package of this repository's node_modules into the consumer (what `npm install` would have put there). */
-function link(name: string): void {
-  const target = join(modules(), name);
-  rmSync(target, { recursive: true, force: true });
-  mkdirSync(resolve(target, '..'), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules', name), target, 'dir');
-}
 
 /** Runs a script of the consumer with node. */
 const runScript = (file: string, args: string[] = []) =>
@@ -63,24 +53,6 @@ function typecheck(files: Record<string, string>): { code: number; output: strin
   for (const [name, text] of Object.entries(files)) writeFileSync(join(project, name), text);
   const r = spawnSync(process.execPath, [TSC, '-p', join(project, 'tsconfig.json')], { encoding: 'utf8' });
   return { code: r.status ?? -1, output: `${r.stdout}${r.stderr}` };
-}
-
-/** An app folder with its package.json (npm's allowScripts names the packages whose install scripts it runs). */
-function newApp(name: string, allowScripts: Record<string, boolean>): string {
-  const dir = join(work, name);
-  mkdirSync(dir);
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name, private: true, type: 'module', allowScripts }),
-  );
-  return dir;
-}
-
-/** The tree committed at HEAD, as `git clone` gives it (fetching HEAD works too when it is detached, as in CI). */
-function cloneHead(dir: string): void {
-  exec('git', ['init', '--quiet', dir], work);
-  exec('git', ['fetch', '--quiet', ROOT, 'HEAD'], dir);
-  exec('git', ['checkout', '--quiet', 'FETCH_HEAD'], dir);
 }
 
 const TSCONFIG = JSON.stringify({
@@ -199,13 +171,9 @@ await mcp.close();
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'durable-mcp-consumer-'));
-  const clone = join(work, 'durable-mcp');
-  cloneHead(clone);
-  // The clone's devDependencies (TypeScript for its build) are the repository's, installed from the same
-  // package-lock.json: linked, not installed again (npm ci needs the registry and takes minutes on 2 cores).
-  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
+  const clone = cloneForPacking(work);
   // A `file:` dependency on the clone: npm links it and runs its prepare script there.
-  const linked = newApp('linked-app', { 'durable-mcp': true });
+  const linked = newApp(work, 'linked-app', { 'durable-mcp': true });
   exec('npm', ['install', ...NPM_QUIET, 'file:../durable-mcp'], linked);
   linkedImport = spawnSync(
     process.execPath,
@@ -213,15 +181,14 @@ beforeAll(() => {
     { cwd: linked, encoding: 'utf8' },
   );
   // npm pack runs the prepare script too (an incremental build after the one above).
-  const packed = exec('npm', ['pack', '--silent', '--pack-destination', work], clone).trim();
-  tarball = join(work, packed.split('\n').pop() as string);
-  project = newApp('consumer', { 'better-sqlite3': true });
+  tarball = pack(clone, work);
+  project = newApp(work, 'consumer', { 'better-sqlite3': true });
   writeFileSync(join(project, 'tsconfig.json'), TSCONFIG);
   // Without the optional dependency, better-sqlite3, as a PostgreSQL-only app installs it; the tests on SQLite link
   // the repository's build in (where no prebuilt binary can be downloaded, compiling one takes over a minute).
   exec('npm', ['install', ...NPM_QUIET, '--ignore-scripts', '--omit=optional', tarball], project);
   // @types/node, as any Node project that type-checks has it.
-  link('@types/node');
+  linkFromRepository(project, '@types/node');
 }, 240_000);
 
 afterAll(() => {
@@ -304,7 +271,7 @@ describe('the packed package in a consumer project', () => {
     ).version;
     expect(range).toMatch(/^\^12\./);
     expect(built).toMatch(/^12\./);
-    link('better-sqlite3');
+    linkFromRepository(project, 'better-sqlite3');
   });
 
   it('is built by npm pack from a fresh clone, and holds the built package and nothing else', () => {
@@ -331,8 +298,13 @@ describe('the packed package in a consumer project', () => {
     const shipped =
       /^(package\.json|README\.md|LICENSE|scripts\/prepare\.mjs|bin\/[\w-]+\.js|dist\/.+\.(js|d\.ts|html|css))$/;
     const migration = /^dist\/src\/stores\/(sqlite|postgres)\/migrations\/\d{4}-[a-z0-9-]+\.sql$/;
+    // The store contract (durable-mcp/testing/contract) is the one suite that ships, without the sealing part.
+    const contract = /^dist\/src\/stores\/(contract\/)?[\w-]+\.contract\.(js|d\.ts)$/;
     const unexpected = files.filter(
-      (f) => !(shipped.test(f) || migration.test(f)) || /\.(test|contract)\.|conformance-client/.test(f),
+      (f) =>
+        !(shipped.test(f) || migration.test(f)) ||
+        /\.test\.|conformance-client|sealing\.contract/.test(f) ||
+        (/\.contract\./.test(f) && !contract.test(f)),
     );
     expect(unexpected).toEqual([]);
   });

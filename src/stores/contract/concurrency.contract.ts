@@ -5,8 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
 import { slotWaitMessage, type ClaimedTask, type NewTask, type TaskOwner } from '../../tasks/task.js';
-import type { BuiltInTaskStore } from '../built-in.js';
-import { ALICE, BOB, LEASE, must, newTask, type ContractStore } from './harness.contract.js';
+import {
+  ALICE,
+  BOB,
+  LEASE,
+  must,
+  newTask,
+  type ContractStore,
+  type ContractTaskStore,
+} from './harness.contract.js';
 
 const K = { key: 'payments', limit: 2 };
 const completed = { kind: 'completed', result: { content: [], isError: false } } as const;
@@ -165,7 +172,7 @@ export function concurrencyContract(h: ContractStore): void {
     it('never lets more than the limit run at once under concurrent claimers, and every task finishes', async (ctx) => {
       // Limits are an optional capability, with freeSlots as its mark.
       if (h.store.freeSlots === undefined) return ctx.skip();
-      const stores: BuiltInTaskStore[] = [h.store];
+      const stores: ContractTaskStore[] = [h.store];
       if (h.openPeer !== undefined) stores.push(await h.openPeer());
       try {
         await limitHolds(stores);
@@ -180,8 +187,8 @@ export function concurrencyContract(h: ContractStore): void {
  * Six workers on the stores (alternately) claim, hold each run for a few milliseconds and finish it, until all tasks
  * are done; the history they record shows at most 2 runs of key K at any moment.
  */
-async function limitHolds(stores: BuiltInTaskStore[]): Promise<void> {
-  const first = stores[0] as BuiltInTaskStore;
+async function limitHolds(stores: ContractTaskStore[]): Promise<void> {
+  const first = stores[0] as ContractTaskStore;
   const owners: TaskOwner[] = [ALICE, BOB];
   const now = () => Date.now();
   const ids = { limited: new Set<string>(), free: new Set<string>() };
@@ -203,7 +210,7 @@ async function limitHolds(stores: BuiltInTaskStore[]): Promise<void> {
   const history: [number, number][] = [];
   const deadline = performance.now() + 30_000;
   const worker = async (n: number): Promise<void> => {
-    const store = stores[n % stores.length] as BuiltInTaskStore;
+    const store = stores[n % stores.length] as ContractTaskStore;
     while (done.size < total && performance.now() < deadline) {
       const run = await store.claim(`w${n}`, 60_000, now());
       if (run === undefined) {

@@ -1,14 +1,34 @@
 // What the contract's topic files share: fixed owners and times, a new task, and the store of the running test.
 import { afterEach, beforeEach, expect } from 'vitest';
 import { newTaskId } from '../../tasks/ids.js';
-import type { BuiltInTaskStore } from '../built-in.js';
+import type { SessionStore } from '../../tasks/sessions.js';
+import type { TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask, NewTask, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 
+/**
+ * A store the contract runs on: the TaskStore port with the two counts its tests read (both built-in stores have
+ * them), and the sessions of the 2025-11-25 wire if it keeps them (their tests skip themselves otherwise).
+ */
+export interface ContractTaskStore extends TaskStore {
+  /** Runnable tasks waiting for a worker, waits that are due included. */
+  countRunnable(now: number): Promise<number>;
+  /** The bytes one owner's kept tasks store (arguments, results, step values, input requests and answers). */
+  storedBytes(owner: TaskOwner): Promise<number>;
+  /** Sessions of the 2025-11-25 wire, when the store keeps them. */
+  readonly sessions?: SessionStore;
+}
+
+/** How the contract opens the store under test. */
 export interface TaskStoreContractOptions {
+  /** The suite's name: `TaskStore contract: <name>`. */
   name: string;
-  newStore: () => Promise<BuiltInTaskStore> | BuiltInTaskStore;
-  /** A second instance on the storage of the store newStore last made (as another process or replica would have). */
-  openPeer?: () => Promise<BuiltInTaskStore> | BuiltInTaskStore;
+  /** A new, empty store: called before every test (the test closes it). */
+  newStore: () => Promise<ContractTaskStore> | ContractTaskStore;
+  /**
+   * A second instance on the storage of the store newStore last made, as another process or replica would open it:
+   * the race tests then run across both (without it they run on one instance and prove much less).
+   */
+  openPeer?: () => Promise<ContractTaskStore> | ContractTaskStore;
 }
 
 export const T0 = 1_700_000_000_000;
@@ -42,10 +62,10 @@ export function must<T>(value: T | undefined, what = 'value'): T {
 
 /** The store under test, new for every test, with the test's clock and the steps many tests begin with. */
 export interface ContractStore {
-  readonly store: BuiltInTaskStore;
+  readonly store: ContractTaskStore;
   /** The test's time: T0 when it starts; tests move it on. */
   t: number;
-  openPeer?: () => Promise<BuiltInTaskStore> | BuiltInTaskStore;
+  openPeer?: () => Promise<ContractTaskStore> | ContractTaskStore;
   snap(id: string, at?: number, owner?: TaskOwner): Promise<TaskSnapshot>;
   claim(worker?: string, at?: number, leaseMs?: number): Promise<ClaimedTask>;
   /** Creates a task and claims it (the store must be otherwise empty of runnable work). */
@@ -56,10 +76,10 @@ export interface ContractStore {
 
 /** Registers the hooks that open a store before each test of the enclosing suite and close it after. */
 export function useContractStore({ newStore, openPeer }: TaskStoreContractOptions): ContractStore {
-  let current: BuiltInTaskStore | undefined;
+  let current: ContractTaskStore | undefined;
   const h: ContractStore = {
-    get store(): BuiltInTaskStore {
-      return current as BuiltInTaskStore;
+    get store(): ContractTaskStore {
+      return current as ContractTaskStore;
     },
     t: T0,
     openPeer,
