@@ -1,6 +1,7 @@
 // The PostgreSQL store's count of the bytes each owner's kept tasks store (the byte quota; the contract tests the
-// rest): exact, without a deadlock, while several pools create, write and purge; and a schema of the release before
-// it counted by its migration as the triggers count.
+// rest): exact, without a deadlock, while several pools create, write and purge, and when a task's write falls in a
+// shard its batch did not count in; a schema of the release before it counted by its migration as the triggers count,
+// and a count that drifted before migration 21 taken again by it.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskOwner } from '../../tasks/task.js';
@@ -57,6 +58,58 @@ function defineSuites(): void {
         FROM ${s}.tasks t GROUP BY t.tenant, t.principal ORDER BY t.principal`);
       expect(rows).toHaveLength(owners.length);
       for (const row of rows) expect(row.counted).toBe(row.held);
+    });
+
+    it('count exactly when the tasks of one batch are counted in one shard and later written one by one', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const store = open({ schema });
+      // Created in one turn: one multi-row insert, whose bytes go to the shard of its first task only.
+      const tasks = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          store.create(newTask({ owner: ALICE, createdAt: T0, ttlMs: 1_000 })),
+        ),
+      );
+      const { rows: shards } = await admin.query<{ n: number }>(
+        `SELECT count(DISTINCT ${s}.owner_bytes_shard(id))::int AS n FROM ${s}.tasks`,
+      );
+      expect(shards[0]?.n).toBeGreaterThan(1);
+      const held = async (): Promise<number> => {
+        const { rows } = await admin.query<{ n: string | null }>(`
+          SELECT sum(octet_length(t.args) + coalesce(octet_length(t.result), 0)
+            + coalesce((SELECT sum(octet_length(value)) FROM ${s}.task_steps WHERE task_id = t.id), 0)) AS n
+          FROM ${s}.tasks t`);
+        return Number(rows[0]?.n ?? 0);
+      };
+      // Then written one by one: a result, or steps written again (changed) before it; some left as they are.
+      for (let i = 0; i < 8; i++) {
+        const claimed = await store.claim('w', 60_000, T0);
+        if (claimed === undefined) throw new Error('a task was not claimed');
+        if (i % 2 === 1) {
+          await store.saveStep(claimed.id, claimed.token, 'x', { data: 'a' }, T0);
+          await store.saveStep(claimed.id, claimed.token, 'x', { data: 'a longer value' }, T0);
+        }
+        const result = { content: [{ type: 'text', text: 'done' }] };
+        expect(await store.finish(claimed.id, claimed.token, { kind: 'completed', result }, T0)).toBe(true);
+      }
+      expect(await store.storedBytes(ALICE)).toBe(await held());
+      expect(await store.purge(T0 + 3_600_000, 0)).toBe(tasks.length);
+      expect(await store.storedBytes(ALICE)).toBe(0);
+    });
+
+    it('migration 21 takes the count again: a count that drifted before it is exact after it', async () => {
+      const schema = freshSchema();
+      const s = pg.escapeIdentifier(schema);
+      const store = open({ schema });
+      await seedUpgradeTasks(store, T0);
+      const counted = await store.storedBytes(ALICE);
+      expect(counted).toBeGreaterThan(0);
+      await admin.query(`
+        UPDATE ${s}.owner_bytes SET bytes = bytes + 999;
+        DELETE FROM ${s}.schema_migrations WHERE version = 21`);
+      expect(await store.storedBytes(ALICE)).not.toBe(counted);
+      expect(await migrate(admin, schema)).toEqual([21]);
+      expect(await store.storedBytes(ALICE)).toBe(counted);
     });
 
     it('migrates a schema of the release before byte counts: its tasks are counted, as the triggers count', async () => {
