@@ -111,7 +111,6 @@ export type {
   NewTask,
   ConcurrencyLimit,
   ClaimedTask,
-  KeyedTask,
   RunOutcome,
   LookupMiss,
   StepAttempts,
