@@ -3,9 +3,9 @@
 import type { StoreReads as Reads } from '../built-in.js';
 import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
-import { toInspection } from './rows.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
+import { toInspection } from '../core/rows.js';
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
   const { q, codec } = ctx;
