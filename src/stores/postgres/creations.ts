@@ -30,7 +30,6 @@ export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
 
 const ownerOf = (t: EncodedTask): string => JSON.stringify([t.tenant, t.principal]);
 
-// The byte quota takes no lock and counts no tasks: it reads the owner's count (a few rows), see byteQuota.
 const tenantOf = (t: EncodedTask): string => JSON.stringify([t.tenant]);
 
 /** The key holder a lookup read, for the idempotency decision. */
@@ -43,7 +42,10 @@ interface Held {
   stored: number;
 }
 
-/** The quota the task would exceed given what its owner and its tenant hold, if any (bytes: see byteQuota). */
+/**
+ * The quota the task would exceed given what its owner and its tenant hold, if any. The byte quota comes after, for
+ * the tasks that fit: it takes no lock and counts no tasks, but reads the owner's count (a few rows), see byteQuota.
+ */
 const exceeded = (task: EncodedTask, owner: Held | undefined, tenant: Held | undefined) =>
   creationOver(task, {
     active: () => owner?.active,
