@@ -4,6 +4,7 @@ import { IdempotencyConflictError } from '../../tasks/errors.js';
 import { sameJson } from '../../tasks/json-equal.js';
 import type { JsonObject } from '../../tasks/task.js';
 import { sealedAt, type Opener } from '../payload-sealing.js';
+import { hasExpired } from './rows.js';
 
 /** The task holding a key, as a store reads it: its id, when it expires (null: never), its arguments as stored. */
 export interface KeyHolder {
@@ -33,7 +34,7 @@ export function decideKey(
 ): KeyDecision {
   if (holder === undefined) return { kind: 'free' };
   const { id } = holder;
-  if (holder.expiresAt !== null && holder.expiresAt <= now) return { kind: 'take-over', id };
+  if (hasExpired(holder.expiresAt, now)) return { kind: 'take-over', id };
   const held = JSON.parse(open(holder.args, sealedAt('tasks.args', id))) as JsonObject;
   return sameJson(held, args) ? { kind: 'join', id } : { kind: 'conflict', id };
 }

@@ -4,6 +4,7 @@ import type {
   ClaimedTask,
   JsonObject,
   JsonValue,
+  LookupMiss,
   StepAttempts,
   StepFailure,
   TaskFailure,
@@ -25,6 +26,16 @@ export type Flag = number | boolean;
 export const isSet = (flag: Flag): boolean => flag === true || flag === 1;
 const orNull = (v: Int | null): number | null => (v === null ? null : Number(v));
 const orUndefined = (v: Int | null): number | undefined => (v === null ? undefined : Number(v));
+
+/** Whether a task that expires at `expiresAt` (null: never) has expired at `now`: at its expiry, it has. */
+export const hasExpired = (expiresAt: Int | null, now: number): boolean =>
+  expiresAt !== null && Number(expiresAt) <= now;
+
+/** Why an owner-scoped lookup found nothing usable at `now`, or undefined when the row is live. */
+export function missOf(row: { expires_at: Int | null } | undefined, now: number): LookupMiss | undefined {
+  if (row === undefined) return 'not_found';
+  return hasExpired(row.expires_at, now) ? 'expired' : undefined;
+}
 
 /** The columns of `tasks` (migration numbers: SQLite's, then PostgreSQL's). */
 export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = string> {

@@ -3,7 +3,8 @@
 import type { TaskStats } from '../../tasks/store.js';
 import type { StoreReads as Reads } from '../built-in.js';
 import type { TaskStatus } from '../../tasks/task.js';
-import { missOf, type StoreContext } from './context.js';
+import type { StoreContext } from './context.js';
+import { missOf } from '../core/rows.js';
 import { holderOf, type KeyedLookup } from './creations.js';
 import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';

@@ -6,7 +6,7 @@ import type { PayloadCodec } from './codec.js';
 import type { SqliteDatabase } from './database.js';
 import type { Queries } from './queries.js';
 import type { TaskRow } from './rows.js';
-import { toSnapshot } from '../core/rows.js';
+import { missOf, toSnapshot } from '../core/rows.js';
 import type { Transactions } from './transactions.js';
 
 export interface StoreContext {
@@ -30,7 +30,5 @@ export function snapshotOf({ q, codec }: StoreContext, row: TaskRow): TaskSnapsh
 /** The owner's task, or why there is none to use at `now`. */
 export function lookup({ q }: StoreContext, id: string, owner: TaskOwner, now: number): TaskRow | LookupMiss {
   const row = q.getOwned(id, owner);
-  if (row === undefined) return 'not_found';
-  if (row.expires_at !== null && row.expires_at <= now) return 'expired';
-  return row;
+  return missOf(row, now) ?? (row as TaskRow);
 }
