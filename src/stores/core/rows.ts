@@ -24,8 +24,11 @@ export type Int = number | string;
 export type Flag = number | boolean;
 
 export const isSet = (flag: Flag): boolean => flag === true || flag === 1;
-const orNull = (v: Int | null): number | null => (v === null ? null : Number(v));
-const orUndefined = (v: Int | null): number | undefined => (v === null ? undefined : Number(v));
+// A column a statement does not select reads as undefined, as one that is null.
+const orNull = (v: Int | null | undefined): number | null =>
+  v === null || v === undefined ? null : Number(v);
+const orUndefined = (v: Int | null | undefined): number | undefined =>
+  v === null || v === undefined ? undefined : Number(v);
 
 /** Whether a task that expires at `expiresAt` (null: never) has expired at `now`: at its expiry, it has. */
 export const hasExpired = (expiresAt: Int | null, now: number): boolean =>
