@@ -1,5 +1,5 @@
 // `npm test`: build, typecheck, lint, layer check (imports and cycles), the docs (API reference and the TypeScript
-// blocks of the guides), unit + e2e tests, the benchmark at smoke size and the reliability suite with CI parameters
+// blocks of the guides), the clone check (scripts/check-clones.mjs), unit + e2e tests, the benchmark at smoke size and the reliability suite with CI parameters
 // (each section of either counts as one test), then the official conformance suite.
 // Prints one closing line "tests: N passed, N failed, N skipped" and exits non-zero if any step failed.
 import { spawnSync } from 'node:child_process';
@@ -24,6 +24,8 @@ const steps = [
   // not include fails it. Then every ```ts block of README.md and docs/*.md, type-checked against dist/.
   ['docs-api', ['npm', ['run', 'docs:api', '--silent', '--', '--out', apiOut]]],
   ['docs-check', ['node', ['scripts/check-docs.mjs']]],
+  // No code copied between the two stores (outside their SQL), nor between the operator API, dashboard and CLI.
+  ['clones', ['node', ['scripts/check-clones.mjs']]],
   [
     'vitest',
     npx([

@@ -122,7 +122,6 @@ export type {
   NewTask,
   ConcurrencyLimit,
   ClaimedTask,
-  KeyedTask,
   RunOutcome,
   LookupMiss,
   StepAttempts,

@@ -3,7 +3,6 @@ import type {
   ClaimedTask,
   JsonValue,
   JsonObject,
-  KeyedTask,
   LookupMiss,
   NewTask,
   RunOutcome,
@@ -147,13 +146,18 @@ export interface TaskStore {
    * IdempotencyConflictError when they differ. The key of an expired task passes to the new one.
    */
   create(task: NewTask): Promise<TaskSnapshot>;
-  /** The owner's live task of `tool` created with this idempotency key, if any. */
+  /**
+   * What `create` would answer for a call with this idempotency key and `args`, without inserting: the owner's live
+   * task of `tool` holding the key when it was created with the same arguments; a rejection with
+   * IdempotencyConflictError when with other ones; undefined when no live task holds the key.
+   */
   findByIdempotencyKey(
     owner: TaskOwner,
     tool: string,
     key: string,
+    args: JsonObject,
     now: number,
-  ): Promise<KeyedTask | undefined>;
+  ): Promise<TaskSnapshot | undefined>;
   /** The owner's view, or why there is none. */
   get(id: string, owner: TaskOwner, now: number): Promise<TaskSnapshot | LookupMiss>;
   /**

@@ -214,12 +214,6 @@ export type RunOutcome =
 /** Whether a CallToolResult reports a tool error (what stores keep beside the result, which may be sealed). */
 export const isToolErrorResult = (result: JsonObject): boolean => result.isError === true;
 
-/** A live task found by its idempotency key, with the arguments it was created with. */
-export interface KeyedTask {
-  snapshot: TaskSnapshot;
-  args: JsonObject;
-}
-
 /** What every operator view of a task starts with: a search row, an inspection. */
 export interface TaskHead {
   id: string;

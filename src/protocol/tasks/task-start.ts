@@ -3,7 +3,6 @@
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
 import { concurrencyOf } from '../../tasks/concurrency.js';
-import { sameJson } from '../../tasks/json-equal.js';
 import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
 import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
@@ -56,12 +55,10 @@ function readIdempotencyKey(params: JsonObject): string | undefined {
   return checked.value;
 }
 
-const reusedKey = (): ProtocolError =>
-  invalidParams('Invalid params: this idempotency key was already used with different arguments');
-
 /**
- * The task an earlier call with this key created, if it lives: looked up only where it changes what happens
- * before the creation (MRTR rounds, the quota); otherwise the creation itself finds it (one write, no read).
+ * The task an earlier call with this key created, if it lives (the store rejects a key used with other arguments):
+ * looked up only where it changes what happens before the creation (MRTR rounds, the quota); otherwise the creation
+ * itself finds it (one write, no read).
  */
 async function earlierTask(
   access: TaskAccess,
@@ -70,23 +67,11 @@ async function earlierTask(
   key: string | undefined,
 ): Promise<TaskSnapshot | undefined> {
   if (key === undefined) return undefined;
-  const existing = await access.store.findByIdempotencyKey(
-    ownerOf(auth),
-    call.tool.def.name,
-    key,
-    access.now(),
-  );
+  const tool = call.tool.def.name;
+  const existing = await access.store.findByIdempotencyKey(ownerOf(auth), tool, key, call.args, access.now());
   if (existing === undefined) return undefined;
-  if (!sameJson(existing.args, call.args)) throw reusedKey();
-  const taskId = existing.snapshot.id;
-  access.audit({
-    event: 'task.joined',
-    ...ownerOf(auth),
-    taskId,
-    tool: call.tool.def.name,
-    outcome: 'joined',
-  });
-  return existing.snapshot;
+  access.audit({ event: 'task.joined', ...ownerOf(auth), taskId: existing.id, tool, outcome: 'joined' });
+  return existing;
 }
 
 /** The tenant's caps, when any is set. */

@@ -16,10 +16,11 @@ export function idempotencyContract(h: ContractStore): void {
       expect(again.id).toBe(first.id);
       expect(await h.store.get(retry.id, ALICE, h.t)).toBe('not_found');
       expect(await h.store.countActive(ALICE)).toBe(1);
-      expect(await h.store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', h.t)).toEqual({
-        snapshot: await h.snap(first.id),
-        args: { a: 1, b: [1, { c: 2 }] },
-      });
+      const find = (args: NewTask['args']) =>
+        h.store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', args, h.t);
+      // The lookup answers as the creation does: the task for the same arguments, a conflict for others.
+      expect(await find({ b: [1, { c: 2 }], a: 1 })).toEqual(await h.snap(first.id));
+      await expect(find({ a: 2 })).rejects.toThrow(IdempotencyConflictError);
       // A finished task is still the key's task, with its outcome.
       const claimed = await h.claim();
       await h.store.finish(claimed.id, claimed.token, { kind: 'completed', result: { ok: true } }, h.t);
@@ -35,7 +36,7 @@ export function idempotencyContract(h: ContractStore): void {
       const other = keyed({ args: { n: 2 } });
       await expect(h.store.create(other)).rejects.toThrow(IdempotencyConflictError);
       expect(await h.store.get(other.id, ALICE, h.t)).toBe('not_found');
-      expect((await h.store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', h.t))?.snapshot.id).toBe(
+      expect((await h.store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', { n: 1 }, h.t))?.id).toBe(
         first.id,
       );
     });
@@ -46,19 +47,21 @@ export function idempotencyContract(h: ContractStore): void {
       for (const overrides of [{ owner: BOB }, { owner: OTHER_TENANT }, { tool: 'other' }])
         ids.add((await h.store.create(keyed(overrides))).id);
       expect(ids.size).toBe(4);
-      expect(await h.store.findByIdempotencyKey(BOB, 'other', 'deploy-42', h.t)).toBeUndefined();
-      expect(await h.store.findByIdempotencyKey(ALICE, 'echo', 'another-key', h.t)).toBeUndefined();
+      const args = keyed().args;
+      expect(await h.store.findByIdempotencyKey(BOB, 'other', 'deploy-42', args, h.t)).toBeUndefined();
+      expect(await h.store.findByIdempotencyKey(ALICE, 'echo', 'another-key', args, h.t)).toBeUndefined();
     });
 
     it('gives the key of an expired task to a new one', async () => {
       const first = await h.store.create(keyed({ ttlMs: 1_000 }));
-      expect(await h.store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', h.t + 1_000)).toBeUndefined();
+      // An expired holder answers nothing, whatever the arguments: the key goes to the next creation.
+      const find = (args: NewTask['args'], now: number) =>
+        h.store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', args, now);
+      expect(await find({ other: true }, h.t + 1_000)).toBeUndefined();
       const second = await h.store.create(keyed({ createdAt: h.t + 1_000, args: { other: true } }));
       expect(second.id).not.toBe(first.id);
       expect(await h.store.get(first.id, ALICE, h.t + 1_001)).toBe('expired');
-      expect((await h.store.findByIdempotencyKey(ALICE, 'echo', 'deploy-42', h.t + 1_001))?.snapshot.id).toBe(
-        second.id,
-      );
+      expect((await find({ other: true }, h.t + 1_001))?.id).toBe(second.id);
     });
 
     it('makes concurrent creations with one key, here and on a second instance, one task', async () => {

@@ -1,19 +1,10 @@
 // The PostgreSQL backend for several replicas: tasks and legacy sessions in one schema, and the requestState secret
 // stored there once for all of them.
 import pg from 'pg';
-import {
-  backendCipher,
-  freshSecret,
-  SEALED_STATE_SECRET_KEY,
-  SECRET_AT,
-  sealedSecretFor,
-  STATE_SECRET_KEY,
-  type Backend,
-  type BackendOptions,
-} from '../../tasks/backend.js';
-import type { PayloadCipher } from '../../tasks/payload-cipher.js';
+import { backendCipher, type Backend, type BackendOptions } from '../../tasks/backend.js';
 import { deleteMeta, getOrCreateMeta, readMeta } from './meta.js';
 import { migrate, postgresMigrations, postgresSchemaState } from './migrations.js';
+import { storedSecret, type AsyncMeta } from '../core/secret.js';
 import { schemaFit } from '../schema-fit.js';
 import { DEFAULT_SCHEMA } from './names.js';
 import { createPostgresTaskStore } from './task-store.js';
@@ -49,24 +40,12 @@ export interface PostgresBackendOptions extends BackendOptions {
 /** Hides the password of a connection string for logs. */
 export const redactUrl = (s: string): string => s.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 
-/** The stored requestState secret: sealed with the cipher when there is one (a clear one is sealed, then dropped). */
-async function storedSecret(
-  pool: pg.Pool,
-  schema: string,
-  cipher: PayloadCipher | undefined,
-): Promise<string> {
-  if (cipher === undefined) return getOrCreateMeta(pool, schema, STATE_SECRET_KEY, freshSecret, false);
-  const plain = await readMeta(pool, schema, STATE_SECRET_KEY);
-  const sealed = await getOrCreateMeta(
-    pool,
-    schema,
-    SEALED_STATE_SECRET_KEY,
-    () => sealedSecretFor(cipher, plain),
-    false,
-  );
-  if (plain !== undefined) await deleteMeta(pool, schema, STATE_SECRET_KEY);
-  return cipher.open(sealed, SECRET_AT);
-}
+/** `server_meta` of the schema, for the stored requestState secret (core/secret.ts); migrated already. */
+const metaOf = (pool: pg.Pool, schema: string): AsyncMeta => ({
+  read: (key) => readMeta(pool, schema, key),
+  getOrCreate: (key, create) => getOrCreateMeta(pool, schema, key, create, false),
+  delete: (key) => deleteMeta(pool, schema, key),
+});
 
 /**
  * Migrates the schema (or, without migrations on open, refuses at once a schema this release cannot use, saying
@@ -115,7 +94,7 @@ export async function createPostgresBackend(options: PostgresBackendOptions = {}
   let level: { migration: number; newer: number[] };
   try {
     level = await schemaLevel(tasks.pool, schema, options.migrate !== false);
-    stateSecret = options.stateSecret ?? (await storedSecret(tasks.pool, schema, cipher));
+    stateSecret = options.stateSecret ?? (await storedSecret(metaOf(tasks.pool, schema), cipher));
   } catch (err) {
     await tasks.close();
     throw err;

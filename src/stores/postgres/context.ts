@@ -1,6 +1,6 @@
 // What the store's operations share: the database, the SQL, the payload codec, the change feed and the schema.
 import type { TaskChange } from '../../tasks/store.js';
-import type { LookupMiss, TaskSnapshot } from '../../tasks/task.js';
+import type { TaskSnapshot } from '../../tasks/task.js';
 import type { StoreChangeFeed } from './change-feed.js';
 import type { PayloadCodec } from './codec.js';
 import type { Db, Params } from './db.js';
@@ -61,13 +61,4 @@ export function withCommitted(
   };
   const expiresAt = toNumberOrNull(columns.expires_at);
   return { ...change, committed: { revision: toNumber(columns.revision), expiresAt, snapshot } };
-}
-
-/** Why an owner-scoped lookup found nothing usable at `now`, or undefined when the row is live. */
-export function missOf(
-  row: { expires_at: string | number | null } | undefined,
-  now: number,
-): LookupMiss | undefined {
-  if (row === undefined) return 'not_found';
-  return row.expires_at !== null && toNumber(row.expires_at) <= now ? 'expired' : undefined;
 }

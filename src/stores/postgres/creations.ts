@@ -1,21 +1,17 @@
 // create(): creations of one turn of the event loop go in as one multi-row insert; a task whose idempotency key is
 // held joins the key's task (same arguments), conflicts with it, or takes the key over once that task expired.
-import {
-  ActiveLimitError,
-  IdempotencyConflictError,
-  StoreUnavailableError,
-  type TaskQuota,
-} from '../../tasks/errors.js';
-import { sameJson } from '../../tasks/json-equal.js';
-import type { JsonObject, NewTask, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
+import type { ActiveLimitError } from '../../tasks/errors.js';
+import { StoreUnavailableError } from '../../tasks/errors.js';
+import type { NewTask, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import { createBatcher, type CreateBatcher } from './create-batch.js';
 import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
 import { sqlState, translate } from './errors.js';
 import { KEY_INDEX } from './queries.js';
-import { toNumber, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
+import { toNumberOrNull, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
 import type { Run } from './transaction.js';
-import { sealedAt } from '../payload-sealing.js';
+import { decideKey, joinedTask, type KeyHolder } from '../core/idempotency.js';
+import { creationOver, ownerLimited, tenantLimited } from '../core/quota.js';
 import { creationBytes, overStoredBytes } from '../stored-bytes.js';
 
 /** A unique violation of the idempotency key index. */
@@ -34,11 +30,11 @@ export function keyedLookup({ db, q }: StoreContext): KeyedLookup {
 
 const ownerOf = (t: EncodedTask): string => JSON.stringify([t.tenant, t.principal]);
 
-// The byte quota takes no lock and counts no tasks: it reads the owner's count (a few rows), see byteQuota.
-const limited = (t: EncodedTask): boolean => t.activeLimit !== null || t.storedLimit !== null;
-const tenantLimited = (t: EncodedTask): boolean =>
-  t.tenantActiveLimit !== null || t.tenantStoredLimit !== null;
 const tenantOf = (t: EncodedTask): string => JSON.stringify([t.tenant]);
+
+/** The key holder a lookup read, for the idempotency decision. */
+export const holderOf = (row: SnapshotRow | undefined): KeyHolder | undefined =>
+  row === undefined ? undefined : { id: row.id, expiresAt: toNumberOrNull(row.expires_at), args: row.args };
 
 /** What an owner (or a tenant) holds inside the locked transaction: unfinished tasks, and tasks of any status. */
 interface Held {
@@ -46,22 +42,17 @@ interface Held {
   stored: number;
 }
 
-/** The quota the task would exceed given what its owner and its tenant hold, if any. */
-function exceeded(
-  task: EncodedTask,
-  owner: Held | undefined,
-  tenant: Held | undefined,
-): ActiveLimitError | undefined {
-  const checks: [TaskQuota, number | null, number | undefined][] = [
-    ['active', task.activeLimit, owner?.active],
-    ['stored', task.storedLimit, owner?.stored],
-    ['tenant-active', task.tenantActiveLimit, tenant?.active],
-    ['tenant-stored', task.tenantStoredLimit, tenant?.stored],
-  ];
-  for (const [quota, limit, held] of checks)
-    if (limit !== null && held !== undefined && held >= limit) return new ActiveLimitError(limit, quota);
-  return undefined;
-}
+/**
+ * The quota the task would exceed given what its owner and its tenant hold, if any. The byte quota comes after, for
+ * the tasks that fit: it takes no lock and counts no tasks, but reads the owner's count (a few rows), see byteQuota.
+ */
+const exceeded = (task: EncodedTask, owner: Held | undefined, tenant: Held | undefined) =>
+  creationOver(task, {
+    active: () => owner?.active,
+    stored: () => owner?.stored,
+    'tenant-active': () => tenant?.active,
+    'tenant-stored': () => tenant?.stored,
+  });
 
 /** Admits the tasks of a batch that fit their owner's byte quota; `release` once the batch's insert has ended. */
 type AdmitBytes = (
@@ -138,7 +129,7 @@ async function insertCounted(
       });
     }
     const owners = new Map<string, Held>();
-    for (const key of [...new Set(tasks.filter(limited).map(ownerOf))].sort()) {
+    for (const key of [...new Set(tasks.filter(ownerLimited).map(ownerOf))].sort()) {
       await run(q.lockOwner, [key]);
       const [tenant, principal] = JSON.parse(key) as [string, string];
       owners.set(key, {
@@ -189,7 +180,7 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
       return admitted;
     };
     try {
-      if (tasks.some((t) => limited(t) || tenantLimited(t)))
+      if (tasks.some((t) => ownerLimited(t) || tenantLimited(t)))
         rows = await insertCounted(ctx, tasks, refused, admitBytes);
       else {
         const inserting = await admitBytes(db.queryRaw, tasks);
@@ -222,15 +213,11 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
     if (key === undefined) throw over ?? new Error(`task ${task.id} was not inserted`);
     for (let turn = 0; turn < 5; turn++) {
       const row = await keyed(task.owner, task.tool, key);
-      if (row !== undefined && (row.expires_at === null || toNumber(row.expires_at) > task.createdAt)) {
-        if (
-          !sameJson(JSON.parse(codec.open(row.args, sealedAt('tasks.args', row.id))) as JsonObject, task.args)
-        )
-          throw new IdempotencyConflictError(row.id);
-        return toSnapshot(row, codec.open);
-      }
+      const decision = decideKey(holderOf(row), task.args, task.createdAt, codec.open);
+      const live = await joinedTask(decision, () => row && toSnapshot(row, codec.open));
+      if (live !== undefined) return live;
       if (over !== undefined) throw over;
-      if (row !== undefined) await db.query(q.releaseKey, [row.id, task.createdAt]);
+      if (decision.kind === 'take-over') await db.query(q.releaseKey, [decision.id, task.createdAt]);
       const [inserted] = await insert([encoded]).catch((err: unknown) => {
         throw translate(err);
       });

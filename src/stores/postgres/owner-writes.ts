@@ -2,7 +2,8 @@
 // first read to the commit, so a concurrent completion, cancel or answer waits and then re-checks its condition.
 import type { AnswerResult, CancelResult } from '../../tasks/store.js';
 import { RESUMED_STATUS_MESSAGE, type JsonObject, type TaskOwner } from '../../tasks/task.js';
-import { missOf, withCommitted, type StoreContext } from './context.js';
+import { withCommitted, type StoreContext } from './context.js';
+import { missOf } from '../core/rows.js';
 import { toNumber, type SnapshotColumns } from './rows.js';
 import { sealedAt } from '../payload-sealing.js';
 

@@ -2,11 +2,12 @@
 // the counts (quota, metrics, backlog).
 import type { TaskStats } from '../../tasks/store.js';
 import type { StoreReads as Reads } from '../built-in.js';
-import type { JsonObject, KeyedTask, TaskStatus } from '../../tasks/task.js';
-import { missOf, type StoreContext } from './context.js';
-import type { KeyedLookup } from './creations.js';
+import type { TaskStatus } from '../../tasks/task.js';
+import type { StoreContext } from './context.js';
+import { missOf } from '../core/rows.js';
+import { holderOf, type KeyedLookup } from './creations.js';
 import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
-import { sealedAt } from '../payload-sealing.js';
+import { decideKey, joinedTask } from '../core/idempotency.js';
 
 export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads {
   const count = async (sql: string, params: unknown[]): Promise<number> => {
@@ -20,13 +21,10 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
       return miss !== undefined || row === undefined ? (miss ?? 'not_found') : toSnapshot(row, codec.open);
     },
 
-    async findByIdempotencyKey(owner, tool, key, now): Promise<KeyedTask | undefined> {
+    async findByIdempotencyKey(owner, tool, key, args, now) {
       const row = await keyed(owner, tool, key);
-      if (row === undefined || missOf(row, now) !== undefined) return undefined;
-      return {
-        snapshot: toSnapshot(row, codec.open),
-        args: JSON.parse(codec.open(row.args, sealedAt('tasks.args', row.id))) as JsonObject,
-      };
+      const decision = decideKey(holderOf(row), args, now, codec.open);
+      return joinedTask(decision, () => row && toSnapshot(row, codec.open));
     },
 
     async nextWakeAt(now) {

@@ -1,15 +1,5 @@
 // The SQLite backend: tasks and legacy sessions in one file, and the requestState secret stored beside them.
-import {
-  backendCipher,
-  freshSecret,
-  SEALED_STATE_SECRET_KEY,
-  SECRET_AT,
-  sealedSecretFor,
-  STATE_SECRET_KEY,
-  type Backend,
-  type BackendOptions,
-} from '../../tasks/backend.js';
-import type { PayloadCipher } from '../../tasks/payload-cipher.js';
+import { backendCipher, type Backend, type BackendOptions } from '../../tasks/backend.js';
 import {
   pendingSqliteMigrations,
   sqliteMigrationLevel,
@@ -21,6 +11,7 @@ import {
 } from './database.js';
 import { migrations } from './migrations/index.js';
 import { createSqliteTaskStore } from './task-store.js';
+import { storedSecret, type SyncMeta } from '../core/secret.js';
 import { schemaFit } from '../schema-fit.js';
 
 export interface SqliteBackendOptions extends BackendOptions {
@@ -34,14 +25,12 @@ export interface SqliteBackendOptions extends BackendOptions {
 
 export const DEFAULT_SQLITE_PATH = './data/tasks.db';
 
-/** The stored requestState secret: sealed with the cipher when there is one (a clear one is sealed, then dropped). */
-function storedSecret(db: SqliteDatabase, cipher: PayloadCipher | undefined): string {
-  if (cipher === undefined) return getOrCreateMeta(db, STATE_SECRET_KEY, freshSecret);
-  const plain = readMeta(db, STATE_SECRET_KEY);
-  const sealed = getOrCreateMeta(db, SEALED_STATE_SECRET_KEY, () => sealedSecretFor(cipher, plain));
-  if (plain !== undefined) deleteMeta(db, STATE_SECRET_KEY);
-  return cipher.open(sealed, SECRET_AT);
-}
+/** `server_meta` of the file, for the stored requestState secret (core/secret.ts). */
+const metaOf = (db: SqliteDatabase): SyncMeta => ({
+  read: (key) => readMeta(db, key),
+  getOrCreate: (key, create) => getOrCreateMeta(db, key, create),
+  delete: (key) => deleteMeta(db, key),
+});
 
 /** The newer release's migrations the file has, or the refusal of a file this release cannot serve (a rollback). */
 function servable(path: string, db: SqliteDatabase): number[] {
@@ -71,7 +60,7 @@ export function createSqliteBackend(options: SqliteBackendOptions = {}): Backend
   let newer: number[];
   try {
     newer = servable(path, tasks.db);
-    stateSecret = options.stateSecret ?? storedSecret(tasks.db, cipher);
+    stateSecret = options.stateSecret ?? storedSecret(metaOf(tasks.db), cipher);
   } catch (err) {
     void tasks.close();
     throw err;

@@ -5,7 +5,8 @@ import type { ChangeLog } from './change-log.js';
 import type { PayloadCodec } from './codec.js';
 import type { SqliteDatabase } from './database.js';
 import type { Queries } from './queries.js';
-import { toSnapshot, type TaskRow } from './rows.js';
+import type { TaskRow } from './rows.js';
+import { missOf, toSnapshot } from '../core/rows.js';
 import type { Transactions } from './transactions.js';
 
 export interface StoreContext {
@@ -18,13 +19,16 @@ export interface StoreContext {
 
 /** The snapshot of a row read by getOwned (with its outstanding input requests while it waits for input). */
 export function snapshotOf({ q, codec }: StoreContext, row: TaskRow): TaskSnapshot {
-  return toSnapshot(row, row.status === 'input_required' ? q.outstandingInputs(row.id) : [], codec.open);
+  const outstanding = row.status === 'input_required' ? q.outstandingInputs(row.id) : [];
+  return toSnapshot(
+    row,
+    outstanding.map((input) => [input.key, input.request] as const),
+    codec.open,
+  );
 }
 
 /** The owner's task, or why there is none to use at `now`. */
 export function lookup({ q }: StoreContext, id: string, owner: TaskOwner, now: number): TaskRow | LookupMiss {
   const row = q.getOwned(id, owner);
-  if (row === undefined) return 'not_found';
-  if (row.expires_at !== null && row.expires_at <= now) return 'expired';
-  return row;
+  return missOf(row, now) ?? (row as TaskRow);
 }

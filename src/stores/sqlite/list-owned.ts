@@ -3,7 +3,8 @@ import type { TaskPage } from '../../tasks/store.js';
 import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import type { SqliteDatabase } from './database.js';
 import { guarded } from './guarded.js';
-import { toSnapshot, type TaskRow } from './rows.js';
+import type { TaskRow } from './rows.js';
+import { toSnapshot } from '../core/rows.js';
 import type { Opener } from '../payload-sealing.js';
 
 export function createOwnedLister(db: SqliteDatabase, open: Opener) {

@@ -2,7 +2,8 @@
 // lease, with `runnable` cleared so that no claim takes it (a claim does not look at the status), and is `working`
 // and runnable again when the wait ends, or when a sweep finds its lease lapsed (the run's process is gone).
 import type { LiveInputPort } from '../../tasks/store.js';
-import { LIVE_INPUT_LAPSED_MESSAGE, type JsonObject } from '../../tasks/task.js';
+import { LIVE_INPUT_LAPSED_MESSAGE } from '../../tasks/task.js';
+import { openAnswers } from '../core/rows.js';
 import { sealedAt, sealStatus } from '../payload-sealing.js';
 import type { SqliteDatabase } from './database.js';
 import type { StoreContext } from './context.js';
@@ -70,12 +71,12 @@ export function sqliteLiveInput(ctx: StoreContext): LiveInputPort {
 
     async answers(id, token, keys) {
       if (s.held.get({ id, token }) === undefined) return undefined;
-      const out: Record<string, JsonObject> = {};
-      for (const r of s.answers.all(id, JSON.stringify(keys)) as { key: string; answer: string }[])
-        out[r.key] = JSON.parse(
-          codec.open(r.answer, sealedAt('task_inputs.answer', id, r.key)),
-        ) as JsonObject;
-      return out;
+      const rows = s.answers.all(id, JSON.stringify(keys)) as { key: string; answer: string }[];
+      return openAnswers(
+        id,
+        rows.map((r) => [r.key, r.answer] as const),
+        codec.open,
+      );
     },
 
     async end(id, token, statusMessage, now) {

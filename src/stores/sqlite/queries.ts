@@ -17,7 +17,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
   return {
     ...prepareCreationQueries(db),
     ...prepareReadQueries(db),
-    ...prepareClaimQueries(db, codec),
+    ...prepareClaimQueries(db),
     ...prepareScopeQueries(db),
     ...prepareRunWriteQueries(db, codec),
     ...prepareEndingQueries(db, codec),

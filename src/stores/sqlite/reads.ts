@@ -1,11 +1,11 @@
 // Reads: a task for its owner (finished ones from memory) or by its idempotency key, everything about it for
 // operators, the next wake-up, and the counts (quota, metrics, backlog).
 import type { StoreReads as Reads } from '../built-in.js';
-import { isTerminal, type JsonObject, type KeyedTask } from '../../tasks/task.js';
+import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
-import { toInspection } from './rows.js';
 import type { TerminalCache } from './terminal-cache.js';
-import { sealedAt } from '../payload-sealing.js';
+import { decideKey, joinedTask } from '../core/idempotency.js';
+import { toInspection } from '../core/rows.js';
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
   const { q, codec } = ctx;
@@ -20,15 +20,12 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
       return snapshot;
     },
 
-    async findByIdempotencyKey(owner, tool, key, now): Promise<KeyedTask | undefined> {
-      const keyed = q.keyed(owner, tool, key);
-      if (keyed === undefined || (keyed.expires_at !== null && keyed.expires_at <= now)) return undefined;
-      const row = q.getOwned(keyed.id, owner);
-      if (row === undefined) return undefined;
-      return {
-        snapshot: snapshotOf(ctx, row),
-        args: JSON.parse(codec.open(keyed.args, sealedAt('tasks.args', keyed.id))) as JsonObject,
-      };
+    async findByIdempotencyKey(owner, tool, key, args, now) {
+      const decision = decideKey(q.keyed(owner, tool, key), args, now, codec.open);
+      return joinedTask(decision, (id) => {
+        const row = q.getOwned(id, owner);
+        return row === undefined ? undefined : snapshotOf(ctx, row);
+      });
     },
 
     async nextWakeAt(now) {

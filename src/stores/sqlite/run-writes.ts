@@ -4,11 +4,10 @@ import type { RenewResult, RunWrites } from '../../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import type { Lane } from './group-commit.js';
-import { openCaps, sealedAt } from '../payload-sealing.js';
+import { toClaimedTask } from '../core/rows.js';
 import { WOKEN_BATCH, type ClaimCandidate } from './sql/claims.js';
 import { admit, MAX_PARKED_PER_CLAIM, releaseSlot } from './slots.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
-import { shownProgress } from '../shown-status.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 
 export interface Ending {
@@ -63,26 +62,13 @@ function claimOne(
   // Its owner was told it waits for a version (shown-status.ts): no longer, and subscribers hear so.
   if (row.version_wait === row.attempt - 1)
     log.changed({ taskId: row.id, runnable: false, cancelRequested: false });
-  const { steps, order } = q.steps(row.id);
-  const progress = shownProgress(row, codec.open);
-  return {
-    id: row.id,
-    owner: { tenant: row.tenant, principal: row.principal },
-    tool: row.tool,
-    toolVersion: row.tool_version ?? undefined,
-    args: JSON.parse(codec.open(row.args, sealedAt('tasks.args', row.id))) as Record<string, unknown>,
-    token: row.attempt,
+  const start = {
     takenOver: candidate.lease_owner !== null,
-    replayAfterCrash: row.replay_after_crash === 1,
-    cancelRequested: row.cancel_requested === 1,
-    clientCapabilities: openCaps(row.id, row.client_caps, codec.open),
-    steps,
-    stepOrder: order,
-    stepAttempts: q.stepAttempts(row.id),
-    answers: q.answers(row.id),
-    askedKeys: q.askedKeys(row.id),
-    ...(progress === undefined ? {} : { progress }),
+    steps: q.steps(row.id),
+    inputs: q.inputs(row.id),
+    attempts: q.stepAttempts(row.id),
   };
+  return toClaimedTask(row, start, codec.open);
 }
 
 /**

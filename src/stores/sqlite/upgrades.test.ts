@@ -38,7 +38,7 @@ describe('SQLite files of earlier releases', () => {
 
     const after = open(path);
     await expectUpgradedTasksResume(after, seeded, T0);
-    expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', T0)).toBeUndefined();
+    expect(await after.findByIdempotencyKey(ALICE, 'echo', 'k', {}, T0)).toBeUndefined();
   });
 
   it('opens a file of the release before status history and step timings; its tasks resume and read', async () => {

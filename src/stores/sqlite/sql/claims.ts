@@ -1,9 +1,6 @@
 // Prepared SQL of the SQLite task store. Claims: the next claimable task, its lease, and what its run starts from.
-import type { JsonValue, JsonObject, StepAttempts, StepFailure } from '../../../tasks/task.js';
-import type { PayloadCodec } from '../codec.js';
 import type { SqliteDatabase } from '../database.js';
 import type { TaskRow } from '../rows.js';
-import { sealedAt } from '../../payload-sealing.js';
 import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER } from './conditions.js';
 
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
@@ -30,7 +27,7 @@ interface Due {
   created_at: number;
 }
 
-export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
+export function prepareClaimQueries(db: SqliteDatabase) {
   // The first in line (conditions.ts, FAIR_PLACE). Waits come due join the line first (requeueWoken).
   const nextRunnable = db.prepare(`
     SELECT ${CANDIDATE_COLUMNS} FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE}
@@ -45,12 +42,11 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const takeLease = db.prepare(`
     UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL
     WHERE id = ? RETURNING *`);
-  const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ? ORDER BY seq, name`);
-  const answers = db.prepare(`SELECT key, answer FROM task_inputs WHERE task_id = ? AND answer IS NOT NULL`);
-  const askedKeys = db.prepare(`SELECT key FROM task_inputs WHERE task_id = ?`);
-  const stepAttempts = db.prepare(
-    `SELECT name, failed, last_failure FROM task_step_attempts WHERE task_id = ?`,
-  );
+  const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ? ORDER BY seq, name`).raw();
+  const inputs = db.prepare(`SELECT key, answer FROM task_inputs WHERE task_id = ?`).raw();
+  const stepAttempts = db
+    .prepare(`SELECT name, failed, last_failure FROM task_step_attempts WHERE task_id = ?`)
+    .raw();
   // A run waiting for live input (live-input.ts) keeps its lease too.
   const renew = db.prepare(`
     UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status IN ('working','input_required')
@@ -71,34 +67,11 @@ export function prepareClaimQueries(db: SqliteDatabase, codec: PayloadCodec) {
     /** The first in line of the runnable tasks. */
     nextClaimable: (now: number) => nextRunnable.get({ now }) as ClaimCandidate | undefined,
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
-    /** The task's done steps and the order they were done in. */
-    steps(id: string): { steps: Record<string, JsonValue>; order: string[] } {
-      const rows = steps.all(id) as { name: string; value: string }[];
-      const open = (r: (typeof rows)[number]) =>
-        codec.open(r.value, sealedAt('task_steps.value', id, r.name));
-      const values = rows.map((r) => [r.name, JSON.parse(open(r)) as JsonValue] as const);
-      return { steps: Object.fromEntries(values), order: rows.map((r) => r.name) };
-    },
-    answers(id: string): Record<string, JsonObject> {
-      const out: Record<string, JsonObject> = {};
-      for (const r of answers.all(id) as { key: string; answer: string }[])
-        out[r.key] = JSON.parse(
-          codec.open(r.answer, sealedAt('task_inputs.answer', id, r.key)),
-        ) as JsonObject;
-      return out;
-    },
-    askedKeys: (id: string) => (askedKeys.all(id) as { key: string }[]).map((r) => r.key),
-    stepAttempts(id: string): Record<string, StepAttempts> {
-      const out: Record<string, StepAttempts> = {};
-      for (const r of stepAttempts.all(id) as { name: string; failed: number; last_failure: string }[])
-        out[r.name] = {
-          failed: r.failed,
-          last: JSON.parse(
-            codec.open(r.last_failure, sealedAt('task_step_attempts.last_failure', id, r.name)),
-          ) as StepFailure,
-        };
-      return out;
-    },
+    /** `[name, value]` of the task's done steps, in the order they were done. */
+    steps: (id: string) => steps.all(id) as [string, string][],
+    /** `[key, answer]` of every input the task asked or was given (answer null while open). */
+    inputs: (id: string) => inputs.all(id) as [string, string | null][],
+    stepAttempts: (id: string) => stepAttempts.all(id) as [string, number, string][],
     renew: (id: string, token: number, until: number) =>
       renew.get(until, id, token) as { cancel_requested: number } | undefined,
   };

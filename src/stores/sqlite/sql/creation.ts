@@ -1,6 +1,7 @@
 // Prepared SQL of the SQLite task store. Creation: the insert (its idempotency key may be taken), the key's holder, a
 // task's sealed flag, and the bytes an owner stores (the byte quota).
 import type { TaskOwner } from '../../../tasks/task.js';
+import type { KeyHolder } from '../../core/idempotency.js';
 import type { EncodedTask } from '../../encode-task.js';
 import type { SqliteDatabase } from '../database.js';
 import { FAIR_PLACE } from './conditions.js';
@@ -15,7 +16,8 @@ export function prepareCreationQueries(db: SqliteDatabase) {
       coalesce(@statusMessage, ''), @concurrencyKey, @concurrencyLimit)
     ON CONFLICT (idempotency_key, tenant, principal, tool) WHERE idempotency_key IS NOT NULL DO NOTHING`);
   const keyed = db.prepare(
-    `SELECT id, args, expires_at FROM tasks WHERE tenant = ? AND principal = ? AND tool = ? AND idempotency_key = ?`,
+    `SELECT id, args, expires_at AS expiresAt FROM tasks
+     WHERE tenant = ? AND principal = ? AND tool = ? AND idempotency_key = ?`,
   );
   const releaseKey = db.prepare(`UPDATE tasks SET idempotency_key = NULL WHERE id = ?`);
   const insertAnswer = db.prepare(
@@ -53,8 +55,7 @@ export function prepareCreationQueries(db: SqliteDatabase) {
       return true;
     },
     keyed: (owner: TaskOwner, tool: string, key: string) =>
-      keyed.get(owner.tenant, owner.principal, tool, key) as
-        { id: string; args: string; expires_at: number | null } | undefined,
+      keyed.get(owner.tenant, owner.principal, tool, key) as KeyHolder | undefined,
     releaseKey: (id: string) => releaseKey.run(id),
     isSealed: (id: string) => isSealed.get(id) === 1,
     ownerBytes: (owner: TaskOwner) => ownerBytes.get(owner.tenant, owner.principal) as number,
