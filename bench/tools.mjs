@@ -10,9 +10,29 @@
  */
 export const TASK_TTL_MS = 86_400_000;
 
-/** Runs of `bench_park` waiting to be released (by cancellation, shutdown or SIGTERM). */
+/** The concurrency key (limit 1) that bench_hold's run keeps full and bench_queued's tasks wait for. */
+export const SATURATED_KEY = 'saturated';
+
+/** Runs of `bench_park` and `bench_hold` waiting to be released (by cancellation, shutdown or SIGTERM). */
 const parked = new Set();
 let releaseOnSigterm = false;
+
+/** A run that waits until it is aborted or the server gets SIGTERM, then completes with "released". */
+function parkUntilReleased(ctx) {
+  return new Promise((resolve) => {
+    const release = () => {
+      parked.delete(release);
+      resolve({ content: [{ type: 'text', text: 'released' }] });
+    };
+    parked.add(release);
+    ctx.signal.addEventListener('abort', release, { once: true });
+    if (!releaseOnSigterm) {
+      releaseOnSigterm = true;
+      // The worker gives running tasks a grace period on shutdown; release them at once instead.
+      process.once('SIGTERM', () => [...parked].forEach((r) => r()));
+    }
+  });
+}
 
 export const tools = [
   {
@@ -79,19 +99,25 @@ export const tools = [
       'Benchmark tool: runs only as a durable task and waits until it is aborted or the server stops.',
     inputSchema: { type: 'object' },
     task: { support: 'required', ttlMs: TASK_TTL_MS },
-    handler: (_args, ctx) =>
-      new Promise((resolve) => {
-        const release = () => {
-          parked.delete(release);
-          resolve({ content: [{ type: 'text', text: 'released' }] });
-        };
-        parked.add(release);
-        ctx.signal.addEventListener('abort', release, { once: true });
-        if (!releaseOnSigterm) {
-          releaseOnSigterm = true;
-          // The worker gives running tasks a grace period on shutdown; release them at once instead.
-          process.once('SIGTERM', () => [...parked].forEach((r) => r()));
-        }
-      }),
+    handler: (_args, ctx) => parkUntilReleased(ctx),
+  },
+  {
+    // The saturated-key row: the first run holds the only slot of SATURATED_KEY for the whole benchmark.
+    name: 'bench_hold',
+    description:
+      'Benchmark tool: runs only as a durable task, holds the only slot of its concurrency key until it is aborted or the server stops.',
+    inputSchema: { type: 'object' },
+    task: { support: 'required', ttlMs: TASK_TTL_MS, concurrency: { limit: 1, key: SATURATED_KEY } },
+    handler: (_args, ctx) => parkUntilReleased(ctx),
+  },
+  {
+    // The saturated-key row: its tasks wait, parked, for the slot bench_hold never frees (were one to run, it would
+    // complete at once).
+    name: 'bench_queued',
+    description:
+      'Benchmark tool: runs only as a durable task, one at a time with bench_hold (same concurrency key); completes at once.',
+    inputSchema: { type: 'object' },
+    task: { support: 'required', ttlMs: TASK_TTL_MS, concurrency: { limit: 1, key: SATURATED_KEY } },
+    handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
   },
 ];

@@ -11,6 +11,7 @@ import {
   PG_REPLICAS,
   PG_SCALE_POOL,
   RETRYING_TASKS,
+  SATURATED_TASKS,
   SCALE_FILES,
   SCALE_LARGE,
   SCALE_SMALL,
@@ -22,6 +23,7 @@ import {
   type StoreSize,
 } from '../config.js';
 import { fmtInt } from '../format.js';
+import { SATURATED_KEY } from '../tools.mjs';
 import type { Target } from '../types.js';
 import { listedTools } from './demo-tools.js';
 import { GATEWAY_SERVERS } from './gateway-servers.js';
@@ -207,6 +209,16 @@ const SQLITE_TASK_SERVERS: Record<string, ServerSpec> = {
     'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 --max-stored-tasks 0 (default worker; own SQLite ' +
       `file with ${fmtInt(RETRYING_TASKS)} bench_retry tasks waiting to retry a failed step)`,
     ['--max-active-tasks', '0', '--max-stored-tasks', '0'],
+  ),
+  // Creation next to SATURATED_TASKS tasks parked behind a full key: the flags of ours-tasks, and one worker slot
+  // more, which the run holding the key's slot takes, so that the created tasks get as many as on ours-tasks.
+  'ours-saturated': serveBenchTools(
+    'ours-saturated',
+    'bench-saturated.db',
+    'node bin/durable-mcp.js serve --tools bench/tools.mjs --concurrency 9 --max-active-tasks 0 --max-stored-tasks 0 ' +
+      `(own SQLite file with one bench_hold run holding the only slot of key "${SATURATED_KEY}" and ` +
+      `${fmtInt(SATURATED_TASKS)} bench_queued tasks parked behind it)`,
+    ['--concurrency', '9', '--max-active-tasks', '0', '--max-stored-tasks', '0'],
   ),
 };
 

@@ -60,11 +60,19 @@ export function readStore<T>(target: TargetView, read: (db: Database.Database) =
  * spill CPU into the next row. Reads the server's SQLite file: `tasks.runnable` is 1 from creation until the
  * run's final write.
  */
-export async function drainWorker(target: TargetView): Promise<DrainInfo> {
+export function drainWorker(target: TargetView): Promise<DrainInfo> {
+  return drainWorkerPast(target, '');
+}
+
+/**
+ * drainWorker, not counting the task `running`: a run that lasts the whole benchmark (its task stays runnable while
+ * it runs), such as the one that holds a concurrency key's only slot.
+ */
+export async function drainWorkerPast(target: TargetView, running: string): Promise<DrainInfo> {
   const db = new Database(target.store!, { readonly: true, fileMustExist: true });
   try {
-    const count = db.prepare('SELECT count(*) AS n FROM tasks WHERE runnable = 1');
-    const runnable = () => (count.get() as { n: number }).n;
+    const count = db.prepare('SELECT count(*) AS n FROM tasks WHERE runnable = 1 AND id <> ?');
+    const runnable = () => (count.get(running) as { n: number }).n;
     const started = performance.now();
     const backlog = runnable();
     let left = backlog;

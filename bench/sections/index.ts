@@ -8,6 +8,7 @@ import { memoryRows } from './memory.js';
 import { operatorRows, pgOperatorRows } from './operator.js';
 import { pgCreationRows, pgReplicaRows } from './postgres.js';
 import { pgPushRows, pushRows } from './push.js';
+import { saturatedRow } from './saturated.js';
 import { scaleRows } from './scale.js';
 import { sleepingRows } from './sleeping.js';
 import { statelessRows } from './stateless.js';
@@ -25,6 +26,7 @@ export const SECTIONS: Section[] = [
       ...keyedSqliteRows,
       parkedRow,
       ...waitingRows,
+      saturatedRow,
       ...readRows,
     ],
   },
