@@ -13,10 +13,12 @@ import { StoreUnavailableError } from '../tasks/errors.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
 import type { AdminHealthComponent, AdminRecordedStep, AdminTaskUpstreamView } from '../tasks/admin.js';
 import type { TaskInspection, TaskOwner } from '../tasks/task.js';
-import { parseOverviewQuery, parseTaskQuery } from './query.js';
+import { runBulk } from './bulk.js';
+import { parseBulkQuery, parseOverviewQuery, parseTaskQuery } from './query.js';
 import { bounded, sendError, sendJson } from './reply.js';
-import type { AdminAction, AdminChange } from './routes.js';
+import { isBulkChange, type AdminAction, type AdminBulkChange, type AdminChange } from './routes.js';
 import type {
+  BulkJson,
   DoneJson,
   RetriedJson,
   SessionJson,
@@ -96,7 +98,7 @@ async function run(context: ActionContext, action: QueryOrChange): Promise<void>
       sendJson(res, 200, healthView(context.health?.() ?? []));
       return;
     default:
-      return change(context, action);
+      return isBulkChange(action) ? bulk(context, action) : change(context, action);
   }
 }
 
@@ -189,4 +191,17 @@ async function change(context: ActionContext, action: AdminChange): Promise<void
   else if (result.ok) sendJson(res, 200, { ok: true } satisfies DoneJson);
   else if (result.reason === 'not_found') sendError(res, 'not_found', NOT_FOUND);
   else sendError(res, result.reason, CONFLICT_MESSAGES[result.reason]);
+}
+
+/** A bulk change (bulk.ts): 200 with the counts, or 400 for a filter refused. */
+async function bulk(context: ActionContext, action: AdminBulkChange): Promise<void> {
+  const query = parseBulkQuery(context.params);
+  if (!query.ok) {
+    sendError(context.res, 'bad_request', query.reason);
+    return;
+  }
+  const { store, scope, who, now, audit } = context;
+  const change = action.slice('bulk-'.length) as AdminChange;
+  const answer = await runBulk({ store, scope, who, now, audit, action: change, ...query.value });
+  sendJson(context.res, 200, answer satisfies BulkJson);
 }

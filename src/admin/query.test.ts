@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOverviewQuery, parseTaskQuery, parseTime } from './query.js';
+import { parseBulkQuery, parseOverviewQuery, parseTaskQuery, parseTime } from './query.js';
 
 const q = (text: string) => parseTaskQuery(new URLSearchParams(text));
 
@@ -69,6 +69,32 @@ describe('the query of a task search', () => {
     expect(parseTime('2026-12-04T08:00:00+01:00')).toBe(Date.parse('2026-12-04T07:00:00Z'));
     expect(parseTime('-5')).toBeUndefined();
     expect(parseTime('Dec 4 2026')).toBeUndefined();
+  });
+});
+
+describe('the query of a bulk change', () => {
+  const parse = (query: string) => parseBulkQuery(new URLSearchParams(query));
+
+  it('takes the filters of a search and dryRun, nothing of its order or page', () => {
+    expect(parse('tool=t&status=failed,cancelled&hasError=true&dryRun=true')).toEqual({
+      ok: true,
+      value: { filter: { tool: 't', status: ['failed', 'cancelled'], hasError: true }, dryRun: true },
+    });
+    expect(parse('')).toEqual({ ok: true, value: { filter: {}, dryRun: false } });
+    expect(parse('dryRun=false&tenant=A')).toEqual({
+      ok: true,
+      value: { filter: { tenant: 'A' }, dryRun: false },
+    });
+    for (const bad of [
+      'limit=5',
+      'sort=created',
+      'order=asc',
+      'cursor=x',
+      'dryRun=1',
+      'dryRun=true&dryRun=true',
+    ])
+      expect(parse(bad).ok, bad).toBe(false);
+    expect(parse('colour=blue')).toEqual({ ok: false, reason: 'unknown parameter "colour"' });
   });
 });
 

@@ -1,6 +1,6 @@
 // The query strings of the operator API, checked: a task search and the overview's windows. Every mistake is a
 // reason for a 400, never a throw.
-import type { AdminTaskQuery } from '../tasks/admin.js';
+import type { AdminTaskFilter, AdminTaskQuery } from '../tasks/admin.js';
 import { ERROR_OUTCOME_PATTERN } from '../tasks/error-outcome.js';
 import { TASK_OUTCOMES, TASK_STATUSES, type TaskOutcome, type TaskStatus } from '../tasks/task.js';
 
@@ -138,6 +138,31 @@ function parseListRest(values: Map<string, string>, query: AdminTaskQuery): Pars
   const cursor = values.get('cursor');
   if (cursor !== undefined) query.cursor = cursor;
   return { ok: true, value: query };
+}
+
+/** A bulk change: the filters of a search (no order, page or cursor) and whether it is a dry run. */
+export interface BulkQuery {
+  filter: AdminTaskFilter;
+  dryRun: boolean;
+}
+
+/** `POST …/bulk/{action}`: the filters of `GET …/tasks`, and `dryRun=true` to count without changing anything. */
+export function parseBulkQuery(params: URLSearchParams): Parsed<BulkQuery> {
+  const rest = new URLSearchParams();
+  let dryRun: string | undefined;
+  for (const [name, value] of params) {
+    if (['sort', 'order', 'limit', 'cursor'].includes(name))
+      return { ok: false, reason: `${name} is not a filter: a bulk change takes every matching task` };
+    if (name !== 'dryRun') rest.append(name, value);
+    else if (dryRun !== undefined) return { ok: false, reason: 'dryRun is given more than once' };
+    else dryRun = value;
+  }
+  const word = dryRun === undefined ? undefined : oneOf('dryRun', dryRun, ['true', 'false']);
+  if (word !== undefined && !word.ok) return word;
+  const query = parseTaskQuery(rest);
+  if (!query.ok) return query;
+  const { limit: _limit, ...filter } = query.value;
+  return { ok: true, value: { filter, dryRun: word?.value === 'true' } };
 }
 
 export interface OverviewQuery {

@@ -21,6 +21,14 @@ describe('the routes of the operator API', () => {
       methods: { POST: 'retry' },
       id: 't1',
     });
+    for (const action of ['cancel', 'retry', 'purge'])
+      expect(matchRoute(`/admin/api/v1/bulk/${action}`)).toEqual({
+        kind: 'route',
+        label: `bulk/${action}`,
+        methods: { POST: `bulk-${action}` },
+      });
+    expect(matchRoute('/admin/api/v1/bulk/delete')).toEqual({ kind: 'none' });
+    expect(matchRoute('/admin/api/v1/bulk')).toEqual({ kind: 'none' });
   });
 
   it('leaves other paths to the edge (404) and refuses a malformed id', () => {

@@ -3,13 +3,19 @@
 export const ADMIN_BASE_PATH = '/admin/api/v1';
 
 export type AdminAction =
-  'session' | 'events' | 'list' | 'overview' | 'health' | 'detail' | 'cancel' | 'retry' | 'purge';
+  'session' | 'events' | 'list' | 'overview' | 'health' | 'detail' | AdminChange | AdminBulkChange;
 
-/** The actions that change a task: audited, and refused without the CSRF token. */
-export type AdminChange = Extract<AdminAction, 'cancel' | 'retry' | 'purge'>;
+/** The actions that change one task: audited, and refused without the CSRF token. */
+export type AdminChange = 'cancel' | 'retry' | 'purge';
 
-export const isChange = (action: AdminAction): action is AdminChange =>
-  action === 'cancel' || action === 'retry' || action === 'purge';
+/** The same changes to every task a search matches (`POST /bulk/{cancel|retry|purge}`). */
+export type AdminBulkChange = 'bulk-cancel' | 'bulk-retry' | 'bulk-purge';
+
+export const isBulkChange = (action: AdminAction): action is AdminBulkChange => action.startsWith('bulk-');
+
+/** Whether the action changes tasks (one, or those a search matches): then it needs the CSRF token. */
+export const isChange = (action: AdminAction): action is AdminChange | AdminBulkChange =>
+  action === 'cancel' || action === 'retry' || action === 'purge' || isBulkChange(action);
 
 export type RouteMatch =
   | { kind: 'none' }
@@ -22,6 +28,12 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
   tasks: { GET: 'list' },
   overview: { GET: 'overview' },
   health: { GET: 'health' },
+};
+
+const BULK_ROUTES: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
+  cancel: { POST: 'bulk-cancel' },
+  retry: { POST: 'bulk-retry' },
+  purge: { POST: 'bulk-purge' },
 };
 
 const TASK_ROUTES: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
@@ -42,6 +54,10 @@ export function matchRoute(pathname: string): RouteMatch {
   if (parts.length === 1) {
     const methods = FIXED[first];
     return methods === undefined ? { kind: 'none' } : { kind: 'route', label: first, methods };
+  }
+  if (first === 'bulk' && parts.length === 2) {
+    const methods = BULK_ROUTES[id ?? ''];
+    return methods === undefined ? { kind: 'none' } : { kind: 'route', label: `bulk/${id ?? ''}`, methods };
   }
   if (first !== 'tasks' || id === undefined || id === '' || rest.length > 0) return { kind: 'none' };
   const methods = TASK_ROUTES[sub ?? ''];

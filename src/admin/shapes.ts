@@ -156,6 +156,19 @@ export interface RetriedJson {
   taskId: string;
 }
 
+/**
+ * The answer to `POST /bulk/{cancel|retry|purge}`: how many tasks matched the filter (within the operator's tenants,
+ * when the request ran) and, unless a dry run, how many the change was made to and why the others were left (e.g.
+ * `terminal`: already finished). `limited`: the bound of one request was reached; more tasks may match.
+ */
+export interface BulkJson {
+  dryRun?: true;
+  matched: number;
+  touched?: number;
+  skipped?: Record<string, number>;
+  limited?: true;
+}
+
 /** Every refusal. */
 export interface ErrorJson {
   error: { code: string; message: string };

@@ -3,7 +3,8 @@
 /**
  * `task.joined`: a tools/call whose idempotency key named an existing task got that task. `admin.*`: an operator's
  * change through the operator API (`tenant`/`principal` are the operator's), and `admin.denied` a refused attempt
- * (not an operator, or no valid CSRF token); `admin.payloads` an operator's read of a task's payloads.
+ * (not an operator, or no valid CSRF token); `admin.payloads` an operator's read of a task's payloads; `admin.bulk` an
+ * operator's bulk change as a whole (`method` names it).
  */
 export type AuditEventName =
   | 'task.created'
@@ -16,6 +17,7 @@ export type AuditEventName =
   | 'admin.cancel'
   | 'admin.retry'
   | 'admin.purge'
+  | 'admin.bulk'
   | 'admin.payloads'
   | 'admin.denied';
 
@@ -30,6 +32,9 @@ export interface AuditEvent {
   recordedStep?: string;
   tool?: string;
   method?: string;
+  /** `admin.bulk`: the tasks a bulk change matched, and those it changed (each has its own `admin.*` line too). */
+  matched?: number;
+  touched?: number;
   outcome: string;
 }
 

@@ -8,6 +8,7 @@ import { startAdminServer, TOKENS, type AdminServer, type Who } from '../support
 import { envelope, mcpHeaders, startServe } from '../support/cli.js';
 import { holdRequest, oneShot, type HeldRequest } from '../support/raw-http.js';
 import { defineAdminApiSuite } from '../support/admin-api-suite.js';
+import { defineAdminBulkSuite } from '../support/admin-bulk-suite.js';
 
 defineAdminApiSuite('the operator API on SQLite', (dir) => ['--store', join(dir, 'tasks.db')]);
 
@@ -150,3 +151,5 @@ describe('operator event streams', () => {
     expect(again?.status).toBe(200);
   });
 });
+
+defineAdminBulkSuite('bulk changes on SQLite', (dir) => ['--store', join(dir, 'tasks.db')]);

@@ -1,6 +1,6 @@
 // `durable-mcp admin` against a real server's operator API (not a stand-in): list with filters and every page, the
 // detail of a failed task, retry from its last finished step (as a new task), cancel, purge and the overview, as
-// operators scoped to one tenant and to all of them.
+// operators scoped to one tenant and to all of them; bulk changes by a filter.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -132,5 +132,36 @@ describe('durable-mcp admin against the operator API', () => {
     const text = await admin('root', ['overview']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('finished: completed 1, tool_error 0, failed 3, cancelled 1\n');
+  });
+
+  it('changes every task a filter matches: a dry run counts, a change asks on a terminal or needs --yes', async () => {
+    expect(await json('opsA', ['tasks', 'purge', '--status', 'failed', '--dry-run'])).toEqual({
+      dryRun: true,
+      matched: 3,
+      action: 'purge',
+    });
+    // On a terminal it asks with the count; anything but y changes nothing (exit 1).
+    const command = `${process.execPath} ${BIN} admin tasks purge --status failed --url ${server.proc.url}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...process.env, DURABLE_MCP_TOKEN: TOKENS.opsA },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    child.stdout.on('data', (c: Buffer) => (screen += c.toString()));
+    for (let i = 0; i < 400 && !screen.includes('[y/N]'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(screen).toContain('purge (delete for good) 3 matching task(s)? [y/N]');
+    child.stdin.write('n\r');
+    expect(await new Promise((r) => child.on('exit', r))).toBe(1);
+    expect(screen).toContain('nothing changed');
+    expect(await statusOf(failed[0] as string)).toBe('failed');
+    const unasked = await admin('root', ['tasks', 'purge', '--status', 'failed']);
+    expect(unasked).toMatchObject({ code: 2, stderr: expect.stringContaining('pass --yes') });
+    expect((await admin('root', ['tasks', 'cancel', slowA, '--status', 'failed'])).code).toBe(2);
+    expect((await admin('root', ['tasks', 'cancel', '--yes'])).code).toBe(2);
+    const purged = await admin('opsA', ['tasks', 'purge', '--status', 'failed', '--yes']);
+    expect(purged).toMatchObject({ code: 0, stdout: 'purge: 3 of 3 matching task(s)\n' });
+    const all = await admin('root', ['tasks', 'cancel', '--tenant', 'A', '--yes']);
+    expect(all).toMatchObject({ code: 0, stdout: 'cancel: 1 of 3 matching task(s) (skipped: 2 terminal)\n' });
+    await waitUntil(async () => (await statusOf(askingA)) === 'cancelled', 'the cancelled question');
   });
 });

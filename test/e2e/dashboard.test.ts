@@ -1,5 +1,6 @@
 // The operators' dashboard in a real browser (headless Chromium through playwright-core) against a real `serve` on
-// SQLite: sign-in, the overview, filters and pages of the list, a task changing live, a retry, a refused change.
+// SQLite: sign-in, the overview, filters and pages of the list, a task changing live, a retry, a refused change, a
+// bulk cancel.
 // Screenshots of each view go to test-results/screenshots/. Without Chromium the suite is skipped with a reason,
 // except with CI=true, where it fails.
 import { mkdirSync } from 'node:fs';
@@ -318,6 +319,25 @@ describe.skipIf(!chromiumAvailable)("the operators' dashboard", () => {
       'alpha',
       'mid',
     ]);
+  });
+
+  it('cancels every task the filters match, within the operator’s tenants, after a count and a confirmation', async () => {
+    const slow = [await server.create('alice', 'slow_job'), await server.create('alice', 'slow_job')];
+    const other = await server.create('bob', 'slow_job');
+    await page.goto(`${server.proc.origin}/admin#/tasks?tool=slow_job&status=working&limit=1`);
+    await page.locator('table.tasks tbody tr').first().waitFor();
+    await page.getByRole('button', { name: 'Cancel all matching' }).click();
+    const dialog = page.getByRole('dialog');
+    await poll(() => dialog.locator('#confirm-title').textContent()).toBe('Cancel 2 matching tasks?');
+    await dialog.getByRole('button', { name: 'Keep the tasks as they are' }).click();
+    expect((await server.api('GET', `/tasks/${slow[0]}`, 'root')).body.status).toBe('working');
+    await page.getByRole('button', { name: 'Cancel all matching' }).click();
+    await shot('bulk-cancel');
+    await dialog.getByRole('button', { name: 'Cancel 2 tasks' }).click();
+    await poll(() => page.locator('#notice').textContent()).toBe('Cancel: 2 of 2 matching tasks.');
+    for (const id of slow) await settled(id, 'cancelled');
+    await poll(() => page.locator('table.tasks tbody tr').count()).toBe(0);
+    expect((await server.api('GET', `/tasks/${other}`, 'root')).body.status).toBe('working');
   });
 
   it('signs the tab out, saying why, once the server refuses its token', async () => {

@@ -46,12 +46,18 @@ export function notify(text: string, kind: 'info' | 'error' = 'info'): void {
   box.append(h('p', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text));
 }
 
-/** Asks with the page's dialog; true when the operator confirms. */
-export function confirmAction(title: string, text: string, action: string): Promise<boolean> {
+/** Asks with the page's dialog; true when the operator confirms (`keep`: the button that declines). */
+export function confirmAction(
+  title: string,
+  text: string,
+  action: string,
+  keep = 'Keep the task as it is',
+): Promise<boolean> {
   const dialog = byId<HTMLDialogElement>('confirm');
   byId('confirm-title').textContent = title;
   byId('confirm-text').textContent = text;
   byId('confirm-ok').textContent = action;
+  byId('confirm-keep').textContent = keep;
   dialog.returnValue = '';
   dialog.showModal();
   return new Promise((resolve) => {

@@ -1,6 +1,7 @@
 // The task list: filters (kept in the address, so a reload or a shared link shows the same), newest first, one page
 // at a time through the API's cursor; rows change in place as events arrive, and new matching tasks appear on top.
 import { call, describeError } from './api.js';
+import { bulkActions } from './bulk-actions.js';
 import { h, notify, outcomeBadge, show, statusBadge, time } from './dom.js';
 import { onLive } from './live.js';
 import { toolName } from './overview.js';
@@ -66,12 +67,14 @@ export function taskListView(params: URLSearchParams): () => void {
   const body = h('tbody', {});
   const status = h('p', { class: 'muted', role: 'status', id: 'list-status' }, 'Loading…');
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' });
+  const actions = h('div', {});
   show(
     h(
       'section',
       { 'aria-labelledby': 'tasks-title' },
       h('h1', { id: 'tasks-title' }, 'Tasks'),
       filterForm(filters),
+      actions,
       status,
       h('table', { class: 'tasks' }, h('caption', { class: 'sr-only' }, 'Tasks, newest first'), head(), body),
       pager,
@@ -93,6 +96,7 @@ export function taskListView(params: URLSearchParams): () => void {
       },
     );
   };
+  actions.replaceChildren(bulkActions(filters, load));
   load();
   return onLive({
     resync: load,

@@ -15,6 +15,8 @@ import { readJsonValue } from '../json-input.js';
 import { confirm } from '../prompt.js';
 import { oneLine, printErr, printJson, printOut } from '../terminal-text.js';
 import { describeInspection } from './task-inspect.js';
+import { bulkChange, bulkUsage } from './admin-bulk.js';
+import { FILTER_FLAGS } from './admin-filters.js';
 
 export const taskVerbsUsage = `durable-mcp admin tasks <get|cancel|retry|purge> <taskId> [--yes] [flags]   (operators)
   get      everything the server keeps about the task, whoever owns it: steps, attempts, lease, errors
@@ -26,11 +28,15 @@ export const taskVerbsUsage = `durable-mcp admin tasks <get|cancel|retry|purge> 
            was unknown and that you checked was done, with the result it had)
   purge    delete a finished task and all it keeps; asks first on a terminal, needs --yes without one
   --yes    do not ask
+
+${bulkUsage}
 ${clientFlagsHelp}`;
 
 const TASK_FLAGS = {
   ...CLIENT_FLAGS,
+  ...FILTER_FLAGS,
   yes: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
   'record-step': { type: 'string' },
   value: { type: 'string' },
 } as const;
@@ -114,10 +120,14 @@ export async function taskVerb(argv: string[]): Promise<number> {
   const [, verb = '', id, ...extra] = positionals;
   if (verb !== 'get' && !isAction(verb))
     throw new UsageError(`unknown admin tasks command "${verb}"\n\n${taskVerbsUsage}`);
-  if (id === undefined || id === '' || extra.length > 0)
-    throw new UsageError(`admin tasks ${verb} needs exactly one task id`);
   const json = jsonOutput(values);
   const api = adminApiFromFlags(values);
+  if (id === undefined && verb !== 'get') return bulkChange(api, verb, values, json);
+  if (id === undefined || id === '' || extra.length > 0)
+    throw new UsageError(`admin tasks ${verb} needs exactly one task id`);
+  const filter = Object.keys(FILTER_FLAGS).find((name) => values[name] !== undefined);
+  if (filter !== undefined || values['dry-run'] !== undefined)
+    throw new UsageError(`--${filter ?? 'dry-run'} goes with a bulk change, without a task id`);
   if (verb === 'get') return getTask(api, id, json);
   if (verb === 'purge' && values.yes !== true) {
     if (process.stdin.isTTY !== true)

@@ -10,6 +10,9 @@ export const adminUsage = `durable-mcp admin <command> [flags]   (operators: eve
   tasks cancel <taskId>       request cancellation of an unfinished task
   tasks retry <taskId>        run a failed task again from its last finished step
   tasks purge <taskId>        delete a finished task and all it keeps (asks first; --yes without a terminal)
+  tasks cancel|retry|purge [filters] [--dry-run]
+                              the same to every task the filters match (asks with the count; --yes without a
+                              terminal; durable-mcp admin tasks cancel --help)
   overview                    counts by status and tool, recent activity, stuck tasks
 The token (--token or $DURABLE_MCP_TOKEN) must have the operator role; the API is /admin/api/v1 at the origin of
 --url (default $DURABLE_MCP_URL or http://127.0.0.1:3000/mcp). Exit codes: 0 done, 1 task not found or the action
