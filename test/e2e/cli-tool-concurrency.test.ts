@@ -1,5 +1,5 @@
 // `serve --tool-concurrency TOOL=N` over a real process: a second task of the tool waits for the first's slot and says
-// so; a name the server does not serve is a usage error (exit 2).
+// so, and /metrics counts it under the tool; a name the server does not serve is a usage error (exit 2).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('durable-mcp serve --tool-concurrency', () => {
   it('limits the runs of a tool: its second task waits for the first one’s slot', async () => {
     const p = await startServe(
-      ['--port', '0', '--store', join(dir, 'tasks.db'), '--tool-concurrency', 'generate_report=1'],
+      [
+        '--port',
+        '0',
+        '--store',
+        join(dir, 'tasks.db'),
+        '--tool-concurrency',
+        'generate_report=1',
+        '--metrics-stats-interval-ms',
+        '0',
+      ],
       15_000,
       // The first task stays in its outline step (holding the slot) for the whole test.
       { DURABLE_MCP_DEMO_OUTLINE_MS: '20000' },
@@ -39,6 +48,9 @@ describe('durable-mcp serve --tool-concurrency', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect((await statusOf(second)).status).toBe('working');
+    // The waiting task is counted under its tool.
+    const metrics = await (await fetch(`${p.origin}/metrics`)).text();
+    expect(metrics).toContain('durable_mcp_tool_slot_waits{tool="generate_report"} 1');
   });
 
   it('refuses a tool the server does not serve, and a limit that is not a whole number from 1', async () => {

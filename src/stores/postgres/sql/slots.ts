@@ -105,6 +105,6 @@ export function slotSql(s: string, notify: Notify) {
         FROM k WHERE k.key IS NOT NULL
       ) SELECT key FROM k WHERE key IS NOT NULL LIMIT ${SWEPT_KEYS}`,
 
-    parkedCount: `SELECT count(*)::int AS n FROM ${s}.tasks a WHERE ${parked('a')}`,
+    parkedByTool: `SELECT a.tool, count(*)::int AS n FROM ${s}.tasks a WHERE ${parked('a')} GROUP BY a.tool`,
   };
 }

@@ -66,9 +66,9 @@ export function prepareSlotQueries(db: SqliteDatabase) {
       ) SELECT key FROM k WHERE key IS NOT NULL`,
     )
     .pluck();
-  const parkedCount = db
-    .prepare(`SELECT count(*) FROM tasks INDEXED BY tasks_parked WHERE ${PARKED}`)
-    .pluck();
+  const parkedByTool = db.prepare(
+    `SELECT tool, count(*) AS n FROM tasks INDEXED BY tasks_parked WHERE ${PARKED} GROUP BY tool`,
+  );
   return {
     /** Slots of `key` held by live runs other than task `id`'s. */
     slotsHeld: (key: string, id: string, now: number) => held.get({ key, id, now }) as number,
@@ -88,6 +88,7 @@ export function prepareSlotQueries(db: SqliteDatabase) {
       unpark.run({ id: t.id, tenant: t.tenant, principal: t.principal, now }),
     /** Keys that have parked tasks (at most SWEPT_KEYS). */
     parkedKeys: () => parkedKeys.all() as string[],
-    parkedCount: () => parkedCount.get() as number,
+    /** The parked tasks, by tool. */
+    parkedByTool: () => parkedByTool.all() as { tool: string; n: number }[],
   };
 }
