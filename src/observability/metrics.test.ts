@@ -116,6 +116,24 @@ describe('metrics: slot waits', () => {
     expect(await store.claim('w', 30_000, T0)).toBeUndefined();
     expect(await slotWaits()).toBe(1);
   });
+
+  it('count them by tool, tools not served adding up under "other"', async () => {
+    const { store, url } = await serveMetrics({ statsIntervalMs: 0, tools: ['deploy'] });
+    const byTool = async (): Promise<string[]> =>
+      (await (await fetch(url)).text())
+        .split('\n')
+        .filter((l) => l.startsWith('durable_mcp_tool_slot_waits{'));
+    expect(await byTool()).toEqual([]);
+    const one = { key: 'deploy', limit: 1 };
+    for (const tool of ['deploy', 'deploy', 'deploy', 'echo', 'sync'])
+      await store.create(newTask({ createdAt: T0, tool, concurrency: one }));
+    await store.claim('w', 30_000, T0);
+    expect(await store.claim('w', 30_000, T0)).toBeUndefined();
+    expect(await byTool()).toEqual([
+      'durable_mcp_tool_slot_waits{tool="deploy"} 2',
+      'durable_mcp_tool_slot_waits{tool="other"} 2',
+    ]);
+  });
 });
 
 describe('metrics: bearer token', () => {

@@ -74,6 +74,12 @@ function storeGauges(registry: Registry) {
       help: 'Working tasks parked until a slot of their concurrency key frees',
       registers: [registry],
     }),
+    toolSlotWaits: new Gauge({
+      name: `${P}tool_slot_waits`,
+      help: 'Working tasks parked until a slot of their concurrency key frees, by tool (tools with none absent)',
+      labelNames: ['tool'],
+      registers: [registry],
+    }),
   };
 }
 
@@ -108,6 +114,7 @@ function statsCollector(
   gauges: ReturnType<typeof storeGauges>,
   intervalMs: number,
   now: () => number,
+  toolLabel: (tool: string) => string,
 ): () => Promise<void> {
   const read = store.stats?.bind(store);
   const statsCache = read === undefined ? undefined : createStatsCache(read, Math.max(0, intervalMs), now);
@@ -118,6 +125,14 @@ function statsCollector(
     gauges.backlog.set(stats.runnable);
     gauges.inputWaits.set(stats.byStatus.input_required);
     if (stats.parked !== undefined) gauges.slotWaits.set(stats.parked);
+    if (stats.parkedByTool !== undefined) {
+      // Set anew on each read: a tool whose tasks no longer wait drops out. Tools past the label cap add up in "other".
+      const byLabel = new Map<string, number>();
+      for (const [tool, n] of Object.entries(stats.parkedByTool))
+        byLabel.set(toolLabel(tool), (byLabel.get(toolLabel(tool)) ?? 0) + n);
+      gauges.toolSlotWaits.reset();
+      for (const [tool, n] of byLabel) gauges.toolSlotWaits.set({ tool }, n);
+    }
   };
 }
 
@@ -168,14 +183,13 @@ export function createMetrics(
     registers: [registry],
   }).set({ version: VERSION }, 1);
   const gauges = storeGauges(registry);
-  const tasks = createTaskMetrics(
-    registry,
-    createToolLabels({ tools: options.tools, max: options.maxToolLabels }),
-  );
+  const toolLabel = createToolLabels({ tools: options.tools, max: options.maxToolLabels });
+  const tasks = createTaskMetrics(registry, toolLabel);
   const http = httpInstruments(registry);
   // Both kinds shown from the start, at 0.
   for (const kind of ['listen', 'operator'] as const) http.subscriptions.set({ kind }, 0);
-  const collect = statsCollector(store, gauges, options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS, now);
+  const intervalMs = options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS;
+  const collect = statsCollector(store, gauges, intervalMs, now, toolLabel);
   const allowed = bearerCheck(options.token);
 
   return {

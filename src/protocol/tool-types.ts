@@ -128,7 +128,7 @@ export interface TaskPolicy {
   /**
    * At most `limit` of this tool's tasks run at once, across every replica on the store: counted in the store when
    * a task is claimed. A slot is held only while a run executes (a task sleeping, in retry back-off or waiting for
-   * input holds none); a task that finds its key full waits, `working`, without holding a worker, until a slot frees.
+   * input holds none) unless `hold: 'task'`; a task that finds its key full waits, `working`, without holding a worker, until a slot frees.
    * `key` (default: the tool's name) shares one limit between tools. Synchronous calls are not counted.
    */
   concurrency?: TaskConcurrency;
@@ -144,6 +144,12 @@ export interface TaskConcurrency {
    * is stored as a keyed digest, never in clear, when the task's payloads are encrypted.
    */
   key?: string | ((args: JsonObject, owner: AuthInfo) => string);
+  /**
+   * How long a task holds its slot: `'run'` (default) only while a run executes; `'task'` from its first run until it
+   * ends (completed, failed, cancelled, expired or purged), through its sleeps, retry back-offs and waits for input:
+   * one deploy per environment, start to end.
+   */
+  hold?: 'run' | 'task';
 }
 
 export interface ToolAnnotations {

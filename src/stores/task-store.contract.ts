@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
 import { concurrencyContract } from './contract/concurrency.contract.js';
+import { concurrencyHoldContract } from './contract/concurrency-hold.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
@@ -65,5 +66,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     shownContract(h);
     liveInputContract(h);
     concurrencyContract(h);
+    concurrencyHoldContract(h);
   });
 }

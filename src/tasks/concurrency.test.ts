@@ -13,6 +13,24 @@ describe('concurrency limits', () => {
     expect(concurrencyOf('pay', undefined)).toBeUndefined();
   });
 
+  it("carry hold 'task' (a slot held until the task ends), and refuse any other hold than 'run' or 'task'", () => {
+    expect(concurrencyOf('deploy', { limit: 1, hold: 'task' })).toEqual({
+      key: 'deploy',
+      limit: 1,
+      hold: 'task',
+    });
+    expect(concurrencyOf('deploy', { limit: 1, hold: 'run' })).toEqual({ key: 'deploy', limit: 1 });
+    const perEnv = { limit: 1, hold: 'task' as const, key: (args: { env: string }) => `deploy:${args.env}` };
+    expect(concurrencyOf('deploy', perEnv, { args: { env: 'prod' }, owner: {} })).toEqual({
+      key: 'deploy:prod',
+      limit: 1,
+      derived: true,
+      hold: 'task',
+    });
+    expect(policyProblem('deploy', { limit: 1, hold: 'run' })).toBeUndefined();
+    expect(policyProblem('deploy', { limit: 1, hold: 'always' as 'task' })).toMatch(/^hold must be/);
+  });
+
   it('refuse limits that are not whole numbers from 1 and keys that are empty, long or unprintable', () => {
     expect(concurrencyProblem(2, 'payments')).toBeUndefined();
     for (const limit of [0, -1, 1.5, Number.NaN, Infinity, 1_000_001])

@@ -23,6 +23,8 @@ export function concurrencyProblem(limit: number, key: string): string | undefin
 export interface ConcurrencyPolicy<A, O> {
   limit: number;
   key?: string | ((args: A, owner: O) => string);
+  /** How long a task holds its slot: while a run executes ('run', the default) or until the task ends ('task'). */
+  hold?: 'run' | 'task';
 }
 
 /**
@@ -35,14 +37,17 @@ export function concurrencyOf<A, O>(
   call?: { args: A; owner: O },
 ): ConcurrencyLimit | undefined {
   if (policy === undefined) return undefined;
-  if (typeof policy.key !== 'function') return { key: policy.key ?? tool, limit: policy.limit };
+  const hold = policy.hold === 'task' ? { hold: 'task' as const } : {};
+  if (typeof policy.key !== 'function') return { key: policy.key ?? tool, limit: policy.limit, ...hold };
   if (call === undefined) return undefined;
   const key: unknown = policy.key(call.args, call.owner);
   const problem = typeof key === 'string' ? concurrencyProblem(policy.limit, key) : 'key must be a string';
   if (problem !== undefined) throw new Error(`tool "${tool}": task.concurrency: the computed ${problem}`);
-  return { key: key as string, limit: policy.limit, derived: true };
+  return { key: key as string, limit: policy.limit, derived: true, ...hold };
 }
 
 /** Why a policy is refused at registration (its key, when a function, is checked when it is computed). */
 export const policyProblem = <A, O>(tool: string, policy: ConcurrencyPolicy<A, O>): string | undefined =>
-  concurrencyProblem(policy.limit, typeof policy.key === 'function' ? 'computed' : (policy.key ?? tool));
+  policy.hold !== undefined && policy.hold !== 'run' && policy.hold !== 'task'
+    ? `hold must be 'run' or 'task'`
+    : concurrencyProblem(policy.limit, typeof policy.key === 'function' ? 'computed' : (policy.key ?? tool));

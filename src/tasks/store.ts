@@ -87,6 +87,8 @@ export interface TaskStats {
   runnable: number;
   /** Working tasks parked until a slot of their concurrency key frees (a store without concurrency limits: absent). */
   parked?: number;
+  /** The parked tasks by tool (present with `parked`; tools without parked tasks absent). */
+  parkedByTool?: Record<string, number>;
 }
 
 /** A page of one owner's tasks, in creation order: those after `after` (exclusive), at most `limit`. */

@@ -140,6 +140,11 @@ export interface ConcurrencyLimit {
    * keyed digest of it instead (PayloadSealing.concurrencyKey).
    */
   derived?: boolean;
+  /**
+   * 'task': the slot is held from the task's first run until it ends (a sleep, a retry back-off or a wait for input
+   * keeps it), not only while a run executes.
+   */
+  hold?: 'task';
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */

@@ -1,5 +1,6 @@
 // task.concurrency over a real port: a tool limited to one run per customer (a key computed from its arguments)
-// runs one task per customer at a time, tasks of other customers alongside; the one that waits says so.
+// runs one task per customer at a time, tasks of other customers alongside; the one that waits says so. A tool holding
+// its slot until its task ends (hold 'task') runs one task through its sleep before the next starts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/advanced.js';
 import { defineTool, textResult } from '../../src/index.js';
@@ -28,9 +29,23 @@ const syncCustomer = defineTool<{ customer: string }>({
   },
 });
 
+/** What the runs of `release` did, in order: a release's sleep must not let another start. */
+const releases: string[] = [];
+const release = defineTool<{ name: string }>({
+  name: 'release',
+  inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+  task: { support: 'required', concurrency: { limit: 1, hold: 'task' } },
+  handler: async ({ name }, ctx) => {
+    await ctx.step('build', () => releases.push(`build ${name}`));
+    await ctx.sleep('soak', 300);
+    await ctx.step('ship', () => releases.push(`ship ${name}`));
+    return textResult(`released ${name}`);
+  },
+});
+
 beforeAll(async () => {
   server = await startDurableServer({
-    toolSets: [{ tools: [syncCustomer] }],
+    toolSets: [{ tools: [syncCustomer, release] }],
     worker: { concurrency: 8, pollMs: 20 },
   });
 });
@@ -64,5 +79,29 @@ describe('task.concurrency with a key computed from the arguments', () => {
     expect(most.get('globex')).toBe(1);
     expect(messages).toContain('Waiting for a free slot of concurrency key "customer:acme" to run.');
     expect(messages.some((m) => m.includes('globex') && m.startsWith('Waiting'))).toBe(false);
+  });
+});
+
+describe("task.concurrency with hold: 'task'", () => {
+  it('keeps the slot through a sleep: the second task starts once the first has ended', async () => {
+    const client = createHttpClient({ url: server.url, capabilities: TASKS });
+    const ids: string[] = [];
+    for (const name of ['a', 'b']) {
+      const { result } = await client.request('tools/call', { name: 'release', arguments: { name } });
+      ids.push((result as { taskId: string }).taskId);
+    }
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const tasks = await Promise.all(
+        ids.map(
+          async (taskId) => (await client.request('tasks/get', { taskId })).result as { status: string },
+        ),
+      );
+      if (tasks.every((t) => t.status === 'completed')) break;
+      if (Date.now() > end) throw new Error(`not all completed: ${JSON.stringify(tasks)}`);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    // With hold 'run', b would build while a sleeps.
+    expect(releases).toEqual(['build a', 'ship a', 'build b', 'ship b']);
   });
 });

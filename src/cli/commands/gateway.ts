@@ -18,6 +18,7 @@ import { createLogger, type Logger } from '../../observability/logger.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { MAX_CONCURRENCY_LIMIT } from '../../tasks/concurrency.js';
 import { intFlag, parseFlags, UsageError } from '../args.js';
+import { withToolConcurrency } from '../tool-concurrency.js';
 import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
 import { serveWith } from './serve.js';
@@ -226,6 +227,13 @@ function sessionSettings(values: Record<string, string | boolean | undefined>): 
   return { poolSize, sessions };
 }
 
+/** The gateway's own tools (--tools), under --tool-concurrency (the upstream's tools are limited upstream). */
+const ownToolSets = async (settings: ServeSettings): Promise<ToolSet[]> =>
+  withToolConcurrency(
+    settings.tools === '' ? [] : await loadToolSets(settings.tools),
+    settings.toolConcurrency,
+  );
+
 export async function gateway(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, { ...SERVE_FLAGS, ...GATEWAY_FLAGS });
   const target = upstreamTarget(values);
@@ -239,7 +247,7 @@ export async function gateway(argv: string[]): Promise<void> {
     1,
   );
   const refreshMs = intFlag(values['upstream-refresh-ms'], 'upstream-refresh-ms', DEFAULT_REFRESH_MS);
-  const own: ToolSet[] = settings.tools === '' ? [] : await loadToolSets(settings.tools);
+  const own = await ownToolSets(settings);
   const logger = createLogger(settings.logLevel);
   // Metrics exist once the store has opened: until then the upstream's reports are only remembered as its health.
   const recorder: { current?: UpstreamRecorder; up: boolean } = { up: false };

@@ -14,6 +14,7 @@ import type { ListenHttpOptions } from '../../transport/http/node-server.js';
 import { intFlag, UsageError } from '../args.js';
 import { authFlagsFrom, type AuthFlags } from '../auth-config.js';
 import { storeFrom, type StoreFlags } from '../store-config.js';
+import { parseToolConcurrency } from '../tool-concurrency.js';
 
 export const SERVE_FLAGS = {
   host: { type: 'string' },
@@ -41,6 +42,7 @@ export const SERVE_FLAGS = {
   'request-timeout-ms': { type: 'string' },
   stdio: { type: 'boolean' },
   concurrency: { type: 'string' },
+  'tool-concurrency': { type: 'string', multiple: true },
   'lease-ms': { type: 'string' },
   'removed-tool-drain-ms': { type: 'string' },
   'step-max-attempts': { type: 'string' },
@@ -137,6 +139,8 @@ export interface MetricsSettings {
 export interface ServeSettings {
   store: StoreFlags;
   tools: string;
+  /** --tool-concurrency: the concurrency limit of tools served, by name. */
+  toolConcurrency: Map<string, number>;
   stdio: boolean;
   logLevel: string;
   audit: boolean;
@@ -363,6 +367,8 @@ export function serveSettings(values: Flags): ServeSettings {
   return {
     store: storeFromFlags(values),
     tools: (values.tools as string | undefined) ?? 'demo',
+    // A repeatable flag: parseArgs gives its values as a list.
+    toolConcurrency: parseToolConcurrency([values['tool-concurrency'] ?? []].flat() as string[]),
     stdio: values.stdio === true,
     logLevel: (values['log-level'] as string | undefined) ?? 'info',
     audit: values['no-audit'] !== true,

@@ -48,6 +48,9 @@ export const serveUsage = `durable-mcp serve [flags]
   --shutdown-grace-ms N  then in-flight requests and task runs get this long before they are cut or handed back
                          (default 10000)
   --concurrency N        task runs at once in this process (default 8; 0 runs no tasks here)
+  --tool-concurrency TOOL=N  at most N tasks of the task tool TOOL run at once across every replica on the store
+                         (sets or overrides its task.concurrency limit; key: its own, default the tool's name;
+                         repeatable)
   --lease-ms N           task lease length; heartbeats renew it every third (default 30000)
   --removed-tool-drain-ms N  tasks of a tool this server does not offer are left for other servers this long after
                          their last change, then failed (default 3600000)

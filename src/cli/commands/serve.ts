@@ -17,6 +17,7 @@ import type { ToolSet } from '../../protocol/define.js';
 import { parseFlags } from '../args.js';
 import { VERSION } from '../../version.js';
 import { printErr, printOut } from '../terminal-text.js';
+import { withToolConcurrency } from '../tool-concurrency.js';
 import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
 import { mainOrigin, metricsOrigin } from './serve-helpers.js';
@@ -222,7 +223,7 @@ export async function serve(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, SERVE_FLAGS);
   // Usage errors first, before anything is opened.
   const settings = serveSettings(values);
-  const toolSets = await loadToolSets(settings.tools);
+  const toolSets = withToolConcurrency(await loadToolSets(settings.tools), settings.toolConcurrency);
   const logger = createLogger(settings.logLevel);
   return serveWith(settings, toolSets, logger);
 }

@@ -46,7 +46,8 @@ export function concurrencyContract(h: ContractStore): void {
         statusMessage: slotWaitMessage('payments'),
       });
       expect(await h.store.countRunnable(h.t)).toBe(0);
-      if (h.store.stats !== undefined) expect((await h.store.stats(h.t)).parked).toBe(1);
+      if (h.store.stats !== undefined)
+        expect(await h.store.stats(h.t)).toMatchObject({ parked: 1, parkedByTool: { echo: 1 } });
 
       // A run's ending frees its slot: the parked task is claimed next.
       const first = must(claimed[0]);

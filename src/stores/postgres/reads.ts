@@ -4,6 +4,7 @@ import type { TaskStats } from '../../tasks/store.js';
 import type { StoreReads as Reads } from '../built-in.js';
 import type { TaskStatus } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
+import { parkedStats } from '../core/parked.js';
 import { missOf } from '../core/rows.js';
 import { holderOf, type KeyedLookup } from './creations.js';
 import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
@@ -43,7 +44,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
 
     async stats(now): Promise<TaskStats> {
       const [row] = await db.query<Record<TaskStatus | 'runnable', number>>(q.stats, [now]);
-      const [parked] = await db.query<{ n: number }>(q.parkedCount);
+      const parked = await db.query<{ tool: string; n: number }>(q.parkedByTool);
       const n = (key: TaskStatus | 'runnable'): number => row?.[key] ?? 0;
       return {
         byStatus: {
@@ -54,7 +55,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
           cancelled: n('cancelled'),
         },
         runnable: n('runnable'),
-        parked: parked?.n ?? 0,
+        ...parkedStats(parked),
       };
     },
 

@@ -161,6 +161,7 @@ function defineSuites(): void {
         byStatus: { working: 200, input_required: 0, completed: 0, failed: 0, cancelled: 0 },
         runnable: 0,
         parked: 0,
+        parkedByTool: {},
       });
     });
 
@@ -289,6 +290,7 @@ function defineSuites(): void {
         byStatus: { working: 1, input_required: 0, completed: 1, failed: 0, cancelled: 0 },
         runnable: 1,
         parked: 0,
+        parkedByTool: {},
       });
       // Two rows never make an index worth it to the planner: forbid sequential scans to see that it can serve.
       const client = await admin.connect();

@@ -5,6 +5,7 @@ import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
+import { parkedStats } from '../core/parked.js';
 import { toInspection } from '../core/rows.js';
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
@@ -57,7 +58,7 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
 
     async stats(now) {
       const { runnable, ...byStatus } = q.stats(now);
-      return { byStatus, runnable, parked: q.parkedCount() };
+      return { byStatus, runnable, ...parkedStats(q.parkedByTool()) };
     },
 
     async countRunnable(now) {

@@ -293,6 +293,7 @@ describe('SQLite task store on a shared file', () => {
       byStatus: { working: 1, input_required: 0, completed: 1, failed: 0, cancelled: 0 },
       runnable: 1,
       parked: 0,
+      parkedByTool: {},
     });
     const check = new Database(path, { readonly: true });
     try {

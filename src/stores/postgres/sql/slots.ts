@@ -6,13 +6,15 @@ import { FAIR_STEP, fairPlace, type Notify } from './fragments.js';
 /** How many keys with parked tasks one sweep looks at (more wait for the next sweep). */
 export const SWEPT_KEYS = 1_000;
 
+/** A task (alias `t`) that holds its slot until it ends (concurrency_hold 'task') still does: it has not ended. */
+const HOLDING_TASK = `t.concurrency_hold = 'task' AND t.status IN ('working','input_required')`;
 /**
- * A slot row `c` held by a live run at `now`: the run of its token still holds a lease on the task (working, or
- * waiting for live input, which keeps its lease: live-input.ts).
+ * A slot row `c` held at `now`: by a live run, the run of its token still holding a lease on the task (working, or
+ * waiting for live input, which keeps its lease: live-input.ts); or by a task that holds it until it ends.
  */
 const held = (s: string, now: string): string => `EXISTS (SELECT 1 FROM ${s}.tasks t
-  WHERE t.id = c.task_id AND t.attempt = c.token AND t.lease_owner IS NOT NULL AND t.lease_until >= ${now}
-    AND t.status IN ('working','input_required'))`;
+  WHERE t.id = c.task_id AND (${HOLDING_TASK} OR (t.attempt = c.token AND t.lease_owner IS NOT NULL
+    AND t.lease_until >= ${now} AND t.status IN ('working','input_required'))))`;
 /** A task (alias `a`) parked for a slot of its key (the rows of tasks_parked and tasks_parked_owner). */
 const parked = (a: string): string => `${a}.parked_at IS NOT NULL AND ${a}.status = 'working'`;
 
@@ -60,8 +62,12 @@ export function slotSql(s: string, notify: Notify) {
       ), announced AS (SELECT ${notify('p.id', 'false', 'false')} FROM parked p)
       SELECT (SELECT count(*) FROM took)::int AS took, (SELECT count(*) FROM announced)::int AS parked`,
 
-    /** $1 id, $2 token: the slot that run held goes (its key back, if it held one). */
-    releaseSlot: `DELETE FROM ${s}.concurrency_slots WHERE task_id = $1 AND token = $2 RETURNING key`,
+    /**
+     * $1 id, $2 token: the slot that run held goes (its key back, if it held one), unless its task holds it until it
+     * ends and has not (a sleep, a back-off, an input wait).
+     */
+    releaseSlot: `DELETE FROM ${s}.concurrency_slots c WHERE c.task_id = $1 AND c.token = $2
+      AND NOT EXISTS (SELECT 1 FROM ${s}.tasks t WHERE t.id = c.task_id AND ${HOLDING_TASK}) RETURNING key`,
 
     /**
      * $1 key, $2 now: slot rows whose run no longer holds a lease go, and as many parked tasks of the key as it has
@@ -105,6 +111,6 @@ export function slotSql(s: string, notify: Notify) {
         FROM k WHERE k.key IS NOT NULL
       ) SELECT key FROM k WHERE key IS NOT NULL LIMIT ${SWEPT_KEYS}`,
 
-    parkedCount: `SELECT count(*)::int AS n FROM ${s}.tasks a WHERE ${parked('a')}`,
+    parkedByTool: `SELECT a.tool, count(*)::int AS n FROM ${s}.tasks a WHERE ${parked('a')} GROUP BY a.tool`,
   };
 }

@@ -6,12 +6,14 @@ import { FAIR_PLACE, FAIR_STEP } from './conditions.js';
 /** How many keys with parked tasks one sweep looks at (more wait for the next sweep). */
 export const SWEPT_KEYS = 1_000;
 
+/** A task that holds its slot until it ends (concurrency_hold 'task') still does: it has not ended. */
+const HOLDING_TASK = `t.concurrency_hold = 'task' AND t.status IN ('working','input_required')`;
 /**
- * A slot row held by a live run: the run of its token still holds a lease on the task at @now (working, or waiting for
- * live input, which keeps its lease: live-input.ts).
+ * A slot row held: by a live run, the run of its token still holding a lease on the task at @now (working, or waiting
+ * for live input, which keeps its lease: live-input.ts); or by a task that holds it until it ends (HOLDING_TASK).
  */
-const HELD = `t.id = c.task_id AND t.attempt = c.token AND t.lease_owner IS NOT NULL AND t.lease_until >= @now
-  AND t.status IN ('working','input_required')`;
+const HELD = `t.id = c.task_id AND (${HOLDING_TASK} OR (t.attempt = c.token AND t.lease_owner IS NOT NULL
+  AND t.lease_until >= @now AND t.status IN ('working','input_required')))`;
 /** A task parked for a slot of @key (the rows of tasks_parked and tasks_parked_owner). */
 const PARKED = `parked_at IS NOT NULL AND status = 'working'`;
 /**
@@ -45,8 +47,12 @@ export function prepareSlotQueries(db: SqliteDatabase) {
   const park = db.prepare(`
     UPDATE tasks SET runnable = 0, parked_at = @now, fair_at = ${PARKED_PLACE}, placed_at = @now, updated_at = @now
     WHERE id = @id`);
+  // A task holding its slot until it ends keeps it when a run ends otherwise (a sleep, a back-off, an input wait).
   const release = db
-    .prepare(`DELETE FROM concurrency_slots WHERE task_id = ? AND token = ? RETURNING key`)
+    .prepare(
+      `DELETE FROM concurrency_slots AS c WHERE c.task_id = ? AND c.token = ?
+        AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = c.task_id AND ${HOLDING_TASK}) RETURNING key`,
+    )
     .pluck();
   const dropLapsed = db.prepare(`
     DELETE FROM concurrency_slots AS c WHERE c.key = @key AND NOT EXISTS (SELECT 1 FROM tasks t WHERE ${HELD})`);
@@ -66,9 +72,9 @@ export function prepareSlotQueries(db: SqliteDatabase) {
       ) SELECT key FROM k WHERE key IS NOT NULL`,
     )
     .pluck();
-  const parkedCount = db
-    .prepare(`SELECT count(*) FROM tasks INDEXED BY tasks_parked WHERE ${PARKED}`)
-    .pluck();
+  const parkedByTool = db.prepare(
+    `SELECT tool, count(*) AS n FROM tasks INDEXED BY tasks_parked WHERE ${PARKED} GROUP BY tool`,
+  );
   return {
     /** Slots of `key` held by live runs other than task `id`'s. */
     slotsHeld: (key: string, id: string, now: number) => held.get({ key, id, now }) as number,
@@ -88,6 +94,7 @@ export function prepareSlotQueries(db: SqliteDatabase) {
       unpark.run({ id: t.id, tenant: t.tenant, principal: t.principal, now }),
     /** Keys that have parked tasks (at most SWEPT_KEYS). */
     parkedKeys: () => parkedKeys.all() as string[],
-    parkedCount: () => parkedCount.get() as number,
+    /** The parked tasks, by tool. */
+    parkedByTool: () => parkedByTool.all() as { tool: string; n: number }[],
   };
 }
