@@ -31,6 +31,8 @@ export interface EncodedTask {
   /** NewTask.concurrency, or null. */
   concurrencyKey: string | null;
   concurrencyLimit: number | null;
+  /** NewTask.priority, or 0. */
+  priority: number;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -69,5 +71,6 @@ export function encodeTask(
         ? null
         : sealing.concurrencyKey(sealed, task.concurrency.key, task.concurrency.derived === true),
     concurrencyLimit: task.concurrency?.limit ?? null,
+    priority: task.priority ?? 0,
   };
 }

@@ -29,5 +29,6 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.toolVersion),
     tasks.map((t) => t.concurrencyKey),
     tasks.map((t) => t.concurrencyLimit),
+    tasks.map((t) => t.priority),
   ];
 }
