@@ -28,6 +28,7 @@ export {
 } from './contract/harness.contract.js';
 export {
   expectLimitHeldAfterUpgrade,
+  expectPrioritiesAfterUpgrade,
   expectUpgradedErrorOutcomes,
   expectUpgradedInspection,
   expectUpgradedLineOrder,
