@@ -11,6 +11,7 @@ import type {
 import type { ServerControl } from './tool-types.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import { policyProblem } from '../tasks/concurrency.js';
+import { priorityProblem } from '../tasks/priority.js';
 import type { JsonObject } from './types.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { asksProblem } from './tool-asks.js';
@@ -76,6 +77,10 @@ export class Registry {
     const limited = def.task?.concurrency;
     const limitProblem = limited && policyProblem(def.name, limited);
     if (limitProblem !== undefined) throw new Error(`tool "${def.name}": task.concurrency: ${limitProblem}`);
+    const priority = def.task?.priority;
+    const rank =
+      typeof priority === 'function' || priority === undefined ? undefined : priorityProblem(priority);
+    if (rank !== undefined) throw new Error(`tool "${def.name}": task.priority ${rank}`);
     const inputSchema = def.inputSchema ?? { type: 'object' };
     const listing: JsonObject = { name: def.name };
     if (def.title !== undefined) listing.title = def.title;

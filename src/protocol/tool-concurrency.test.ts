@@ -1,4 +1,4 @@
-// A tool's task.concurrency is checked when the tool is registered.
+// A tool's task.concurrency and task.priority are checked when the tool is registered.
 import { describe, expect, it } from 'vitest';
 import { defineTool } from './define.js';
 import { Registry } from './registry.js';
@@ -16,5 +16,21 @@ describe('a tool registered with a concurrency limit', () => {
       'tool "deploy": task.concurrency: limit must be a whole number from 1 to 1000000',
     );
     expect(() => new Registry([{ tools: [tool(1, '')] }])).toThrow(/tool "deploy": task.concurrency: key/);
+  });
+});
+
+describe('a tool registered with a priority', () => {
+  it('is refused at registration when its priority is not a whole number from -100 to 100', () => {
+    const tool = (priority: number) =>
+      defineTool({
+        name: 'report',
+        task: { support: 'optional', priority },
+        handler: () => ({ content: [] }),
+      });
+    expect(() => new Registry([{ tools: [tool(100)] }])).not.toThrow();
+    expect(() => new Registry([{ tools: [tool(101)] }])).toThrow(
+      'tool "report": task.priority must be a whole number from -100 to 100',
+    );
+    expect(() => new Registry([{ tools: [tool(0.5)] }])).toThrow(/task.priority/);
   });
 });

@@ -132,6 +132,14 @@ export interface TaskPolicy {
    * `key` (default: the tool's name) shares one limit between tools. Synchronous calls are not counted.
    */
   concurrency?: TaskConcurrency;
+  /**
+   * The task's priority among its caller's tasks (a whole number from -100 to 100; default 0), or a function
+   * computing it from the call's arguments and caller when the task is created. When it is the caller's turn in the
+   * fair line, its waiting task of the highest priority runs first: priorities reorder a caller's own tasks, never
+   * the turns between callers. Where the server allows it (`allowCallerPriority`), the caller's
+   * `_meta["dev.durable-mcp/priority"]` replaces it.
+   */
+  priority?: number | ((args: JsonObject, owner: AuthInfo) => number);
 }
 
 /** TaskPolicy.concurrency. */

@@ -33,6 +33,8 @@ export interface EncodedTask {
   concurrencyLimit: number | null;
   /** NewTask.concurrency.hold: 'task', or null (a slot held while a run executes). */
   concurrencyHold: 'task' | null;
+  /** NewTask.priority, or 0. */
+  priority: number;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -72,5 +74,6 @@ export function encodeTask(
         : sealing.concurrencyKey(sealed, task.concurrency.key, task.concurrency.derived === true),
     concurrencyLimit: task.concurrency?.limit ?? null,
     concurrencyHold: task.concurrency?.hold === 'task' ? 'task' : null,
+    priority: task.priority ?? 0,
   };
 }

@@ -129,7 +129,17 @@ export interface NewTask {
    * a claim that finds the key full parks the task until a slot frees.
    */
   concurrency?: ConcurrencyLimit;
+  /**
+   * The task's priority among its owner's tasks (TaskPolicy.priority, or the caller's where the server allows it): an
+   * integer in PRIORITY_RANGE, default 0. When it is its owner's turn in line, the owner's waiting task of the highest
+   * priority is claimed (at one priority, the first in line): priorities reorder an owner's own tasks, never the
+   * turns between owners.
+   */
+  priority?: number;
 }
+
+/** The priorities a task may have (NewTask.priority): integers from min to max. */
+export const PRIORITY_RANGE = { min: -100, max: 100 } as const;
 
 /** A concurrency limit as a task carries it: its key (in clear: a static name) and how many runs it allows at once. */
 export interface ConcurrencyLimit {

@@ -17,6 +17,11 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
  * string of 1 to 255 characters, none of them a control character (`idempotency-key.ts`); other servers ignore it.
  */
 export const META_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
+/**
+ * On tools/call, the caller's priority for the task among its own tasks (a whole number from -100 to 100), honoured
+ * only by a server that allows it (`allowCallerPriority`, `serve --allow-caller-priority`); others ignore it.
+ */
+export const META_PRIORITY = 'dev.durable-mcp/priority';
 /** On a tool error result: the reference under which the error is kept and logged. */
 export const META_ERROR_REF = 'dev.durable-mcp/errorRef';
 /** On a result handed back to a client without the tasks extension: the task that goes on ({taskId, status}). */

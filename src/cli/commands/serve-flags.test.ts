@@ -1,4 +1,4 @@
-// Flags of `durable-mcp serve` read into settings: the server-wide step defaults.
+// Flags of `durable-mcp serve` read into settings: the server-wide step defaults, and callers' priorities.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../args.js';
 import { serveSettings } from './serve-flags.js';
@@ -18,5 +18,12 @@ describe('serve --step-max-attempts', () => {
       expect(() => stepsOf(bad), bad).toThrow(
         new UsageError('--step-max-attempts must be an integer of at least 1, or infinite'),
       );
+  });
+});
+
+describe('serve --allow-caller-priority', () => {
+  it("honours callers' priorities only when given", () => {
+    expect(serveSettings({ 'allow-caller-priority': true }).runtime.allowCallerPriority).toBe(true);
+    expect(serveSettings({}).runtime.allowCallerPriority).toBe(false);
   });
 });

@@ -51,6 +51,7 @@ export const SERVE_FLAGS = {
   'fallback-required': { type: 'boolean' },
   'fallback-tool-prefix': { type: 'string' },
   'no-fallback': { type: 'boolean' },
+  'allow-caller-priority': { type: 'boolean' },
   auth: { type: 'string' },
   'jwt-issuer': { type: 'string' },
   'jwt-audience': { type: 'string' },
@@ -105,6 +106,8 @@ export interface RuntimeSettings {
   /** What one task may store: records, bytes of a step's value, bytes of a result. */
   limits: TaskLimits;
   fallback: FallbackOptions | false;
+  /** Callers' `_meta["dev.durable-mcp/priority"]` is honoured (--allow-caller-priority). */
+  allowCallerPriority: boolean;
   worker: false | { concurrency: number; leaseMs: number; removedToolDrainMs: number };
 }
 
@@ -259,6 +262,7 @@ function runtimeFromFlags(values: Flags): RuntimeSettings {
     ),
     limits: limitsFromFlags(values),
     fallback: fallbackFromFlags(values),
+    allowCallerPriority: values['allow-caller-priority'] === true,
     worker:
       concurrency === 0
         ? false

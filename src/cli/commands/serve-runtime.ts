@@ -90,6 +90,7 @@ function runtimeFor(
       maxStoredTasksPerTenant: runtime.maxStoredTasksPerTenant,
       maxStoredBytesPerPrincipal: runtime.maxStoredBytesPerPrincipal,
       fallback: runtime.fallback,
+      allowCallerPriority: runtime.allowCallerPriority,
     },
     worker:
       runtime.worker === false

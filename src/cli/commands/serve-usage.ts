@@ -58,6 +58,8 @@ export const serveUsage = `durable-mcp serve [flags]
                          until it succeeds or the task's TTL ends); a tool's own steps settings and each step's
                          options come first
   --step-timeout-ms N    default time bound of each step attempt (default none)
+  --allow-caller-priority  honour the caller's _meta["dev.durable-mcp/priority"] (-100..100; it replaces the tool's
+                         task.priority and reorders only the caller's own tasks); default: ignored
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
 Clients without the tasks extension (docs/any-client.md):
   --fallback-budget-ms N how long their calls of task tools wait before handing the task back (default 20000;

@@ -55,6 +55,12 @@ export interface TasksExtensionOptions {
    * with facade tools to follow it (on by default for `optional` tools); false turns it off.
    */
   fallback?: FallbackOptions | false;
+  /**
+   * Honour the caller's `_meta["dev.durable-mcp/priority"]` on tools/call (a whole number from -100 to 100, replacing
+   * the tool's TaskPolicy.priority; any other value is refused with -32602). It reorders only the caller's own tasks.
+   * Default false: the key is ignored.
+   */
+  allowCallerPriority?: boolean;
 }
 
 type Intercept = NonNullable<ServerExtension['interceptToolCall']>;
@@ -111,6 +117,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     maxActivePerTenant: options.maxActiveTasksPerTenant ?? 0,
     maxStoredPerTenant: options.maxStoredTasksPerTenant ?? 0,
     maxStoredBytes: storedBytesLimitOf(options.maxStoredBytesPerPrincipal),
+    allowCallerPriority: options.allowCallerPriority === true,
   };
   const start: StartTask = (call, params, scope, deps, capabilities) =>
     startTask(access, defaults, call, params, scope, deps, capabilities);

@@ -3,10 +3,11 @@
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
 import { concurrencyOf } from '../../tasks/concurrency.js';
+import { priorityOf, priorityProblem } from '../../tasks/priority.js';
 import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
 import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
-import { META_IDEMPOTENCY_KEY } from '../../wire/meta-keys.js';
+import { META_IDEMPOTENCY_KEY, META_PRIORITY } from '../../wire/meta-keys.js';
 import { invalidParams, ProtocolError } from '../../wire/protocol-error.js';
 import type { AuthInfo } from '../tool-types.js';
 import type { TaskPolicy } from '../define.js';
@@ -31,6 +32,8 @@ export interface TaskDefaults {
   maxStoredPerTenant?: number;
   /** Cap on the bytes the kept tasks of a principal store (NewTask.storedBytesLimit); undefined disables it. */
   maxStoredBytes?: number;
+  /** Honour the caller's `_meta["dev.durable-mcp/priority"]` (otherwise it is ignored). */
+  allowCallerPriority?: boolean;
 }
 
 /** The task of a call, or the answer to give instead (an MRTR round of the tool's `prepare`). */
@@ -53,6 +56,19 @@ function readIdempotencyKey(params: JsonObject): string | undefined {
   const checked = checkIdempotencyKey(key);
   if (!checked.ok) throw invalidParams(`Invalid params: _meta["${META_IDEMPOTENCY_KEY}"] ${checked.reason}`);
   return checked.value;
+}
+
+/**
+ * The caller's priority of a tools/call, where the server allows it: a whole number in PRIORITY_RANGE, or -32602.
+ * Where it does not, the key is ignored, as a server that does not know it would.
+ */
+function readCallerPriority(params: JsonObject, allowed: boolean | undefined): number | undefined {
+  const meta = params._meta;
+  const value = allowed === true && isJsonObject(meta) ? meta[META_PRIORITY] : undefined;
+  if (value === undefined) return undefined;
+  const problem = priorityProblem(value);
+  if (problem !== undefined) throw invalidParams(`Invalid params: _meta["${META_PRIORITY}"] ${problem}`);
+  return value as number;
 }
 
 /**
@@ -113,6 +129,8 @@ interface Creation {
   storedLimit: number | undefined;
   tenantLimits: NewTask['tenantLimits'];
   storedBytesLimit: number | undefined;
+  /** The caller's priority (readCallerPriority). */
+  priority: number | undefined;
 }
 
 /** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
@@ -153,6 +171,12 @@ async function createTask(
       args: call.args,
       owner: ownerOf(auth),
     }),
+    priority: priorityOf(
+      call.tool.def.name,
+      policy.priority,
+      { args: call.args, owner: auth },
+      creation.priority,
+    ),
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
@@ -181,6 +205,7 @@ export async function startTask(
 ): Promise<Started> {
   const policy = call.tool.def.task ?? { support: 'optional' };
   const key = readIdempotencyKey(params);
+  const priority = readCallerPriority(params, defaults.allowCallerPriority);
   const earlier = (): Promise<TaskSnapshot | undefined> => earlierTask(access, call, scope.auth, key);
   let answers: Record<string, JsonObject> = {};
   if (policy.prepare !== undefined) {
@@ -216,6 +241,7 @@ export async function startTask(
       storedLimit: maxStored > 0 ? maxStored : undefined,
       tenantLimits: tenantLimitsOf(defaults),
       storedBytesLimit: defaults.maxStoredBytes,
+      priority,
     });
     return { task };
   } catch (err) {

@@ -227,3 +227,22 @@ export async function expectLimitHeldAfterUpgrade(after: TaskStore, t: number): 
   expect(claimed).not.toContain(second.id);
   expect(await after.get(second.id, ALICE, t)).toMatchObject({ statusMessage: slotWaitMessage('deploy') });
 }
+
+/**
+ * After the upgrade that adds priorities (migration 23), a task created with a priority goes ahead of its owner's
+ * earlier task; tasks written before (priority 0) are claimed as before.
+ */
+export async function expectPrioritiesAfterUpgrade(after: TaskStore, t: number): Promise<void> {
+  const low = await after.create(newTask({ createdAt: t }));
+  const high = await after.create(newTask({ createdAt: t + 1, priority: 7 }));
+  const claimed: string[] = [];
+  for (
+    let c = await after.claim('w', 1_000, t + 2);
+    c !== undefined;
+    c = await after.claim('w', 1_000, t + 2)
+  )
+    claimed.push(c.id);
+  expect(claimed).toContain(low.id);
+  expect(claimed.indexOf(high.id)).toBeLessThan(claimed.indexOf(low.id));
+  expect(claimed.indexOf(high.id)).toBeGreaterThanOrEqual(0);
+}

@@ -30,5 +30,6 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.concurrencyKey),
     tasks.map((t) => t.concurrencyLimit),
     tasks.map((t) => t.concurrencyHold),
+    tasks.map((t) => t.priority),
   ];
 }

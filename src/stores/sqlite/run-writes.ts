@@ -32,14 +32,31 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
   };
 }
 
+/**
+ * The first in line, and the task that takes its turn: its owner's of the highest priority (sql/conditions.ts,
+ * OWNER_PRIORITY_ORDER).
+ */
+function nextInLine({ q }: StoreContext, now: number, scope: ScopeParams) {
+  const head = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
+  if (head === undefined) return undefined;
+  const best = (scope.scoped ? q.ownerBestInScope(now, scope, head) : q.ownerBest(now, head)) ?? head;
+  return { head, best };
+}
+
 /** The first in line that may run now: tasks whose concurrency key is full are parked on the way (slots.ts). */
 function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): ClaimCandidate | undefined {
-  const { q, log } = ctx;
+  const { log } = ctx;
   let last = '';
   for (let parked = 0; parked < MAX_PARKED_PER_CLAIM; parked++) {
-    const candidate = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
-    if (candidate === undefined || admit(ctx, candidate, now)) return candidate;
-    last = candidate.id;
+    const next = nextInLine(ctx, now, scope);
+    if (next === undefined) return undefined;
+    const { head, best } = next;
+    if (admit(ctx, best, now)) {
+      // The first in line takes the place of the task that took its turn (a running task holds none).
+      if (best.id !== head.id) ctx.q.movePlace(head, best);
+      return best;
+    }
+    last = best.id;
   }
   // More to park than one claim does: the line may not be empty, so claims go on (here or in another process).
   log.changed({ taskId: last, runnable: true, cancelRequested: false });

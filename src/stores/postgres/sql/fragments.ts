@@ -35,6 +35,13 @@ export const fairPlace = (s: string, now: string, tenant: string, principal: str
 
 /** The order of the line (tasks_fair); a place taken by an older replica (no placed_at) first among its place. */
 export const LINE_ORDER = `fair_at NULLS FIRST, placed_at NULLS FIRST, created_at`;
+/**
+ * Priorities (migration 23): each turn of an owner in line goes to its waiting task of the highest priority
+ * (tasks_owner_priority; among equals the first to take its place), and the owner's tasks first in line that were
+ * not claimed take the claimed ones' places. The owners' turns stay where they were; only which of an owner's tasks
+ * takes each turn changes (sqlite/sql/conditions.ts says the same for SQLite).
+ */
+export const OWNER_PRIORITY_ORDER = `priority DESC, placed_at NULLS FIRST, fair_at NULLS FIRST, created_at`;
 
 /** The fence: the run holding `token` still owns a lease on a working task. */
 export const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease_owner IS NOT NULL`;

@@ -6,6 +6,7 @@ import {
   fairPlace,
   FENCED,
   LINE_ORDER,
+  OWNER_PRIORITY_ORDER,
   SNAPSHOT_COLUMNS,
   type Notify,
 } from './fragments.js';
@@ -29,7 +30,9 @@ const runHistory = (s: string, c: string): string => `
  * (fragments.ts, fairPlace, LINE_ORDER) of the runnable tasks in scope. Up to WOKEN_BATCH waits come due (or $4)
  * join the line first, each taking a new place now as a new task of its owner would (one owner's in wake-up order,
  * then their earlier order); those not claimed become runnable, with one notification for the other replicas.
- * SKIP LOCKED: concurrent claimers each take different rows. A claimed task whose owner was told it waits for a
+ * Each owner's turns among the first $4 in line go to its waiting tasks of the highest priority (fragments.ts,
+ * OWNER_PRIORITY_ORDER), and its tasks first in line not claimed take the claimed ones' places (moved); the first
+ * in line stay locked until the claim commits, so concurrent claimers take the turns behind them. SKIP LOCKED: concurrent claimers each take different rows. A claimed task whose owner was told it waits for a
  * version (shown-status.ts) no longer does: subscribers are told.
  */
 const claimSql = (s: string, notify: Notify): string => `
@@ -46,17 +49,40 @@ const claimSql = (s: string, notify: Notify): string => `
           PARTITION BY w.tenant, w.principal ORDER BY w.wake_at, w.earlier, w.created_at) - 1) AS fair_at,
         $3::bigint AS placed_at
       FROM woken w
-    ), ready AS (
-      SELECT id, lease_owner, lease_until, fair_at, placed_at, created_at FROM ${s}.tasks t
+    ), heads AS (
+      SELECT id, tenant, principal, fair_at, placed_at, created_at FROM ${s}.tasks t
       WHERE runnable AND ${CLAIMABLE('t', '$3')} AND ${inScope('t', 5)}
       ORDER BY ${LINE_ORDER}
       LIMIT $4
       FOR UPDATE SKIP LOCKED
+    ), turns AS (
+      SELECT tenant, principal, count(*) AS n FROM heads GROUP BY tenant, principal
+    ), ready AS (
+      SELECT b.* FROM turns o CROSS JOIN LATERAL (
+        SELECT id, tenant, principal, lease_owner, lease_until, fair_at, placed_at, created_at FROM ${s}.tasks t
+        WHERE t.runnable AND t.tenant = o.tenant AND t.principal = o.principal AND ${CLAIMABLE('t', '$3')}
+          AND ${inScope('t', 5)}
+        ORDER BY ${OWNER_PRIORITY_ORDER}
+        LIMIT o.n
+        FOR UPDATE SKIP LOCKED
+      ) b
     ), candidate AS (
       SELECT * FROM (
-        SELECT id, lease_owner, lease_until, fair_at, placed_at, created_at FROM ready
-        UNION ALL SELECT id, NULL, NULL, fair_at, placed_at, created_at FROM placed WHERE in_scope
+        SELECT id, tenant, principal, lease_owner, lease_until, fair_at, placed_at, created_at FROM ready
+        UNION ALL SELECT id, NULL, NULL, NULL, NULL, fair_at, placed_at, created_at FROM placed WHERE in_scope
       ) x ORDER BY ${LINE_ORDER} LIMIT $4
+    ), vacated AS (
+      SELECT c.id, c.tenant, c.principal, c.fair_at,
+        row_number() OVER (PARTITION BY c.tenant, c.principal ORDER BY ${LINE_ORDER}) AS n
+      FROM candidate c WHERE c.tenant IS NOT NULL AND c.id NOT IN (SELECT id FROM heads)
+    ), passed AS (
+      SELECT h.id, h.tenant, h.principal,
+        row_number() OVER (PARTITION BY h.tenant, h.principal ORDER BY ${LINE_ORDER}) AS n
+      FROM heads h WHERE h.id NOT IN (SELECT id FROM candidate)
+    ), moved AS (
+      UPDATE ${s}.tasks t SET fair_at = v.fair_at, revision = t.revision + 1
+      FROM passed p JOIN vacated v ON v.tenant = p.tenant AND v.principal = p.principal AND v.n = p.n
+      WHERE t.id = p.id
     ), claimed AS (
       UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1, runnable = true,
         wake_at = NULL, fair_at = c.fair_at, placed_at = c.placed_at, revision = t.revision + 1

@@ -1,13 +1,13 @@
 // Prepared SQL of the SQLite task store. Claims: the next claimable task, its lease, and what its run starts from.
 import type { SqliteDatabase } from '../database.js';
 import type { TaskRow } from '../rows.js';
-import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER } from './conditions.js';
+import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER, OWNER_PRIORITY_ORDER } from './conditions.js';
 
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
 export const WOKEN_BATCH = 128;
 
 /** What a claim reads of the first in line: its lease, and its concurrency limit (slots.ts). */
-export const CANDIDATE_COLUMNS = `id, lease_owner, tenant, principal, concurrency_key, concurrency_limit`;
+export const CANDIDATE_COLUMNS = `id, lease_owner, tenant, principal, concurrency_key, concurrency_limit, fair_at`;
 export interface ClaimCandidate {
   id: string;
   lease_owner: string | null;
@@ -15,6 +15,7 @@ export interface ClaimCandidate {
   principal: string;
   concurrency_key: string | null;
   concurrency_limit: number | null;
+  fair_at: number | null;
 }
 
 /** A wait come due, as requeueWoken reads it. */
@@ -32,6 +33,12 @@ export function prepareClaimQueries(db: SqliteDatabase) {
   const nextRunnable = db.prepare(`
     SELECT ${CANDIDATE_COLUMNS} FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE}
     ORDER BY ${LINE_ORDER} LIMIT 1`);
+  // The owner's waiting task that takes its turn (conditions.ts, OWNER_PRIORITY_ORDER).
+  const ownerBest = db.prepare(`
+    SELECT ${CANDIDATE_COLUMNS} FROM tasks INDEXED BY tasks_owner_priority
+    WHERE runnable = 1 AND tenant = @tenant AND principal = @principal AND ${CLAIMABLE}
+    ORDER BY ${OWNER_PRIORITY_ORDER} LIMIT 1`);
+  const movePlace = db.prepare(`UPDATE tasks SET fair_at = ? WHERE id = ?`);
   // In wake-up order only: a tie-break in SQL would sort every task due at the same time (tasks_wake has no more).
   const dueWaits = db.prepare(`
     SELECT id, tenant, principal, wake_at, coalesce(fair_at, created_at) AS fair_at, created_at FROM tasks
@@ -66,6 +73,11 @@ export function prepareClaimQueries(db: SqliteDatabase) {
     },
     /** The first in line of the runnable tasks. */
     nextClaimable: (now: number) => nextRunnable.get({ now }) as ClaimCandidate | undefined,
+    /** The task of the owner of `head` (first in line) that takes its turn: its highest priority first. */
+    ownerBest: (now: number, head: ClaimCandidate) =>
+      ownerBest.get({ now, tenant: head.tenant, principal: head.principal }) as ClaimCandidate | undefined,
+    /** The first in line, whose turn its owner's task `to` took, takes that task's place (OWNER_PRIORITY_ORDER). */
+    movePlace: (head: ClaimCandidate, to: ClaimCandidate) => movePlace.run(to.fair_at, head.id),
     takeLease: (id: string, owner: string, until: number) => takeLease.get(owner, until, id) as TaskRow,
     /** `[name, value]` of the task's done steps, in the order they were done. */
     steps: (id: string) => steps.all(id) as [string, string][],

@@ -31,6 +31,13 @@ export const FAIR_PLACE = `max(
     ORDER BY fair_at DESC LIMIT 1) + ${FAIR_STEP}, 0))`;
 /** The order of the line (tasks_fair): a place taken by an older process (no placed_at) first among its place. */
 export const LINE_ORDER = `fair_at, placed_at, created_at`;
+/**
+ * Priorities (migration 23): when an owner's task is first in line, the claim takes that owner's waiting task of the
+ * highest priority instead (tasks_owner_priority; among equals the first to take its place), and the task first in
+ * line takes the claimed one's place. The owner's turns stay where they were; only which of its tasks takes each
+ * turn changes.
+ */
+export const OWNER_PRIORITY_ORDER = `priority DESC, placed_at, fair_at, created_at`;
 
 /**
  * A waiting task whose time has come (its lease was released when it began to wait): the next claim gives it a new

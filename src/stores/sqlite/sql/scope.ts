@@ -2,7 +2,7 @@
 // (ClaimScope), and what its scope leaves out.
 import type { SqliteDatabase } from '../database.js';
 import type { ScopeParams } from '../../claim-scope.js';
-import { CLAIMABLE, LINE_ORDER } from './conditions.js';
+import { CLAIMABLE, LINE_ORDER, OWNER_PRIORITY_ORDER } from './conditions.js';
 import { CANDIDATE_COLUMNS, type ClaimCandidate } from './claims.js';
 
 /** A task a process can run (ClaimScope as ScopeParams): @tools, @versions JSON arrays, @orphaned. */
@@ -23,6 +23,10 @@ export function prepareScopeQueries(db: SqliteDatabase) {
   const nextInScope = db.prepare(`
     SELECT ${CANDIDATE_COLUMNS} FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND ${CLAIMABLE} AND ${IN_SCOPE}
     ORDER BY ${LINE_ORDER} LIMIT 1`);
+  const ownerBestInScope = db.prepare(`
+    SELECT ${CANDIDATE_COLUMNS} FROM tasks INDEXED BY tasks_owner_priority
+    WHERE runnable = 1 AND tenant = @tenant AND principal = @principal AND ${CLAIMABLE} AND ${IN_SCOPE}
+    ORDER BY ${OWNER_PRIORITY_ORDER} LIMIT 1`);
   const outOfScope = db.prepare(`
     SELECT tool, tool_version AS version, count(*) AS count FROM tasks INDEXED BY tasks_fair
     WHERE runnable = 1 AND ${CLAIMABLE}
@@ -45,6 +49,10 @@ export function prepareScopeQueries(db: SqliteDatabase) {
     /** The first in line of the runnable tasks in scope (claims.ts, nextClaimable, for any). */
     nextInScope: (now: number, scope: ScopeParams) =>
       nextInScope.get({ now, ...scopeArgs(scope) }) as ClaimCandidate | undefined,
+    /** The same as claims.ts, ownerBest, among the tasks in scope. */
+    ownerBestInScope: (now: number, scope: ScopeParams, head: ClaimCandidate) =>
+      ownerBestInScope.get({ now, tenant: head.tenant, principal: head.principal, ...scopeArgs(scope) }) as
+        ClaimCandidate | undefined,
     outOfScope: (now: number, scope: ScopeParams) =>
       outOfScope.all({ now, ...scopeArgs(scope) }) as {
         tool: string;
