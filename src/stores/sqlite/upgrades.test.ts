@@ -90,12 +90,13 @@ describe('SQLite files of earlier releases', () => {
     const before = open(path);
     const waiting = await seedLineBeforeUpgrade(before, T0);
     await before.close();
-    // Take the file back to the schema of that release (before migration 17, and so before 20 and 22, whose indexes
-    // name placed_at).
+    // Take the file back to the schema of that release (before migration 17, and so before 20, 22 and 23: the
+    // indexes of 20 and 23 name placed_at).
     const raw = new Database(path);
     raw.exec(`
       DROP INDEX tasks_owner_priority; ALTER TABLE tasks DROP COLUMN priority;
-      DELETE FROM schema_migrations WHERE version = 22;
+      DELETE FROM schema_migrations WHERE version = 23;
+      ALTER TABLE tasks DROP COLUMN concurrency_hold; DELETE FROM schema_migrations WHERE version = 22;
       DROP TRIGGER concurrency_slots_task_deleted; DROP TABLE concurrency_slots;
       DROP INDEX tasks_parked; DROP INDEX tasks_parked_owner; ALTER TABLE tasks DROP COLUMN concurrency_key;
       ALTER TABLE tasks DROP COLUMN concurrency_limit; ALTER TABLE tasks DROP COLUMN parked_at;
