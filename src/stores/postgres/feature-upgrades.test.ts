@@ -1,0 +1,79 @@
+// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22)
+// and priorities (23): each migrates, its tasks resume, and the feature holds for the tasks created after.
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import type { TaskStore } from '../../tasks/store.js';
+import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import {
+  expectLimitHeldAfterUpgrade,
+  expectPrioritiesAfterUpgrade,
+  expectUpgradedTasksResume,
+  seedUpgradeTasks,
+} from '../task-store.contract.js';
+import { migrate } from './migrations.js';
+import { withPostgres } from '../../../test/support/postgres.js';
+import { usePostgresStores } from '../../../test/support/postgres-stores.js';
+
+const T0 = 1_700_000_000_000;
+
+interface Release {
+  /** What the release lacked. */
+  before: string;
+  /** What holds for the tasks created after the upgrade. */
+  after: string;
+  version: number;
+  /** Takes a schema of today (`s`, quoted) back to that release's. */
+  takeBack: (s: string) => string;
+  expectAfter: (store: TaskStore, now: number) => Promise<void>;
+}
+
+const RELEASES: Release[] = [
+  {
+    before: 'concurrency limits',
+    after: 'tasks created after are held to their limit',
+    version: 19,
+    takeBack: (s) => `
+      DROP TABLE ${s}.concurrency_slots; DROP INDEX ${s}.tasks_parked; DROP INDEX ${s}.tasks_parked_owner;
+      ALTER TABLE ${s}.tasks DROP COLUMN concurrency_key, DROP COLUMN concurrency_limit, DROP COLUMN parked_at;
+      DELETE FROM ${s}.schema_migrations WHERE version = 19`,
+    expectAfter: expectLimitHeldAfterUpgrade,
+  },
+  {
+    before: 'slots held until a task ends',
+    after: 'a task created after holds its slot while it sleeps',
+    version: 22,
+    takeBack: (s) => `
+      ALTER TABLE ${s}.tasks DROP COLUMN concurrency_hold; DELETE FROM ${s}.schema_migrations WHERE version = 22`,
+    expectAfter: expectHoldAfterUpgrade,
+  },
+  {
+    before: 'priorities',
+    after: 'priorities order the tasks created after',
+    version: 23,
+    takeBack: (s) => `
+      DROP INDEX ${s}.tasks_owner_priority; ALTER TABLE ${s}.tasks DROP COLUMN priority;
+      DELETE FROM ${s}.schema_migrations WHERE version = 23`,
+    expectAfter: expectPrioritiesAfterUpgrade,
+  },
+];
+
+await withPostgres('the PostgreSQL feature upgrade tests', () => {
+  const { admin, open, freshSchema } = usePostgresStores('dmcp_upgrades');
+
+  describe.each(RELEASES)(
+    'PostgreSQL schemas of the release before $before',
+    ({ after, version, takeBack, expectAfter }) => {
+      it(`migrate, their tasks resume, and ${after}`, async () => {
+        const schema = freshSchema();
+        const before = open({ schema });
+        const seeded = await seedUpgradeTasks(before, T0);
+        await admin.query(takeBack(pg.escapeIdentifier(schema)));
+
+        expect(await migrate(admin, schema)).toEqual([version]);
+        const upgraded = open({ schema });
+        await expectUpgradedTasksResume(upgraded, seeded, T0);
+        await expectAfter(upgraded, T0 + 10_000);
+      });
+    },
+  );
+});

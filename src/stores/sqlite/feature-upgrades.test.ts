@@ -1,0 +1,70 @@
+// SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22) and
+// priorities (23): each opens, its tasks resume, and the feature holds for the tasks created after.
+import Database from 'better-sqlite3';
+import { describe, it } from 'vitest';
+import { sqliteFiles } from '../../../test/support/sqlite-files.js';
+import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import {
+  expectLimitHeldAfterUpgrade,
+  expectPrioritiesAfterUpgrade,
+  expectUpgradedTasksResume,
+  seedUpgradeTasks,
+} from '../task-store.contract.js';
+import type { TaskStore } from '../../tasks/store.js';
+
+const T0 = 1_700_000_000_000;
+
+const { freshPath, open } = sqliteFiles();
+
+interface Release {
+  /** What the release lacked. */
+  before: string;
+  /** What holds for the tasks created after the upgrade. */
+  after: string;
+  /** Takes a file of today back to that release's schema. */
+  takeBack: string;
+  expectAfter: (store: TaskStore, now: number) => Promise<void>;
+}
+
+const RELEASES: Release[] = [
+  {
+    before: 'concurrency limits',
+    after: 'tasks created after are held to their limit',
+    takeBack: `
+      DROP TRIGGER concurrency_slots_task_deleted; DROP TABLE concurrency_slots;
+      DROP INDEX tasks_parked; DROP INDEX tasks_parked_owner; ALTER TABLE tasks DROP COLUMN concurrency_key;
+      ALTER TABLE tasks DROP COLUMN concurrency_limit; ALTER TABLE tasks DROP COLUMN parked_at;
+      DELETE FROM schema_migrations WHERE version = 20`,
+    expectAfter: expectLimitHeldAfterUpgrade,
+  },
+  {
+    before: 'slots held until a task ends',
+    after: 'a task created after holds its slot while it sleeps',
+    takeBack: `ALTER TABLE tasks DROP COLUMN concurrency_hold; DELETE FROM schema_migrations WHERE version = 22`,
+    expectAfter: expectHoldAfterUpgrade,
+  },
+  {
+    before: 'priorities',
+    after: 'priorities order the tasks created after',
+    takeBack: `
+      DROP INDEX tasks_owner_priority; ALTER TABLE tasks DROP COLUMN priority;
+      DELETE FROM schema_migrations WHERE version = 23`,
+    expectAfter: expectPrioritiesAfterUpgrade,
+  },
+];
+
+describe.each(RELEASES)('SQLite files of the release before $before', ({ after, takeBack, expectAfter }) => {
+  it(`open, their tasks resume, and ${after}`, async () => {
+    const path = freshPath();
+    const before = open(path);
+    const seeded = await seedUpgradeTasks(before, T0);
+    await before.close();
+    const raw = new Database(path);
+    raw.exec(takeBack);
+    raw.close();
+
+    const upgraded = open(path);
+    await expectUpgradedTasksResume(upgraded, seeded, T0);
+    await expectAfter(upgraded, T0 + 10_000);
+  });
+});
