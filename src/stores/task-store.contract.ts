@@ -9,7 +9,11 @@ import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
 import { finishContract } from './contract/finish.contract.js';
-import { useContractStore, type TaskStoreContractOptions } from './contract/harness.contract.js';
+import {
+  CONTRACT_TEST_TIMEOUT_MS,
+  useContractStore,
+  type TaskStoreContractOptions,
+} from './contract/harness.contract.js';
 import { historyContract } from './contract/history.contract.js';
 import { housekeepingContract } from './contract/housekeeping.contract.js';
 import { idempotencyContract } from './contract/idempotency.contract.js';
@@ -49,7 +53,7 @@ export {
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
-  describe(`TaskStore contract: ${options.name}`, () => {
+  describe(`TaskStore contract: ${options.name}`, { timeout: CONTRACT_TEST_TIMEOUT_MS }, () => {
     const h = useContractStore(options);
     createAndClaimContract(h);
     finishContract(h);

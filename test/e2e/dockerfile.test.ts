@@ -134,7 +134,7 @@ afterAll(async () => {
     await server.exited;
   }
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe('the image the Dockerfile builds', () => {
   it('is built from the context .dockerignore leaves, read as docker build reads it', () => {

@@ -305,10 +305,12 @@ function defineSuites(): void {
             ([id, pid]) => pid === victim.pid && ['memo', 'ask'].includes(kindOf.get(id) ?? ''),
           ).length;
         };
+        // No request goes to the victim any more (its worker still claims): waiting for its requests to finish comes
+        // first, so the runs seen open below are still open when it dies.
+        await takeOut(victim);
         await waitUntil(() => busy() >= 2, 5_000, `${victim.name} to run 2 tasks`).catch(() => undefined);
         // On a loaded machine the victim may be between runs: at least one must be open when it dies.
         await waitUntil(() => busy() >= 1, 15_000, `${victim.name} to run a task`).catch(() => undefined);
-        await takeOut(victim);
         openOnKill = busy();
         victim.proc.child.kill('SIGKILL');
         await victim.proc.exited;

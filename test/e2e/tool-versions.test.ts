@@ -184,8 +184,9 @@ function defineVersionSuite(name: string, openStore: () => BuiltInTaskStore): vo
 
     it('fails the tasks of a tool no process offers any more, once the drain period has passed', async () => {
       const before = await serve([retired], false);
-      const orphan = await call(before, 'retired');
+      // Before the call: the drain period cannot have begun before the task exists.
       const started = Date.now();
+      const orphan = await call(before, 'retired');
       const after = await serve([reportTool('B', '2')], { removedToolDrainMs: 600 });
       const done = await ended(after, orphan);
       expect(Date.now() - started).toBeGreaterThanOrEqual(400);

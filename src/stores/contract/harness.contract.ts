@@ -31,6 +31,11 @@ export interface TaskStoreContractOptions {
   openPeer?: () => Promise<ContractTaskStore> | ContractTaskStore;
 }
 
+/**
+ * How long one contract test may take (Vitest's default is 5 s): some run hundreds of store calls, and the suite runs
+ * in projects of its users, on machines as loaded as theirs.
+ */
+export const CONTRACT_TEST_TIMEOUT_MS = 60_000;
 export const T0 = 1_700_000_000_000;
 export const LEASE = 1_000;
 export const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
