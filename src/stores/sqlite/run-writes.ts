@@ -160,7 +160,7 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
     ...scopeWrites(ctx),
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {
-      const row = await writes.leaseTx(() => q.renew(id, token, now + leaseMs));
+      const row = await writes.leaseTx(() => q.renew(id, token, now + leaseMs, now));
       return row === undefined
         ? { held: false, cancelRequested: false }
         : { held: true, cancelRequested: row.cancel_requested === 1 };
