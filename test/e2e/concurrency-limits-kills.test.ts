@@ -59,7 +59,8 @@ async function limitUnderKills(store: StoreUnderTest): Promise<void> {
   const random = rng(seed);
   const budgetEnd = Date.now() + 70_000;
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-limit-kills-'));
-  if (process.env.KEEP_LOGS === undefined) dirs.push(dir);
+  // DURABLE_MCP_TEST_KEEP_LOGS keeps the runs' log for a look after a failure.
+  if (process.env.DURABLE_MCP_TEST_KEEP_LOGS === undefined) dirs.push(dir);
   const logFile = join(dir, 'runs.log');
   writeFileSync(logFile, '');
   const start = async (): Promise<Proc> => {
