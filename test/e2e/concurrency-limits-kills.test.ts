@@ -164,7 +164,7 @@ async function limitUnderKills(store: StoreUnderTest): Promise<void> {
   const busy = busiest(held);
   const overlapping = heldAt(held, busy.at);
   const theirs = runs.filter((r) => overlapping.some((o) => o.task === r.task));
-  const around = JSON.stringify({ kills: [...killedAt], freezes, busy, overlapping, theirs });
+  const around = JSON.stringify({ kills: [...killedAt], freezes, busy, overlapping, theirs, logFile });
   expect(busy.most, `runs at once: ${around}`).toBeLessThanOrEqual(LIMIT);
   expect(busy.most).toBe(LIMIT); // the key was saturated: the check could have failed
   expect(lapsed.size, 'most runs are checked').toBeLessThan(runs.length / 4);
