@@ -1,6 +1,6 @@
-// The testing kit's settle (durable-mcp/testing): runs what can run, one run at a time, and sees a run that waits on
-// nothing but the manual clock (a step's timeoutMs, a timer of kit.clock): settle then fails saying so, or, asked to,
-// moves the clock to the next timer and goes on.
+// The testing kit's settle (durable-mcp/testing): runs what can run, one run at a time (or as many as the kit's
+// concurrency), and sees runs that wait on nothing but the manual clock (a step's timeoutMs, a timer of kit.clock):
+// settle then fails saying so, or, asked to, moves the clock to the next timer and goes on.
 import type { TaskRunner } from './tasks/execution.js';
 import type { ManualClock } from './tasks/manual-clock.js';
 import type { TaskStore } from './tasks/store.js';
@@ -54,8 +54,10 @@ export interface SettleParts {
   limits: RunDeps['limits'];
   storedBytesLimit: number | undefined;
   watch: RunWatch;
-  /** Runs in flight (one, or none, but for runs an earlier settle left waiting on the clock). */
+  /** Runs in flight (up to `width`, or more when runs an earlier settle left waiting on the clock). */
   flights: Set<Flight>;
+  /** How many runs settle keeps in flight at once, as a worker's concurrency (the kit's `concurrency`). */
+  width: number;
 }
 
 interface Flight {
@@ -86,28 +88,32 @@ function launch(parts: SettleParts, task: ClaimedTask): Flight {
 
 type State = 'ended' | 'busy' | 'clock' | 'idle';
 
-/** Where a run is: ended, holding something open, or waiting on promises alone with (or without) a clock timer. */
-async function stateOf({ watch, clock }: SettleParts, flight: Flight): Promise<State> {
-  if (flight.ended) return 'ended';
+/**
+ * Where the runs are: one of them ended, some code holds something open, or they wait on promises alone with (or
+ * without) a clock timer.
+ */
+async function stateOf({ watch, clock }: SettleParts, runs: readonly Flight[]): Promise<State> {
+  const ended = (): boolean => runs.some((f) => f.ended);
+  if (ended()) return 'ended';
   if (watch.busy()) return 'busy';
   // What is due this turn (the callbacks of resources just closed) runs first.
   await new Promise<void>((resolve) => setImmediate(resolve));
-  if (flight.ended) return 'ended';
+  if (ended()) return 'ended';
   if (watch.busy()) return 'busy';
   return clock.next() === undefined ? 'idle' : 'clock';
 }
 
 /**
- * Waits until the run ends (true), or until it waits on nothing but the manual clock (false). A run that waits on
- * promises alone with no clock timer pending is waited for: something outside its code may settle them.
+ * Waits until one of the runs ends (true), or until they wait on nothing but the manual clock (false). Runs that
+ * wait on promises alone with no clock timer pending are waited for: something outside their code may settle them.
  */
-async function landed(parts: SettleParts, flight: Flight): Promise<boolean> {
-  // Each turn waits for an event: the run ended, let go of what it held, or set a timer on the clock.
+async function landed(parts: SettleParts, runs: readonly Flight[]): Promise<boolean> {
+  // Each turn waits for an event: a run ended, let go of what it held, or set a timer on the clock.
   for (;;) {
-    const state = await stateOf(parts, flight);
+    const state = await stateOf(parts, runs);
     if (state === 'ended') return true;
     if (state === 'clock') return false;
-    await Promise.race([flight.done, parts.watch.changed()]);
+    await Promise.race([...runs.map((f) => f.done), parts.watch.changed()]);
   }
 }
 
@@ -127,9 +133,9 @@ function moverOf(clock: ManualClock, max: number): Mover {
   };
 }
 
-/** Waits for a run to end; one blocked on the clock fails settle, or moves the clock (`move`). */
-async function finish(parts: SettleParts, flight: Flight, move: Mover | undefined): Promise<void> {
-  while (!(await landed(parts, flight))) {
+/** Waits for one of the runs to end; runs blocked on the clock fail settle, or move the clock (`move`). */
+async function finish(parts: SettleParts, runs: readonly Flight[], move: Mover | undefined): Promise<void> {
+  while (!(await landed(parts, runs))) {
     const at = parts.clock.next() as number; // landed saw a timer pending
     if (move === undefined) throw new BlockedOnClockError(parts.clock.now(), at);
     move(at);
@@ -142,26 +148,49 @@ async function nextTime({ store, clock }: SettleParts): Promise<number | undefin
   return times.length === 0 ? undefined : Math.min(...times);
 }
 
-/** Runs every task that can run now, one run at a time (moving the clock as `options.advance` says). */
+/**
+ * What the worker's sweep does: tasks past their TTL end, and the slots of concurrency keys that no run holds any
+ * longer (a lapsed lease, a holder cancelled or expired while it did not run) let the tasks parked for them run.
+ */
+async function sweep({ store, clock }: SettleParts): Promise<void> {
+  await store.expire(clock.now());
+  await store.freeSlots?.(clock.now());
+}
+
+/** Claims until `width` runs are in flight or nothing more can run now; how many it started. */
+async function fill(parts: SettleParts): Promise<number> {
+  let started = 0;
+  while (parts.flights.size < parts.width) {
+    const task = await parts.store.claim('test-kit', parts.leaseMs, parts.clock.now());
+    if (task === undefined) break;
+    launch(parts, task);
+    started += 1;
+  }
+  return started;
+}
+
+/**
+ * Runs every task that can run now, up to `width` runs at once (one at a time by default), moving the clock as
+ * `options.advance` says.
+ */
 export async function settleAll(parts: SettleParts, options: SettleOptions = {}): Promise<void> {
   const { maxAdvances = 1_000 } = options;
   if (!(Number.isInteger(maxAdvances) && maxAdvances >= 0))
     throw new RangeError('settle: maxAdvances must be an integer >= 0');
   const move = options.advance === true ? moverOf(parts.clock, maxAdvances) : undefined;
   // Runs an earlier settle left waiting on the clock go first.
-  for (const flight of [...parts.flights]) await finish(parts, flight, move);
-  // What the worker's sweep does: tasks past their TTL end.
-  await parts.store.expire(parts.clock.now());
-  for (let i = 0; i < 10_000; i++) {
-    const task = await parts.store.claim('test-kit', parts.leaseMs, parts.clock.now());
-    if (task !== undefined) {
-      await finish(parts, launch(parts, task), move);
+  for (const flight of [...parts.flights]) await finish(parts, [flight], move);
+  await sweep(parts);
+  for (let runs = 0; runs < 10_000;) {
+    runs += await fill(parts);
+    if (parts.flights.size > 0) {
+      await finish(parts, [...parts.flights], move);
       continue;
     }
     const at = move === undefined ? undefined : await nextTime(parts);
     if (move === undefined || at === undefined) return;
     move(at);
-    await parts.store.expire(parts.clock.now());
+    await sweep(parts);
   }
   throw new Error('settle: tasks keep running (10,000 runs)');
 }

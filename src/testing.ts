@@ -4,6 +4,7 @@
 // sleeps, retry backoffs, step timeouts and TTLs (settle fails rather than hangs on a run only the clock can move),
 // answer input, cancel, crash a run after its Nth step or inside a step's body and watch another run replay it, count
 // how often each step's body ran, and replay a task's recorded history against new code to catch non-determinism.
+// Concurrency limits and priorities hold as on a server: the kit claims through the same store.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,7 @@ import {
   LATEST_PROTOCOL_VERSION,
   META_CLIENT_CAPABILITIES,
   META_IDEMPOTENCY_KEY,
+  META_PRIORITY,
   META_PROTOCOL_VERSION,
   TASKS_EXTENSION,
 } from './wire/meta-keys.js';
@@ -48,6 +50,15 @@ export interface TestKitOptions {
   leaseMs?: number;
   /** Bounds on what one task may store, as the server's `limits` option (default DEFAULT_TASK_LIMITS). */
   limits?: Partial<TaskLimits>;
+  /**
+   * Runs at once, as a worker's `concurrency` (a whole number from 1 to 64; default 1: one run at a time). With more,
+   * settle claims further tasks while runs are in flight, as a server's free workers do: a task whose concurrency key
+   * (`task.concurrency`) is full then waits, saying `Waiting for a free slot of concurrency key "…" to run.`, and runs
+   * once a slot frees.
+   */
+  concurrency?: number;
+  /** Honours `StartOptions.priority`, as `serve --allow-caller-priority` does the caller's priority (default false). */
+  allowCallerPriority?: boolean;
 }
 
 /** A task as its client sees it (`tasks/get`): status, message, outstanding input, result or error. */
@@ -76,6 +87,11 @@ export interface StartOptions {
    * start with the key gets the same task, one with the key and other arguments is refused (invalid params).
    */
   idempotencyKey?: string;
+  /**
+   * The caller's priority (`_meta["dev.durable-mcp/priority"]`, a whole number from -100 to 100): it replaces the
+   * tool's `task.priority` when the kit allows it (`allowCallerPriority`), and is ignored otherwise, as on a server.
+   */
+  priority?: number;
 }
 
 export interface TestKit {
@@ -121,6 +137,9 @@ type Call = ReturnType<typeof callerOf>;
 /** The kit's parts: a throwaway store that records, the server core, the counting runner and the client's calls. */
 function assemble(options: TestKitOptions) {
   const limits = resolveTaskLimits(options.limits);
+  const width = options.concurrency ?? 1;
+  if (!(Number.isInteger(width) && width >= 1 && width <= 64))
+    throw new RangeError('createTestKit: concurrency must be a whole number from 1 to 64');
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-kit-'));
   const watch = createRunWatch();
   const clock = watchedClock(createManualClock(options.start ?? Date.UTC(2026, 0, 1)), watch.poke);
@@ -135,7 +154,15 @@ function assemble(options: TestKitOptions) {
     now,
     steps: options.steps,
     maxStepBytes: limits.maxStepBytes,
-    extensions: [createTasksExtension({ store, now, tasksGetRate: false, fallback: false })],
+    extensions: [
+      createTasksExtension({
+        store,
+        now,
+        tasksGetRate: false,
+        fallback: false,
+        allowCallerPriority: options.allowCallerPriority === true,
+      }),
+    ],
   });
   const runner = countingRunner(
     createTaskRunner(server.registry, server.info, {
@@ -158,6 +185,7 @@ function assemble(options: TestKitOptions) {
     storedBytesLimit: storedBytesLimitOf(undefined),
     watch,
     flights: new Set(),
+    width,
   };
   return { dir, recorded, caps, settling, call: callerOf(server, caps) };
 }
@@ -192,8 +220,11 @@ function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): Te
 
 /** tools/call as a task, answering MRTR rounds before creation with `inputResponses`. */
 async function startTask(call: Call, tool: string, args: JsonObject, options: StartOptions): Promise<string> {
-  const { inputResponses, idempotencyKey } = options;
-  const meta: JsonObject = idempotencyKey === undefined ? {} : { [META_IDEMPOTENCY_KEY]: idempotencyKey };
+  const { inputResponses, idempotencyKey, priority } = options;
+  const meta: JsonObject = {
+    ...(idempotencyKey === undefined ? {} : { [META_IDEMPOTENCY_KEY]: idempotencyKey }),
+    ...(priority === undefined ? {} : { [META_PRIORITY]: priority }),
+  };
   let params: JsonObject = { name: tool, arguments: args };
   for (let round = 0; round < 16; round++) {
     const result = await call('tools/call', params, meta);

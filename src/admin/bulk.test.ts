@@ -37,6 +37,41 @@ describe('a bulk change', () => {
     expect(queries[0]).toMatchObject({ tool: 'x', sort: 'created', order: 'desc', createdTo: 1_001 });
   });
 
+  it('counts in a dry run with one count of the store when it has one, over the same filter, up to its bound', async () => {
+    const { store, queries } = fakeStore(1_200);
+    const counts: unknown[][] = [];
+    const counting: TaskAdmin = {
+      ...store,
+      async count(scope, filter, max, now) {
+        counts.push([scope, filter, max, now]);
+        return Math.min(1_200, max);
+      },
+    };
+    const answer = await runBulk({
+      ...base,
+      store: counting,
+      action: 'cancel',
+      filter: { tool: 'x' },
+      dryRun: true,
+    });
+    expect(answer).toEqual({ dryRun: true, matched: 1_200 });
+    expect(queries).toEqual([]);
+    expect(counts).toEqual([[base.scope, { tool: 'x', createdTo: 1_001 }, 10_001, 1_000]]);
+    const bounded = await runBulk({
+      ...base,
+      store: counting,
+      action: 'cancel',
+      filter: {},
+      dryRun: true,
+      max: 7,
+    });
+    expect(bounded).toEqual({ dryRun: true, matched: 7, limited: true });
+    expect(counts[1]?.[2]).toBe(8);
+    // Changes still go task by task, through the search.
+    await runBulk({ ...base, store: counting, action: 'cancel', filter: {}, dryRun: false, max: 1 });
+    expect(queries).toHaveLength(1);
+  });
+
   it('applies each task’s own action, counts those left, and stops at its bound', async () => {
     const { store, cancelled } = fakeStore(10);
     const all = await runBulk({ ...base, store, action: 'cancel', filter: {}, dryRun: false });

@@ -1,5 +1,6 @@
 // An operator's bulk change: cancel, retry or purge every task a search matches within the operator's tenants, each
-// by the store's own single action (so the rules of one change hold for each), a page at a time and up to a bound.
+// by the store's own single action (so the rules of one change hold for each), a page at a time and up to a bound;
+// its dry run counts them in the store when the store can (TaskAdmin.count), else pages through them.
 import type { AuditLog } from '../protocol/audit.js';
 import type { AdminScope, AdminTaskFilter, TaskAdmin } from '../tasks/admin.js';
 import type { TaskOwner } from '../tasks/task.js';
@@ -24,22 +25,24 @@ export interface BulkRequest {
   max?: number;
 }
 
+/** The filter of the tasks matching at `now`: those created later (e.g. by a retry) are left out. */
+const matchingAt = (request: BulkRequest): AdminTaskFilter => ({
+  ...request.filter,
+  createdTo: Math.min(request.filter.createdTo ?? Number.MAX_SAFE_INTEGER, request.now + 1),
+});
+
 /**
  * The ids of the tasks matching the filter now, newest first, a page at a time, at most `max`. Tasks created after
  * `now` (e.g. those a retry makes) are not part of it; a change to a task does not move it within the order.
  */
 async function* matching(request: BulkRequest, max: number): AsyncGenerator<string[]> {
   const { store, scope, now } = request;
-  const createdTo = Math.min(request.filter.createdTo ?? Number.MAX_SAFE_INTEGER, now + 1);
+  const filter = matchingAt(request);
   let cursor: string | undefined;
   let seen = 0;
   do {
     const limit = Math.min(PAGE, max + 1 - seen);
-    const page = await store.list(
-      scope,
-      { ...request.filter, createdTo, sort: 'created', order: 'desc', limit, cursor },
-      now,
-    );
+    const page = await store.list(scope, { ...filter, sort: 'created', order: 'desc', limit, cursor }, now);
     seen += page.items.length;
     yield page.items.map((item) => item.id);
     cursor = page.next;
@@ -50,6 +53,11 @@ async function* matching(request: BulkRequest, max: number): AsyncGenerator<stri
 export async function runBulk(request: BulkRequest): Promise<BulkJson> {
   const { store, scope, now, action, who, audit } = request;
   const max = request.max ?? BULK_MAX_TASKS;
+  if (request.dryRun && store.count !== undefined) {
+    // One count in the store, where paging the search would take up to max / PAGE reads.
+    const counted = await store.count(scope, matchingAt(request), max + 1, now);
+    return counted > max ? { dryRun: true, matched: max, limited: true } : { dryRun: true, matched: counted };
+  }
   let matched = 0;
   let touched = 0;
   let limited = false;

@@ -91,6 +91,14 @@ export function checkAdminQuery(query: AdminTaskQuery): CheckedQuery {
     throw new AdminQueryError(`limit must be an integer from 1 to ${ADMIN_MAX_LIMIT}`);
   if (sort !== 'created' && sort !== 'updated') throw new AdminQueryError('sort must be created or updated');
   if (order !== 'asc' && order !== 'desc') throw new AdminQueryError('order must be asc or desc');
+  checkAdminFilter(filter);
+  const checked: CheckedQuery = { filter, sort, order, limit };
+  if (cursor !== undefined) checked.after = decodeCursor(cursor, sort, order);
+  return checked;
+}
+
+/** Checks a search's filters (statuses, outcomes, times); throws AdminQueryError. */
+export function checkAdminFilter(filter: AdminTaskFilter): void {
   for (const s of filter.status ?? [])
     if (!TASK_STATUSES.includes(s)) throw new AdminQueryError(`unknown status: ${String(s)}`);
   for (const o of filter.outcome ?? [])
@@ -99,9 +107,33 @@ export function checkAdminQuery(query: AdminTaskQuery): CheckedQuery {
     throw new AdminQueryError('errorOutcome must be a word: a-z, then a-z, 0-9 or _, at most 32');
   for (const key of ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'] as const)
     if (!isTime(filter[key])) throw new AdminQueryError(`${key} must be a time in ms`);
-  const checked: CheckedQuery = { filter, sort, order, limit };
-  if (cursor !== undefined) checked.after = decodeCursor(cursor, sort, order);
-  return checked;
+}
+
+/** The greatest count TaskAdmin.count is asked for (it counts no further). */
+export const ADMIN_MAX_COUNT = 1_000_000;
+
+/**
+ * The statement and parameters counting the tasks of `table` within `tenants` (undefined: any) that match the
+ * filter, at most `max` of them (the search's conditions, without its order); undefined when nothing can match.
+ */
+export function adminCountSql(
+  d: AdminDialect,
+  table: string,
+  tenants: readonly string[] | undefined,
+  filter: AdminTaskFilter,
+  max: number,
+): { sql: string; params: unknown[] } | undefined {
+  if (!Number.isSafeInteger(max) || max < 0 || max > ADMIN_MAX_COUNT)
+    throw new AdminQueryError(`a count goes up to ${ADMIN_MAX_COUNT}`);
+  const params: unknown[] = [];
+  const conditions = adminConditions(d, tenants, filter, params);
+  if (conditions === undefined || max === 0) return undefined;
+  const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
+  const limit = d.param(params, max);
+  return {
+    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM ${table} ${where} LIMIT ${limit}) matching`,
+    params,
+  };
 }
 
 /** What differs between the two SQL dialects in a search's conditions. */

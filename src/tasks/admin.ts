@@ -125,6 +125,11 @@ export class AdminQueryError extends Error {
 export interface TaskAdmin {
   /** Tasks within the scope matching the query, one keyset page (stable under concurrent inserts). */
   list(scope: AdminScope, query: AdminTaskQuery, now: number): Promise<AdminTaskPage>;
+  /**
+   * How many tasks within the scope match the filter (those `list` would page through), counting no further than
+   * `max` (at most 1,000,000): one read where paging would take many. Optional: without it, a count pages `list`.
+   */
+  count?(scope: AdminScope, filter: AdminTaskFilter, max: number, now: number): Promise<number>;
   /** Everything kept about one task within the scope (as TaskStore.inspect), or undefined. */
   detail(scope: AdminScope, id: string, now: number): Promise<TaskInspection | undefined>;
   /**

@@ -107,6 +107,40 @@ export function adminSearchContract(h: ContractStore): void {
     });
   });
 
+  describe('operators: count', () => {
+    it('counts what a search with the same filters finds, within the scope, up to a bound', async () => {
+      const ids = await seedFixture(h);
+      const admin = adminOf(h);
+      const count = admin.count?.bind(admin);
+      if (count === undefined) return; // optional: a count then pages the search
+      const filters = [
+        {},
+        { tenant: 'acme' },
+        { tenant: 'acme', principal: 'bob' },
+        { tool: 'report', toolVersion: 'v1' },
+        { status: ['failed', 'cancelled'] as const },
+        { status: [] },
+        { outcome: ['failed'] as const },
+        { createdFrom: T0 + 3, createdTo: T0 + 6 },
+        { updatedFrom: T0 + 102, updatedTo: T0 + 104 },
+        { hasError: true },
+        { errorText: 'disk full' },
+      ];
+      for (const scope of [ALL, ACME, { tenants: [] }])
+        for (const filter of filters)
+          expect([filter, await count(scope, filter, 100, h.t)]).toEqual([
+            filter,
+            (await listed(h, ids, scope, filter)).length,
+          ]);
+      expect(await count(ALL, {}, 3, h.t)).toBe(3);
+      expect(await count(ALL, {}, 0, h.t)).toBe(0);
+      await expect(count(ALL, { status: ['lost'] as never }, 10, h.t)).rejects.toBeInstanceOf(
+        AdminQueryError,
+      );
+      await expect(count(ALL, {}, 2_000_000, h.t)).rejects.toBeInstanceOf(AdminQueryError);
+    });
+  });
+
   describe('operators: overview', () => {
     it('counts by status, by tool and version, in windows and the stuck ones, within the scope', async () => {
       await seedFixture(h);

@@ -93,6 +93,46 @@ export function concurrencyContract(h: ContractStore): void {
       expect((await h.snap(b)).statusMessage).toBe(slotWaitMessage('payments'));
     });
 
+    it('refuses to renew a lapsed lease of a limited task: its slot may have gone to another run meanwhile', async (ctx) => {
+      // Limits are an optional capability, with freeSlots as its mark.
+      if (h.store.freeSlots === undefined) return ctx.skip();
+      // Two tools share one slot, each claimed by a process that serves only it.
+      const one = { key: 'deploy', limit: 1 };
+      const only = (tool: string) => ({ tools: { [tool]: ['v1'] } });
+      const late = await create({ tool: 'deploy_api', toolVersion: 'v1', concurrency: one });
+      const other = await create({ tool: 'deploy_web', toolVersion: 'v1', concurrency: one });
+      const run = must(await h.store.claim('frozen', LEASE, h.t, only('deploy_api')));
+      expect(run.id).toBe(late);
+      expect(await h.store.claim('w2', LEASE, h.t, only('deploy_web'))).toBeUndefined();
+      // The first run's heartbeat comes after its lease lapsed: by then the slot went to the other task's run.
+      h.t += LEASE + 1;
+      await must(h.store.freeSlots).call(h.store, h.t);
+      expect((await h.store.claim('w2', LEASE, h.t, only('deploy_web')))?.id).toBe(other);
+      expect(await h.store.renew(late, run.token, LEASE, h.t)).toEqual({
+        held: false,
+        cancelRequested: false,
+      });
+      // Without a limit, or holding the slot until the task ends, a lapsed lease no one took is renewed as before.
+      const free = await create({ tool: 'deploy_docs', toolVersion: 'v1' });
+      const whole = await create({
+        tool: 'deploy_db',
+        toolVersion: 'v1',
+        concurrency: { ...K, hold: 'task' },
+      });
+      for (const [id, tool] of [
+        [free, 'deploy_docs'],
+        [whole, 'deploy_db'],
+      ] as const) {
+        const held = must(await h.store.claim('frozen', LEASE, h.t, only(tool)));
+        expect(held.id).toBe(id);
+        h.t += LEASE + 1;
+        expect(await h.store.renew(id, held.token, LEASE, h.t)).toEqual({
+          held: true,
+          cancelRequested: false,
+        });
+      }
+    });
+
     it("frees the slot of a run whose lease lapsed: a crashed process's task runs again, its parked peers in turn", async (ctx) => {
       // Limits are an optional capability, with freeSlots as its mark.
       if (h.store.freeSlots === undefined) return ctx.skip();

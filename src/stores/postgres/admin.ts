@@ -5,6 +5,9 @@ import type {
   AdminOverview,
   AdminRetryResult,
   AdminScope,
+  AdminTaskFilter,
+  AdminTaskPage,
+  AdminTaskQuery,
   TaskAdmin,
 } from '../../tasks/admin.js';
 import { isTerminal, type TaskInspection, type TaskStatus } from '../../tasks/task.js';
@@ -12,6 +15,7 @@ import {
   adminOverview,
   adminPage,
   cancelOutcome,
+  checkAdminFilter,
   checkAdminQuery,
   emptyAdminWindow,
   inAdminScope,
@@ -24,7 +28,7 @@ import type { StoreContext } from './context.js';
 import type { Run } from './db.js';
 import { requestCancel } from './owner-writes.js';
 import { retryFork } from './retry-fork.js';
-import { searchSql } from './sql/admin.js';
+import { countSql, searchSql } from './sql/admin.js';
 
 const NOT_FOUND = { ok: false, reason: 'not_found' } as const;
 
@@ -47,7 +51,7 @@ export function postgresAdmin(
   ctx: StoreContext,
   inspect: (id: string, now: number) => Promise<TaskInspection | undefined>,
 ): TaskAdmin {
-  const { db, q, codec, feed, quotedSchema } = ctx;
+  const { db, q, codec, feed } = ctx;
   const sql = q.admin;
 
   /** Retry or purge under the row lock; `write` runs when the task is within the scope. */
@@ -63,15 +67,8 @@ export function postgresAdmin(
     });
 
   return {
-    async list(scope, query) {
-      const checked = checkAdminQuery(query);
-      const search = searchSql(quotedSchema, visibleTenants(scope, checked.filter.tenant), checked);
-      const rows =
-        search === undefined
-          ? []
-          : await db.query<AdminSummaryColumns & Record<string, unknown>>(search.sql, search.params);
-      return adminPage(rows, checked, (row) => toAdminSummary(row, codec.open));
-    },
+    list: (scope, query) => searchPage(ctx, scope, query),
+    count: (scope, filter, max) => countMatching(ctx, scope, filter, max),
 
     async detail(scope, id, now) {
       const found = await inspect(id, now);
@@ -122,6 +119,35 @@ export function postgresAdmin(
 
     overview: (scope, now, options) => readOverview(ctx, scope, now, options),
   };
+}
+
+/** A page of a search within the scope (TaskAdmin.list). */
+async function searchPage(
+  { db, codec, quotedSchema }: StoreContext,
+  scope: AdminScope,
+  query: AdminTaskQuery,
+): Promise<AdminTaskPage> {
+  const checked = checkAdminQuery(query);
+  const search = searchSql(quotedSchema, visibleTenants(scope, checked.filter.tenant), checked);
+  const rows =
+    search === undefined
+      ? []
+      : await db.query<AdminSummaryColumns & Record<string, unknown>>(search.sql, search.params);
+  return adminPage(rows, checked, (row) => toAdminSummary(row, codec.open));
+}
+
+/** How many tasks within the scope match the filter, up to `max` (TaskAdmin.count): one statement. */
+async function countMatching(
+  { db, quotedSchema }: StoreContext,
+  scope: AdminScope,
+  filter: AdminTaskFilter,
+  max: number,
+): Promise<number> {
+  checkAdminFilter(filter);
+  const counted = countSql(quotedSchema, visibleTenants(scope, filter.tenant), filter, max);
+  if (counted === undefined) return 0;
+  const [row] = await db.query<{ n: string }>(counted.sql, counted.params);
+  return Number(row?.n ?? 0);
 }
 
 /** The overview's counts within the scope, read at once (each count an index range, the counts per tool a scan). */

@@ -96,7 +96,7 @@ export function runWrites(ctx: StoreContext, slots: Slots): RunWrites {
     },
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {
-      const [row] = await db.query<{ cancel_requested: boolean }>(q.renew, [id, token, now + leaseMs]);
+      const [row] = await db.query<{ cancel_requested: boolean }>(q.renew, [id, token, now + leaseMs, now]);
       return row === undefined
         ? { held: false, cancelRequested: false }
         : { held: true, cancelRequested: row.cancel_requested };

@@ -8,6 +8,7 @@ import {
   adminOverview,
   adminPage,
   cancelOutcome,
+  checkAdminFilter,
   checkAdminQuery,
   emptyAdminWindow,
   inAdminScope,
@@ -18,7 +19,8 @@ import { openStepValue, toAdminPayloads } from '../admin-payloads.js';
 import { planRetry } from '../retry-fork.js';
 import type { StoreContext } from './context.js';
 import { guarded } from './guarded.js';
-import { prepareAdminQueries } from './sql/admin.js';
+import { prepareAdminQueries, type AdminQueries } from './sql/admin.js';
+import type { Opener } from '../payload-sealing.js';
 
 const NOT_FOUND = { ok: false, reason: 'not_found' } as const;
 
@@ -28,20 +30,33 @@ export interface SqliteAdminDeps {
   inspect: (id: string, now: number) => Promise<TaskInspection | undefined>;
 }
 
-export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin {
-  const { db, codec, log, writes } = ctx;
-  const aq = prepareAdminQueries(db);
-  /** The task's owner and status, when the task exists within the scope. */
-  const scoped = (scope: AdminScope, id: string) => {
-    const row = aq.ownerOf(id);
-    return row !== undefined && inAdminScope(scope, row.tenant) ? row : undefined;
-  };
+/** The task's owner and status, when the task exists within the scope. */
+function scopedOwner(aq: AdminQueries, scope: AdminScope, id: string) {
+  const row = aq.ownerOf(id);
+  return row !== undefined && inAdminScope(scope, row.tenant) ? row : undefined;
+}
+
+/** Searches within the scope: a page (TaskAdmin.list), and a count of the matches up to a bound (one statement). */
+function searches(aq: AdminQueries, open: Opener): Pick<TaskAdmin, 'list' | 'count'> {
   return {
     async list(scope, query) {
       const q = checkAdminQuery(query);
       const rows = guarded(() => aq.search(visibleTenants(scope, q.filter.tenant), q));
-      return adminPage(rows, q, (row) => toAdminSummary(row, codec.open));
+      return adminPage(rows, q, (row) => toAdminSummary(row, open));
     },
+    async count(scope, filter, max) {
+      checkAdminFilter(filter);
+      return guarded(() => aq.count(visibleTenants(scope, filter.tenant), filter, max));
+    },
+  };
+}
+
+export function sqliteAdmin(ctx: StoreContext, deps: SqliteAdminDeps): TaskAdmin {
+  const { db, codec, log, writes } = ctx;
+  const aq = prepareAdminQueries(db);
+  const scoped = (scope: AdminScope, id: string) => scopedOwner(aq, scope, id);
+  return {
+    ...searches(aq, codec.open),
 
     async detail(scope, id, now) {
       const found = await deps.inspect(id, now);

@@ -34,7 +34,9 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
 
 /**
  * The first in line, and the task that takes its turn: its owner's of the highest priority (sql/conditions.ts,
- * OWNER_PRIORITY_ORDER).
+ * OWNER_PRIORITY_ORDER). The second read is needed even when no task has a priority: among equals the owner's task
+ * that took its place first goes, which need not be the first in line (a task handed back by a lapsed lease keeps
+ * its early place-taking, behind a place taken later), so leaving it out would change which task runs.
  */
 function nextInLine({ q }: StoreContext, now: number, scope: ScopeParams) {
   const head = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
@@ -158,7 +160,7 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
     ...scopeWrites(ctx),
 
     async renew(id, token, leaseMs, now): Promise<RenewResult> {
-      const row = await writes.leaseTx(() => q.renew(id, token, now + leaseMs));
+      const row = await writes.leaseTx(() => q.renew(id, token, now + leaseMs, now));
       return row === undefined
         ? { held: false, cancelRequested: false }
         : { held: true, cancelRequested: row.cancel_requested === 1 };

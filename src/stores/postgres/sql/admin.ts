@@ -1,6 +1,7 @@
 // SQL of the PostgreSQL task store. The operators' port: searches (built per set of filters), a task's owner by id,
 // its payload columns, a retry's new task and purge under the task's row lock, and the overview's counts.
-import { adminSearchSql, type AdminDialect, type CheckedQuery } from '../../admin-query.js';
+import { adminCountSql, adminSearchSql, type AdminDialect, type CheckedQuery } from '../../admin-query.js';
+import type { AdminTaskFilter } from '../../../tasks/admin.js';
 import { fairPlace, NON_TERMINAL, type Notify } from './fragments.js';
 
 const dialect: AdminDialect = {
@@ -32,6 +33,14 @@ const dialect: AdminDialect = {
 /** The statement and parameters of one page of a search within `tenants` (undefined: any); undefined: no match. */
 export const searchSql = (s: string, tenants: readonly string[] | undefined, q: CheckedQuery) =>
   adminSearchSql(dialect, `${s}.tasks`, tenants, q);
+
+/** The statement and parameters counting the matches of a filter within `tenants`, up to `max`; undefined: none. */
+export const countSql = (
+  s: string,
+  tenants: readonly string[] | undefined,
+  f: AdminTaskFilter,
+  max: number,
+) => adminCountSql(dialect, `${s}.tasks`, tenants, f, max);
 
 /** The overview's counts; `scoped`: the tenants are the last parameter. */
 function overviewSql(s: string, scoped: boolean) {

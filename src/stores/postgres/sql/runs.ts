@@ -107,10 +107,15 @@ export function runSql(s: string, notify: Notify) {
     /** The claim (claimSql). */
     claim: claimSql(s, notify),
 
-    /** A run waiting for live input (live-input.ts) keeps its lease too. */
+    /**
+     * $3 the new lease end, $4 now. A run waiting for live input (live-input.ts) keeps its lease too. A lapsed lease
+     * of a task that holds a slot of a concurrency key only while a run holds its lease (hold 'run') is lost: that
+     * slot counted as free since it lapsed, and may have gone to another run.
+     */
     renew: `
       UPDATE ${s}.tasks SET lease_until = $3, revision = revision + 1
       WHERE id = $1 AND attempt = $2 AND status IN ('working','input_required') AND lease_owner IS NOT NULL
+        AND (concurrency_key IS NULL OR concurrency_hold = 'task' OR lease_until >= $4::bigint)
       RETURNING cancel_requested`,
 
     /**

@@ -1,8 +1,9 @@
 // Prepared SQL of the SQLite task store. The operators' port: searches (one statement per set of filters, prepared
 // once), a task's owner by id, its payload columns, a retry's new task, purge and the overview's counts.
-import type { AdminOverview } from '../../../tasks/admin.js';
+import type { AdminOverview, AdminTaskFilter } from '../../../tasks/admin.js';
 import type { TaskStatus } from '../../../tasks/task.js';
 import {
+  adminCountSql,
   adminSearchSql,
   type AdminDialect,
   type AdminSummaryColumns,
@@ -173,6 +174,11 @@ export function prepareAdminQueries(db: SqliteDatabase) {
     search(tenants: readonly string[] | undefined, q: CheckedQuery): AdminSummaryColumns[] {
       const found = searchSql(tenants, q);
       return found === undefined ? [] : (search(found.sql).all(found.params) as AdminSummaryColumns[]);
+    },
+    /** How many tasks within `tenants` match the filter, up to `max`. */
+    count(tenants: readonly string[] | undefined, filter: AdminTaskFilter, max: number): number {
+      const found = adminCountSql(dialect, 'tasks', tenants, filter, max);
+      return found === undefined ? 0 : (search(found.sql).pluck().get(found.params) as number);
     },
     ownerOf: (id: string) =>
       ownerOf.get(id) as { tenant: string; principal: string; status: TaskStatus } | undefined,

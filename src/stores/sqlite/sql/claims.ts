@@ -1,7 +1,7 @@
 // Prepared SQL of the SQLite task store. Claims: the next claimable task, its lease, and what its run starts from.
 import type { SqliteDatabase } from '../database.js';
 import type { TaskRow } from '../rows.js';
-import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER, OWNER_PRIORITY_ORDER } from './conditions.js';
+import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER, OWNER_PRIORITY_ORDER, RENEWABLE } from './conditions.js';
 
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
 export const WOKEN_BATCH = 128;
@@ -54,10 +54,11 @@ export function prepareClaimQueries(db: SqliteDatabase) {
   const stepAttempts = db
     .prepare(`SELECT name, failed, last_failure FROM task_step_attempts WHERE task_id = ?`)
     .raw();
-  // A run waiting for live input (live-input.ts) keeps its lease too.
+  // A run waiting for live input (live-input.ts) keeps its lease too. RENEWABLE: a lapsed lease of a limited task is
+  // lost, its slot being free for another run since it lapsed.
   const renew = db.prepare(`
-    UPDATE tasks SET lease_until = ? WHERE id = ? AND attempt = ? AND status IN ('working','input_required')
-      AND lease_owner IS NOT NULL
+    UPDATE tasks SET lease_until = @until WHERE id = @id AND attempt = @token
+      AND status IN ('working','input_required') AND lease_owner IS NOT NULL AND ${RENEWABLE}
     RETURNING cancel_requested`);
   return {
     /**
@@ -84,7 +85,7 @@ export function prepareClaimQueries(db: SqliteDatabase) {
     /** `[key, answer]` of every input the task asked or was given (answer null while open). */
     inputs: (id: string) => inputs.all(id) as [string, string | null][],
     stepAttempts: (id: string) => stepAttempts.all(id) as [string, number, string][],
-    renew: (id: string, token: number, until: number) =>
-      renew.get(until, id, token) as { cancel_requested: number } | undefined,
+    renew: (id: string, token: number, until: number, now: number) =>
+      renew.get({ until, id, token, now }) as { cancel_requested: number } | undefined,
   };
 }

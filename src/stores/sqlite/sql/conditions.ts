@@ -40,6 +40,12 @@ export const LINE_ORDER = `fair_at, placed_at, created_at`;
 export const OWNER_PRIORITY_ORDER = `priority DESC, placed_at, fair_at, created_at`;
 
 /**
+ * A lease its run may renew: any but a lapsed one of a task that holds a slot of a concurrency key only while a run
+ * holds its lease (hold 'run'): once lapsed, that slot counted as free and may have gone to another run.
+ */
+export const RENEWABLE = `(concurrency_key IS NULL OR concurrency_hold = 'task' OR lease_until >= @now)`;
+
+/**
  * A waiting task whose time has come (its lease was released when it began to wait): the next claim gives it a new
  * place in line and makes it runnable (claims.ts, requeueWoken).
  */
