@@ -26,8 +26,13 @@ export async function expectRateHeldAcrossReplicas(
   console.log(`rate limit 10/s across 3 replicas: ${inWindow} starts in 30 s (${perSecond.toFixed(2)}/s)`);
   expect(perSecond).toBeGreaterThanOrEqual(9);
   expect(perSecond).toBeLessThanOrEqual(11);
-  // Never a burst (a herd at each period would put 20 or more in some 3 s): any 3 s hold their 30 starts within the
-  // same 10%, a start claimed a few ms late on a busy event loop falling into the next window at most.
-  expect(mostInWindow(starts, 3_000)).toBeLessThanOrEqual(33);
+  // Spaced, not a herd each period (10 starts at once, then a pause, would make most gaps a few ms): the typical gap
+  // between two starts is the interval, 100 ms, within the same 10%. (A start claimed late on a busy machine comes
+  // close to the next one, so the smallest gaps and the fullest second say more about the machine than the rate.)
+  const gaps = starts.slice(1).map((t, i) => t - (starts[i] as number));
+  const median = [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] as number;
+  console.log(`median gap ${median} ms; most starts in one second ${mostInWindow(starts, 1_000)}`);
+  expect(median).toBeGreaterThanOrEqual(90);
+  expect(median).toBeLessThanOrEqual(110);
   return perSecond;
 }
