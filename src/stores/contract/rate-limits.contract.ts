@@ -53,16 +53,23 @@ export function rateLimitContract(h: ContractStore): void {
       expect(await h.store.countRunnable(h.t)).toBe(0);
       expect(await h.store.stats?.(h.t)).toMatchObject({ rateWaitsByTool: { echo: 4 } });
       expect(await h.store.nextWakeAt?.(h.t)).toBe(h.t + 500);
-      // Each starts when its time comes, not a millisecond before, one at a time.
+      // Each starts when its time comes, not a millisecond before, one at a time; subscribers hear that it no longer
+      // waits for the rate limit.
+      const heard: string[] = [];
+      const unsubscribe = h.store.changes?.subscribe((c) => heard.push(c.taskId));
       const starts: number[] = [];
       const t0 = h.t;
       for (const at of [499, 500, 999, 1_000, 1_500, 2_000]) {
         h.t = t0 + at;
-        for (const id of await startAll()) {
+        for (const run of await claimAll()) {
           starts.push(at);
-          expect(id).toBe(ids[starts.length]);
+          expect(run.id).toBe(ids[starts.length]);
+          if (unsubscribe !== undefined) expect(heard).toContain(run.id);
+          expect((await h.snap(run.id)).statusMessage).toBe('Queued.');
+          expect(await h.store.finish(run.id, run.token, completed, h.t)).toBe(true);
         }
       }
+      unsubscribe?.();
       expect(starts).toEqual([500, 1_000, 1_500, 2_000]);
       expect(await h.store.stats?.(h.t)).toMatchObject({ rateWaitsByTool: {} });
     });

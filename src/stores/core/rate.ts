@@ -28,6 +28,14 @@ export function rateToCount(
 }
 
 /**
+ * Whether a claim starts a first run whose start an earlier claim counted (a reserved start come due, or one counted
+ * before the task was parked for a concurrency slot), read from the row as it was before this claim: its owner was
+ * shown it waiting, so subscribers are told it no longer does.
+ */
+export const startsCountedRun = (row: RateColumns, runsBefore: number): boolean =>
+  runsBefore === 0 && row.rate_key != null && row.rate_reserved_at != null;
+
+/**
  * A start counted at `now` under a key whose row holds `tat` (undefined: no row): the key's new `tat`, and, when the
  * start is reserved for later, the whole ms the task waits until (it then starts without another count).
  */

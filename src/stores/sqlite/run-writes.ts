@@ -10,6 +10,7 @@ import { admit, MAX_PARKED_PER_CLAIM, releaseSlot } from './slots.js';
 import { admitRate } from './rate-limits.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
+import { startsCountedRun } from '../core/rate.js';
 
 export interface Ending {
   id: string;
@@ -80,8 +81,9 @@ function claimOne(
   if (candidate === undefined) return undefined;
   const row = q.takeLease(candidate.id, workerId, now + leaseMs);
   if (candidate.concurrency_key !== null) q.takeSlot(row.id, candidate.concurrency_key, row.attempt);
-  // Its owner was told it waits for a version (shown-status.ts): no longer, and subscribers hear so.
-  if (row.version_wait === row.attempt - 1)
+  // Its owner was told it waits for a version or for its rate limit (shown-status.ts): no longer, and subscribers
+  // hear so.
+  if (row.version_wait === row.attempt - 1 || startsCountedRun(candidate, candidate.attempt))
     log.changed({ taskId: row.id, runnable: false, cancelRequested: false });
   const start = {
     takenOver: candidate.lease_owner !== null,
