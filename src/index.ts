@@ -26,6 +26,7 @@ export type {
   Completer,
   ToolInputMethod,
   TaskConcurrency,
+  TaskRateLimit,
   HandlerContext,
   AuthInfo,
   ServerControl,

@@ -1,7 +1,7 @@
 // The testing kit (`durable-mcp/testing`), and the demo tools tested through it: time skipped through a durable
 // sleep and a retry backoff, input answered, a crash after a step replayed without running that step again, a crash
-// inside a step replayed by running its body again, a cancel, starts with an idempotency key, and a recorded history
-// replayed against changed code.
+// inside a step replayed by running its body again, a cancel, starts with an idempotency key, a rate limit on the kit
+// clock, and a recorded history replayed against changed code.
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { defineTool, textResult } from '../src/index.js';
 import { generateReport } from '../examples/demo/generate-report.js';
@@ -224,6 +224,31 @@ describe('the kit itself', () => {
     await expect(kit.start('remind_me', args, { idempotencyKey: '' })).rejects.toThrow(/idempotencyKey/);
     expect((await kit.start('remind_me', args)).id).not.toBe(first.id);
     expect((await kit.start('remind_me', args, { idempotencyKey: 'call-2' })).id).not.toBe(first.id);
+  });
+
+  it('holds a rate limit on the kit clock: a second start waits for its reserved time, a sleep resumes at once', async () => {
+    const limited = defineTool({
+      name: 'send_sms',
+      task: { support: 'optional', rateLimit: { limit: 1, periodMs: 60_000 } },
+      handler: async (_args, ctx) => {
+        await ctx.step('send', () => 'sent');
+        await ctx.sleep('settle', 1_000);
+        return textResult('done');
+      },
+    });
+    const kit = await kitOf({ tools: [limited] });
+    const [first, second] = [await kit.start('send_sms'), await kit.start('send_sms')];
+    await kit.settle();
+    expect(first.stepRuns()).toEqual({ send: 1 });
+    expect(second.stepRuns()).toEqual({});
+    expect((await second.get()).statusMessage).toBe('Waiting for the rate limit of key "send_sms" to start.');
+    // The first one's sleep ends: it finishes without waiting for the key's next start.
+    await kit.advance(1_000);
+    expect((await first.get()).status).toBe('completed');
+    await kit.advance(58_999);
+    expect(second.stepRuns()).toEqual({});
+    await kit.advance(1);
+    expect(second.stepRuns()).toEqual({ send: 1 });
   });
 
   it('expires a task past its TTL when the clock passes it', async () => {

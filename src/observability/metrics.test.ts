@@ -136,6 +136,27 @@ describe('metrics: slot waits', () => {
   });
 });
 
+describe('metrics: rate waits', () => {
+  it('count the tasks waiting for the start reserved under their rate limit, by tool', async () => {
+    const { store, url } = await serveMetrics({ statsIntervalMs: 0, tools: ['charge'] });
+    const byTool = async (): Promise<string[]> =>
+      (await (await fetch(url)).text())
+        .split('\n')
+        .filter((l) => l.startsWith('durable_mcp_tool_rate_waits{'));
+    expect(await byTool()).toEqual([]);
+    const rateLimit = { key: 'payments', limit: 1, periodMs: 1_000 };
+    for (const tool of ['charge', 'charge', 'charge', 'refund'])
+      await store.create(newTask({ createdAt: T0, tool, rateLimit }));
+    // The first starts; the next claim reserves the others' starts, one a second, and finds none due.
+    expect(await store.claim('w', 30_000, T0)).toBeDefined();
+    expect(await store.claim('w', 30_000, T0)).toBeUndefined();
+    expect(await byTool()).toEqual([
+      'durable_mcp_tool_rate_waits{tool="charge"} 2',
+      'durable_mcp_tool_rate_waits{tool="other"} 1',
+    ]);
+  });
+});
+
 describe('metrics: bearer token', () => {
   it('answers 401 without the token (or with another), 200 with it', async () => {
     const { url } = await serveMetrics({ token: 'scrape-token-0123456789' });

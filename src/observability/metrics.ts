@@ -80,6 +80,12 @@ function storeGauges(registry: Registry) {
       labelNames: ['tool'],
       registers: [registry],
     }),
+    toolRateWaits: new Gauge({
+      name: `${P}tool_rate_waits`,
+      help: 'Working tasks waiting for the start reserved under the rate limit of their key, by tool (tools with none absent)',
+      labelNames: ['tool'],
+      registers: [registry],
+    }),
   };
 }
 
@@ -125,15 +131,26 @@ function statsCollector(
     gauges.backlog.set(stats.runnable);
     gauges.inputWaits.set(stats.byStatus.input_required);
     if (stats.parked !== undefined) gauges.slotWaits.set(stats.parked);
-    if (stats.parkedByTool !== undefined) {
-      // Set anew on each read: a tool whose tasks no longer wait drops out. Tools past the label cap add up in "other".
-      const byLabel = new Map<string, number>();
-      for (const [tool, n] of Object.entries(stats.parkedByTool))
-        byLabel.set(toolLabel(tool), (byLabel.get(toolLabel(tool)) ?? 0) + n);
-      gauges.toolSlotWaits.reset();
-      for (const [tool, n] of byLabel) gauges.toolSlotWaits.set({ tool }, n);
-    }
+    if (stats.parkedByTool !== undefined) setByTool(gauges.toolSlotWaits, stats.parkedByTool, toolLabel);
+    if (stats.rateWaitsByTool !== undefined)
+      setByTool(gauges.toolRateWaits, stats.rateWaitsByTool, toolLabel);
   };
+}
+
+/**
+ * Sets a gauge by tool anew on each read: a tool whose tasks no longer wait drops out. Tools past the label cap add
+ * up in "other".
+ */
+function setByTool(
+  gauge: Gauge<'tool'>,
+  byTool: Record<string, number>,
+  toolLabel: (tool: string) => string,
+): void {
+  const byLabel = new Map<string, number>();
+  for (const [tool, n] of Object.entries(byTool))
+    byLabel.set(toolLabel(tool), (byLabel.get(toolLabel(tool)) ?? 0) + n);
+  gauge.reset();
+  for (const [tool, n] of byLabel) gauge.set({ tool }, n);
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();

@@ -12,6 +12,7 @@ import type { ServerControl } from './tool-types.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import { policyProblem } from '../tasks/concurrency.js';
 import { priorityProblem } from '../tasks/priority.js';
+import { ratePolicyProblem } from '../tasks/rate-limit.js';
 import type { JsonObject } from './types.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
 import { asksProblem } from './tool-asks.js';
@@ -77,6 +78,9 @@ export class Registry {
     const limited = def.task?.concurrency;
     const limitProblem = limited && policyProblem(def.name, limited);
     if (limitProblem !== undefined) throw new Error(`tool "${def.name}": task.concurrency: ${limitProblem}`);
+    const rate = def.task?.rateLimit;
+    const rateProblem = rate && ratePolicyProblem(def.name, rate);
+    if (rateProblem !== undefined) throw new Error(`tool "${def.name}": task.rateLimit: ${rateProblem}`);
     const priority = def.task?.priority;
     const rank =
       typeof priority === 'function' || priority === undefined ? undefined : priorityProblem(priority);

@@ -1,4 +1,4 @@
-// A tool's task.concurrency and task.priority are checked when the tool is registered.
+// A tool's task.concurrency, task.priority and task.rateLimit are checked when the tool is registered.
 import { describe, expect, it } from 'vitest';
 import { defineTool } from './define.js';
 import { Registry } from './registry.js';
@@ -32,5 +32,26 @@ describe('a tool registered with a priority', () => {
       'tool "report": task.priority must be a whole number from -100 to 100',
     );
     expect(() => new Registry([{ tools: [tool(0.5)] }])).toThrow(/task.priority/);
+  });
+});
+
+describe('a tool registered with a rate limit', () => {
+  it('is refused at registration when its limit or period is invalid, naming the tool', () => {
+    const tool = (limit: number, periodMs: number, key?: string) =>
+      defineTool({
+        name: 'charge',
+        task: { support: 'optional', rateLimit: { limit, periodMs, ...(key === undefined ? {} : { key }) } },
+        handler: () => ({ content: [] }),
+      });
+    expect(() => new Registry([{ tools: [tool(10, 1_000)] }])).not.toThrow();
+    expect(() => new Registry([{ tools: [tool(0, 1_000)] }])).toThrow(
+      'tool "charge": task.rateLimit: limit must be a whole number from 1 to 1000000',
+    );
+    expect(() => new Registry([{ tools: [tool(10, 86_400_001)] }])).toThrow(
+      'tool "charge": task.rateLimit: periodMs must be a whole number of ms from 1 to 86400000',
+    );
+    expect(() => new Registry([{ tools: [tool(10, 1_000, 'a\u0007b')] }])).toThrow(
+      /tool "charge": task.rateLimit: key/,
+    );
   });
 });

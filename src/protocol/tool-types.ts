@@ -133,6 +133,13 @@ export interface TaskPolicy {
    */
   concurrency?: TaskConcurrency;
   /**
+   * At most `limit` of this tool's tasks start per `periodMs`, spaced evenly (one every periodMs / limit), across
+   * every replica on the store. Only first runs count: a task resumed after a sleep, a retry back-off or input, or
+   * taken over after a crash, does not. A task over the rate waits, `working`, without holding a worker, for the
+   * start reserved for it. Checked before `concurrency`. Synchronous calls are not counted.
+   */
+  rateLimit?: TaskRateLimit;
+  /**
    * The task's priority among its caller's tasks (a whole number from -100 to 100; default 0), or a function
    * computing it from the call's arguments and caller when the task is created. When it is the caller's turn in the
    * fair line, its waiting task of the highest priority runs first: priorities reorder a caller's own tasks, never
@@ -158,6 +165,20 @@ export interface TaskConcurrency {
    * one deploy per environment, start to end.
    */
   hold?: 'run' | 'task';
+}
+
+/** TaskPolicy.rateLimit. */
+export interface TaskRateLimit {
+  /** Starts per period (a whole number from 1 to 1,000,000). */
+  limit: number;
+  /** The period (a whole number of ms from 1 to 86,400,000, a day). */
+  periodMs: number;
+  /**
+   * The key the limit counts under (1 to 200 printable characters; default: the tool's name). A function computes it
+   * from the call's arguments and caller when the task is created; a key computed so is stored as a keyed digest,
+   * never in clear, when the task's payloads are encrypted.
+   */
+  key?: string | ((args: JsonObject, owner: AuthInfo) => string);
 }
 
 export interface ToolAnnotations {

@@ -33,6 +33,10 @@ export interface EncodedTask {
   concurrencyLimit: number | null;
   /** NewTask.concurrency.hold: 'task', or null (a slot held while a run executes). */
   concurrencyHold: 'task' | null;
+  /** NewTask.rateLimit, or null (its key sealed as a concurrency key is). */
+  rateKey: string | null;
+  rateLimit: number | null;
+  ratePeriodMs: number | null;
   /** NewTask.priority, or 0. */
   priority: number;
 }
@@ -74,6 +78,12 @@ export function encodeTask(
         : sealing.concurrencyKey(sealed, task.concurrency.key, task.concurrency.derived === true),
     concurrencyLimit: task.concurrency?.limit ?? null,
     concurrencyHold: task.concurrency?.hold === 'task' ? 'task' : null,
+    rateKey:
+      task.rateLimit === undefined
+        ? null
+        : sealing.concurrencyKey(sealed, task.rateLimit.key, task.rateLimit.derived === true),
+    rateLimit: task.rateLimit?.limit ?? null,
+    ratePeriodMs: task.rateLimit?.periodMs ?? null,
     priority: task.priority ?? 0,
   };
 }

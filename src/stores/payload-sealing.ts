@@ -23,8 +23,8 @@ export interface PayloadSealing {
   /** Reverses sealFor for a value kept `at`; plaintext passes through. */
   open(stored: string, at: string): string;
   /**
-   * A task's concurrency key as kept: a key computed from the call (derived) of a sealed task as a keyed digest
-   * (`digest:…`), any other as given.
+   * A task's concurrency or rate limit key as kept: a key computed from the call (derived) of a sealed task as a
+   * keyed digest (`digest:…`), any other as given.
    */
   concurrencyKey(sealed: boolean, key: string, derived: boolean): string;
 }
@@ -63,7 +63,7 @@ export function createPayloadSealing({ cipher, encrypt = 'all' }: PayloadSealing
       if (!sealed || !derived) return key;
       if (cipher.digest === undefined)
         throw new Error(
-          'a concurrency key computed from a call needs a cipher with digest() for sealed tasks',
+          'a concurrency or rate limit key computed from a call needs a cipher with digest() for sealed tasks',
         );
       return `digest:${cipher.digest(key)}`;
     },

@@ -170,6 +170,29 @@ export function sealingContract(name: string, h: SealingHarness): void {
       await store.close();
     });
 
+    it('keeps a rate limit key computed from a call as a keyed digest: the rate holds, the key is never stored', async () => {
+      const { store, raw } = await h.open(keyring());
+      const canary = `CUSTOMER${randomBytes(6).toString('hex')}`;
+      const rateLimit = { key: canary, limit: 1, periodMs: 60_000, derived: true };
+      const first = await store.create(newTask({ createdAt: T0, rateLimit }));
+      const second = await store.create(newTask({ createdAt: T0, rateLimit }));
+      const other = await store.create(
+        newTask({ createdAt: T0, rateLimit: { ...rateLimit, key: `${canary}-other` } }),
+      );
+      if ((await store.stats?.(T0))?.rateWaitsByTool === undefined) return await store.close();
+      const claimed = [await store.claim('w', 60_000, T0 + 1), await store.claim('w', 60_000, T0 + 1)];
+      // One start per key: the second task of the first key waits, and its owner sees the digest, not the key.
+      expect(claimed.map((c) => c?.id)).toEqual([first.id, other.id]);
+      expect(await store.claim('w', 60_000, T0 + 1)).toBeUndefined();
+      const waiting = await store.get(second.id, ALICE, T0 + 2);
+      expect((waiting as { statusMessage?: string }).statusMessage).toMatch(
+        /rate limit of key "digest:[\w-]+"/,
+      );
+      expect(JSON.stringify(waiting)).not.toContain(canary);
+      expect(await raw.dump()).not.toContain(canary);
+      await store.close();
+    });
+
     it('opens a task’s payloads for operators within their scope; one sealed with a missing key shows as sealed', async () => {
       const { store, raw } = await h.open(keyring());
       const admin = store.admin;

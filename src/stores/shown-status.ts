@@ -1,6 +1,12 @@
 // What a task's owner is shown of its progress, read from its row alike on both stores: the status message kept
 // (or, while the task waits for a server running its version, the message saying so) and the progress shown last.
-import { slotWaitMessage, versionWaitMessage, type TaskProgress, type TaskStatus } from '../tasks/task.js';
+import {
+  rateWaitMessage,
+  slotWaitMessage,
+  versionWaitMessage,
+  type TaskProgress,
+  type TaskStatus,
+} from '../tasks/task.js';
 import { openColumn, openStatus, sealedAt, type Opener } from './payload-sealing.js';
 
 /** The columns it is read from (SQLite: numbers; PostgreSQL: integers as numbers). */
@@ -17,7 +23,17 @@ export interface ShownColumns {
   /** SQLite migration 20, PostgreSQL migration 19: parked for a slot of its concurrency key (slots). */
   concurrency_key?: string | null;
   parked_at?: number | string | null;
+  /** Migration 25 (both): waiting for the start a claim reserved under the rate limit of its key (rate-limits.ts). */
+  rate_key?: string | null;
+  wake_at?: number | string | null;
 }
+
+/**
+ * Whether the task waits for the start a claim reserved for it under its rate limit: it has never run and waits
+ * (only such a reservation gives a task that has never run a wake-up time).
+ */
+export const waitsForRate = (row: ShownColumns): boolean =>
+  row.status === 'working' && row.attempt === 0 && row.rate_key != null && row.wake_at != null;
 
 /**
  * Whether the task waits for a server running its version: a process that cannot run it marked it at its current
@@ -36,6 +52,7 @@ export function shownStatus(row: ShownColumns, open: Opener): string | undefined
   if (waitsForVersion(row)) return versionWaitMessage(row.tool, row.tool_version as string);
   if (row.status === 'working' && row.parked_at != null && row.concurrency_key != null)
     return slotWaitMessage(row.concurrency_key);
+  if (waitsForRate(row)) return rateWaitMessage(row.rate_key as string);
   return openStatus(row.id, row.status_message, open);
 }
 

@@ -20,6 +20,7 @@ import { idempotencyContract } from './contract/idempotency.contract.js';
 import { liveInputContract } from './contract/live-input.contract.js';
 import { priorityContract } from './contract/priority.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
+import { rateLimitContract } from './contract/rate-limits.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
 import { storedBytesContract } from './contract/stored-bytes.contract.js';
@@ -49,7 +50,7 @@ export {
 /**
  * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
  * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
- * scopes, history, shown tasks, live input, concurrency limits, priorities) against a new store per test. Tests of a capability
+ * scopes, history, shown tasks, live input, concurrency limits, priorities, rate limits) against a new store per test. Tests of a capability
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
@@ -74,5 +75,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     concurrencyContract(h);
     concurrencyHoldContract(h);
     priorityContract(h);
+    rateLimitContract(h);
   });
 }

@@ -10,13 +10,17 @@ export const MAX_CONCURRENCY_LIMIT = 1_000_000;
 /** Printable characters only: the key is shown in status messages and operators' views. */
 const PRINTABLE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;
 
+/** Why a key of a limit (a concurrency or a rate limit) is refused, or undefined when it is valid. */
+export const limitKeyProblem = (key: string): string | undefined =>
+  key.length === 0 || key.length > MAX_CONCURRENCY_KEY_LENGTH || !PRINTABLE.test(key)
+    ? `key must be 1 to ${MAX_CONCURRENCY_KEY_LENGTH} printable characters`
+    : undefined;
+
 /** Why a limit is refused, or undefined when it is valid. */
 export function concurrencyProblem(limit: number, key: string): string | undefined {
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_CONCURRENCY_LIMIT)
     return `limit must be a whole number from 1 to ${MAX_CONCURRENCY_LIMIT}`;
-  if (key.length === 0 || key.length > MAX_CONCURRENCY_KEY_LENGTH || !PRINTABLE.test(key))
-    return `key must be 1 to ${MAX_CONCURRENCY_KEY_LENGTH} printable characters`;
-  return undefined;
+  return limitKeyProblem(key);
 }
 
 /** A policy's limit: its key a name, or a function of the call's arguments and caller. */

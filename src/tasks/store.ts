@@ -62,6 +62,11 @@ export interface TaskChange {
   runnable: boolean;
   cancelRequested: boolean;
   /**
+   * When the task, waiting, becomes runnable (a start a claim of this process reserved under a rate limit): a worker
+   * of the process wakes then. Only on changes heard in the process that made them.
+   */
+  wakeAt?: number;
+  /**
    * The task as this change committed it, when the store had it at hand (the committing statement returned it).
    * Lets subscribers of a process skip a read per change. Only for changes whose snapshot is in the task's own
    * row: never while input_required (the requests are stored apart). A store that sets it numbers every snapshot
@@ -89,6 +94,11 @@ export interface TaskStats {
   parked?: number;
   /** The parked tasks by tool (present with `parked`; tools without parked tasks absent). */
   parkedByTool?: Record<string, number>;
+  /**
+   * Working tasks waiting for the start a claim reserved for them under the rate limit of their key, by tool (tools
+   * without any absent; a store without rate limits: absent).
+   */
+  rateWaitsByTool?: Record<string, number>;
 }
 
 /** A page of one owner's tasks, in creation order: those after `after` (exclusive), at most `limit`. */

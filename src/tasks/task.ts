@@ -130,6 +130,11 @@ export interface NewTask {
    */
   concurrency?: ConcurrencyLimit;
   /**
+   * At most `limit` first runs of tasks with this `key` start per `periodMs`, across every process on the store
+   * (TaskPolicy.rateLimit): a claim that finds the key over its rate reserves the task's start and lets it wait.
+   */
+  rateLimit?: RateLimit;
+  /**
    * The task's priority among its owner's tasks (TaskPolicy.priority, or the caller's where the server allows it): an
    * integer in PRIORITY_RANGE, default 0. When it is its owner's turn in line, the owner's waiting task of the highest
    * priority is claimed (at one priority, the first in line): priorities reorder an owner's own tasks, never the
@@ -155,6 +160,18 @@ export interface ConcurrencyLimit {
    * keeps it), not only while a run executes.
    */
   hold?: 'task';
+}
+
+/**
+ * A rate limit as a task carries it: its key (in clear: a static name), and how many first runs of the key's tasks
+ * start per period, spaced evenly (one every periodMs / limit).
+ */
+export interface RateLimit {
+  key: string;
+  limit: number;
+  periodMs: number;
+  /** The key was computed from the call: a store that encrypts the task's payloads keeps a keyed digest of it. */
+  derived?: boolean;
 }
 
 /** One failed attempt of a step, kept for operators (sealed with the task's payloads). */
@@ -313,6 +330,13 @@ export const versionWaitMessage = (tool: string, version: string): string =>
  */
 export const slotWaitMessage = (key: string): string =>
   `Waiting for a free slot of concurrency key "${key}" to run.`;
+
+/**
+ * The status message a working task shows while it waits for the start a claim reserved for it under the rate
+ * limit of its key.
+ */
+export const rateWaitMessage = (key: string): string =>
+  `Waiting for the rate limit of key "${key}" to start.`;
 
 /** The status message of a task whose last outstanding input was just answered (it is working again). */
 export const RESUMED_STATUS_MESSAGE = 'Input received; the task is in progress.';

@@ -190,4 +190,23 @@ describe('worker', () => {
     expect(seen[0]).toMatchObject({ token: 2, takenOver: true });
     expect((await snapshot(store, task.id)).result).toEqual({ first: 1 });
   });
+
+  it('wakes when a start one of its claims reserved under a rate limit comes due, not at its next poll', async () => {
+    const store = openStore();
+    const started = new Map<string, number>();
+    const runner: TaskRunner = async (task) => {
+      started.set(task.id, Date.now());
+      return { kind: 'completed', result: {} };
+    };
+    // The backstop poll is a minute away: only the reserved start's wake-up can start the second task in time.
+    worker({ store, runner, now: Date.now, pollMs: 60_000, leaseMs: 30_000 });
+    const rateLimit = { key: 'sms', limit: 1, periodMs: 300 };
+    const first = await store.create(newTask({ createdAt: Date.now(), rateLimit }));
+    await waitFor(() => started.has(first.id), 'the first start');
+    const second = await store.create(newTask({ createdAt: Date.now(), rateLimit }));
+    await waitFor(() => started.has(second.id), 'the second start');
+    const gap = (started.get(second.id) as number) - (started.get(first.id) as number);
+    expect(gap).toBeGreaterThanOrEqual(299);
+    expect(gap).toBeLessThan(2_000);
+  });
 });

@@ -93,6 +93,8 @@ interface Loops {
   fill(): Promise<void>;
   lookAhead(): Promise<void>;
   sweep(): Promise<void>;
+  /** Wakes the claims at `at` (a wait whose end this process knows). */
+  wakeBy(at: number): void;
 }
 
 /** Starts the worker's wake-ups and a first sweep and claim; returns the function that ends them. */
@@ -101,6 +103,8 @@ function startLoops(store: TaskStore, pollMs: number, sweepMs: number, loops: Lo
     (c) => {
       // Wake after the current turn: the commit's other listeners (pushes, the request's answer) go first.
       if (c.runnable) setImmediate(() => void loops.fill());
+      // A start a claim of this process reserved (a rate limit): claimed when due, not on the next poll.
+      else if (c.wakeAt !== undefined) loops.wakeBy(c.wakeAt);
     },
     // Tasks made runnable while the feed was not listening (a reconnection) are claimed now, not on the poll.
     () => setImmediate(() => void loops.fill()),
@@ -266,6 +270,7 @@ export function createWorker(options: WorkerOptions): Worker {
         fill: claims.fill,
         lookAhead,
         sweep,
+        wakeBy: (at) => wake.wakeBy(at),
       });
     },
     poke() {

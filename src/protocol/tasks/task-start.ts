@@ -4,6 +4,7 @@ import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
 import { concurrencyOf } from '../../tasks/concurrency.js';
 import { priorityOf, priorityProblem } from '../../tasks/priority.js';
+import { rateLimitOf } from '../../tasks/rate-limit.js';
 import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
 import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
@@ -168,6 +169,10 @@ async function createTask(
     tenantLimits: creation.tenantLimits,
     storedBytesLimit: creation.storedBytesLimit,
     concurrency: concurrencyOf(call.tool.def.name, policy.concurrency, {
+      args: call.args,
+      owner: ownerOf(auth),
+    }),
+    rateLimit: rateLimitOf(call.tool.def.name, policy.rateLimit, {
       args: call.args,
       owner: ownerOf(auth),
     }),

@@ -82,6 +82,11 @@ export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = 
   concurrency_key?: string | null;
   concurrency_limit?: number | null;
   parked_at?: I | null;
+  /** Migration 25 (both, rate limits): the task's rate limit, and the start counted for its first run. */
+  rate_key?: string | null;
+  rate_limit?: number | null;
+  rate_period_ms?: I | null;
+  rate_reserved_at?: I | null;
 }
 
 /** The columns a snapshot is built from. */
@@ -103,7 +108,9 @@ export type SnapshotColumns = Pick<
   | 'progress'
   | 'concurrency_key'
   | 'parked_at'
->;
+  | 'rate_key'
+> &
+  Partial<Pick<TaskColumns, 'wake_at'>>;
 
 /** `[key, request]` of a task's outstanding inputs, in asking order (request null: none kept). */
 export type Outstanding = Iterable<readonly [key: string, request: string | null]>;

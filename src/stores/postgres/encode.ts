@@ -31,5 +31,8 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.concurrencyLimit),
     tasks.map((t) => t.concurrencyHold),
     tasks.map((t) => t.priority),
+    tasks.map((t) => t.rateKey),
+    tasks.map((t) => t.rateLimit),
+    tasks.map((t) => t.ratePeriodMs),
   ];
 }

@@ -1,9 +1,10 @@
-// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22)
-// and priorities (23): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
+// priorities (23) and rate limits (25): each migrates, its tasks resume, and the feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -54,6 +55,17 @@ const RELEASES: Release[] = [
       DROP INDEX ${s}.tasks_owner_priority; ALTER TABLE ${s}.tasks DROP COLUMN priority;
       DELETE FROM ${s}.schema_migrations WHERE version = 23`,
     expectAfter: expectPrioritiesAfterUpgrade,
+  },
+  {
+    before: 'rate limits',
+    after: 'the first runs of a key created after are spaced by its rate',
+    version: 25,
+    takeBack: (s) => `
+      DROP TABLE ${s}.rate_limits; DROP INDEX ${s}.tasks_rate_waits;
+      ALTER TABLE ${s}.tasks DROP COLUMN rate_key, DROP COLUMN rate_limit, DROP COLUMN rate_period_ms,
+        DROP COLUMN rate_reserved_at;
+      DELETE FROM ${s}.schema_migrations WHERE version = 25`,
+    expectAfter: expectRateAfterUpgrade,
   },
 ];
 

@@ -8,6 +8,7 @@ import { endingSql } from './sql/endings.js';
 import { liveInputSql } from './sql/live-input.js';
 import { notifier } from './sql/fragments.js';
 import { ownerWriteSql } from './sql/owner-writes.js';
+import { rateSql } from './sql/rate-limits.js';
 import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
 import { scopeSql } from './sql/scope.js';
@@ -29,6 +30,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...ownerWriteSql(s, notify),
     ...sweepSql(s, notify),
     ...slotSql(s, notify),
+    ...rateSql(s, notify),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

@@ -5,6 +5,7 @@ import type { StoreReads as Reads } from '../built-in.js';
 import type { TaskStatus } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import { parkedStats } from '../core/parked.js';
+import { rateWaitStats } from '../core/rate.js';
 import { missOf } from '../core/rows.js';
 import { holderOf, type KeyedLookup } from './creations.js';
 import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
@@ -45,6 +46,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
     async stats(now): Promise<TaskStats> {
       const [row] = await db.query<Record<TaskStatus | 'runnable', number>>(q.stats, [now]);
       const parked = await db.query<{ tool: string; n: number }>(q.parkedByTool);
+      const rateWaits = await db.query<{ tool: string; n: number }>(q.rateWaitsByTool);
       const n = (key: TaskStatus | 'runnable'): number => row?.[key] ?? 0;
       return {
         byStatus: {
@@ -56,6 +58,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
         },
         runnable: n('runnable'),
         ...parkedStats(parked),
+        ...rateWaitStats(rateWaits),
       };
     },
 

@@ -7,6 +7,7 @@ import { finishRun } from './finish.js';
 import { toClaimedTask, type ClaimRow } from './rows.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import { keptProgress } from '../shown-status.js';
+import { startsCountedRun } from '../core/rate.js';
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { MAX_PARKING_ROUNDS, type Slots } from './slots.js';
 
@@ -61,8 +62,9 @@ export function runWrites(ctx: StoreContext, slots: Slots): RunWrites {
   const { db, q, codec } = ctx;
   const claimed = (row: ClaimRow): ClaimedTask => {
     codec.remember(row.id, row.sealed);
-    // Its owner was told it waits for a version (shown-status.ts): no longer (the claim notified other replicas).
-    if (row.version_wait === row.attempt - 1)
+    // Its owner was told it waits for a version or for its rate limit (shown-status.ts): no longer (the claim
+    // notified other replicas).
+    if (row.version_wait === row.attempt - 1 || startsCountedRun(row, row.attempt - 1))
       ctx.feed.emitLocal([{ taskId: row.id, runnable: false, cancelRequested: false }]);
     return toClaimedTask(row, codec.open);
   };

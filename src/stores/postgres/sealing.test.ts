@@ -5,7 +5,15 @@ import { sealingContract } from '../sealing.contract.js';
 import { withPostgres } from '../../../test/support/postgres.js';
 import { usePostgresStores } from '../../../test/support/postgres-stores.js';
 
-const TABLES = ['tasks', 'task_steps', 'task_inputs', 'task_step_attempts', 'sessions', 'session_requests'];
+const TABLES = [
+  'tasks',
+  'task_steps',
+  'task_inputs',
+  'task_step_attempts',
+  'sessions',
+  'session_requests',
+  'rate_limits',
+];
 
 await withPostgres('the PostgreSQL sealing tests', () => {
   const { admin, open, freshSchema } = usePostgresStores('dmcp_seal');

@@ -5,6 +5,7 @@ import type { TaskStore } from '../../tasks/store.js';
 import type { StoreContext } from './context.js';
 import type { Run } from './db.js';
 import type { ClaimRow } from './rows.js';
+import { admitRates } from './rate-limits.js';
 
 /** A claim undone and retried at most this many times per call (each parks a task, which leaves the line). */
 export const MAX_PARKING_ROUNDS = 64;
@@ -15,7 +16,10 @@ export const MAX_PARKING_ROUNDS = 64;
 const MAX_HOLDING = 10_000;
 
 export interface Slots {
-  /** The claimed rows that may run: limited ones take a slot of their key, or are parked and left out. */
+  /**
+   * The claimed rows that may run: first runs over the rate of their key wait for the start reserved for them
+   * (rate-limits.ts), and limited ones take a slot of their key or are parked; both are left out.
+   */
   admit(rows: ClaimRow[], now: number): Promise<ClaimRow[]>;
   /**
    * A run of this instance ended (`ended`: its ending was written; otherwise its lease was lost, and the slot row, if
@@ -51,7 +55,9 @@ export function createSlots(ctx: StoreContext): Slots {
     feed.emitLocal(ids.map((taskId) => ({ taskId, runnable, cancelRequested: false })));
 
   return {
-    async admit(rows, now) {
+    async admit(claimed, now) {
+      // The rate first: a task whose start is reserved for later takes no slot (rate-limits.ts).
+      const rows = await admitRates(ctx, claimed, now);
       const limited = rows.filter((r) => limitOf(r) !== undefined);
       if (limited.length === 0) return rows;
       const refused = new Set<string>();
@@ -85,6 +91,7 @@ export function createSlots(ctx: StoreContext): Slots {
     },
 
     async freeSlots(now) {
+      await db.query(q.dropPastRates, [now]);
       const keys = await db.query<{ key: string }>(q.parkedKeys);
       let n = 0;
       for (const { key } of keys) {

@@ -162,6 +162,7 @@ function defineSuites(): void {
         runnable: 0,
         parked: 0,
         parkedByTool: {},
+        rateWaitsByTool: {},
       });
     });
 
@@ -291,6 +292,7 @@ function defineSuites(): void {
         runnable: 1,
         parked: 0,
         parkedByTool: {},
+        rateWaitsByTool: {},
       });
       // Two rows never make an index worth it to the planner: forbid sequential scans to see that it can serve.
       const client = await admin.connect();

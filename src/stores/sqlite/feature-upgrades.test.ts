@@ -1,9 +1,10 @@
-// SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22) and
-// priorities (23): each opens, its tasks resume, and the feature holds for the tasks created after.
+// SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
+// priorities (23) and rate limits (25): each opens, its tasks resume, and the feature holds for the tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles } from '../../../test/support/sqlite-files.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -50,6 +51,15 @@ const RELEASES: Release[] = [
       DROP INDEX tasks_owner_priority; ALTER TABLE tasks DROP COLUMN priority;
       DELETE FROM schema_migrations WHERE version = 23`,
     expectAfter: expectPrioritiesAfterUpgrade,
+  },
+  {
+    before: 'rate limits',
+    after: 'the first runs of a key created after are spaced by its rate',
+    takeBack: `
+      DROP INDEX tasks_rate_waits; DROP TABLE rate_limits; ALTER TABLE tasks DROP COLUMN rate_key;
+      ALTER TABLE tasks DROP COLUMN rate_limit; ALTER TABLE tasks DROP COLUMN rate_period_ms;
+      ALTER TABLE tasks DROP COLUMN rate_reserved_at; DELETE FROM schema_migrations WHERE version = 25`,
+    expectAfter: expectRateAfterUpgrade,
   },
 ];
 

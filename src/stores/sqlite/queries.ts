@@ -7,6 +7,7 @@ import { prepareCreationQueries } from './sql/creation.js';
 import { prepareEndingQueries } from './sql/endings.js';
 import { prepareEventQueries } from './sql/events.js';
 import { prepareOwnerWriteQueries } from './sql/owner-writes.js';
+import { prepareRateQueries } from './sql/rate-limits.js';
 import { prepareReadQueries } from './sql/reads.js';
 import { prepareRunWriteQueries } from './sql/run-writes.js';
 import { prepareScopeQueries } from './sql/scope.js';
@@ -25,6 +26,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareSweepQueries(db),
     ...prepareEventQueries(db),
     ...prepareSlotQueries(db),
+    ...prepareRateQueries(db),
   };
 }
 

@@ -6,6 +6,7 @@ import { lookup, snapshotOf, type StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
 import { parkedStats } from '../core/parked.js';
+import { rateWaitStats } from '../core/rate.js';
 import { toInspection } from '../core/rows.js';
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
@@ -58,7 +59,7 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
 
     async stats(now) {
       const { runnable, ...byStatus } = q.stats(now);
-      return { byStatus, runnable, ...parkedStats(q.parkedByTool()) };
+      return { byStatus, runnable, ...parkedStats(q.parkedByTool()), ...rateWaitStats(q.rateWaitsByTool()) };
     },
 
     async countRunnable(now) {

@@ -7,8 +7,10 @@ import type { Lane } from './group-commit.js';
 import { toClaimedTask } from '../core/rows.js';
 import { WOKEN_BATCH, type ClaimCandidate } from './sql/claims.js';
 import { admit, MAX_PARKED_PER_CLAIM, releaseSlot } from './slots.js';
+import { admitRate } from './rate-limits.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
+import { startsCountedRun } from '../core/rate.js';
 
 export interface Ending {
   id: string;
@@ -45,7 +47,10 @@ function nextInLine({ q }: StoreContext, now: number, scope: ScopeParams) {
   return { head, best };
 }
 
-/** The first in line that may run now: tasks whose concurrency key is full are parked on the way (slots.ts). */
+/**
+ * The first in line that may run now: tasks over the rate of their key wait for the start reserved for them
+ * (rate-limits.ts), then tasks whose concurrency key is full are parked (slots.ts), on the way.
+ */
 function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): ClaimCandidate | undefined {
   const { log } = ctx;
   let last = '';
@@ -53,7 +58,7 @@ function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): Claim
     const next = nextInLine(ctx, now, scope);
     if (next === undefined) return undefined;
     const { head, best } = next;
-    if (admit(ctx, best, now)) {
+    if (admitRate(ctx, best, now) && admit(ctx, best, now)) {
       // The first in line takes the place of the task that took its turn (a running task holds none).
       if (best.id !== head.id) ctx.q.movePlace(head, best);
       return best;
@@ -78,8 +83,9 @@ function claimOne(
   if (candidate === undefined) return undefined;
   const row = q.takeLease(candidate.id, workerId, now + leaseMs);
   if (candidate.concurrency_key !== null) q.takeSlot(row.id, candidate.concurrency_key, row.attempt);
-  // Its owner was told it waits for a version (shown-status.ts): no longer, and subscribers hear so.
-  if (row.version_wait === row.attempt - 1)
+  // Its owner was told it waits for a version or for its rate limit (shown-status.ts): no longer, and subscribers
+  // hear so.
+  if (row.version_wait === row.attempt - 1 || startsCountedRun(candidate, candidate.attempt))
     log.changed({ taskId: row.id, runnable: false, cancelRequested: false });
   const start = {
     takenOver: candidate.lease_owner !== null,

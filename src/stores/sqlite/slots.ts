@@ -52,13 +52,17 @@ export function releaseSlot(ctx: StoreContext, id: string, token: number, now: n
   if (key !== undefined) wakeParked(ctx, key, now);
 }
 
-/** The sweep of every key with parked tasks (TaskStore.freeSlots). */
+/**
+ * The sweep of every key with parked tasks (TaskStore.freeSlots); it also deletes the rows of rate-limited keys
+ * whose time is past (rate-limits.ts), which mean the same as none.
+ */
 export function slotSweep(ctx: StoreContext): Pick<TaskStore, 'freeSlots'> {
   return {
     async freeSlots(now) {
-      return ctx.writes.tx(() =>
-        ctx.q.parkedKeys().reduce((n, key) => n + wakeParked(ctx, key, now).length, 0),
-      );
+      return ctx.writes.tx(() => {
+        ctx.q.dropPastRates(now);
+        return ctx.q.parkedKeys().reduce((n, key) => n + wakeParked(ctx, key, now).length, 0);
+      });
     },
   };
 }

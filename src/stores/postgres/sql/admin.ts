@@ -115,11 +115,13 @@ export function adminSql(s: string, notify: Notify) {
       WITH src AS (SELECT * FROM ${s}.tasks WHERE id = $1), inserted AS (
         INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
           ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, fair_at,
-          placed_at, tool_version, created_message, retry_of, concurrency_key, concurrency_limit, concurrency_hold)
+          placed_at, tool_version, created_message, retry_of, concurrency_key, concurrency_limit, concurrency_hold,
+          rate_key, rate_limit, rate_period_ms)
         SELECT $2, src.tenant, src.principal, src.tool, $3, 'working', $4, $5::bigint, $5::bigint, src.ttl_ms,
           src.poll_interval_ms, $5::bigint + src.ttl_ms, src.replay_after_crash, $6::jsonb, true, $7,
           ${fairPlace(s, '$5::bigint', 'src.tenant', 'src.principal')}, $5::bigint, src.tool_version, $4, src.id,
-          src.concurrency_key, src.concurrency_limit, src.concurrency_hold
+          src.concurrency_key, src.concurrency_limit, src.concurrency_hold, src.rate_key, src.rate_limit,
+          src.rate_period_ms
         FROM src RETURNING id
       ), steps AS (
         INSERT INTO ${s}.task_steps (task_id, name, value, seq, started_at, saved_at)

@@ -33,7 +33,7 @@ const runHistory = (s: string, c: string): string => `
  * Each owner's turns among the first $4 in line go to its waiting tasks of the highest priority (fragments.ts,
  * OWNER_PRIORITY_ORDER), and its tasks first in line not claimed take the claimed ones' places (moved); the first
  * in line stay locked until the claim commits, so concurrent claimers take the turns behind them. SKIP LOCKED: concurrent claimers each take different rows. A claimed task whose owner was told it waits for a
- * version (shown-status.ts) no longer does: subscribers are told.
+ * version or for its rate limit (shown-status.ts) no longer does: subscribers are told.
  */
 const claimSql = (s: string, notify: Notify): string => `
     WITH woken AS (
@@ -97,6 +97,7 @@ const claimSql = (s: string, notify: Notify): string => `
       SELECT ${notify('r.id', 'true', 'false')} FROM (SELECT id FROM requeued LIMIT 1) r
     ), unmarked AS (
       SELECT ${notify('m.id', 'false', 'false')} FROM claimed m WHERE m.version_wait = m.attempt - 1
+        OR (m.attempt = 1 AND m.rate_key IS NOT NULL AND m.rate_reserved_at IS NOT NULL)
     )
     SELECT c.*, ${runHistory(s, 'c')}, (SELECT count(*) FROM unmarked) AS unmarked
     FROM claimed c LEFT JOIN announced ON true`;

@@ -107,10 +107,12 @@ function prepareFork(db: SqliteDatabase) {
   const insert = db.prepare(`
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
       poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, fair_at, placed_at,
-      tool_version, created_message, retry_of, concurrency_key, concurrency_limit, concurrency_hold)
+      tool_version, created_message, retry_of, concurrency_key, concurrency_limit, concurrency_hold, rate_key,
+      rate_limit, rate_period_ms)
     SELECT @newId, tenant, principal, tool, @args, 'working', @message, @now, @now, ttl_ms, poll_interval_ms,
       CASE WHEN ttl_ms IS NULL THEN NULL ELSE @now + ttl_ms END, replay_after_crash, @caps, 1, @sealed,
-      ${FAIR_PLACE}, @now, tool_version, @message, id, concurrency_key, concurrency_limit, concurrency_hold
+      ${FAIR_PLACE}, @now, tool_version, @message, id, concurrency_key, concurrency_limit, concurrency_hold,
+      rate_key, rate_limit, rate_period_ms
     FROM tasks WHERE id = @id`);
   const insertStep = db.prepare(`INSERT INTO task_steps (task_id, name, value, seq, started_at, saved_at)
     VALUES (@id, @name, @value, @seq, @startedAt, @savedAt)`);

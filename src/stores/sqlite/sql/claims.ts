@@ -6,8 +6,9 @@ import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER, OWNER_PRIORITY_ORDER, RENEWABLE
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
 export const WOKEN_BATCH = 128;
 
-/** What a claim reads of the first in line: its lease, and its concurrency limit (slots.ts). */
-export const CANDIDATE_COLUMNS = `id, lease_owner, tenant, principal, concurrency_key, concurrency_limit, fair_at`;
+/** What a claim reads of the first in line: its lease, its rate limit (rate-limits.ts) and concurrency limit (slots.ts). */
+export const CANDIDATE_COLUMNS = `id, lease_owner, tenant, principal, concurrency_key, concurrency_limit, fair_at,
+  attempt, rate_key, rate_limit, rate_period_ms, rate_reserved_at`;
 export interface ClaimCandidate {
   id: string;
   lease_owner: string | null;
@@ -16,6 +17,12 @@ export interface ClaimCandidate {
   concurrency_key: string | null;
   concurrency_limit: number | null;
   fair_at: number | null;
+  /** Runs claimed before (0: this is its first run). */
+  attempt: number;
+  rate_key: string | null;
+  rate_limit: number | null;
+  rate_period_ms: number | null;
+  rate_reserved_at: number | null;
 }
 
 /** A wait come due, as requeueWoken reads it. */

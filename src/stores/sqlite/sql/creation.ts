@@ -10,10 +10,12 @@ export function prepareCreationQueries(db: SqliteDatabase) {
   const insert = db.prepare(`
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
       poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key, fair_at,
-      placed_at, tool_version, created_message, concurrency_key, concurrency_limit, concurrency_hold, priority)
+      placed_at, tool_version, created_message, concurrency_key, concurrency_limit, concurrency_hold, priority,
+      rate_key, rate_limit, rate_period_ms)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
       @expiresAt, @replay, @caps, 1, @sealed, @key, ${FAIR_PLACE}, @now, @toolVersion,
-      coalesce(@statusMessage, ''), @concurrencyKey, @concurrencyLimit, @concurrencyHold, @priority)
+      coalesce(@statusMessage, ''), @concurrencyKey, @concurrencyLimit, @concurrencyHold, @priority, @rateKey,
+      @rateLimit, @ratePeriodMs)
     ON CONFLICT (idempotency_key, tenant, principal, tool) WHERE idempotency_key IS NOT NULL DO NOTHING`);
   const keyed = db.prepare(
     `SELECT id, args, expires_at AS expiresAt FROM tasks
