@@ -35,6 +35,10 @@ export interface EncodedTask {
   concurrencyHold: 'task' | null;
   /** NewTask.priority, or 0. */
   priority: number;
+  /** NewTask.debounce's key as kept (a keyed digest when derived and sealed), or null. */
+  debounceKey: string | null;
+  /** The end of a debounced task's window (createdAt + periodMs): it waits until then, as after a sleep. */
+  wakeAt: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -75,5 +79,10 @@ export function encodeTask(
     concurrencyLimit: task.concurrency?.limit ?? null,
     concurrencyHold: task.concurrency?.hold === 'task' ? 'task' : null,
     priority: task.priority ?? 0,
+    debounceKey:
+      task.debounce === undefined
+        ? null
+        : sealing.concurrencyKey(sealed, task.debounce.key, task.debounce.derived === true, 'a debounce key'),
+    wakeAt: task.debounce === undefined ? null : task.createdAt + task.debounce.periodMs,
   };
 }

@@ -31,5 +31,7 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.concurrencyLimit),
     tasks.map((t) => t.concurrencyHold),
     tasks.map((t) => t.priority),
+    tasks.map((t) => t.debounceKey),
+    tasks.map((t) => t.wakeAt),
   ];
 }
