@@ -11,6 +11,7 @@ import type {
 import type { ServerControl } from './tool-types.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import { policyProblem } from '../tasks/concurrency.js';
+import { debouncePolicyProblem } from '../tasks/debounce.js';
 import { priorityProblem } from '../tasks/priority.js';
 import type { JsonObject } from './types.js';
 import { stepOptionsProblem } from '../tasks/execution.js';
@@ -81,6 +82,9 @@ export class Registry {
     const rank =
       typeof priority === 'function' || priority === undefined ? undefined : priorityProblem(priority);
     if (rank !== undefined) throw new Error(`tool "${def.name}": task.priority ${rank}`);
+    const debounce = def.task?.debounce;
+    const window = debounce && debouncePolicyProblem(debounce);
+    if (window !== undefined) throw new Error(`tool "${def.name}": task.debounce: ${window}`);
     const inputSchema = def.inputSchema ?? { type: 'object' };
     const listing: JsonObject = { name: def.name };
     if (def.title !== undefined) listing.title = def.title;

@@ -1,4 +1,4 @@
-// A tool's task.concurrency and task.priority are checked when the tool is registered.
+// A tool's task.concurrency, task.priority and task.debounce are checked when the tool is registered.
 import { describe, expect, it } from 'vitest';
 import { defineTool } from './define.js';
 import { Registry } from './registry.js';
@@ -32,5 +32,21 @@ describe('a tool registered with a priority', () => {
       'tool "report": task.priority must be a whole number from -100 to 100',
     );
     expect(() => new Registry([{ tools: [tool(0.5)] }])).toThrow(/task.priority/);
+  });
+});
+
+describe('a tool registered with a debounce window', () => {
+  it('is refused at registration when its window or key is invalid, naming the tool', () => {
+    const tool = (periodMs: number, key = 'inbox') =>
+      defineTool({
+        name: 'sync',
+        task: { support: 'optional', debounce: { key, periodMs } },
+        handler: () => ({ content: [] }),
+      });
+    expect(() => new Registry([{ tools: [tool(1_000)] }])).not.toThrow();
+    expect(() => new Registry([{ tools: [tool(0)] }])).toThrow(
+      'tool "sync": task.debounce: periodMs must be a whole number of ms from 1 to 86400000',
+    );
+    expect(() => new Registry([{ tools: [tool(1_000, '')] }])).toThrow(/tool "sync": task.debounce: key/);
   });
 });
