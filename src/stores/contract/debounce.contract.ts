@@ -1,7 +1,7 @@
 // The TaskStore contract: debounce keys (NewTask.debounce): one pending task per key, owner and tool per window.
 import { describe, expect, it } from 'vitest';
 import { DebounceConflictError, IdempotencyConflictError } from '../../tasks/errors.js';
-import type { TaskChange } from '../../tasks/store.js';
+import type { TaskChange, TaskStore } from '../../tasks/store.js';
 import type { NewTask } from '../../tasks/task.js';
 import { ALICE, BOB, newTask, OTHER_TENANT, type ContractStore } from './harness.contract.js';
 
@@ -166,4 +166,16 @@ export function debounceContract(h: ContractStore): void {
       }
     });
   });
+}
+
+/** After an upgrade from a release before debounce keys: calls within a window of tasks created now make one task. */
+export async function expectDebounceAfterUpgrade(store: TaskStore, now: number): Promise<void> {
+  const debounce = { key: 'after-upgrade', periodMs: PERIOD, replace: true };
+  const first = await store.create(newTask({ createdAt: now, debounce, args: { n: 1 } }));
+  const later = await store.create(newTask({ createdAt: now + 1, debounce, args: { n: 2 } }));
+  expect(later).toMatchObject({ id: first.id, debounced: 'replaced' });
+  let run = await store.claim('w', 60_000, now + PERIOD);
+  // Tasks left runnable by the upgrade test run first.
+  while (run !== undefined && run.id !== first.id) run = await store.claim('w', 60_000, now + PERIOD);
+  expect(run).toMatchObject({ id: first.id, args: { n: 2 } });
 }

@@ -1,9 +1,11 @@
-// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22)
-// and priorities (23): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
+// priorities (23) and debounce keys (26): each migrates, its tasks resume, and the feature holds for the tasks
+// created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -54,6 +56,15 @@ const RELEASES: Release[] = [
       DROP INDEX ${s}.tasks_owner_priority; ALTER TABLE ${s}.tasks DROP COLUMN priority;
       DELETE FROM ${s}.schema_migrations WHERE version = 23`,
     expectAfter: expectPrioritiesAfterUpgrade,
+  },
+  {
+    before: 'debounce keys',
+    after: 'calls within a window make one task of the tasks created after',
+    version: 26,
+    takeBack: (s) => `
+      DROP INDEX ${s}.tasks_debounce; ALTER TABLE ${s}.tasks DROP COLUMN debounce_key;
+      DELETE FROM ${s}.schema_migrations WHERE version = 26`,
+    expectAfter: expectDebounceAfterUpgrade,
   },
 ];
 

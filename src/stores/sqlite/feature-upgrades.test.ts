@@ -1,9 +1,11 @@
-// SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22) and
-// priorities (23): each opens, its tasks resume, and the feature holds for the tasks created after.
+// SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
+// priorities (23) and debounce keys (26): each opens, its tasks resume, and the feature holds for the tasks created
+// after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles } from '../../../test/support/sqlite-files.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -50,6 +52,14 @@ const RELEASES: Release[] = [
       DROP INDEX tasks_owner_priority; ALTER TABLE tasks DROP COLUMN priority;
       DELETE FROM schema_migrations WHERE version = 23`,
     expectAfter: expectPrioritiesAfterUpgrade,
+  },
+  {
+    before: 'debounce keys',
+    after: 'calls within a window make one task of the tasks created after',
+    takeBack: `
+      DROP INDEX tasks_debounce; ALTER TABLE tasks DROP COLUMN debounce_key;
+      DELETE FROM schema_migrations WHERE version = 26`,
+    expectAfter: expectDebounceAfterUpgrade,
   },
 ];
 
