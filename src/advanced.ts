@@ -121,6 +121,7 @@ export type {
   TaskError,
   NewTask,
   ConcurrencyLimit,
+  DebounceKey,
   ClaimedTask,
   RunOutcome,
   LookupMiss,
