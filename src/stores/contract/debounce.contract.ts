@@ -139,6 +139,38 @@ export function debounceContract(h: ContractStore): void {
       ).rejects.toThrow(IdempotencyConflictError);
     });
 
+    it('decides a replacement racing the start in one step: the new arguments run, or the call gets a new task', async () => {
+      const peer = h.openPeer === undefined ? h.store : await h.openPeer();
+      try {
+        for (let round = 0; round < 8; round++) {
+          const at = h.t + round * 10 * PERIOD;
+          const key = { debounce: { key: `race-${round}`, periodMs: PERIOD, replace: true } };
+          const first = await h.store.create(newTask({ ...key, createdAt: at, args: { v: 'old' } }));
+          // The claim at the window's end and a call whose clock is 1 ms behind, on two instances at once.
+          const [raced, call] = await Promise.all([
+            h.store.claim('w1', 60_000, at + PERIOD),
+            peer.create(newTask({ ...key, createdAt: at + PERIOD - 1, args: { v: 'new' } })),
+          ]);
+          // A claim may pass over the row while the replacement holds it (PostgreSQL's SKIP LOCKED): it comes next.
+          const run = raced ?? (await h.store.claim('w1', 60_000, at + PERIOD));
+          expect(run?.id).toBe(first.id);
+          if (call.id === first.id) {
+            expect(call.debounced).toBe('replaced');
+            expect(run?.args).toEqual({ v: 'new' });
+          } else {
+            expect(call.debounced).toBeUndefined();
+            expect(run?.args).toEqual({ v: 'old' });
+          }
+          expect(await h.store.finish(first.id, run?.token ?? 0, { kind: 'cancelled' }, at + PERIOD)).toBe(
+            true,
+          );
+          if (call.id !== first.id) await h.store.requestCancel(call.id, ALICE, at + PERIOD);
+        }
+      } finally {
+        if (peer !== h.store) await peer.close();
+      }
+    });
+
     it('makes concurrent calls with one key, here and on a second instance, one task', async () => {
       const peer = h.openPeer === undefined ? h.store : await h.openPeer();
       try {
