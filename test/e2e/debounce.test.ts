@@ -1,7 +1,8 @@
 // task.debounce over a real port (tools/call): calls of one caller with one key within the window make one task,
 // which runs once when the window ends, with the last arguments where the tool replaces them; the result's
 // _meta["dev.durable-mcp/debounce"] says which task the call got; another caller gets a task of its own; a tool that
-// does not replace refuses other arguments with -32602; once the task ran, the next call opens a new window.
+// does not replace refuses other arguments with -32602; once the task ran, the next call opens a new window. Calls that
+// join or replace a pending task are not refused by the caller's quota of unfinished tasks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../src/client/index.js';
 import { createHttpClient, type McpHttpClient } from '../../src/advanced.js';
@@ -12,7 +13,7 @@ import { validateMessage } from '../support/schema.js';
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const DEBOUNCE = 'dev.durable-mcp/debounce';
-const WINDOW_MS = 800;
+const WINDOW_MS = 2_000;
 type Json = Record<string, unknown>;
 
 /** The runs of each tool, with the arguments each got. */
@@ -57,6 +58,8 @@ beforeAll(async () => {
       'bob-token': { tenant: 'acme', principal: 'bob' },
     }),
     worker: { concurrency: 4, pollMs: 20 },
+    // One unfinished task per caller: calls that join or replace a pending task are not refused by it.
+    tasks: { tasksGetRate: false, defaultPollIntervalMs: 100, maxActiveTasksPerPrincipal: 1 },
   });
   alice = createHttpClient({ url: server.url, token: 'alice-token', capabilities: TASKS });
   bob = createHttpClient({ url: server.url, token: 'bob-token', capabilities: TASKS });
@@ -96,6 +99,10 @@ describe('task.debounce', () => {
     const later = await call(alice, 'reindex', { repo: 'core', rev: 2 });
     expect(later).toMatchObject({ taskId, _meta: { [DEBOUNCE]: { joined: true, replaced: true } } });
     expect(String(later.statusMessage)).toContain('replaced by a later call');
+    // A call that would make a second task is over the quota.
+    await expect(call(alice, 'publish', { repo: 'core', rev: 1 })).rejects.toThrow(
+      /Too many unfinished tasks/,
+    );
     // Another caller with the same key: a task of its own.
     const theirs = await call(bob, 'reindex', { repo: 'core', rev: 7 });
     expect(theirs.taskId).not.toBe(taskId);
