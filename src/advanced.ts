@@ -122,6 +122,7 @@ export type {
   NewTask,
   ConcurrencyLimit,
   RateLimit,
+  DebounceKey,
   ClaimedTask,
   RunOutcome,
   LookupMiss,

@@ -27,6 +27,7 @@ export type {
   ToolInputMethod,
   TaskConcurrency,
   TaskRateLimit,
+  TaskDebounce,
   HandlerContext,
   AuthInfo,
   ServerControl,
@@ -42,7 +43,7 @@ export { StepTimeoutError } from './tasks/execution.js';
 export { TaskLimitError, DEFAULT_TASK_LIMITS } from './tasks/limits.js';
 export type { TaskBound, TaskLimits } from './tasks/limits.js';
 export type { StepAttempt, StepOptions } from './tasks/execution.js';
-export { IdempotencyConflictError } from './tasks/errors.js';
+export { DebounceConflictError, IdempotencyConflictError } from './tasks/errors.js';
 export { ProtocolError } from './wire/protocol-error.js';
 export { ErrorCode } from './wire/codes.js';
 export { META_IDEMPOTENCY_KEY, META_ERROR_REF, META_BACKGROUND_TASK } from './wire/meta-keys.js';

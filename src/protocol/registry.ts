@@ -11,6 +11,7 @@ import type {
 import type { ServerControl } from './tool-types.js';
 import { compileSchema, type ArgumentValidator } from './schema-validation.js';
 import { policyProblem } from '../tasks/concurrency.js';
+import { debouncePolicyProblem } from '../tasks/debounce.js';
 import { priorityProblem } from '../tasks/priority.js';
 import { ratePolicyProblem } from '../tasks/rate-limit.js';
 import type { JsonObject } from './types.js';
@@ -85,6 +86,9 @@ export class Registry {
     const rank =
       typeof priority === 'function' || priority === undefined ? undefined : priorityProblem(priority);
     if (rank !== undefined) throw new Error(`tool "${def.name}": task.priority ${rank}`);
+    const debounce = def.task?.debounce;
+    const window = debounce && debouncePolicyProblem(debounce);
+    if (window !== undefined) throw new Error(`tool "${def.name}": task.debounce: ${window}`);
     const inputSchema = def.inputSchema ?? { type: 'object' };
     const listing: JsonObject = { name: def.name };
     if (def.title !== undefined) listing.title = def.title;

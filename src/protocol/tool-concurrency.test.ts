@@ -1,4 +1,4 @@
-// A tool's task.concurrency, task.priority and task.rateLimit are checked when the tool is registered.
+// A tool's task.concurrency, task.priority, task.rateLimit and task.debounce are checked when the tool is registered.
 import { describe, expect, it } from 'vitest';
 import { defineTool } from './define.js';
 import { Registry } from './registry.js';
@@ -53,5 +53,21 @@ describe('a tool registered with a rate limit', () => {
     expect(() => new Registry([{ tools: [tool(10, 1_000, 'a\u0007b')] }])).toThrow(
       /tool "charge": task.rateLimit: key/,
     );
+  });
+});
+
+describe('a tool registered with a debounce window', () => {
+  it('is refused at registration when its window or key is invalid, naming the tool', () => {
+    const tool = (periodMs: number, key = 'inbox') =>
+      defineTool({
+        name: 'sync',
+        task: { support: 'optional', debounce: { key, periodMs } },
+        handler: () => ({ content: [] }),
+      });
+    expect(() => new Registry([{ tools: [tool(1_000)] }])).not.toThrow();
+    expect(() => new Registry([{ tools: [tool(0)] }])).toThrow(
+      'tool "sync": task.debounce: periodMs must be a whole number of ms from 1 to 86400000',
+    );
+    expect(() => new Registry([{ tools: [tool(1_000, '')] }])).toThrow(/tool "sync": task.debounce: key/);
   });
 });

@@ -147,6 +147,28 @@ export interface TaskPolicy {
    * `_meta["dev.durable-mcp/priority"]` replaces it.
    */
   priority?: number | ((args: JsonObject, owner: AuthInfo) => number);
+  /**
+   * Calls of one caller with the same key within `periodMs` of the first make one task, which starts when that
+   * window ends: a later call with equal arguments joins it; with other arguments it is refused as an idempotency
+   * conflict (-32602) unless `replace` (the pending task then takes its arguments, and its status says so). Once the
+   * task started, the next call opens a new window. The result's `_meta["dev.durable-mcp/debounce"]` tells the
+   * caller whether it `joined` a task and whether it `replaced` its arguments.
+   */
+  debounce?: TaskDebounce;
+}
+
+/** TaskPolicy.debounce. */
+export interface TaskDebounce {
+  /**
+   * The key calls are debounced by (1 to 200 printable characters), per caller and tool: never shared between
+   * callers. A function computes it from the call's arguments and caller (one window per repository, say); a key
+   * computed so is stored as a keyed digest, never in clear, when the task's payloads are encrypted.
+   */
+  key: string | ((args: JsonObject, owner: AuthInfo) => string);
+  /** The window from the first call, in ms (1 to 86,400,000). */
+  periodMs: number;
+  /** A later call with other arguments replaces the pending task's arguments instead of being refused. */
+  replace?: boolean;
 }
 
 /** TaskPolicy.concurrency. */

@@ -39,6 +39,10 @@ export interface EncodedTask {
   ratePeriodMs: number | null;
   /** NewTask.priority, or 0. */
   priority: number;
+  /** NewTask.debounce's key as kept (a keyed digest when derived and sealed), or null. */
+  debounceKey: string | null;
+  /** The end of a debounced task's window (createdAt + periodMs): it waits until then, as after a sleep. */
+  wakeAt: number | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -81,9 +85,14 @@ export function encodeTask(
     rateKey:
       task.rateLimit === undefined
         ? null
-        : sealing.concurrencyKey(sealed, task.rateLimit.key, task.rateLimit.derived === true),
+        : sealing.concurrencyKey(sealed, task.rateLimit.key, task.rateLimit.derived === true, 'a rate limit key'),
     rateLimit: task.rateLimit?.limit ?? null,
     ratePeriodMs: task.rateLimit?.periodMs ?? null,
     priority: task.priority ?? 0,
+    debounceKey:
+      task.debounce === undefined
+        ? null
+        : sealing.concurrencyKey(sealed, task.debounce.key, task.debounce.derived === true, 'a debounce key'),
+    wakeAt: task.debounce === undefined ? null : task.createdAt + task.debounce.periodMs,
   };
 }

@@ -23,10 +23,11 @@ export interface PayloadSealing {
   /** Reverses sealFor for a value kept `at`; plaintext passes through. */
   open(stored: string, at: string): string;
   /**
-   * A task's concurrency or rate limit key as kept: a key computed from the call (derived) of a sealed task as a
-   * keyed digest (`digest:…`), any other as given.
+   * A task's concurrency, rate limit or debounce key as kept: a key computed from the call (derived) of a sealed task
+   * as a keyed digest (`digest:…`), any other as given. `what` names the key in the error of a cipher without
+   * digest().
    */
-  concurrencyKey(sealed: boolean, key: string, derived: boolean): string;
+  concurrencyKey(sealed: boolean, key: string, derived: boolean, what?: string): string;
 }
 
 /**
@@ -59,12 +60,10 @@ export function createPayloadSealing({ cipher, encrypt = 'all' }: PayloadSealing
     sealsNew: (task) => sealsAll || task.sensitive === true,
     sealFor: (sealed, json, at) => (sealed ? cipher.seal(json, at) : json),
     open: (stored, at) => cipher.open(stored, at),
-    concurrencyKey(sealed, key, derived) {
+    concurrencyKey(sealed, key, derived, what = 'a concurrency key') {
       if (!sealed || !derived) return key;
       if (cipher.digest === undefined)
-        throw new Error(
-          'a concurrency or rate limit key computed from a call needs a cipher with digest() for sealed tasks',
-        );
+        throw new Error(`${what} computed from a call needs a cipher with digest() for sealed tasks`);
       return `digest:${cipher.digest(key)}`;
     },
   };

@@ -193,6 +193,27 @@ export function sealingContract(name: string, h: SealingHarness): void {
       await store.close();
     });
 
+    it('keeps a debounce key computed from a call as a keyed digest: calls join, the key is never stored', async () => {
+      const { store, raw } = await h.open(keyring());
+      const canary = `INBOX${randomBytes(6).toString('hex')}`;
+      const debounce = { key: canary, periodMs: 5_000, derived: true, replace: true };
+      const first = await store.create(newTask({ createdAt: T0, args: { n: 1 }, debounce }));
+      const joined = await store.create(newTask({ createdAt: T0 + 1, args: { n: 1 }, debounce }));
+      const replaced = await store.create(
+        newTask({ createdAt: T0 + 2, args: { n: `${canary}-2` }, debounce }),
+      );
+      const other = await store.create(
+        newTask({ createdAt: T0 + 3, args: { n: 1 }, debounce: { ...debounce, key: `${canary}-other` } }),
+      );
+      expect([joined.id, replaced.id]).toEqual([first.id, first.id]);
+      expect(replaced.debounced).toBe('replaced');
+      expect(other.id).not.toBe(first.id);
+      const run = await store.claim('w', 60_000, T0 + 5_000);
+      expect(run).toMatchObject({ id: first.id, args: { n: `${canary}-2` } });
+      expect(await raw.dump()).not.toContain(canary);
+      await store.close();
+    });
+
     it('opens a task’s payloads for operators within their scope; one sealed with a missing key shows as sealed', async () => {
       const { store, raw } = await h.open(keyring());
       const admin = store.admin;

@@ -5,6 +5,7 @@ import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
 import { concurrencyContract } from './contract/concurrency.contract.js';
 import { concurrencyHoldContract } from './contract/concurrency-hold.contract.js';
+import { debounceContract } from './contract/debounce.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
@@ -76,5 +77,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     concurrencyHoldContract(h);
     priorityContract(h);
     rateLimitContract(h);
+    debounceContract(h);
   });
 }

@@ -45,9 +45,23 @@ export class StoreUnavailableError extends Error {
 /** An idempotency key already names a live task of the same owner and tool that was created with other arguments. */
 export class IdempotencyConflictError extends Error {
   readonly wireCode = TaskErrorCode.InvalidParams;
-  constructor(readonly taskId: string) {
-    super('Invalid params: this idempotency key was already used with different arguments');
+  constructor(
+    readonly taskId: string,
+    message = 'Invalid params: this idempotency key was already used with different arguments',
+  ) {
+    super(message);
     this.name = 'IdempotencyConflictError';
+  }
+}
+
+/**
+ * A task of the same owner and tool with the same debounce key is pending (not started, its window open) with other
+ * arguments, and the tool does not replace them (TaskPolicy.debounce): refused as an idempotency conflict is.
+ */
+export class DebounceConflictError extends IdempotencyConflictError {
+  constructor(taskId: string) {
+    super(taskId, 'Invalid params: a task with this debounce key is pending with different arguments');
+    this.name = 'DebounceConflictError';
   }
 }
 

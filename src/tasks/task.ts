@@ -81,6 +81,12 @@ export interface TaskSnapshot {
    * snapshots (PostgreSQL); absent where every snapshot is a read serialised with the writes (SQLite).
    */
   revision?: number;
+  /**
+   * Set only on what create() answers for a task with a debounce key (NewTask.debounce), never on the wire as a
+   * field: `joined` when the call joined a pending task with equal arguments, `replaced` when it gave a pending task
+   * its arguments; absent when it created the task.
+   */
+  debounced?: 'joined' | 'replaced';
 }
 
 export interface NewTask {
@@ -141,6 +147,25 @@ export interface NewTask {
    * turns between owners.
    */
   priority?: number;
+  /**
+   * Debounce (TaskPolicy.debounce): while a task of the same owner and tool with this key is pending (created less
+   * than its `periodMs` ago and not started), creating another joins it (equal arguments, compared as JSON), gives
+   * it these arguments (`replace`) or fails with DebounceConflictError. Otherwise the new task holds the key and does
+   * not start before `createdAt + periodMs`, as a durable wait would end. An idempotency key naming a live task
+   * decides first.
+   */
+  debounce?: DebounceKey;
+}
+
+/** A debounce key as a task carries it (NewTask.debounce). */
+export interface DebounceKey {
+  key: string;
+  /** The window from the first call, in ms. */
+  periodMs: number;
+  /** A later call with other arguments replaces the pending task's arguments instead of being refused. */
+  replace?: boolean;
+  /** Computed from the call: kept as a keyed digest when the task's payloads are sealed (as ConcurrencyLimit's). */
+  derived?: boolean;
 }
 
 /** The priorities a task may have (NewTask.priority): integers from min to max. */

@@ -22,6 +22,11 @@ export const META_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
  * only by a server that allows it (`allowCallerPriority`, `serve --allow-caller-priority`); others ignore it.
  */
 export const META_PRIORITY = 'dev.durable-mcp/priority';
+/**
+ * On the CreateTaskResult of a tool with a debounce window (TaskPolicy.debounce): `{ joined, replaced }`, whether the
+ * call joined a task an earlier call created, and whether it gave that pending task its arguments.
+ */
+export const META_DEBOUNCE = 'dev.durable-mcp/debounce';
 /** On a tool error result: the reference under which the error is kept and logged. */
 export const META_ERROR_REF = 'dev.durable-mcp/errorRef';
 /** On a result handed back to a client without the tasks extension: the task that goes on ({taskId, status}). */

@@ -2,7 +2,7 @@
 import type { TaskStore } from '../../tasks/store.js';
 import { storedBytesLimitOf } from '../../tasks/limits.js';
 import { hasExtension } from '../../wire/envelope.js';
-import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
+import { META_DEBOUNCE, TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { missingCapability } from '../../wire/protocol-error.js';
 import type { AuditLog } from '../audit.js';
 import type { RoundDeps } from '../run-round.js';
@@ -86,7 +86,11 @@ function toolCallInterceptor(bg: BackgroundDeps): Intercept {
     const refusal = refusalForAsks(call.tool.def, caps);
     if (refusal !== undefined) throw refusal;
     const started = await bg.start(call, params, scope, deps);
-    return 'answer' in started ? started.answer : toCreateTaskResult(started.task);
+    if ('answer' in started) return started.answer;
+    const result = toCreateTaskResult(started.task);
+    return started.debounce === undefined
+      ? result
+      : { ...result, _meta: { [META_DEBOUNCE]: started.debounce } };
   };
 }
 

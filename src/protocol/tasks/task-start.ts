@@ -3,6 +3,7 @@
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { newTaskId } from '../../tasks/ids.js';
 import { concurrencyOf } from '../../tasks/concurrency.js';
+import { debouncedMessage, debounceOf } from '../../tasks/debounce.js';
 import { priorityOf, priorityProblem } from '../../tasks/priority.js';
 import { rateLimitOf } from '../../tasks/rate-limit.js';
 import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
@@ -37,8 +38,13 @@ export interface TaskDefaults {
   allowCallerPriority?: boolean;
 }
 
-/** The task of a call, or the answer to give instead (an MRTR round of the tool's `prepare`). */
-export type Started = { task: TaskSnapshot } | { answer: JsonObject };
+/**
+ * The task of a call, or the answer to give instead (an MRTR round of the tool's `prepare`). For a tool with a
+ * debounce window, `debounce` tells whether the call joined a task an earlier call created and whether it replaced
+ * that task's arguments (META_DEBOUNCE).
+ */
+export type Started =
+  { task: TaskSnapshot; debounce?: { joined: boolean; replaced: boolean } } | { answer: JsonObject };
 
 /** Starts (or joins) the task of a call; `capabilities` replace the request's as the ones the task may ask of. */
 export type StartTask = (
@@ -142,15 +148,17 @@ async function createTask(
   call: ToolCall,
   auth: AuthInfo,
   creation: Creation,
-): Promise<TaskSnapshot> {
+): Promise<{ task: TaskSnapshot; joined: boolean }> {
   const id = newTaskId();
+  const createdAt = access.now();
+  const debounce = debounceOf(call.tool.def.name, policy.debounce, { args: call.args, owner: auth });
   const snapshot = await access.store.create({
     id,
     owner: ownerOf(auth),
     tool: call.tool.def.name,
     ...(call.tool.def.version === undefined ? {} : { toolVersion: call.tool.def.version }),
     args: call.args,
-    createdAt: access.now(),
+    createdAt,
     ttlMs:
       policy.ttlMs === undefined
         ? defaults.defaultTtlMs === undefined
@@ -158,7 +166,10 @@ async function createTask(
           : defaults.defaultTtlMs
         : policy.ttlMs,
     pollIntervalMs: policy.pollIntervalMs ?? defaults.defaultPollIntervalMs ?? 1_000,
-    statusMessage: 'The task is now in progress.',
+    statusMessage:
+      debounce === undefined
+        ? 'The task is now in progress.'
+        : debouncedMessage(createdAt + debounce.periodMs),
     replayAfterCrash: policy.replayAfterCrash ?? true,
     clientCapabilities: creation.capabilities,
     answers: creation.answers,
@@ -182,6 +193,7 @@ async function createTask(
       { args: call.args, owner: auth },
       creation.priority,
     ),
+    ...(debounce === undefined ? {} : { debounce }),
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
@@ -192,7 +204,17 @@ async function createTask(
     tool: call.tool.def.name,
     outcome: joined ? 'joined' : 'created',
   });
-  return snapshot;
+  return { task: snapshot, joined };
+}
+
+/** What a call to a tool with a debounce window is told of the task it got (META_DEBOUNCE); nothing otherwise. */
+function debounceNote(
+  policy: TaskPolicy,
+  task: TaskSnapshot,
+  joined: boolean,
+): Extract<Started, { task: TaskSnapshot }> {
+  if (policy.debounce === undefined) return { task };
+  return { task, debounce: { joined, replaced: task.debounced === 'replaced' } };
 }
 
 /**
@@ -216,7 +238,7 @@ export async function startTask(
   if (policy.prepare !== undefined) {
     // A retried call gets its task before any new MRTR round.
     const found = await earlier();
-    if (found !== undefined) return { task: found };
+    if (found !== undefined) return debounceNote(policy, found, true);
     const prepare = policy.prepare;
     const round = await runRound(
       deps,
@@ -238,7 +260,7 @@ export async function startTask(
   const kept = capabilities ?? scope.envelope.clientCapabilities;
   try {
     // The store counts the owner's unfinished tasks with the insert, atomically across processes.
-    const task = await createTask(access, defaults, policy, call, scope.auth, {
+    const { task, joined } = await createTask(access, defaults, policy, call, scope.auth, {
       key,
       answers,
       capabilities: kept,
@@ -248,12 +270,12 @@ export async function startTask(
       storedBytesLimit: defaults.maxStoredBytes,
       priority,
     });
-    return { task };
+    return debounceNote(policy, task, joined);
   } catch (err) {
     if (!(err instanceof ActiveLimitError)) throw err;
     // A retried call is no new task: the quota does not refuse it.
     const found = await earlier();
-    if (found !== undefined) return { task: found };
+    if (found !== undefined) return debounceNote(policy, found, true);
     throw overQuota(access, call, scope.auth, err);
   }
 }

@@ -7,16 +7,19 @@ import type { StoreContext } from './context.js';
 import { createBatcher, type CreateBatcher } from './create-batch.js';
 import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
 import { sqlState, translate } from './errors.js';
-import { KEY_INDEX } from './queries.js';
+import { DEBOUNCE_INDEX, KEY_INDEX } from './queries.js';
+import { debouncedCreation } from './debounce.js';
 import { toNumberOrNull, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
 import type { Run } from './transaction.js';
 import { decideKey, joinedTask, type KeyHolder } from '../core/idempotency.js';
 import { creationOver, ownerLimited, tenantLimited } from '../core/quota.js';
 import { creationBytes, overStoredBytes } from '../stored-bytes.js';
 
-/** A unique violation of the idempotency key index. */
-const isKeyTaken = (err: unknown): boolean =>
-  sqlState(err) === '23505' && (err as { constraint?: unknown }).constraint === KEY_INDEX;
+/** A unique violation of the idempotency key index (or of the debounce key index: another replica's task won it). */
+const isKeyTaken = (err: unknown): boolean => {
+  const constraint = (err as { constraint?: unknown }).constraint;
+  return sqlState(err) === '23505' && (constraint === KEY_INDEX || constraint === DEBOUNCE_INDEX);
+};
 
 /** The live task holding an idempotency key, as getOwned reads it, with its arguments (sealed). */
 export type KeyedLookup = (owner: TaskOwner, tool: string, key: string) => Promise<SnapshotRow | undefined>;
@@ -225,5 +228,55 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
     }
     throw new StoreUnavailableError(`idempotency key of task ${task.id} kept changing hands`);
   };
-  return createBatcher<EncodedTask>((task: NewTask) => encodeTask(task, codec), insert, joinByKey);
+  const batcher = createBatcher<EncodedTask>((task: NewTask) => encodeTask(task, codec), insert, joinByKey);
+  return withDebounce(batcher, debouncedOf(ctx, keyed, insert, refused));
+}
+
+/** create() for tasks with a debounce key (debounce.ts), inserting through the batcher's `insert` (quotas included). */
+function debouncedOf(
+  ctx: StoreContext,
+  keyed: KeyedLookup,
+  insert: (tasks: EncodedTask[]) => Promise<TaskSnapshot[]>,
+  refused: WeakMap<EncodedTask, ActiveLimitError>,
+): (task: NewTask) => Promise<TaskSnapshot> {
+  const { db, q, codec } = ctx;
+  const byIdempotencyKey = async (task: NewTask): Promise<TaskSnapshot | undefined> => {
+    if (task.idempotencyKey === undefined) return undefined;
+    const row = await keyed(task.owner, task.tool, task.idempotencyKey);
+    const decision = decideKey(holderOf(row), task.args, task.createdAt, codec.open);
+    const live = await joinedTask(decision, () => row && toSnapshot(row, codec.open));
+    if (decision.kind === 'take-over') await db.query(q.releaseKey, [decision.id, task.createdAt]);
+    return live;
+  };
+  return debouncedCreation(ctx, byIdempotencyKey, async (encoded) => {
+    const [inserted] = await insert([encoded]).catch((err: unknown) => {
+      throw translate(err);
+    });
+    const over = refused.get(encoded);
+    refused.delete(encoded);
+    if (over !== undefined) throw over;
+    return inserted;
+  });
+}
+
+/** The batcher, with tasks that carry a debounce key created by `debounced` instead (and drained with it). */
+function withDebounce(
+  batcher: CreateBatcher,
+  debounced: (task: NewTask) => Promise<TaskSnapshot>,
+): CreateBatcher {
+  const inFlight = new Set<Promise<unknown>>();
+  return {
+    add(task) {
+      if (task.debounce === undefined) return batcher.add(task);
+      const created = debounced(task);
+      inFlight.add(created);
+      const forget = (): void => void inFlight.delete(created);
+      created.then(forget, forget);
+      return created;
+    },
+    async drain() {
+      await batcher.drain();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
 }

@@ -34,5 +34,7 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.rateKey),
     tasks.map((t) => t.rateLimit),
     tasks.map((t) => t.ratePeriodMs),
+    tasks.map((t) => t.debounceKey),
+    tasks.map((t) => t.wakeAt),
   ];
 }

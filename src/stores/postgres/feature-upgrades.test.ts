@@ -1,10 +1,12 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
-// priorities (23) and rate limits (25): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// priorities (23), rate limits (25) and debounce keys (26): each migrates, its tasks resume, and the feature holds for the
+// tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
+import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -66,6 +68,15 @@ const RELEASES: Release[] = [
         DROP COLUMN rate_reserved_at;
       DELETE FROM ${s}.schema_migrations WHERE version = 25`,
     expectAfter: expectRateAfterUpgrade,
+  },
+  {
+    before: 'debounce keys',
+    after: 'calls within a window make one task of the tasks created after',
+    version: 26,
+    takeBack: (s) => `
+      DROP INDEX ${s}.tasks_debounce; ALTER TABLE ${s}.tasks DROP COLUMN debounce_key;
+      DELETE FROM ${s}.schema_migrations WHERE version = 26`,
+    expectAfter: expectDebounceAfterUpgrade,
   },
 ];
 

@@ -3,7 +3,7 @@
 // is sent only on commit. Every UPDATE of a task bumps its revision.
 import type { SchemaNames } from './names.js';
 import { adminSql } from './sql/admin.js';
-import { creationSql } from './sql/creation.js';
+import { creationSql, debounceSql } from './sql/creation.js';
 import { endingSql } from './sql/endings.js';
 import { liveInputSql } from './sql/live-input.js';
 import { notifier } from './sql/fragments.js';
@@ -17,11 +17,14 @@ import { sweepSql } from './sql/sweeps.js';
 
 /** The unique index of idempotency keys (migration 7): a violation of it means "this key is taken". */
 export const KEY_INDEX = 'tasks_idempotency';
+/** The unique index of debounce keys (migration 26): a violation of it means "this debounce key is taken". */
+export const DEBOUNCE_INDEX = 'tasks_debounce';
 
 export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string) {
   const notify = notifier(channel, origin);
   return {
     ...creationSql(s, notify),
+    ...debounceSql(s, notify),
     ...readSql(s),
     ...runSql(s, notify),
     ...scopeSql(s, notify),

@@ -1,10 +1,12 @@
 // SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
-// priorities (23) and rate limits (25): each opens, its tasks resume, and the feature holds for the tasks created after.
+// priorities (23), rate limits (25) and debounce keys (26): each opens, its tasks resume, and the feature holds for the
+// tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles } from '../../../test/support/sqlite-files.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
+import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -60,6 +62,14 @@ const RELEASES: Release[] = [
       ALTER TABLE tasks DROP COLUMN rate_limit; ALTER TABLE tasks DROP COLUMN rate_period_ms;
       ALTER TABLE tasks DROP COLUMN rate_reserved_at; DELETE FROM schema_migrations WHERE version = 25`,
     expectAfter: expectRateAfterUpgrade,
+  },
+  {
+    before: 'debounce keys',
+    after: 'calls within a window make one task of the tasks created after',
+    takeBack: `
+      DROP INDEX tasks_debounce; ALTER TABLE tasks DROP COLUMN debounce_key;
+      DELETE FROM schema_migrations WHERE version = 26`,
+    expectAfter: expectDebounceAfterUpgrade,
   },
 ];
 

@@ -1,4 +1,5 @@
-// SQL of the PostgreSQL task store. Creation: the multi-row insert, and the idempotency keys it may find taken.
+// SQL of the PostgreSQL task store. Creation: the multi-row insert, the idempotency keys it may find taken, and the
+// holders of debounce keys.
 import { FAIR_STEP, fairPlace, type Notify } from './fragments.js';
 
 /** `s`: the quoted schema name. */
@@ -18,10 +19,11 @@ export function creationSql(s: string, notify: Notify) {
       WITH input AS (
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
           $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::boolean[], $17::text[], $18::text[],
-          $19::text[], $20::integer[], $21::text[], $22::integer[], $23::text[], $24::integer[], $25::bigint[])
+          $19::text[], $20::integer[], $21::text[], $22::integer[], $23::text[], $24::integer[], $25::bigint[],
+          $26::text[], $27::bigint[])
           WITH ORDINALITY AS x(id, tenant, principal, tool, args, status_message, created_at, ttl_ms, poll_interval_ms,
             replay_after_crash, client_caps, sealed, idempotency_key, tool_version, concurrency_key, concurrency_limit,
-            concurrency_hold, priority, rate_key, rate_limit, rate_period_ms, ord)
+            concurrency_hold, priority, rate_key, rate_limit, rate_period_ms, debounce_key, wake_at, ord)
       ), placed AS (
         SELECT input.*, ${fairPlace(s, 'input.created_at', 'input.tenant', 'input.principal')}
           + ${FAIR_STEP} * (row_number() OVER (PARTITION BY input.tenant, input.principal ORDER BY input.ord) - 1)
@@ -31,11 +33,11 @@ export function creationSql(s: string, notify: Notify) {
         INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
           ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key,
           fair_at, placed_at, tool_version, created_message, concurrency_key, concurrency_limit, concurrency_hold,
-          priority, rate_key, rate_limit, rate_period_ms)
+          priority, rate_key, rate_limit, rate_period_ms, debounce_key, wake_at)
         SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
-          poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, true, sealed, idempotency_key,
-          fair_at, placed_at, tool_version, coalesce(status_message, ''), concurrency_key, concurrency_limit,
-          concurrency_hold, priority, rate_key, rate_limit, rate_period_ms
+          poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, wake_at IS NULL, sealed,
+          idempotency_key, fair_at, placed_at, tool_version, coalesce(status_message, ''), concurrency_key,
+          concurrency_limit, concurrency_hold, priority, rate_key, rate_limit, rate_period_ms, debounce_key, wake_at
         FROM placed
         ORDER BY ord
         RETURNING *
@@ -64,5 +66,34 @@ export function creationSql(s: string, notify: Notify) {
       WHERE id = $1 AND expires_at IS NOT NULL AND expires_at <= $2 RETURNING id`,
 
     isSealed: `SELECT sealed FROM ${s}.tasks WHERE id = $1`,
+  };
+}
+
+/** Debounce keys (migration 26, ../../core/debounce.ts): a key's holder, its release, and replaced arguments. */
+export function debounceSql(s: string, notify: Notify) {
+  return {
+    /** $1 tenant, $2 principal, $3 tool, $4 debounce key: the task holding it. */
+    debounceHolder: `
+      SELECT t.*, NULL AS outstanding FROM ${s}.tasks t
+      WHERE t.tenant = $1 AND t.principal = $2 AND t.tool = $3 AND t.debounce_key = $4`,
+
+    /** Takes debounce key $2 from task $1, which started, ended or whose window closed, for a new task. */
+    releaseDebounce: `
+      UPDATE ${s}.tasks SET debounce_key = NULL, revision = revision + 1 WHERE id = $1 AND debounce_key = $2`,
+
+    /**
+     * Gives pending task $1 (holding debounce key $2) arguments $3 and status message $4 ($5 now). Its conditions are
+     * those of a pending task: a claim (or its wait's end) that took the row first cleared wake_at and counted an
+     * attempt; one that comes while this holds the row skips it (SKIP LOCKED) and takes it later, with these
+     * arguments. No row: it started.
+     */
+    replaceArgs: `
+      WITH u AS (
+        UPDATE ${s}.tasks SET args = $3, status_message = $4, updated_at = greatest(updated_at, $5),
+          revision = revision + 1
+        WHERE id = $1 AND debounce_key = $2 AND status = 'working' AND attempt = 0 AND wake_at > $5
+          AND (expires_at IS NULL OR expires_at > $5)
+        RETURNING *
+      ) SELECT u.*, NULL AS outstanding, ${notify('u.id', 'false', 'false')} FROM u`,
   };
 }
