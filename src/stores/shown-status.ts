@@ -1,6 +1,7 @@
 // What a task's owner is shown of its progress, read from its row alike on both stores: the status message kept
 // (or, while the task waits for a server running its version, the message saying so) and the progress shown last.
 import { slotWaitMessage, versionWaitMessage, type TaskProgress, type TaskStatus } from '../tasks/task.js';
+import { PAUSED_MESSAGE } from '../tasks/pauses.js';
 import { openColumn, openStatus, sealedAt, type Opener } from './payload-sealing.js';
 
 /** The columns it is read from (SQLite: numbers; PostgreSQL: integers as numbers). */
@@ -17,6 +18,8 @@ export interface ShownColumns {
   /** SQLite migration 20, PostgreSQL migration 19: parked for a slot of its concurrency key (slots). */
   concurrency_key?: string | null;
   parked_at?: number | string | null;
+  /** Migration 24 (both stores): held back by an operator's pause (pauses). */
+  paused_at?: number | string | null;
 }
 
 /**
@@ -34,6 +37,7 @@ export const waitsForVersion = (row: ShownColumns): boolean =>
 /** The status message the owner sees. */
 export function shownStatus(row: ShownColumns, open: Opener): string | undefined {
   if (waitsForVersion(row)) return versionWaitMessage(row.tool, row.tool_version as string);
+  if (row.status === 'working' && row.paused_at != null) return PAUSED_MESSAGE;
   if (row.status === 'working' && row.parked_at != null && row.concurrency_key != null)
     return slotWaitMessage(row.concurrency_key);
   return openStatus(row.id, row.status_message, open);

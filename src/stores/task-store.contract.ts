@@ -14,6 +14,7 @@ import { historyContract } from './contract/history.contract.js';
 import { housekeepingContract } from './contract/housekeeping.contract.js';
 import { idempotencyContract } from './contract/idempotency.contract.js';
 import { liveInputContract } from './contract/live-input.contract.js';
+import { pausesContract } from './contract/pauses.contract.js';
 import { priorityContract } from './contract/priority.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
@@ -29,6 +30,7 @@ export {
 } from './contract/harness.contract.js';
 export {
   expectLimitHeldAfterUpgrade,
+  expectPausesAfterUpgrade,
   expectPrioritiesAfterUpgrade,
   expectUpgradedErrorOutcomes,
   expectUpgradedInspection,
@@ -45,7 +47,7 @@ export {
 /**
  * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
  * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
- * scopes, history, shown tasks, live input, concurrency limits, priorities) against a new store per test. Tests of a capability
+ * scopes, history, shown tasks, live input, concurrency limits, priorities, operators' pauses) against a new store per test. Tests of a capability
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
@@ -70,5 +72,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     concurrencyContract(h);
     concurrencyHoldContract(h);
     priorityContract(h);
+    pausesContract(h);
   });
 }

@@ -82,6 +82,8 @@ export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = 
   concurrency_key?: string | null;
   concurrency_limit?: number | null;
   parked_at?: I | null;
+  /** Migration 24 (pauses): when a claim found the task paused by an operator (null: not paused). */
+  paused_at?: I | null;
 }
 
 /** The columns a snapshot is built from. */
@@ -103,6 +105,7 @@ export type SnapshotColumns = Pick<
   | 'progress'
   | 'concurrency_key'
   | 'parked_at'
+  | 'paused_at'
 >;
 
 /** `[key, request]` of a task's outstanding inputs, in asking order (request null: none kept). */

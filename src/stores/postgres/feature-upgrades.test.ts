@@ -1,11 +1,13 @@
-// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22)
-// and priorities (23): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
+// priorities (23) and operators' pauses (24): each migrates, its tasks resume, and the feature holds for the tasks
+// created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
+  expectPausesAfterUpgrade,
   expectPrioritiesAfterUpgrade,
   expectUpgradedTasksResume,
   seedUpgradeTasks,
@@ -54,6 +56,15 @@ const RELEASES: Release[] = [
       DROP INDEX ${s}.tasks_owner_priority; ALTER TABLE ${s}.tasks DROP COLUMN priority;
       DELETE FROM ${s}.schema_migrations WHERE version = 23`,
     expectAfter: expectPrioritiesAfterUpgrade,
+  },
+  {
+    before: 'operators’ pauses',
+    after: 'a paused tool’s tasks created after wait until it is resumed',
+    version: 24,
+    takeBack: (s) => `
+      DROP TABLE ${s}.task_pauses; ALTER TABLE ${s}.tasks DROP COLUMN paused_at;
+      DELETE FROM ${s}.schema_migrations WHERE version = 24`,
+    expectAfter: expectPausesAfterUpgrade,
   },
 ];
 

@@ -162,6 +162,8 @@ function defineSuites(): void {
         runnable: 0,
         parked: 0,
         parkedByTool: {},
+        paused: 0,
+        pausedByTool: {},
       });
     });
 
@@ -291,6 +293,8 @@ function defineSuites(): void {
         runnable: 1,
         parked: 0,
         parkedByTool: {},
+        paused: 0,
+        pausedByTool: {},
       });
       // Two rows never make an index worth it to the planner: forbid sequential scans to see that it can serve.
       const client = await admin.connect();

@@ -9,6 +9,7 @@ import { prepareEventQueries } from './sql/events.js';
 import { prepareOwnerWriteQueries } from './sql/owner-writes.js';
 import { prepareReadQueries } from './sql/reads.js';
 import { prepareRunWriteQueries } from './sql/run-writes.js';
+import { preparePauseQueries } from './sql/pauses.js';
 import { prepareScopeQueries } from './sql/scope.js';
 import { prepareSlotQueries } from './sql/slots.js';
 import { prepareSweepQueries } from './sql/sweeps.js';
@@ -25,6 +26,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareSweepQueries(db),
     ...prepareEventQueries(db),
     ...prepareSlotQueries(db),
+    ...preparePauseQueries(db),
   };
 }
 

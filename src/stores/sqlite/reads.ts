@@ -5,7 +5,7 @@ import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
-import { parkedStats } from '../core/parked.js';
+import { parkedStats, pausedStats } from '../core/parked.js';
 import { toInspection } from '../core/rows.js';
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
@@ -58,7 +58,12 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
 
     async stats(now) {
       const { runnable, ...byStatus } = q.stats(now);
-      return { byStatus, runnable, ...parkedStats(q.parkedByTool()) };
+      return {
+        byStatus,
+        runnable,
+        ...parkedStats(q.parkedByTool()),
+        ...pausedStats(q.pausedByTool()),
+      };
     },
 
     async countRunnable(now) {

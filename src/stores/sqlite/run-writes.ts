@@ -7,6 +7,7 @@ import type { Lane } from './group-commit.js';
 import { toClaimedTask } from '../core/rows.js';
 import { WOKEN_BATCH, type ClaimCandidate } from './sql/claims.js';
 import { admit, MAX_PARKED_PER_CLAIM, releaseSlot } from './slots.js';
+import { admitUnpaused, pausesInForce } from './pauses.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 
@@ -43,15 +44,19 @@ function nextInLine({ q }: StoreContext, now: number, scope: ScopeParams) {
   return { head, best };
 }
 
-/** The first in line that may run now: tasks whose concurrency key is full are parked on the way (slots.ts). */
+/**
+ * The first in line that may run now: tasks an operator's pause holds back are paused on the way (pauses.ts), those
+ * whose concurrency key is full parked (slots.ts).
+ */
 function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): ClaimCandidate | undefined {
   const { log } = ctx;
+  const pauses = pausesInForce(ctx);
   let last = '';
   for (let parked = 0; parked < MAX_PARKED_PER_CLAIM; parked++) {
     const next = nextInLine(ctx, now, scope);
     if (next === undefined) return undefined;
     const { head, best } = next;
-    if (admit(ctx, best, now)) {
+    if (admitUnpaused(ctx, pauses, best, now) && admit(ctx, best, now)) {
       // The first in line takes the place of the task that took its turn (a running task holds none).
       if (best.id !== head.id) ctx.q.movePlace(head, best);
       return best;

@@ -294,6 +294,8 @@ describe('SQLite task store on a shared file', () => {
       runnable: 1,
       parked: 0,
       parkedByTool: {},
+      paused: 0,
+      pausedByTool: {},
     });
     const check = new Database(path, { readonly: true });
     try {

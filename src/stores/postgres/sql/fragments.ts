@@ -51,7 +51,8 @@ export const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease
  * rows.ts SnapshotColumns): the row as the statement left it.
  */
 export const SNAPSHOT_COLUMNS = `id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at,
-  result, error, revision, tool, tool_version, attempt, version_wait, progress, concurrency_key, parked_at`;
+  result, error, revision, tool, tool_version, attempt, version_wait, progress, concurrency_key, parked_at,
+  paused_at`;
 
 /**
  * The owner test of a lookup by id ($2 tenant, $3 principal). Written as `(…) IS TRUE` (the columns are NOT NULL,

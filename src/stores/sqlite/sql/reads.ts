@@ -10,7 +10,7 @@ export function prepareReadQueries(db: SqliteDatabase) {
   // Only what snapshots and owner writes need (arguments and capabilities stay on disk).
   const getOwned = db.prepare(
     `SELECT id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at, result, error,
-       lease_owner, lease_until, tool, tool_version, attempt, version_wait, progress, concurrency_key, parked_at
+       lease_owner, lease_until, tool, tool_version, attempt, version_wait, progress, concurrency_key, parked_at, paused_at
      FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`,
   );
   const outstanding = db.prepare(
