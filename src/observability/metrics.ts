@@ -80,6 +80,12 @@ function storeGauges(registry: Registry) {
       labelNames: ['tool'],
       registers: [registry],
     }),
+    toolPaused: new Gauge({
+      name: `${P}tool_paused`,
+      help: 'Working tasks held back by an operator’s pause of their tool or key, by tool (tools with none absent)',
+      labelNames: ['tool'],
+      registers: [registry],
+    }),
   };
 }
 
@@ -125,15 +131,21 @@ function statsCollector(
     gauges.backlog.set(stats.runnable);
     gauges.inputWaits.set(stats.byStatus.input_required);
     if (stats.parked !== undefined) gauges.slotWaits.set(stats.parked);
-    if (stats.parkedByTool !== undefined) {
-      // Set anew on each read: a tool whose tasks no longer wait drops out. Tools past the label cap add up in "other".
-      const byLabel = new Map<string, number>();
-      for (const [tool, n] of Object.entries(stats.parkedByTool))
-        byLabel.set(toolLabel(tool), (byLabel.get(toolLabel(tool)) ?? 0) + n);
-      gauges.toolSlotWaits.reset();
-      for (const [tool, n] of byLabel) gauges.toolSlotWaits.set({ tool }, n);
-    }
+    if (stats.parkedByTool !== undefined) setByTool(gauges.toolSlotWaits, stats.parkedByTool, toolLabel);
+    if (stats.pausedByTool !== undefined) setByTool(gauges.toolPaused, stats.pausedByTool, toolLabel);
   };
+}
+
+/**
+ * Sets a gauge by tool anew on each read: a tool whose tasks no longer wait drops out. Tools past the label cap add
+ * up in "other".
+ */
+function setByTool(gauge: Gauge, counts: Record<string, number>, toolLabel: (tool: string) => string): void {
+  const byLabel = new Map<string, number>();
+  for (const [tool, n] of Object.entries(counts))
+    byLabel.set(toolLabel(tool), (byLabel.get(toolLabel(tool)) ?? 0) + n);
+  gauge.reset();
+  for (const [tool, n] of byLabel) gauge.set({ tool }, n);
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
