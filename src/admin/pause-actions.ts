@@ -1,9 +1,23 @@
 // The operator routes of pauses: list them (`GET /pauses`), pause (`POST`) and resume (`DELETE`) a tool or a
 // concurrency key within the operator's tenants, and the flow view (`GET /flow`): keys at their limit and pauses.
+import type { ServerResponse } from 'node:http';
+import type { AuditLog } from '../protocol/audit.js';
+import type { AdminScope, TaskAdmin } from '../tasks/admin.js';
 import type { AdminPause, PauseTarget } from '../tasks/pauses.js';
-import type { ActionContext } from './actions.js';
+import type { TaskOwner } from '../tasks/task.js';
 import { bounded, sendError, sendJson } from './reply.js';
 import type { FlowJson, PauseJson, PausedJson, PausesJson, ResumedJson } from './shapes.js';
+
+/** What these routes take of an action's context (actions.ts, ActionContext). */
+interface PauseContext {
+  store: TaskAdmin;
+  res: ServerResponse;
+  who: TaskOwner;
+  scope: AdminScope;
+  now: number;
+  params: URLSearchParams;
+  audit: AuditLog | undefined;
+}
 
 /** The most keys the flow view lists by default, and at most. */
 export const FLOW_KEYS_DEFAULT = 50;
@@ -20,7 +34,7 @@ const pauseView = (p: AdminPause): PauseJson => ({
 });
 
 /** `GET /pauses`. */
-export async function listPauses(context: ActionContext): Promise<void> {
+export async function listPauses(context: PauseContext): Promise<void> {
   const { store, scope, res } = context;
   if (store.pauses === undefined) return sendError(res, 'not_found', NO_PAUSES);
   const items = (await store.pauses(scope)).map(pauseView);
@@ -28,7 +42,7 @@ export async function listPauses(context: ActionContext): Promise<void> {
 }
 
 /** `GET /flow?max=N`: keys with parked tasks (at most N) and the pauses in force. */
-export async function flowView(context: ActionContext): Promise<void> {
+export async function flowView(context: PauseContext): Promise<void> {
   const { store, scope, res, now, params } = context;
   if (store.flow === undefined || store.pauses === undefined) return sendError(res, 'not_found', NO_PAUSES);
   const text = params.get('max') ?? String(FLOW_KEYS_DEFAULT);
@@ -50,7 +64,7 @@ const audited = (target: PauseTarget) => ({
 
 /** `POST /pauses` (`pause`) and `DELETE /pauses` (`resume`) of `target`: one audit line with the outcome. */
 export async function changePause(
-  context: ActionContext,
+  context: PauseContext,
   action: 'pause' | 'resume',
   target: PauseTarget,
 ): Promise<void> {
