@@ -136,6 +136,18 @@ export function pausesContract(h: ContractStore): void {
       expect((await claimAll()).map((c) => c.id)).toEqual([theirs]);
     });
 
+    it('cancels a paused task at once, and a resume then finds nothing to wake', async (ctx) => {
+      const admin = pausing();
+      if (admin === undefined) return ctx.skip();
+      expect(await admin.pause(ALL, { kind: 'tool', name: 'echo' }, h.t)).toMatchObject({ ok: true });
+      const id = await create();
+      expect(await h.store.claim('w1', LEASE, h.t)).toBeUndefined();
+      expect(await h.store.requestCancel(id, ALICE, h.t)).toMatchObject({ ok: true });
+      expect((await h.snap(id)).status).toBe('cancelled');
+      expect(await admin.pauses(ALL)).toMatchObject([{ pausedTasks: 0 }]);
+      expect(await admin.resume(ALL, { kind: 'tool', name: 'echo' }, h.t)).toEqual({ ok: true, resumed: 0 });
+    });
+
     it('pauses every tenant’s tasks when it names none (an operator of every tenant)', async (ctx) => {
       const admin = pausing();
       if (admin === undefined) return ctx.skip();
