@@ -136,6 +136,27 @@ export function pausesContract(h: ContractStore): void {
       expect((await claimAll()).map((c) => c.id)).toEqual([theirs]);
     });
 
+    it('holds across processes: another instance on the same storage pauses and resumes the same tasks', async (ctx) => {
+      const admin = pausing();
+      if (admin === undefined || h.openPeer === undefined) return ctx.skip();
+      expect(await admin.pause(ALL, { kind: 'tool', name: 'echo' }, h.t)).toMatchObject({ ok: true });
+      const peer = await h.openPeer();
+      try {
+        const id = await create();
+        const free = await create({ tool: 'other' });
+        expect((await peer.claim('p1', LEASE, h.t))?.id).toBe(free);
+        expect(await peer.claim('p1', LEASE, h.t)).toBeUndefined();
+        expect(await peer.admin?.pauses?.(ALL)).toMatchObject([{ name: 'echo', pausedTasks: 1 }]);
+        expect(await peer.admin?.resume?.(ALL, { kind: 'tool', name: 'echo' }, h.t)).toEqual({
+          ok: true,
+          resumed: 1,
+        });
+        expect((await h.store.claim('w1', LEASE, h.t))?.id).toBe(id);
+      } finally {
+        await peer.close();
+      }
+    });
+
     it('cancels a paused task at once, and a resume then finds nothing to wake', async (ctx) => {
       const admin = pausing();
       if (admin === undefined) return ctx.skip();
