@@ -87,12 +87,27 @@ export type {
   AdminTaskUpstream,
   AdminTaskUpstreamView,
 } from './tasks/admin.js';
+export { PAUSED_MESSAGE } from './tasks/pauses.js';
+export type {
+  AdminFlowKey,
+  AdminPause,
+  AdminPauseResult,
+  AdminResumeResult,
+  PauseKind,
+  PauseTarget,
+} from './tasks/pauses.js';
 export type {
   DoneJson,
   ErrorJson,
+  FlowJson,
+  FlowKeyJson,
   HealthComponentJson,
   HealthJson,
   OverviewJson,
+  PauseJson,
+  PausedJson,
+  PausesJson,
+  ResumedJson,
   RetriedJson,
   SessionJson,
   StepFailureJson,

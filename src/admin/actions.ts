@@ -14,6 +14,8 @@ import type { OutOfScopeTasks } from '../tasks/store.js';
 import type { AdminHealthComponent, AdminRecordedStep, AdminTaskUpstreamView } from '../tasks/admin.js';
 import type { TaskInspection, TaskOwner } from '../tasks/task.js';
 import { runBulk } from './bulk.js';
+import { changePause, flowView, listPauses } from './pause-actions.js';
+import type { PauseTarget } from '../tasks/pauses.js';
 import { parseBulkQuery, parseOverviewQuery, parseTaskQuery } from './query.js';
 import { bounded, sendError, sendJson } from './reply.js';
 import { isBulkChange, type AdminAction, type AdminBulkChange, type AdminChange } from './routes.js';
@@ -50,6 +52,8 @@ export interface ActionContext {
   taskUpstream?: AdminTaskUpstreamView;
   /** A retry's recorded step (the request's body, checked). */
   record?: AdminRecordedStep;
+  /** What a pause or resume names (its body or query, checked). */
+  pause?: PauseTarget;
 }
 
 /** Every action but the event stream (a response of its own, event-stream.ts). */
@@ -97,6 +101,13 @@ async function run(context: ActionContext, action: QueryOrChange): Promise<void>
     case 'health':
       sendJson(res, 200, healthView(context.health?.() ?? []));
       return;
+    case 'pauses':
+      return listPauses(context);
+    case 'flow':
+      return flowView(context);
+    case 'pause':
+    case 'resume':
+      return context.pause === undefined ? undefined : changePause(context, action, context.pause);
     default:
       return isBulkChange(action) ? bulk(context, action) : change(context, action);
   }

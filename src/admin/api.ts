@@ -23,6 +23,8 @@ import { DEFAULT_EVENT_STREAM, openEventStream, type EventStreamOptions } from '
 import { createTaskEventHub, type TaskEventHub } from './events.js';
 import { bounded, sendError } from './reply.js';
 import { readRetryBody } from './retry-body.js';
+import { readPauseRequest } from './pause-request.js';
+import type { PauseTarget } from '../tasks/pauses.js';
 import { isChange, matchRoute, type AdminAction } from './routes.js';
 
 /** The operator API of a server: its store's operators' port, and the secret CSRF tokens are derived from. */
@@ -128,9 +130,10 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     const q = url.indexOf('?');
     const route = matchRoute(q === -1 ? url : url.slice(0, q));
     if (route.kind === 'none') return false;
-    // Only a retry takes a body (a recorded step, read within a bound after the credentials are checked); any other
-    // body is read and dropped, never buffered.
-    if (route.kind !== 'route' || route.methods[req.method ?? ''] !== 'retry') req.resume();
+    // Only a retry and a pause take a body (read within a bound after the credentials are checked); any other body
+    // is read and dropped, never buffered.
+    const bodied = route.kind === 'route' ? route.methods[req.method ?? ''] : undefined;
+    if (bodied !== 'retry' && bodied !== 'pause') req.resume();
     report(options, res, `admin ${req.method ?? ''} ${route.kind === 'route' ? route.label : 'tasks/{id}'}`);
     if (route.kind === 'bad_id') {
       sendError(res, 'bad_request', 'Malformed task id');
@@ -253,6 +256,16 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     }
     record = body.record;
   }
+  let pause: PauseTarget | undefined;
+  if (request.action === 'pause' || request.action === 'resume') {
+    const named = await readPauseRequest(req, request.action, request.params);
+    if (!named.ok) {
+      refused(named.status);
+      sendError(res, named.status, named.message);
+      return;
+    }
+    pause = named.target;
+  }
   if (request.action === 'events') {
     if (api.events === undefined) return;
     const opened = openStream(api, api.events, who, scope, res);
@@ -274,6 +287,7 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     health: api.options.health,
     taskUpstream: api.options.taskUpstream,
     record,
+    pause,
   };
   await serveAction(context, request.action);
 }

@@ -15,6 +15,7 @@ export const AdminErrorStatus = {
   not_terminal: 409,
   sealed: 409,
   step_kept: 409,
+  conflict: 409,
   too_large: 413,
   too_many_requests: 429,
   unavailable: 503,

@@ -1,5 +1,5 @@
-// The one operator request with a body: a retry that records a step's value an operator verified
-// (`{"record":{"step":"upstream","value":…}}`), read up to a bound and checked before anything is done.
+// The bodies of operator requests, read up to a bound and checked before anything is done: a retry that records a
+// step's value an operator verified (`{"record":{"step":"upstream","value":…}}`); a pause's (pause-request.ts).
 import type { IncomingMessage } from 'node:http';
 import type { AdminRecordedStep } from '../tasks/admin.js';
 import type { JsonValue } from '../protocol/types.js';
@@ -8,12 +8,20 @@ import type { JsonValue } from '../protocol/types.js';
 export const MAX_RETRY_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_STEP_NAME = 200;
 
-export type RetryBody =
-  | { ok: true; record: AdminRecordedStep | undefined }
-  | { ok: false; status: 'bad_request' | 'too_large'; message: string };
+/** A body refused. */
+export interface BodyRefused {
+  ok: false;
+  status: 'bad_request' | 'too_large';
+  message: string;
+}
 
-/** Reads the body (none: a plain retry); a body over the bound is refused without being kept. */
-export async function readRetryBody(req: IncomingMessage, limit = MAX_RETRY_BODY_BYTES): Promise<RetryBody> {
+export type RetryBody = { ok: true; record: AdminRecordedStep | undefined } | BodyRefused;
+
+/** A request's JSON body (undefined: none), read up to `limit` bytes; over it, refused without being kept. */
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ ok: true; body: unknown } | BodyRefused> {
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
@@ -24,17 +32,22 @@ export async function readRetryBody(req: IncomingMessage, limit = MAX_RETRY_BODY
   }
   if (over) return { ok: false, status: 'too_large', message: `The body is larger than ${limit} bytes` };
   const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return { ok: true, record: undefined };
-  let body: unknown;
+  if (text === '') return { ok: true, body: undefined };
   try {
-    body = JSON.parse(text);
+    return { ok: true, body: JSON.parse(text) as unknown };
   } catch {
     return { ok: false, status: 'bad_request', message: 'The body is not JSON' };
   }
-  return recordOf(body);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
+/** Reads the body (none: a plain retry); a body over the bound is refused without being kept. */
+export async function readRetryBody(req: IncomingMessage, limit = MAX_RETRY_BODY_BYTES): Promise<RetryBody> {
+  const read = await readJsonBody(req, limit);
+  if (!read.ok) return read;
+  return read.body === undefined ? { ok: true, record: undefined } : recordOf(read.body);
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `{}` or `{"record":{"step","value"}}`, nothing else. */

@@ -29,6 +29,16 @@ describe('the routes of the operator API', () => {
       });
     expect(matchRoute('/admin/api/v1/bulk/delete')).toEqual({ kind: 'none' });
     expect(matchRoute('/admin/api/v1/bulk')).toEqual({ kind: 'none' });
+    expect(matchRoute('/admin/api/v1/pauses')).toEqual({
+      kind: 'route',
+      label: 'pauses',
+      methods: { GET: 'pauses', POST: 'pause', DELETE: 'resume' },
+    });
+    expect(matchRoute('/admin/api/v1/flow')).toEqual({
+      kind: 'route',
+      label: 'flow',
+      methods: { GET: 'flow' },
+    });
   });
 
   it('leaves other paths to the edge (404) and refuses a malformed id', () => {

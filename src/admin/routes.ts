@@ -3,7 +3,17 @@
 export const ADMIN_BASE_PATH = '/admin/api/v1';
 
 export type AdminAction =
-  'session' | 'events' | 'list' | 'overview' | 'health' | 'detail' | AdminChange | AdminBulkChange;
+  | 'session'
+  | 'events'
+  | 'list'
+  | 'overview'
+  | 'health'
+  | 'detail'
+  | 'pauses'
+  | 'flow'
+  | AdminChange
+  | AdminBulkChange
+  | AdminPauseChange;
 
 /** The actions that change one task: audited, and refused without the CSRF token. */
 export type AdminChange = 'cancel' | 'retry' | 'purge';
@@ -11,11 +21,19 @@ export type AdminChange = 'cancel' | 'retry' | 'purge';
 /** The same changes to every task a search matches (`POST /bulk/{cancel|retry|purge}`). */
 export type AdminBulkChange = 'bulk-cancel' | 'bulk-retry' | 'bulk-purge';
 
+/** Pausing a tool or a concurrency key (`POST /pauses`), and resuming it (`DELETE /pauses`). */
+export type AdminPauseChange = 'pause' | 'resume';
+
 export const isBulkChange = (action: AdminAction): action is AdminBulkChange => action.startsWith('bulk-');
 
-/** Whether the action changes tasks (one, or those a search matches): then it needs the CSRF token. */
-export const isChange = (action: AdminAction): action is AdminChange | AdminBulkChange =>
-  action === 'cancel' || action === 'retry' || action === 'purge' || isBulkChange(action);
+/** Whether the action changes tasks (one, those a search matches, or a pause's): then it needs the CSRF token. */
+export const isChange = (action: AdminAction): action is AdminChange | AdminBulkChange | AdminPauseChange =>
+  action === 'cancel' ||
+  action === 'retry' ||
+  action === 'purge' ||
+  action === 'pause' ||
+  action === 'resume' ||
+  isBulkChange(action);
 
 export type RouteMatch =
   | { kind: 'none' }
@@ -28,6 +46,8 @@ const FIXED: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
   tasks: { GET: 'list' },
   overview: { GET: 'overview' },
   health: { GET: 'health' },
+  pauses: { GET: 'pauses', POST: 'pause', DELETE: 'resume' },
+  flow: { GET: 'flow' },
 };
 
 const BULK_ROUTES: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {

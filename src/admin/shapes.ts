@@ -176,3 +176,45 @@ export interface ErrorJson {
 
 /** One message of `GET /events`. */
 export type TaskEventJson = { taskId: string; task: TaskRowJson } | { taskId: string; removed: true };
+
+/** A pause in force (`GET /pauses`, `GET /flow`): a tool or a concurrency key, of one tenant or (no tenant) all. */
+export interface PauseJson {
+  kind: 'tool' | 'key';
+  name: string;
+  tenant?: string;
+  pausedAt: string;
+  /** Tasks held back by it now. */
+  pausedTasks: number;
+}
+
+/** `GET /pauses`. */
+export interface PausesJson {
+  items: PauseJson[];
+}
+
+/** A concurrency key with tasks parked for a slot (`GET /flow`), as stored (a derived key: a keyed digest). */
+export interface FlowKeyJson {
+  key: string;
+  limit: number;
+  slotsHeld: number;
+  parked: number;
+}
+
+/** `GET /flow`: keys at their limit (at most `max`; `limited` when there may be more) and pauses in force. */
+export interface FlowJson {
+  keys: FlowKeyJson[];
+  limited?: true;
+  pauses: PauseJson[];
+}
+
+/** `POST /pauses`: `created` false when the same pause was in force already. */
+export interface PausedJson {
+  ok: true;
+  created: boolean;
+}
+
+/** `DELETE /pauses`: the paused tasks made runnable again. */
+export interface ResumedJson {
+  ok: true;
+  resumed: number;
+}

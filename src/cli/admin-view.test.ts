@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeInspection } from './commands/task-inspect.js';
-import { inspectionOf, shorten, shortTime, taskTable } from './admin-view.js';
+import { describeFlow, inspectionOf, shorten, shortTime, taskTable } from './admin-view.js';
 
 describe('the admin views', () => {
   it('shortens one-line texts and times to the second', () => {
@@ -89,5 +89,26 @@ describe("a task's story", () => {
       '  history: none recorded (the task predates it)',
     );
     expect(describeInspection(inspectionOf({ ...detail, history: undefined }))).not.toContain('history');
+  });
+});
+
+describe('the flow view', () => {
+  it('tables the keys at their limit and the pauses, each cell one escaped line', () => {
+    const text = describeFlow({
+      keys: [{ key: 'pay\u001b[31mments', limit: 2, slotsHeld: 2, parked: 7 }],
+      limited: true,
+      pauses: [{ kind: 'tool', name: 'send\ninvoice', pausedAt: '2026-01-31T12:00:00.000Z', pausedTasks: 3 }],
+    });
+    expect(text.split('\n')).toEqual([
+      'KEY                 LIMIT  HELD  WAITING',
+      'pay\\u001b[31mments  2      2     7',
+      '(more keys have tasks waiting: raise --max to see them)',
+      '',
+      'PAUSED  NAME           TENANT  SINCE                TASKS',
+      'tool    send\\ninvoice  (all)   2026-01-31 12:00:00  3',
+    ]);
+    expect(describeFlow({ keys: [], pauses: [] })).toBe(
+      'no concurrency key has tasks waiting for a slot\n\nnothing is paused',
+    );
   });
 });

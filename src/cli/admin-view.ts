@@ -1,9 +1,12 @@
 // The people's view of the operator API's answers: a task table, a task's detail (as `task inspect` shows it), the
 // overview. The API's JSON is read defensively: a field it lacks prints as `-`, never as a crash.
 import type {
+  FlowJson,
+  FlowKeyJson,
   HealthComponentJson,
   HealthJson,
   OverviewJson,
+  PauseJson,
   TaskDetailJson,
   TaskRowJson,
   TaskStepJson,
@@ -221,4 +224,35 @@ export function describeHealth(h: Answer<HealthJson>): string {
       return oneLine`${str(c.kind)} ${str(c.name)}: ${str(c.status)}${since}; ${counts}${mean}`;
     })
     .join('\n');
+}
+
+/** `GET /flow` for people: a table of the keys at their limit, then one of the pauses in force. */
+export function describeFlow(f: Answer<FlowJson>): string {
+  const keys = entries<FlowKeyJson>(f.keys);
+  const pauses = entries<PauseJson>(f.pauses);
+  const out = [
+    keys.length === 0
+      ? 'no concurrency key has tasks waiting for a slot'
+      : table([
+          ['KEY', 'LIMIT', 'HELD', 'WAITING'],
+          ...keys.map((k) => [str(k.key), str(k.limit), str(k.slotsHeld), str(k.parked)]),
+        ]),
+  ];
+  if (f.limited === true) out.push('(more keys have tasks waiting: raise --max to see them)');
+  out.push(
+    '',
+    pauses.length === 0
+      ? 'nothing is paused'
+      : table([
+          ['PAUSED', 'NAME', 'TENANT', 'SINCE', 'TASKS'],
+          ...pauses.map((p) => [
+            str(p.kind),
+            str(p.name),
+            p.tenant === undefined ? '(all)' : str(p.tenant),
+            shortTime(p.pausedAt),
+            str(p.pausedTasks),
+          ]),
+        ]),
+  );
+  return out.join('\n');
 }

@@ -26,7 +26,8 @@ Client side:
   tools      list the server's tools
   discover   show what the server supports
 Operators:
-  admin      tasks list | get | cancel | retry | purge, overview: every owner's tasks (durable-mcp admin --help)
+  admin      tasks list | get | cancel | retry | purge, overview, pause | resume, flow: every owner's tasks
+             (durable-mcp admin --help)
 Other:
   version    print the version
 

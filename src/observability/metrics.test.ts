@@ -157,6 +157,23 @@ describe('metrics: rate waits', () => {
   });
 });
 
+describe('metrics: paused tasks', () => {
+  it('count the tasks an operator’s pause holds back, by tool', async () => {
+    const { store, url } = await serveMetrics({ statsIntervalMs: 0, tools: ['deploy'] });
+    const byTool = async (): Promise<string[]> =>
+      (await (await fetch(url)).text()).split('\n').filter((l) => l.startsWith('durable_mcp_tool_paused{'));
+    expect(await byTool()).toEqual([]);
+    const admin = store.admin;
+    if (admin?.pause === undefined || admin.resume === undefined) throw new Error('expected pauses');
+    await admin.pause({ tenants: 'all' }, { kind: 'tool', name: 'deploy' }, T0);
+    for (let i = 0; i < 2; i++) await store.create(newTask({ createdAt: T0, tool: 'deploy' }));
+    expect(await store.claim('w', 30_000, T0)).toBeUndefined();
+    expect(await byTool()).toEqual(['durable_mcp_tool_paused{tool="deploy"} 2']);
+    await admin.resume({ tenants: 'all' }, { kind: 'tool', name: 'deploy' }, T0);
+    expect(await byTool()).toEqual([]);
+  });
+});
+
 describe('metrics: bearer token', () => {
   it('answers 401 without the token (or with another), 200 with it', async () => {
     const { url } = await serveMetrics({ token: 'scrape-token-0123456789' });

@@ -86,6 +86,12 @@ function storeGauges(registry: Registry) {
       labelNames: ['tool'],
       registers: [registry],
     }),
+    toolPaused: new Gauge({
+      name: `${P}tool_paused`,
+      help: 'Working tasks held back by an operator’s pause of their tool or key, by tool (tools with none absent)',
+      labelNames: ['tool'],
+      registers: [registry],
+    }),
   };
 }
 
@@ -134,6 +140,7 @@ function statsCollector(
     if (stats.parkedByTool !== undefined) setByTool(gauges.toolSlotWaits, stats.parkedByTool, toolLabel);
     if (stats.rateWaitsByTool !== undefined)
       setByTool(gauges.toolRateWaits, stats.rateWaitsByTool, toolLabel);
+    if (stats.pausedByTool !== undefined) setByTool(gauges.toolPaused, stats.pausedByTool, toolLabel);
   };
 }
 

@@ -4,7 +4,8 @@
  * `task.joined`: a tools/call whose idempotency key named an existing task got that task. `admin.*`: an operator's
  * change through the operator API (`tenant`/`principal` are the operator's), and `admin.denied` a refused attempt
  * (not an operator, or no valid CSRF token); `admin.payloads` an operator's read of a task's payloads; `admin.bulk` an
- * operator's bulk change as a whole (`method` names it).
+ * operator's bulk change as a whole (`method` names it); `admin.pause` and `admin.resume` an operator's pause or
+ * resume of a tool or a concurrency key (`pause` names it).
  */
 export type AuditEventName =
   | 'task.created'
@@ -18,6 +19,8 @@ export type AuditEventName =
   | 'admin.retry'
   | 'admin.purge'
   | 'admin.bulk'
+  | 'admin.pause'
+  | 'admin.resume'
   | 'admin.payloads'
   | 'admin.denied';
 
@@ -35,6 +38,9 @@ export interface AuditEvent {
   /** `admin.bulk`: the tasks a bulk change matched, and those it changed (each has its own `admin.*` line too). */
   matched?: number;
   touched?: number;
+  /** `admin.pause`, `admin.resume`: what was paused or resumed (names bounded), and how many tasks a resume woke. */
+  pause?: { kind: string; name: string; tenant?: string };
+  resumed?: number;
   outcome: string;
 }
 

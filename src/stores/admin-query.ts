@@ -239,7 +239,7 @@ export function adminPageOrder(
 
 /** The columns of a search row. */
 const SUMMARY_COLUMNS = `id, tenant, principal, tool, tool_version, status, status_message, created_at, updated_at,
-  attempt, error, tool_error, retry_of, error_outcome`;
+  attempt, error, tool_error, retry_of, error_outcome, paused_at`;
 
 /**
  * The statement and parameters of one page of a search of `table` within `tenants` (undefined: any), in the

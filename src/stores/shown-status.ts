@@ -7,6 +7,7 @@ import {
   type TaskProgress,
   type TaskStatus,
 } from '../tasks/task.js';
+import { PAUSED_MESSAGE } from '../tasks/pauses.js';
 import { openColumn, openStatus, sealedAt, type Opener } from './payload-sealing.js';
 
 /** The columns it is read from (SQLite: numbers; PostgreSQL: integers as numbers). */
@@ -26,6 +27,8 @@ export interface ShownColumns {
   /** Migration 25 (both): waiting for the start a claim reserved under the rate limit of its key (rate-limits.ts). */
   rate_key?: string | null;
   wake_at?: number | string | null;
+  /** Migration 24 (both stores): held back by an operator's pause (pauses). */
+  paused_at?: number | string | null;
 }
 
 /**
@@ -50,6 +53,7 @@ export const waitsForVersion = (row: ShownColumns): boolean =>
 /** The status message the owner sees. */
 export function shownStatus(row: ShownColumns, open: Opener): string | undefined {
   if (waitsForVersion(row)) return versionWaitMessage(row.tool, row.tool_version as string);
+  if (row.status === 'working' && row.paused_at != null) return PAUSED_MESSAGE;
   if (row.status === 'working' && row.parked_at != null && row.concurrency_key != null)
     return slotWaitMessage(row.concurrency_key);
   if (waitsForRate(row)) return rateWaitMessage(row.rate_key as string);

@@ -1,10 +1,11 @@
 // The fields every operator view of a task starts with (a search row, an inspection), read from a task row alike on
 // both stores: times come as numbers, or as the strings of PostgreSQL's bigint.
 import { outcomeOf, type TaskHead, type TaskStatus } from '../tasks/task.js';
-import { openStatus, type Opener } from './payload-sealing.js';
+import type { Opener } from './payload-sealing.js';
+import { shownStatus, type ShownColumns } from './shown-status.js';
 
 /** The columns the head is read from. */
-export interface TaskHeadColumns {
+export interface TaskHeadColumns extends ShownColumns {
   id: string;
   tenant: string;
   principal: string;
@@ -29,7 +30,8 @@ export function toTaskHead(row: TaskHeadColumns, open: Opener): TaskHead {
     toolVersion: row.tool_version ?? undefined,
     status: row.status,
     outcome: outcomeOf(row.status, row.tool_error === true || row.tool_error === 1),
-    statusMessage: openStatus(row.id, row.status_message, open),
+    // As its owner sees it: a task an operator paused says so (shown-status.ts).
+    statusMessage: shownStatus(row, open),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     attempt: row.attempt,

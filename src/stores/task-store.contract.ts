@@ -19,6 +19,7 @@ import { historyContract } from './contract/history.contract.js';
 import { housekeepingContract } from './contract/housekeeping.contract.js';
 import { idempotencyContract } from './contract/idempotency.contract.js';
 import { liveInputContract } from './contract/live-input.contract.js';
+import { pausesContract } from './contract/pauses.contract.js';
 import { priorityContract } from './contract/priority.contract.js';
 import { quotaContract } from './contract/quota.contract.js';
 import { rateLimitContract } from './contract/rate-limits.contract.js';
@@ -35,6 +36,7 @@ export {
 } from './contract/harness.contract.js';
 export {
   expectLimitHeldAfterUpgrade,
+  expectPausesAfterUpgrade,
   expectPrioritiesAfterUpgrade,
   expectUpgradedErrorOutcomes,
   expectUpgradedInspection,
@@ -51,7 +53,7 @@ export {
 /**
  * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
  * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
- * scopes, history, shown tasks, live input, concurrency limits, priorities, rate limits) against a new store per test. Tests of a capability
+ * scopes, history, shown tasks, live input, concurrency limits, priorities, rate limits, debounce keys, operators' pauses) against a new store per test. Tests of a capability
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
@@ -78,5 +80,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     priorityContract(h);
     rateLimitContract(h);
     debounceContract(h);
+    pausesContract(h);
   });
 }

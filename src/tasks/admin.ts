@@ -1,5 +1,6 @@
 // What operators may see and do with every task, whoever owns it, within the tenants they are scoped to: the store
 // port behind the operator API, the `durable-mcp admin` commands and the dashboard. Owners' paths never use it.
+import type { AdminFlowKey, AdminPause, AdminPauseResult, AdminResumeResult, PauseTarget } from './pauses.js';
 import type { JsonValue, TaskHead, TaskInspection, TaskOutcome, TaskStatus } from './task.js';
 
 /** The tenants an operator may see and act on: all of them, or a list. */
@@ -168,6 +169,21 @@ export interface TaskAdmin {
     now: number,
     options: { windowsMs: readonly number[]; stuckMs: number },
   ): Promise<AdminOverview>;
+  /**
+   * Pauses a tool or a concurrency key (optional, with `resume`, `pauses` and `flow`): new runs of its tasks wait
+   * (working, holding no worker: a claim that finds one takes it out of the line), runs already going finish. A pause
+   * of a tenant outside the scope, or of every tenant by an operator of some, is `forbidden`.
+   */
+  pause?(scope: AdminScope, target: PauseTarget, now: number): Promise<AdminPauseResult>;
+  /**
+   * Lifts a pause within the scope and makes its paused tasks runnable again, in their order, each at a new place in
+   * line (a task another pause still holds is paused again when a claim finds it).
+   */
+  resume?(scope: AdminScope, target: PauseTarget, now: number): Promise<AdminResumeResult>;
+  /** The pauses in force within the scope (those of every tenant for an operator of all), with their paused tasks. */
+  pauses?(scope: AdminScope): Promise<AdminPause[]>;
+  /** Concurrency keys with tasks of the scope parked for a slot, at most `max`, by key. */
+  flow?(scope: AdminScope, now: number, max: number): Promise<AdminFlowKey[]>;
 }
 
 /**

@@ -99,6 +99,10 @@ export interface TaskStats {
    * without any absent; a store without rate limits: absent).
    */
   rateWaitsByTool?: Record<string, number>;
+  /** Working tasks held back by an operator's pause (TaskAdmin.pause; a store without pauses: absent). */
+  paused?: number;
+  /** The paused tasks by tool (present with `paused`; tools without paused tasks absent). */
+  pausedByTool?: Record<string, number>;
 }
 
 /** A page of one owner's tasks, in creation order: those after `after` (exclusive), at most `limit`. */

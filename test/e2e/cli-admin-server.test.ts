@@ -1,6 +1,6 @@
 // `durable-mcp admin` against a real server's operator API (not a stand-in): list with filters and every page, the
 // detail of a failed task, retry from its last finished step (as a new task), cancel, purge and the overview, as
-// operators scoped to one tenant and to all of them; bulk changes by a filter.
+// operators scoped to one tenant and to all of them; bulk changes by a filter; pausing and resuming a tool.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -163,5 +163,34 @@ describe('durable-mcp admin against the operator API', () => {
     const all = await admin('root', ['tasks', 'cancel', '--tenant', 'A', '--yes']);
     expect(all).toMatchObject({ code: 0, stdout: 'cancel: 1 of 3 matching task(s) (skipped: 2 terminal)\n' });
     await waitUntil(async () => (await statusOf(askingA)) === 'cancelled', 'the cancelled question');
+  });
+
+  it('pauses a tool for one tenant, shows it in the flow view, and resumes it: its waiting task then runs', async () => {
+    const refused = await admin('opsA', ['pause', 'tool', 'quick_job', '--tenant', 'B']);
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('cannot pause tool "quick_job"'),
+    });
+    expect((await admin('root', ['pause', 'tool'])).code).toBe(2);
+    expect((await admin('root', ['pause', 'queue', 'quick_job'])).code).toBe(2);
+    expect((await admin('root', ['flow', '--max', '0'])).code).toBe(2);
+    const paused = await admin('root', ['pause', 'tool', 'quick_job', '--tenant', 'B']);
+    expect(paused).toMatchObject({ code: 0, stdout: 'paused tool "quick_job" (tenant B)\n' });
+
+    const held = await server.create('bob', 'quick_job');
+    const pausesOf = async () => (await json('root', ['flow'])).pauses as { pausedTasks: number }[];
+    await waitUntil(async () => (await pausesOf())[0]?.pausedTasks === 1, 'the task to be paused');
+    expect(await statusOf(held)).toBe('working');
+    const view = await admin('root', ['flow']);
+    expect(view.code).toBe(0);
+    expect(view.stdout).toMatch(/^PAUSED +NAME +TENANT +SINCE +TASKS\ntool +quick_job +B +\S+ \S+ +1$/m);
+    // Operators of tenant A neither see nor lift tenant B's pause.
+    expect(await json('opsA', ['flow'])).toMatchObject({ pauses: [] });
+    expect((await admin('opsA', ['resume', 'tool', 'quick_job', '--tenant', 'B'])).code).toBe(1);
+
+    const resumed = await admin('root', ['resume', 'tool', 'quick_job', '--tenant', 'B']);
+    expect(resumed).toMatchObject({ code: 0, stdout: expect.stringContaining('1 paused task(s) run again') });
+    await waitUntil(async () => (await statusOf(held)) === 'completed', 'the resumed task');
+    expect(await json('root', ['flow'])).toMatchObject({ keys: [], pauses: [] });
   });
 });

@@ -1,6 +1,6 @@
 // The operators' dashboard in a real browser (headless Chromium through playwright-core) against a real `serve` on
 // SQLite: sign-in, the overview, filters and pages of the list, a task changing live, a retry, a refused change, a
-// bulk cancel.
+// bulk cancel, pausing and resuming a tool.
 // Screenshots of each view go to test-results/screenshots/. Without Chromium the suite is skipped with a reason,
 // except with CI=true, where it fails.
 import { mkdirSync } from 'node:fs';
@@ -338,6 +338,45 @@ describe.skipIf(!chromiumAvailable)("the operators' dashboard", () => {
     for (const id of slow) await settled(id, 'cancelled');
     await poll(() => page.locator('table.tasks tbody tr').count()).toBe(0);
     expect((await server.api('GET', `/tasks/${other}`, 'root')).body.status).toBe('working');
+  });
+
+  it('pauses a tool after a confirmation, shows its task waiting, and resumes it: the task then finishes', async () => {
+    await page.getByRole('link', { name: 'Flow' }).click();
+    await page.getByRole('heading', { name: 'Flow control' }).waitFor();
+    await page.locator('#no-pauses').waitFor();
+    await page.getByLabel('Name').fill('quick_job');
+    // An operator of tenant A pauses for tenant A (the only tenant it may pick).
+    expect(await page.locator('#pause-tenant').inputValue()).toBe('A');
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await poll(() => dialog.locator('#confirm-title').textContent()).toBe(
+      'Pause tool “quick_job” (tenant A)?',
+    );
+    await dialog.getByRole('button', { name: 'Pause', exact: true }).click();
+    await poll(() => page.locator('#notice').textContent()).toBe('Paused tool “quick_job” (tenant A).');
+
+    const held = await server.create('alice', 'quick_job');
+    const other = await server.create('bob', 'quick_job');
+    await settled(other, 'completed');
+    const count = page.locator('tr[data-pause="tool:quick_job"] [data-paused-tasks]');
+    await poll(() => count.textContent()).toBe('1');
+    const task = (await server.api('GET', `/tasks/${held}`, 'root')).body;
+    expect(task).toMatchObject({
+      status: 'working',
+      statusMessage: expect.stringMatching(/^Paused by an operator/),
+    });
+    await shot('flow-paused');
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await poll(() => dialog.locator('#confirm-title').textContent()).toBe(
+      'Resume tool “quick_job” (tenant A)?',
+    );
+    await dialog.getByRole('button', { name: 'Resume' }).click();
+    await poll(() => page.locator('#notice').textContent()).toBe(
+      'Resumed tool “quick_job” (tenant A): 1 task(s) run again.',
+    );
+    await settled(held, 'completed');
+    await page.locator('#no-pauses').waitFor();
   });
 
   it('signs the tab out, saying why, once the server refuses its token', async () => {

@@ -40,3 +40,8 @@ export function sqliteFiles(prefix = 'durable-mcp-sqlite-'): SqliteFiles {
     },
   };
 }
+
+/** Takes a file back past migration 24, operators' pauses (its indexes name columns of migrations 17 and 20). */
+export const TAKE_BACK_PAUSES = `
+  DROP INDEX tasks_paused_tool; DROP INDEX tasks_paused_key; ALTER TABLE tasks DROP COLUMN paused_at;
+  DROP TABLE task_pauses; DELETE FROM schema_migrations WHERE version = 24;`;

@@ -1,8 +1,9 @@
-// The operators' dashboard, a page of hash routes: #/sign-in, #/overview, #/tasks?filters, #/tasks/<id>. Signed in,
-// it keeps one event stream open for every view's live updates.
+// The operators' dashboard, a page of hash routes: #/sign-in, #/overview, #/tasks?filters, #/tasks/<id>, #/flow.
+// Signed in, it keeps one event stream open for every view's live updates.
 import { SIGNED_OUT, describeError, forget, refreshSession, token } from './api.js';
 import { byId, h, notify } from './dom.js';
 import { onLiveState, startLive, stopLive } from './live.js';
+import { flowView } from './flow.js';
 import { overviewView } from './overview.js';
 import { signInView } from './sign-in.js';
 import { taskDetailView } from './task-detail.js';
@@ -28,6 +29,7 @@ function route(): void {
   for (const link of document.querySelectorAll<HTMLAnchorElement>('#nav a'))
     link.toggleAttribute('aria-current', path.startsWith(link.hash.slice(1)));
   if (path === '/tasks') leave = taskListView(params);
+  else if (path === '/flow') leave = flowView(session);
   else if (path.startsWith('/tasks/'))
     leave = taskDetailView(decodeURIComponent(path.slice('/tasks/'.length)));
   else leave = overviewView();

@@ -3,6 +3,7 @@ import { UsageError } from '../args.js';
 import { listTasks, listUsage } from './admin-list.js';
 import { overview, overviewUsage } from './admin-overview.js';
 import { taskVerb, taskVerbsUsage } from './admin-tasks.js';
+import { flow, pauseUsage, pauseVerb } from './admin-pause.js';
 
 export const adminUsage = `durable-mcp admin <command> [flags]   (operators: every owner's tasks within your tenants)
   tasks list [filters]        search tasks: a table, or --output json (durable-mcp admin tasks list --help)
@@ -14,6 +15,10 @@ export const adminUsage = `durable-mcp admin <command> [flags]   (operators: eve
                               the same to every task the filters match (asks with the count; --yes without a
                               terminal; durable-mcp admin tasks cancel --help)
   overview                    counts by status and tool, recent activity, stuck tasks
+  pause tool|key NAME         new runs of a tool's (or a concurrency key's) tasks wait until resumed
+                              (--tenant T: only that tenant's; durable-mcp admin pause --help)
+  resume tool|key NAME        lift a pause: its paused tasks run again, in their order
+  flow                        concurrency keys with tasks waiting for a slot, and the pauses in force
 The token (--token or $DURABLE_MCP_TOKEN) must have the operator role; the API is /admin/api/v1 at the origin of
 --url (default $DURABLE_MCP_URL or http://127.0.0.1:3000/mcp). Exit codes: 0 done, 1 task not found or the action
 refused (409), 2 usage errors, 3 not an operator (401/403), no operator API, server or connection errors.`;
@@ -22,6 +27,7 @@ refused (409), 2 usage errors, 3 not an operator (401/403), no operator API, ser
 export function adminHelp(argv: string[]): string {
   const [group, verb] = argv;
   if (group === 'overview') return overviewUsage;
+  if (group === 'pause' || group === 'resume' || group === 'flow') return pauseUsage;
   if (group !== 'tasks' || verb === undefined || verb.startsWith('-')) return adminUsage;
   return verb === 'list' ? listUsage : taskVerbsUsage;
 }
@@ -29,6 +35,8 @@ export function adminHelp(argv: string[]): string {
 export async function admin(argv: string[]): Promise<number> {
   const [group, verb] = argv;
   if (group === 'overview') return overview(argv);
+  if (group === 'pause' || group === 'resume') return pauseVerb(argv);
+  if (group === 'flow') return flow(argv);
   if (group === 'tasks' && verb === 'list') return listTasks(argv);
   if (group === 'tasks' && verb !== undefined && !verb.startsWith('-')) return taskVerb(argv);
   throw new UsageError(

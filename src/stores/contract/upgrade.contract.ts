@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { createPayloadCipher } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
 import { RESUMED_STATUS_MESSAGE, slotWaitMessage, type RunOutcome } from '../../tasks/task.js';
+import { PAUSED_MESSAGE } from '../../tasks/pauses.js';
 import type { PayloadSealingOptions } from '../payload-sealing.js';
 import { ALICE, BOB, newTask } from './harness.contract.js';
 
@@ -245,4 +246,28 @@ export async function expectPrioritiesAfterUpgrade(after: TaskStore, t: number):
   expect(claimed).toContain(low.id);
   expect(claimed.indexOf(high.id)).toBeLessThan(claimed.indexOf(low.id));
   expect(claimed.indexOf(high.id)).toBeGreaterThanOrEqual(0);
+}
+
+/**
+ * After an upgrade to operators' pauses (migration 24 on both stores): a paused tool's new task waits, paused, while
+ * other tools' tasks run; resumed, it runs.
+ */
+export async function expectPausesAfterUpgrade(after: TaskStore, t: number): Promise<void> {
+  const admin = after.admin;
+  if (admin?.pause === undefined || admin.resume === undefined) throw new Error('expected operators’ pauses');
+  const all = { tenants: 'all' } as const;
+  const drain = async (at: number): Promise<string[]> => {
+    const claimed: string[] = [];
+    for (let c = await after.claim('w', 1_000, at); c !== undefined; c = await after.claim('w', 1_000, at))
+      claimed.push(c.id);
+    return claimed;
+  };
+  await drain(t);
+  expect(await admin.pause(all, { kind: 'tool', name: 'held' }, t)).toMatchObject({ ok: true });
+  const held = await after.create(newTask({ createdAt: t, tool: 'held' }));
+  const free = await after.create(newTask({ createdAt: t, tool: 'free' }));
+  expect(await drain(t + 1)).toEqual([free.id]);
+  expect(await after.get(held.id, ALICE, t + 1)).toMatchObject({ statusMessage: PAUSED_MESSAGE });
+  expect(await admin.resume(all, { kind: 'tool', name: 'held' }, t + 2)).toEqual({ ok: true, resumed: 1 });
+  expect(await drain(t + 3)).toEqual([held.id]);
 }

@@ -87,6 +87,8 @@ export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = 
   rate_limit?: number | null;
   rate_period_ms?: I | null;
   rate_reserved_at?: I | null;
+  /** Migration 24 (pauses): when a claim found the task paused by an operator (null: not paused). */
+  paused_at?: I | null;
 }
 
 /** The columns a snapshot is built from. */
@@ -109,6 +111,7 @@ export type SnapshotColumns = Pick<
   | 'concurrency_key'
   | 'parked_at'
   | 'rate_key'
+  | 'paused_at'
 > &
   Partial<Pick<TaskColumns, 'wake_at'>>;
 

@@ -1,6 +1,6 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
-// priorities (23), rate limits (25) and debounce keys (26): each migrates, its tasks resume, and the feature holds for the
-// tasks created after.
+// priorities (23), operators' pauses (24), rate limits (25) and debounce keys (26): each migrates, its tasks resume, and
+// the feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
@@ -9,6 +9,7 @@ import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
+  expectPausesAfterUpgrade,
   expectPrioritiesAfterUpgrade,
   expectUpgradedTasksResume,
   seedUpgradeTasks,
@@ -77,6 +78,15 @@ const RELEASES: Release[] = [
       DROP INDEX ${s}.tasks_debounce; ALTER TABLE ${s}.tasks DROP COLUMN debounce_key;
       DELETE FROM ${s}.schema_migrations WHERE version = 26`,
     expectAfter: expectDebounceAfterUpgrade,
+  },
+  {
+    before: 'operators’ pauses',
+    after: 'a paused tool’s tasks created after wait until it is resumed',
+    version: 24,
+    takeBack: (s) => `
+      DROP TABLE ${s}.task_pauses; ALTER TABLE ${s}.tasks DROP COLUMN paused_at;
+      DELETE FROM ${s}.schema_migrations WHERE version = 24`,
+    expectAfter: expectPausesAfterUpgrade,
   },
 ];
 

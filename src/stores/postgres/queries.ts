@@ -9,10 +9,11 @@ import { liveInputSql } from './sql/live-input.js';
 import { notifier } from './sql/fragments.js';
 import { ownerWriteSql } from './sql/owner-writes.js';
 import { rateSql } from './sql/rate-limits.js';
+import { pauseSql } from './sql/pauses.js';
 import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
 import { scopeSql } from './sql/scope.js';
-import { slotSql } from './sql/slots.js';
+import { flowSql, slotSql } from './sql/slots.js';
 import { sweepSql } from './sql/sweeps.js';
 
 /** The unique index of idempotency keys (migration 7): a violation of it means "this key is taken". */
@@ -34,6 +35,8 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...sweepSql(s, notify),
     ...slotSql(s, notify),
     ...rateSql(s, notify),
+    ...flowSql(s),
+    ...pauseSql(s, notify),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

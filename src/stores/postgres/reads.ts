@@ -4,7 +4,7 @@ import type { TaskStats } from '../../tasks/store.js';
 import type { StoreReads as Reads } from '../built-in.js';
 import type { TaskStatus } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
-import { parkedStats } from '../core/parked.js';
+import { parkedStats, pausedStats } from '../core/parked.js';
 import { rateWaitStats } from '../core/rate.js';
 import { missOf } from '../core/rows.js';
 import { holderOf, type KeyedLookup } from './creations.js';
@@ -47,6 +47,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
       const [row] = await db.query<Record<TaskStatus | 'runnable', number>>(q.stats, [now]);
       const parked = await db.query<{ tool: string; n: number }>(q.parkedByTool);
       const rateWaits = await db.query<{ tool: string; n: number }>(q.rateWaitsByTool);
+      const paused = await db.query<{ tool: string; n: number }>(q.pausedByTool);
       const n = (key: TaskStatus | 'runnable'): number => row?.[key] ?? 0;
       return {
         byStatus: {
@@ -59,6 +60,7 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
         runnable: n('runnable'),
         ...parkedStats(parked),
         ...rateWaitStats(rateWaits),
+        ...pausedStats(paused),
       };
     },
 

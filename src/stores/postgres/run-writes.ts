@@ -10,6 +10,7 @@ import { keptProgress } from '../shown-status.js';
 import { startsCountedRun } from '../core/rate.js';
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { MAX_PARKING_ROUNDS, type Slots } from './slots.js';
+import type { Pauses } from './pauses.js';
 
 /** A ClaimScope as the claim statement's $5–$8. */
 function scopeArgs(scope: ClaimScope | undefined): unknown[] {
@@ -34,12 +35,13 @@ function stepSaver({ db, q, codec }: StoreContext): RunWrites['saveStep'] {
 }
 
 /**
- * Claims up to `max` tasks: the claim statement, then the limited tasks among them take a slot of their key or are
- * parked (slots.ts); while tasks were parked and fewer than `max` claimed, it claims again (a bounded number of times).
+ * Claims up to `max` tasks: the claim statement, then those an operator's pause holds back are paused (pauses.ts) and
+ * the limited tasks among the others take a slot of their key or are parked (slots.ts); while tasks were paused or
+ * parked and fewer than `max` claimed, it claims again (a bounded number of times).
  */
 async function claimAdmitted(
   { db, q, feed }: StoreContext,
-  slots: Slots,
+  { slots, pauses }: { slots: Slots; pauses: Pauses },
   params: { workerId: string; leaseMs: number; now: number; max: number; scope: ClaimScope | undefined },
 ): Promise<ClaimRow[]> {
   const { workerId, leaseMs, now, max, scope } = params;
@@ -48,7 +50,7 @@ async function claimAdmitted(
   for (let round = 0; round < MAX_PARKING_ROUNDS; round++) {
     const want = max - out.length;
     const rows = await db.query<ClaimRow>(q.claim, [workerId, now + leaseMs, now, want, ...scopeArgs(scope)]);
-    const admitted = await slots.admit(rows, now);
+    const admitted = await slots.admit(await pauses.admit(rows, now), now);
     out.push(...admitted);
     if (rows.length < want || admitted.length === rows.length) return out;
     parked = rows.find((r) => !admitted.includes(r))?.id ?? parked;
@@ -58,7 +60,7 @@ async function claimAdmitted(
   return out;
 }
 
-export function runWrites(ctx: StoreContext, slots: Slots): RunWrites {
+export function runWrites(ctx: StoreContext, slots: Slots, pauses: Pauses): RunWrites {
   const { db, q, codec } = ctx;
   const claimed = (row: ClaimRow): ClaimedTask => {
     codec.remember(row.id, row.sealed);
@@ -70,12 +72,12 @@ export function runWrites(ctx: StoreContext, slots: Slots): RunWrites {
   };
   return {
     async claim(workerId, leaseMs, now, scope): Promise<ClaimedTask | undefined> {
-      const [row] = await claimAdmitted(ctx, slots, { workerId, leaseMs, now, max: 1, scope });
+      const [row] = await claimAdmitted(ctx, { slots, pauses }, { workerId, leaseMs, now, max: 1, scope });
       return row === undefined ? undefined : claimed(row);
     },
 
     async claimBatch(workerId, leaseMs, now, max, scope): Promise<ClaimedTask[]> {
-      const rows = await claimAdmitted(ctx, slots, { workerId, leaseMs, now, max, scope });
+      const rows = await claimAdmitted(ctx, { slots, pauses }, { workerId, leaseMs, now, max, scope });
       return rows.sort((a, b) => Number(a.created_at) - Number(b.created_at)).map(claimed);
     },
 

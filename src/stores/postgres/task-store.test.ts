@@ -163,6 +163,8 @@ function defineSuites(): void {
         parked: 0,
         parkedByTool: {},
         rateWaitsByTool: {},
+        paused: 0,
+        pausedByTool: {},
       });
     });
 
@@ -293,6 +295,8 @@ function defineSuites(): void {
         parked: 0,
         parkedByTool: {},
         rateWaitsByTool: {},
+        paused: 0,
+        pausedByTool: {},
       });
       // Two rows never make an index worth it to the planner: forbid sequential scans to see that it can serve.
       const client = await admin.connect();

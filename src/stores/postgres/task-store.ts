@@ -21,6 +21,7 @@ import { buildQueries } from './queries.js';
 import { reads } from './reads.js';
 import { runWrites } from './run-writes.js';
 import { createSlots } from './slots.js';
+import { createPauses } from './pauses.js';
 import { createPostgresSessionStore } from './session-store.js';
 import { sweeps } from './sweeps.js';
 
@@ -79,6 +80,7 @@ export function createPostgresTaskStore(
   const batcher = createTaskCreation(ctx, keyed);
   const read = reads(ctx, keyed);
   const slots = createSlots(ctx);
+  const pauses = createPauses(ctx);
   let closed = false;
   let closing: Promise<void> | undefined;
 
@@ -91,10 +93,10 @@ export function createPostgresTaskStore(
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
       return batcher.add(task);
     },
-    admin: postgresAdmin(ctx, read.inspect),
+    admin: { ...postgresAdmin(ctx, read.inspect), ...pauses.admin },
     liveInput: postgresLiveInput(ctx),
     ...read,
-    ...runWrites(ctx, slots),
+    ...runWrites(ctx, slots, pauses),
     freeSlots: slots.freeSlots,
     answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
     requestCancel: (id, owner, now) => requestCancel(ctx, id, owner, now),

@@ -1,14 +1,15 @@
 // SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
-// priorities (23), rate limits (25) and debounce keys (26): each opens, its tasks resume, and the feature holds for the
-// tasks created after.
+// priorities (23), operators' pauses (24), rate limits (25) and debounce keys (26): each opens, its tasks resume, and
+// the feature holds for the tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
-import { sqliteFiles } from '../../../test/support/sqlite-files.js';
+import { sqliteFiles, TAKE_BACK_PAUSES } from '../../../test/support/sqlite-files.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
+  expectPausesAfterUpgrade,
   expectPrioritiesAfterUpgrade,
   expectUpgradedTasksResume,
   seedUpgradeTasks,
@@ -33,7 +34,7 @@ const RELEASES: Release[] = [
   {
     before: 'concurrency limits',
     after: 'tasks created after are held to their limit',
-    takeBack: `
+    takeBack: `${TAKE_BACK_PAUSES}
       DROP TRIGGER concurrency_slots_task_deleted; DROP TABLE concurrency_slots;
       DROP INDEX tasks_parked; DROP INDEX tasks_parked_owner; ALTER TABLE tasks DROP COLUMN concurrency_key;
       ALTER TABLE tasks DROP COLUMN concurrency_limit; ALTER TABLE tasks DROP COLUMN parked_at;
@@ -70,6 +71,12 @@ const RELEASES: Release[] = [
       DROP INDEX tasks_debounce; ALTER TABLE tasks DROP COLUMN debounce_key;
       DELETE FROM schema_migrations WHERE version = 26`,
     expectAfter: expectDebounceAfterUpgrade,
+  },
+  {
+    before: 'operators’ pauses',
+    after: 'a paused tool’s tasks created after wait until it is resumed',
+    takeBack: TAKE_BACK_PAUSES,
+    expectAfter: expectPausesAfterUpgrade,
   },
 ];
 

@@ -10,6 +10,7 @@ import { prepareOwnerWriteQueries } from './sql/owner-writes.js';
 import { prepareRateQueries } from './sql/rate-limits.js';
 import { prepareReadQueries } from './sql/reads.js';
 import { prepareRunWriteQueries } from './sql/run-writes.js';
+import { preparePauseQueries } from './sql/pauses.js';
 import { prepareScopeQueries } from './sql/scope.js';
 import { prepareSlotQueries } from './sql/slots.js';
 import { prepareSweepQueries } from './sql/sweeps.js';
@@ -27,6 +28,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareEventQueries(db),
     ...prepareSlotQueries(db),
     ...prepareRateQueries(db),
+    ...preparePauseQueries(db),
   };
 }
 

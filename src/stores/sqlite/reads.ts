@@ -5,7 +5,7 @@ import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
-import { parkedStats } from '../core/parked.js';
+import { parkedStats, pausedStats } from '../core/parked.js';
 import { rateWaitStats } from '../core/rate.js';
 import { toInspection } from '../core/rows.js';
 
@@ -59,7 +59,13 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
 
     async stats(now) {
       const { runnable, ...byStatus } = q.stats(now);
-      return { byStatus, runnable, ...parkedStats(q.parkedByTool()), ...rateWaitStats(q.rateWaitsByTool()) };
+      return {
+        byStatus,
+        runnable,
+        ...parkedStats(q.parkedByTool()),
+        ...rateWaitStats(q.rateWaitsByTool()),
+        ...pausedStats(q.pausedByTool()),
+      };
     },
 
     async countRunnable(now) {

@@ -8,6 +8,7 @@ import { toClaimedTask } from '../core/rows.js';
 import { WOKEN_BATCH, type ClaimCandidate } from './sql/claims.js';
 import { admit, MAX_PARKED_PER_CLAIM, releaseSlot } from './slots.js';
 import { admitRate } from './rate-limits.js';
+import { admitUnpaused, pausesInForce } from './pauses.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 import { startsCountedRun } from '../core/rate.js';
@@ -48,17 +49,19 @@ function nextInLine({ q }: StoreContext, now: number, scope: ScopeParams) {
 }
 
 /**
- * The first in line that may run now: tasks over the rate of their key wait for the start reserved for them
- * (rate-limits.ts), then tasks whose concurrency key is full are parked (slots.ts), on the way.
+ * The first in line that may run now: tasks an operator's pause holds back are paused on the way (pauses.ts), those
+ * over the rate of their key wait for the start reserved for them (rate-limits.ts), and those whose concurrency key is
+ * full are parked (slots.ts).
  */
 function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): ClaimCandidate | undefined {
   const { log } = ctx;
+  const pauses = pausesInForce(ctx);
   let last = '';
   for (let parked = 0; parked < MAX_PARKED_PER_CLAIM; parked++) {
     const next = nextInLine(ctx, now, scope);
     if (next === undefined) return undefined;
     const { head, best } = next;
-    if (admitRate(ctx, best, now) && admit(ctx, best, now)) {
+    if (admitUnpaused(ctx, pauses, best, now) && admitRate(ctx, best, now) && admit(ctx, best, now)) {
       // The first in line takes the place of the task that took its turn (a running task holds none).
       if (best.id !== head.id) ctx.q.movePlace(head, best);
       return best;

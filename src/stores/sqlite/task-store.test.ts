@@ -301,6 +301,8 @@ describe('SQLite task store on a shared file', () => {
       parked: 0,
       parkedByTool: {},
       rateWaitsByTool: {},
+      paused: 0,
+      pausedByTool: {},
     });
     const check = new Database(path, { readonly: true });
     try {

@@ -16,6 +16,7 @@ import { reads } from './reads.js';
 import { endingLane, runWrites } from './run-writes.js';
 import { createSqliteSessionStore } from './session-store.js';
 import { slotSweep } from './slots.js';
+import { sqlitePauses } from './pauses.js';
 import { sweeps } from './sweeps.js';
 import { createTerminalCache } from './terminal-cache.js';
 import { createTransactions } from './transactions.js';
@@ -60,7 +61,10 @@ export function createSqliteTaskStore(
     changes: ctx.log.changes,
     listOwned: createOwnedLister(db, ctx.codec.open),
     sessions: createSqliteSessionStore(db, ctx.codec),
-    admin: sqliteAdmin(ctx, { requestCancel: owner.requestCancel, inspect: read.inspect }),
+    admin: {
+      ...sqliteAdmin(ctx, { requestCancel: owner.requestCancel, inspect: read.inspect }),
+      ...sqlitePauses(ctx),
+    },
     liveInput: sqliteLiveInput(ctx),
     create,
     ...read,

@@ -1,7 +1,7 @@
 // SQLite files written by earlier releases: they open with this code, and their tasks resume and read as before.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { sqliteFiles } from '../../../test/support/sqlite-files.js';
+import { sqliteFiles, TAKE_BACK_PAUSES } from '../../../test/support/sqlite-files.js';
 import type { TaskOwner } from '../../tasks/task.js';
 import {
   expectUpgradedInspection,
@@ -90,10 +90,10 @@ describe('SQLite files of earlier releases', () => {
     const before = open(path);
     const waiting = await seedLineBeforeUpgrade(before, T0);
     await before.close();
-    // Take the file back to the schema of that release (before migration 17, and so before 20, 22 and 23: the
-    // indexes of 20 and 23 name placed_at).
+    // Take the file back to the schema of that release (before migration 17, and so before 20, 22, 23 and 24: the
+    // indexes of 20, 23 and 24 name placed_at).
     const raw = new Database(path);
-    raw.exec(`
+    raw.exec(`${TAKE_BACK_PAUSES}
       DROP INDEX tasks_owner_priority; ALTER TABLE tasks DROP COLUMN priority;
       DELETE FROM schema_migrations WHERE version = 23;
       ALTER TABLE tasks DROP COLUMN concurrency_hold; DELETE FROM schema_migrations WHERE version = 22;

@@ -114,3 +114,17 @@ export function slotSql(s: string, notify: Notify) {
     parkedByTool: `SELECT a.tool, count(*)::int AS n FROM ${s}.tasks a WHERE ${parked('a')} GROUP BY a.tool`,
   };
 }
+
+/** `s`: the quoted schema name. What the operators' flow view reads of a key with parked tasks. */
+export function flowSql(s: string) {
+  return {
+    /** $1 key, $2 tenants (text[]; null: any): its parked tasks within them. */
+    parkedIn: `SELECT count(*)::int AS n FROM ${s}.tasks a WHERE a.concurrency_key = $1 AND ${parked('a')}
+      AND ($2::text[] IS NULL OR a.tenant = ANY ($2::text[]))`,
+    /** $1 key: the limit of the first parked task in its line. */
+    headLimit: `SELECT h.concurrency_limit AS n FROM ${s}.tasks h WHERE h.concurrency_key = $1 AND ${parked('h')}
+      ORDER BY h.fair_at, h.placed_at, h.created_at LIMIT 1`,
+    /** $1 key, $2 now: the slots of the key held now. */
+    slotsHeld: `SELECT count(*)::int AS n FROM ${s}.concurrency_slots c WHERE c.key = $1 AND ${held(s, '$2::bigint')}`,
+  };
+}

@@ -6,11 +6,15 @@ import { CLAIMABLE, DUE, FAIR_PLACE, LINE_ORDER, OWNER_PRIORITY_ORDER, RENEWABLE
 /** How many waits come due are given their new place per claim transaction (more wait for the next claim). */
 export const WOKEN_BATCH = 128;
 
-/** What a claim reads of the first in line: its lease, its rate limit (rate-limits.ts) and concurrency limit (slots.ts). */
-export const CANDIDATE_COLUMNS = `id, lease_owner, tenant, principal, concurrency_key, concurrency_limit, fair_at,
+/**
+ * What a claim reads of the first in line: its lease, its tool (pauses.ts), its rate limit (rate-limits.ts) and
+ * concurrency limit (slots.ts).
+ */
+export const CANDIDATE_COLUMNS = `id, lease_owner, tenant, principal, tool, concurrency_key, concurrency_limit, fair_at,
   attempt, rate_key, rate_limit, rate_period_ms, rate_reserved_at`;
 export interface ClaimCandidate {
   id: string;
+  tool: string;
   lease_owner: string | null;
   tenant: string;
   principal: string;

@@ -75,7 +75,16 @@ export function prepareSlotQueries(db: SqliteDatabase) {
   const parkedByTool = db.prepare(
     `SELECT tool, count(*) AS n FROM tasks INDEXED BY tasks_parked WHERE ${PARKED} GROUP BY tool`,
   );
+  const parkedIn = db
+    .prepare(
+      `SELECT count(*) FROM tasks INDEXED BY tasks_parked_owner WHERE concurrency_key = @key AND ${PARKED}
+        AND (@tenants IS NULL OR tenant IN (SELECT value FROM json_each(@tenants)))`,
+    )
+    .pluck();
   return {
+    /** The parked tasks of `key` within `tenants` (undefined: any). */
+    parkedIn: (key: string, tenants: readonly string[] | undefined) =>
+      parkedIn.get({ key, tenants: tenants === undefined ? null : JSON.stringify(tenants) }) as number,
     /** Slots of `key` held by live runs other than task `id`'s. */
     slotsHeld: (key: string, id: string, now: number) => held.get({ key, id, now }) as number,
     /** The run `token` of task `id` holds a slot of `key` (replacing the task's earlier slot row, if any). */
