@@ -5,6 +5,7 @@ import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
 import { concurrencyContract } from './contract/concurrency.contract.js';
 import { concurrencyHoldContract } from './contract/concurrency-hold.contract.js';
+import { concurrencyHoldersContract } from './contract/concurrency-holders.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
@@ -45,7 +46,7 @@ export {
 /**
  * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
  * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
- * scopes, history, shown tasks, live input, concurrency limits, priorities) against a new store per test. Tests of a capability
+ * scopes, history, shown tasks, live input, concurrency limits and their holders, priorities) against a new store per test. Tests of a capability
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
@@ -69,6 +70,7 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     liveInputContract(h);
     concurrencyContract(h);
     concurrencyHoldContract(h);
+    concurrencyHoldersContract(h);
     priorityContract(h);
   });
 }

@@ -1,9 +1,11 @@
-// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22)
-// and priorities (23): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
+// priorities (23) and slots of steps and calls within their request (27): each migrates, its tasks resume, and the
+// feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -54,6 +56,13 @@ const RELEASES: Release[] = [
       DROP INDEX ${s}.tasks_owner_priority; ALTER TABLE ${s}.tasks DROP COLUMN priority;
       DELETE FROM ${s}.schema_migrations WHERE version = 23`,
     expectAfter: expectPrioritiesAfterUpgrade,
+  },
+  {
+    before: 'slots of steps and calls within their request',
+    after: 'a call holding a slot counts against the tasks of its key',
+    version: 27,
+    takeBack: (s) => `DROP TABLE ${s}.slot_holders; DELETE FROM ${s}.schema_migrations WHERE version = 27`,
+    expectAfter: expectHolderSlotsAfterUpgrade,
   },
 ];
 

@@ -11,7 +11,7 @@ import { ownerWriteSql } from './sql/owner-writes.js';
 import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
 import { scopeSql } from './sql/scope.js';
-import { slotSql } from './sql/slots.js';
+import { holderSql, slotSql } from './sql/slots.js';
 import { sweepSql } from './sql/sweeps.js';
 
 /** The unique index of idempotency keys (migration 7): a violation of it means "this key is taken". */
@@ -29,6 +29,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...ownerWriteSql(s, notify),
     ...sweepSql(s, notify),
     ...slotSql(s, notify),
+    ...holderSql(s),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

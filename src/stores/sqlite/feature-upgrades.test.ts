@@ -1,9 +1,11 @@
-// SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22) and
-// priorities (23): each opens, its tasks resume, and the feature holds for the tasks created after.
+// SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
+// priorities (23) and slots of steps and calls within their request (27): each opens, its tasks resume, and the
+// feature holds for the tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles } from '../../../test/support/sqlite-files.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
+import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPrioritiesAfterUpgrade,
@@ -50,6 +52,12 @@ const RELEASES: Release[] = [
       DROP INDEX tasks_owner_priority; ALTER TABLE tasks DROP COLUMN priority;
       DELETE FROM schema_migrations WHERE version = 23`,
     expectAfter: expectPrioritiesAfterUpgrade,
+  },
+  {
+    before: 'slots of steps and calls within their request',
+    after: 'a call holding a slot counts against the tasks of its key',
+    takeBack: `DROP TABLE slot_holders; DELETE FROM schema_migrations WHERE version = 27`,
+    expectAfter: expectHolderSlotsAfterUpgrade,
   },
 ];
 

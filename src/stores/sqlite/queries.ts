@@ -10,7 +10,7 @@ import { prepareOwnerWriteQueries } from './sql/owner-writes.js';
 import { prepareReadQueries } from './sql/reads.js';
 import { prepareRunWriteQueries } from './sql/run-writes.js';
 import { prepareScopeQueries } from './sql/scope.js';
-import { prepareSlotQueries } from './sql/slots.js';
+import { prepareHolderQueries, prepareSlotQueries } from './sql/slots.js';
 import { prepareSweepQueries } from './sql/sweeps.js';
 
 export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
@@ -25,6 +25,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareSweepQueries(db),
     ...prepareEventQueries(db),
     ...prepareSlotQueries(db),
+    ...prepareHolderQueries(db),
   };
 }
 
