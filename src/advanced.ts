@@ -66,6 +66,7 @@ export type {
   AnswerResult,
   CancelResult,
   LiveInputPort,
+  SlotHolder,
 } from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
 export { AdminQueryError } from './tasks/admin.js';
