@@ -43,12 +43,24 @@ const refund = defineTool<{ gate: string }>({
   },
 });
 
+const lookup = defineTool<{ gate: string }>({
+  name: 'lookup',
+  inputSchema: { type: 'object', properties: { gate: { type: 'string' } }, required: ['gate'] },
+  task: { support: 'never' },
+  handler: async (args, ctx) => {
+    const text = await ctx.step('look', () => gate(args.gate).then(() => `looked ${args.gate}`), {
+      concurrency: { key: 'payments', limit: 1 },
+    });
+    return textResult(text);
+  },
+});
+
 function callSlotSuite(name: string, store?: (dir: string) => BuiltInTaskStore): void {
   describe(`calls within their request hold slots of their key: ${name}`, () => {
     let server: DurableTestServer;
     beforeAll(async () => {
       server = await startDurableServer({
-        toolSets: [{ tools: [charge, refund] }],
+        toolSets: [{ tools: [charge, refund, lookup] }],
         tasks: { tasksGetRate: false, slotWaitMs: SLOT_WAIT_MS },
         worker: { concurrency: 4, pollMs: 20 },
         ...(store === undefined ? {} : { store }),
@@ -77,6 +89,29 @@ function callSlotSuite(name: string, store?: (dir: string) => BuiltInTaskStore):
       expect(gates.has(`${name}-b`)).toBe(false);
       open(`${name}-a`);
       expect((await first).result).toMatchObject({ content: [{ type: 'text', text: `charged ${name}-a` }] });
+    });
+
+    it('holds a slot of the key for a limited step of a call without a task, and refuses it when none frees', async () => {
+      const client = createHttpClient({ url: server.url });
+      const look = (g: string) => client.request('tools/call', { name: 'lookup', arguments: { gate: g } });
+      const first = callCharge(`${name}-g`);
+      await until('the call to run', () => gates.has(`${name}-g`));
+      const refused = await look(`${name}-h`).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(refused).toMatchObject({
+        code: 429,
+        message: expect.stringContaining('concurrency key "payments" (for step "look")') as unknown,
+      });
+      expect(gates.has(`${name}-h`)).toBe(false);
+      const waiting = look(`${name}-i`);
+      await new Promise((r) => setTimeout(r, 200));
+      open(`${name}-g`);
+      await until('the step to run', () => gates.has(`${name}-i`));
+      open(`${name}-i`);
+      expect((await waiting).result).toMatchObject({ content: [{ text: `looked ${name}-i` }] });
+      await first;
     });
 
     it('runs a waiting call once a slot frees in time, whether a call or a task held it', async () => {

@@ -11,6 +11,7 @@ import { ErrorCode } from '../../wire/codes.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import type { RequestScope } from '../scope.js';
 import type { ToolCall } from '../tools.js';
+import type { TakeStepSlot } from '../inline-steps.js';
 
 /** How long a call waits for a slot by default (TasksExtensionOptions.slotWaitMs). */
 export const DEFAULT_CALL_SLOT_WAIT_MS = 10_000;
@@ -29,15 +30,34 @@ export interface CallSlotDeps {
   waitMs: number;
 }
 
-/** The refusal of a call whose key stayed full for the whole wait: JSON-RPC 429 (HTTP 429 with Retry-After). */
-export function serverBusy(tool: string, limit: ConcurrencyLimit, waitMs: number): ProtocolError {
-  // A key computed from the call is not repeated: it may be kept as a digest, and names nothing the caller chose.
+/** The slots of calls within their request on `store`, waiting `waitMs` (TasksExtensionOptions.slotWaitMs). */
+export function callSlotDeps(
+  store: TaskStore,
+  now: () => number,
+  waitMs = DEFAULT_CALL_SLOT_WAIT_MS,
+): CallSlotDeps {
+  if (!Number.isSafeInteger(waitMs) || waitMs < 0)
+    throw new TypeError('tasks.slotWaitMs must be a whole number of ms >= 0');
+  return { store, now, waitMs };
+}
+
+/**
+ * The refusal of a call whose key stayed full for the whole wait: JSON-RPC 429 (HTTP 429 with Retry-After). `tool`
+ * names the tool whose computed key it was: such a key is not repeated (it may be kept as a digest).
+ */
+export function serverBusy(
+  tool: string,
+  limit: ConcurrencyLimit,
+  waitMs: number,
+  step?: string,
+): ProtocolError {
   const key =
     limit.derived === true ? `the concurrency key of tool "${tool}"` : `concurrency key "${limit.key}"`;
   const noun = limit.limit === 1 ? 'the only slot' : `all ${limit.limit} slots`;
+  const of = step === undefined ? '' : ` (for step "${step}")`;
   return new ProtocolError(
     ErrorCode.TooManyRequests,
-    `Server busy: ${noun} of ${key} stayed taken for ${waitMs} ms; try again later`,
+    `Server busy: ${noun} of ${key}${of} stayed taken for ${waitMs} ms; try again later`,
     {
       ...(limit.derived === true ? {} : { concurrencyKey: limit.key }),
       limit: limit.limit,
@@ -76,9 +96,33 @@ async function waitForSlot(deps: CallSlotDeps, holder: SlotHolder, signal: Abort
 }
 
 /**
- * Runs `run` (the call's handler) holding a slot of the tool's concurrency key, when the tool has one and the store
- * counts holders (a store without acquireSlot runs calls uncounted, as before). Throws serverBusy when the key stays
- * full for the whole wait.
+ * Takes a slot for `holder` (waiting up to the budget) and keeps it renewed until the returned function frees it
+ * (it never throws); undefined when none freed in time. A store without holders counts nothing: a no-op release.
+ */
+async function takeCallSlot(
+  deps: CallSlotDeps,
+  holder: SlotHolder,
+  signal: AbortSignal,
+): Promise<(() => Promise<void>) | undefined> {
+  const { store } = deps;
+  if (store.acquireSlot === undefined || store.releaseSlot === undefined) return async () => undefined;
+  if (!(await waitForSlot(deps, holder, signal))) return undefined;
+  // Renewed while it is held: the slot outlives the call only if this process dies, and then not for long.
+  const renew = setInterval(() => {
+    store
+      .acquireSlot?.({ ...holder, until: deps.now() + CALL_SLOT_HOLD_MS }, deps.now())
+      .catch(() => undefined);
+  }, CALL_SLOT_HOLD_MS / 3);
+  renew.unref();
+  return async () => {
+    clearInterval(renew);
+    await store.releaseSlot?.(holder.id, deps.now()).catch(() => undefined);
+  };
+}
+
+/**
+ * Runs `run` (the call's handler) holding a slot of the tool's concurrency key, when the tool has one (a store
+ * without acquireSlot runs calls uncounted, as before). Throws serverBusy when the key stays full for the whole wait.
  */
 export async function holdingCallSlot<T>(
   deps: CallSlotDeps,
@@ -91,25 +135,27 @@ export async function holdingCallSlot<T>(
     args: call.args,
     owner: ownerOf(scope.auth),
   });
-  const { store } = deps;
-  if (limit === undefined || store.acquireSlot === undefined || store.releaseSlot === undefined) return run();
+  if (limit === undefined) return run();
   const holder: SlotHolder = {
     id: `call:${randomUUID()}`,
     slot: { key: limit.key, limit: limit.limit, ...(limit.derived === true ? { derived: true } : {}) },
     sensitive: def.task?.sensitive === true,
   };
-  if (!(await waitForSlot(deps, holder, scope.signal))) throw serverBusy(def.name, limit, deps.waitMs);
-  // Renewed while the handler runs: the slot outlives the call only if this process dies, and then not for long.
-  const renew = setInterval(() => {
-    store
-      .acquireSlot?.({ ...holder, until: deps.now() + CALL_SLOT_HOLD_MS }, deps.now())
-      .catch(() => undefined);
-  }, CALL_SLOT_HOLD_MS / 3);
-  renew.unref();
+  const release = await takeCallSlot(deps, holder, scope.signal);
+  if (release === undefined) throw serverBusy(def.name, limit, deps.waitMs);
   try {
     return await run();
   } finally {
-    clearInterval(renew);
-    await store.releaseSlot(holder.id, deps.now()).catch(() => undefined);
+    await release();
   }
 }
+
+/** The slots of limited steps (StepOptions.concurrency) of calls that run within their request (TakeStepSlot). */
+export const callStepSlots =
+  (deps: CallSlotDeps): TakeStepSlot =>
+  async (step, limit, signal) => {
+    const slot = { key: limit.key, limit: limit.limit };
+    const release = await takeCallSlot(deps, { id: `step:${randomUUID()}`, slot }, signal);
+    if (release === undefined) throw serverBusy('', slot, deps.waitMs, step);
+    return release;
+  };

@@ -9,7 +9,7 @@ import type { RoundDeps } from '../run-round.js';
 import type { RequestScope } from '../scope.js';
 import type { ServerExtension } from '../server.js';
 import { callToolSync, type ToolCall } from '../tools.js';
-import { DEFAULT_CALL_SLOT_WAIT_MS, holdingCallSlot, type CallSlotDeps } from './call-slots.js';
+import { callSlotDeps, holdingCallSlot, type CallSlotDeps } from './call-slots.js';
 import type { JsonObject } from '../types.js';
 import { background, type BackgroundDeps } from './background.js';
 import { facadeTools } from './facade-tools.js';
@@ -68,13 +68,6 @@ export interface TasksExtensionOptions {
    * 429 with Retry-After). Default 10,000 ms; 0 refuses at once when the key is full.
    */
   slotWaitMs?: number;
-}
-
-function slotsOf(options: TasksExtensionOptions, now: () => number): CallSlotDeps {
-  const waitMs = options.slotWaitMs ?? DEFAULT_CALL_SLOT_WAIT_MS;
-  if (!Number.isSafeInteger(waitMs) || waitMs < 0)
-    throw new TypeError('tasks.slotWaitMs must be a whole number of ms >= 0');
-  return { store: options.store, now, waitMs };
 }
 
 type Intercept = NonNullable<ServerExtension['interceptToolCall']>;
@@ -145,7 +138,10 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
   return {
     id: TASKS_EXTENSION,
     capability: {},
-    interceptToolCall: toolCallInterceptor({ access, fallback, start }, slotsOf(options, access.now)),
+    interceptToolCall: toolCallInterceptor(
+      { access, fallback, start },
+      callSlotDeps(options.store, access.now, options.slotWaitMs),
+    ),
     tools: facade,
     toolsView: tasksToolsView(facade, fallback),
     subscriptions: [createTaskSubscriptions(access.store, access.now)],
