@@ -18,6 +18,7 @@ export type {
   DispatchOutcome,
 } from './protocol/server.js';
 export type { Registry, RegisteredTool } from './protocol/registry.js';
+export type { TakeStepSlot } from './protocol/inline-steps.js';
 export type { RequestScope, MethodHandler } from './protocol/scope.js';
 export type { SubscriptionExtension } from './protocol/subscriptions.js';
 export type { ToolCall } from './protocol/tools.js';
