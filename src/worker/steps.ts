@@ -19,8 +19,8 @@ import { runAttempt } from '../tasks/attempt.js';
 import { DEFAULT_TASK_LIMITS, overStoredBytesQuota, tooManySteps, type TaskLimits } from '../tasks/limits.js';
 import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
-import { takeStepSlot } from './step-slots.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
+import { takeStepSlot } from './step-slots.js';
 
 export interface StepDeps {
   store: TaskStore;
