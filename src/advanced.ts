@@ -18,6 +18,7 @@ export type {
   DispatchOutcome,
 } from './protocol/server.js';
 export type { Registry, RegisteredTool } from './protocol/registry.js';
+export type { TakeStepSlot } from './protocol/inline-steps.js';
 export type { RequestScope, MethodHandler } from './protocol/scope.js';
 export type { SubscriptionExtension } from './protocol/subscriptions.js';
 export type { ToolCall } from './protocol/tools.js';
@@ -66,6 +67,7 @@ export type {
   AnswerResult,
   CancelResult,
   LiveInputPort,
+  SlotHolder,
 } from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
 export { AdminQueryError } from './tasks/admin.js';

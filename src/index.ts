@@ -42,7 +42,7 @@ export type { RetryPolicy, ResolvedRetryPolicy } from './tasks/retry.js';
 export { StepTimeoutError } from './tasks/execution.js';
 export { TaskLimitError, DEFAULT_TASK_LIMITS } from './tasks/limits.js';
 export type { TaskBound, TaskLimits } from './tasks/limits.js';
-export type { StepAttempt, StepOptions } from './tasks/execution.js';
+export type { StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
 export { DebounceConflictError, IdempotencyConflictError } from './tasks/errors.js';
 export { ProtocolError } from './wire/protocol-error.js';
 export { ErrorCode } from './wire/codes.js';

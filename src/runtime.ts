@@ -18,6 +18,7 @@ import type { Clock } from './tasks/clock.js';
 import type { ToolErrorReport } from './tasks/observer.js';
 import { createTasksExtension, type TasksExtensionOptions } from './protocol/tasks/extension.js';
 import { claimScopeOf, createTaskRunner } from './protocol/tasks/runner.js';
+import { callSlotDeps, callStepSlots } from './protocol/tasks/call-slots.js';
 import type { TaskStore } from './tasks/store.js';
 import { VERSION } from './version.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
@@ -158,6 +159,7 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
     steps: options.steps,
     maxStepBytes: limits.maxStepBytes,
     onToolError: options.onToolError,
+    takeStepSlot: callStepSlots(callSlotDeps(store, now ?? Date.now, options.tasks?.slotWaitMs)),
     ...options.server,
     extensions: [createTasksExtension({ store, now, ...options.tasks })],
   });

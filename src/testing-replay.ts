@@ -6,6 +6,7 @@ import {
   type ControlFlow,
   type ExecutionContext,
   type NonDeterminismError,
+  type StepOptions,
   type TaskRunner,
 } from './tasks/execution.js';
 import type { ManualClock } from './tasks/manual-clock.js';
@@ -87,6 +88,11 @@ export async function replayHistory(
     diverge: (err) => (diverged ??= err),
     divergence: () => diverged,
   };
+  const withoutSlot = (options: StepOptions | undefined): StepOptions | undefined => {
+    if (options?.concurrency === undefined) return options;
+    const { concurrency: _slot, ...rest } = options;
+    return rest;
+  };
   // Nothing is written: reaching anything the history does not have ends the replay there.
   const noWrites = new Proxy({} as TaskStore, {
     // A ctx.patched decision is no side effect: it is made as in a run, and the replay goes on.
@@ -99,7 +105,8 @@ export async function replayHistory(
   const exec: ExecutionContext = {
     signal,
     ...steps,
-    step: (name, _fn, options) => steps.step(name, () => stop(name), options),
+    // A new step ends the replay where it is asked: it takes no slot of a concurrency key first.
+    step: (name, _fn, options) => steps.step(name, () => stop(name), withoutSlot(options)),
     status: async () => undefined,
     progress: () => undefined,
     now: () => clock.now(),

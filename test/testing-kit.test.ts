@@ -251,6 +251,27 @@ describe('the kit itself', () => {
     expect(second.stepRuns()).toEqual({ send: 1 });
   });
 
+  it('runs a step with a concurrency limit, and a replay stops at a new one without taking a slot', async () => {
+    const charge = defineTool({
+      name: 'charge',
+      task: { support: 'optional' },
+      handler: async (_args, ctx) => {
+        const id = await ctx.step('charge', () => 'ch_1', { concurrency: { key: 'payments', limit: 1 } });
+        return textResult(id);
+      },
+    });
+    const kit = await kitOf({ tools: [charge] });
+    const task = await kit.start('charge');
+    await kit.settle();
+    expect(await task.get()).toMatchObject({ status: 'completed' });
+    const history = { ...task.history(), steps: [] };
+    expect(await (await kitOf({ tools: [charge] })).replay(history)).toEqual({
+      ok: true,
+      reached: 'new-step',
+      step: 'charge',
+    });
+  });
+
   it('expires a task past its TTL when the clock passes it', async () => {
     const short = defineTool({
       name: 'short_lived',

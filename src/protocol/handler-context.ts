@@ -15,7 +15,7 @@ import {
 } from '../tasks/execution.js';
 import type { StepDefaults, ToolInputMethod } from './define.js';
 import { checkDeclared } from './tool-asks.js';
-import { runStepInline, sleepInline } from './inline-steps.js';
+import { runStepInline, sleepInline, type TakeStepSlot } from './inline-steps.js';
 import { checkAnswer } from './input-answers.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
 import type { RequestScope } from './scope.js';
@@ -35,6 +35,7 @@ class RoundContext implements HandlerContext {
     private readonly steps: StepDefaults | undefined,
     private readonly asks: readonly ToolInputMethod[] | undefined,
     private readonly maxStepBytes: number | undefined,
+    private readonly takeStepSlot: TakeStepSlot | undefined,
   ) {}
 
   get requestId(): RequestId {
@@ -68,6 +69,7 @@ class RoundContext implements HandlerContext {
       mergeStepOptions(this.steps, options),
       this.scope.signal,
       this.maxStepBytes,
+      this.takeStepSlot,
     );
   }
 
@@ -149,7 +151,8 @@ class RoundContext implements HandlerContext {
 /**
  * `steps`: the step defaults (server's, then the tool's) of the handler, if it is a tool's; `asks`: the input its
  * tool declares it asks for (ToolDefinition.asks), if it does; `maxStepBytes`: the largest value a step may return
- * (the bound a task's steps have, so that a tool behaves alike with and without a task).
+ * (the bound a task's steps have, so that a tool behaves alike with and without a task); `takeStepSlot`: the slots of
+ * steps with a concurrency limit (none: they run uncounted).
  */
 export function createHandlerContext(
   scope: RequestScope,
@@ -158,6 +161,7 @@ export function createHandlerContext(
   steps?: StepDefaults,
   asks?: readonly ToolInputMethod[],
   maxStepBytes?: number,
+  takeStepSlot?: TakeStepSlot,
 ): HandlerContext {
-  return new RoundContext(scope, round, control, steps, asks, maxStepBytes);
+  return new RoundContext(scope, round, control, steps, asks, maxStepBytes, takeStepSlot);
 }

@@ -7,6 +7,7 @@ import {
   markStepError,
   stepOptionsProblem,
   type StepAttempt,
+  type StepConcurrency,
   type StepOptions,
 } from '../tasks/execution.js';
 import { isRetryable, resolveRetryPolicy, retryDelay } from '../tasks/retry.js';
@@ -38,22 +39,59 @@ export function sleepInline(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** `maxBytes`: the largest value a step may return (TaskLimits.maxStepBytes), as a task would keep it. */
+/**
+ * Takes a slot of a limited step's key (StepOptions.concurrency) for a call that runs within its request, waiting
+ * within the call's budget; resolves to the function that frees it, or throws when none freed in time.
+ */
+export type TakeStepSlot = (
+  step: string,
+  limit: StepConcurrency,
+  signal: AbortSignal,
+) => Promise<() => Promise<void>>;
+
+/**
+ * `fn` holding a slot of its key while it runs (freed when it settles, even after a timeout moved the step on), when
+ * the step has a limit and the server slots; the slot is taken first, so that waiting for it is no attempt.
+ */
+async function limitedBody<T>(
+  name: string,
+  fn: (attempt: StepAttempt) => T | Promise<T>,
+  limit: StepConcurrency | undefined,
+  take: TakeStepSlot | undefined,
+  signal: AbortSignal,
+): Promise<(attempt: StepAttempt) => Promise<T>> {
+  if (limit === undefined || take === undefined) return async (a) => fn(a);
+  const release = await take(name, limit, signal);
+  return async (a) => {
+    try {
+      return await fn(a);
+    } finally {
+      await release();
+    }
+  };
+}
+
+/**
+ * `maxBytes`: the largest value a step may return (TaskLimits.maxStepBytes), as a task would keep it; `take`: the
+ * slots of limited steps (none: a server without a task store counts nothing).
+ */
 export async function runStepInline<T>(
   name: string,
   fn: (attempt: StepAttempt) => T | Promise<T>,
   options: StepOptions,
   signal: AbortSignal,
   maxBytes?: number,
+  take?: TakeStepSlot,
 ): Promise<T> {
   const problem = stepOptionsProblem(options);
   if (problem !== undefined) throw new TypeError(`step "${name}": ${problem}`);
   const policy = resolveRetryPolicy(options.retry);
   for (let attempt = 1; ; attempt++) {
+    const body = await limitedBody(name, fn, options.concurrency, take, signal);
     try {
       return keptStepValue(
         name,
-        await runAttempt(systemClock, name, fn, attempt, options.timeoutMs, signal),
+        await runAttempt(systemClock, name, body, attempt, options.timeoutMs, signal),
         maxBytes,
       ) as T;
     } catch (err) {

@@ -1,6 +1,7 @@
 // Runs one synchronous MRTR round of a handler and turns InputPending into an InputRequiredResult.
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { createHandlerContext } from './handler-context.js';
+import type { TakeStepSlot } from './inline-steps.js';
 import type { HandlerContext, ServerControl } from './tool-types.js';
 import type { StepDefaults, ToolInputMethod } from './define.js';
 import type { ToolErrorReport } from '../tasks/observer.js';
@@ -23,6 +24,8 @@ export interface RoundDeps {
   maxStepBytes?: number;
   /** Told of every error a tool threw that became an isError result of a call without a task. */
   onToolError?: (report: ToolErrorReport) => void;
+  /** The slots of steps with a concurrency limit (StepOptions.concurrency); none: they run uncounted. */
+  takeStepSlot?: TakeStepSlot;
 }
 
 export type RoundOutcome<T> = { kind: 'done'; value: T } | { kind: 'input_required'; result: JsonObject };
@@ -60,7 +63,15 @@ export async function runRound<T>(
   const oneTime = isOneTimeMethod(scope.method);
   if (oneTime && params.requestState !== undefined) await consumeState(deps, round);
   try {
-    const context = createHandlerContext(scope, round, deps.control, steps, asks, deps.maxStepBytes);
+    const context = createHandlerContext(
+      scope,
+      round,
+      deps.control,
+      steps,
+      asks,
+      deps.maxStepBytes,
+      deps.takeStepSlot,
+    );
     const value = await run(context, round);
     return { kind: 'done', value };
   } catch (err) {

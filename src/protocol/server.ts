@@ -31,6 +31,7 @@ import { createLocalConsumeOnce, type ConsumeOnce } from './one-time.js';
 import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { RoundDeps } from './run-round.js';
+import type { TakeStepSlot } from './inline-steps.js';
 import type { MethodHandler, RequestScope } from './scope.js';
 import { listen, listenLimit, type SubscriptionExtension } from './subscriptions.js';
 import { callToolSync, listTools, resolveToolCall, type ToolCall } from './tools.js';
@@ -94,6 +95,11 @@ export interface ServerOptions {
   maxStepBytes?: number;
   /** Told of every error a tool threw that became the isError result of a call without a task. */
   onToolError?: (report: ToolErrorReport) => void;
+  /**
+   * The slots of steps with a concurrency limit (StepOptions.concurrency) in calls without a task (the runtime gives
+   * its store's); none: such steps run uncounted.
+   */
+  takeStepSlot?: TakeStepSlot;
 }
 
 export interface DispatchInput {
@@ -356,6 +362,7 @@ export function createMcpServer(options: ServerOptions): CoreServer {
     steps: options.steps,
     maxStepBytes: resolveTaskLimits({ maxStepBytes: options.maxStepBytes }).maxStepBytes,
     onToolError: options.onToolError,
+    takeStepSlot: options.takeStepSlot,
   };
   const shutdown = new AbortController();
   const serverMeta = { [META_SERVER_INFO]: options.info };

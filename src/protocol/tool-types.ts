@@ -129,7 +129,9 @@ export interface TaskPolicy {
    * At most `limit` of this tool's tasks run at once, across every replica on the store: counted in the store when
    * a task is claimed. A slot is held only while a run executes (a task sleeping, in retry back-off or waiting for
    * input holds none) unless `hold: 'task'`; a task that finds its key full waits, `working`, without holding a worker, until a slot frees.
-   * `key` (default: the tool's name) shares one limit between tools. Synchronous calls are not counted.
+   * `key` (default: the tool's name) shares one limit between tools. Calls that run within their request (a `never`
+   * tool, a synchronous call) hold a slot of the key too while their handler runs: they wait for one up to the
+   * server's `tasks.slotWaitMs`, then are refused with a server-busy error (JSON-RPC 429).
    */
   concurrency?: TaskConcurrency;
   /**

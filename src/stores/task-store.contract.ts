@@ -6,6 +6,7 @@ import { changesContract } from './contract/changes.contract.js';
 import { concurrencyContract } from './contract/concurrency.contract.js';
 import { concurrencyHoldContract } from './contract/concurrency-hold.contract.js';
 import { debounceContract } from './contract/debounce.contract.js';
+import { concurrencyHoldersContract } from './contract/concurrency-holders.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
@@ -53,7 +54,8 @@ export {
 /**
  * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
  * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
- * scopes, history, shown tasks, live input, concurrency limits, priorities, rate limits, debounce keys, operators' pauses) against a new store per test. Tests of a capability
+ * scopes, history, shown tasks, live input, concurrency limits and their holders, priorities, rate limits, debounce keys,
+ * operators' pauses) against a new store per test. Tests of a capability
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
@@ -77,6 +79,7 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     liveInputContract(h);
     concurrencyContract(h);
     concurrencyHoldContract(h);
+    concurrencyHoldersContract(h);
     priorityContract(h);
     rateLimitContract(h);
     debounceContract(h);

@@ -1,4 +1,5 @@
 // What a task run sees of the runtime (steps, waits, status, cancellation), and the runner the protocol layer provides.
+import { concurrencyProblem } from './concurrency.js';
 import { bytesOver, TaskLimitError } from './limits.js';
 import { NonRetryableError, retryPolicyProblem, type RetryPolicy } from './retry.js';
 import type { ClaimedTask, JsonObject, JsonValue, RunOutcome, TaskProgress } from './task.js';
@@ -16,6 +17,18 @@ export interface StepOptions {
   retry?: RetryPolicy;
   /** Each attempt's time bound: its signal fires, it counts as failed, and a result arriving later is dropped. */
   timeoutMs?: number;
+  /**
+   * A resource several tools share (e.g. `{ key: 'payments', limit: 25 }`): while the step's body runs it holds a
+   * slot of `key`, counted in the store across replicas with the slots tasks of that key hold. When the key is full
+   * the step waits: briefly in process, then the run ends and the task waits durably, trying again later.
+   */
+  concurrency?: StepConcurrency;
+}
+
+/** StepOptions.concurrency: a key (1 to 200 printable characters) and how many may hold a slot of it at once. */
+export interface StepConcurrency {
+  key: string;
+  limit: number;
 }
 
 /**
@@ -92,6 +105,7 @@ export function mergeStepOptions(...layers: (StepOptions | undefined)[]): StepOp
     if (layer === undefined) continue;
     if (layer.retry !== undefined) out.retry = { ...out.retry, ...definedFields(layer.retry) };
     if (layer.timeoutMs !== undefined) out.timeoutMs = layer.timeoutMs;
+    if (layer.concurrency !== undefined) out.concurrency = layer.concurrency;
   }
   return out;
 }
@@ -101,7 +115,15 @@ export function stepOptionsProblem(options: StepOptions): string | undefined {
   const { timeoutMs } = options;
   if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
     return 'timeoutMs must be a number greater than 0';
+  const limited = options.concurrency === undefined ? undefined : stepConcurrencyProblem(options.concurrency);
+  if (limited !== undefined) return `concurrency: ${limited}`;
   return options.retry === undefined ? undefined : retryPolicyProblem(options.retry);
+}
+
+function stepConcurrencyProblem(c: StepConcurrency): string | undefined {
+  if (typeof c !== 'object' || c === null) return 'must be an object { key, limit }';
+  if (typeof c.key !== 'string') return 'key must be a string';
+  return concurrencyProblem(c.limit, c.key);
 }
 
 const definedFields = <T extends object>(o: T): Partial<T> =>

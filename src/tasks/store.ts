@@ -1,6 +1,7 @@
 // The TaskStore port: what the task service and the workers need from durable storage.
 import type {
   ClaimedTask,
+  ConcurrencyLimit,
   JsonValue,
   JsonObject,
   LookupMiss,
@@ -266,6 +267,15 @@ export interface TaskStore {
    * already does this for its own key; this catches lapsed leases and endings that did not). Returns how many.
    */
   freeSlots?(now: number): Promise<number>;
+  /**
+   * Takes a slot of `holder.slot.key` for a holder other than a task's claim (optional; per-step limits and calls that
+   * run within their request): true when the key, counting the slots runs hold and the live holders, had one free
+   * (the holder's own run's slot not counted), false when it is full. Taking again under the same `holder.id` while
+   * it still holds renews it (a call's `until` moves on) and answers true.
+   */
+  acquireSlot?(holder: SlotHolder, now: number): Promise<boolean>;
+  /** Frees the slot `holderId` took (nothing if it holds none), and makes parked tasks of its key runnable. */
+  releaseSlot?(holderId: string, now: number): Promise<void>;
   /** The earliest wake-up after `now` of a waiting task (optional; workers without it find due tasks by polling). */
   nextWakeAt?(now: number): Promise<number | undefined>;
   /** Everything kept about a task, whoever owns it (optional; operators' tools). */
@@ -289,6 +299,23 @@ export interface TaskStore {
 }
 
 export type { JsonObject, SessionStore };
+
+/** A holder of a concurrency slot other than a task's claim (TaskStore.acquireSlot). */
+export interface SlotHolder {
+  /** Names the holding (unique: a run's step, a call); at most 200 characters. */
+  id: string;
+  /** The key and its limit; `derived`: computed from a call (kept as a digest where the store seals such keys). */
+  slot: ConcurrencyLimit;
+  /** The holder's tool is sensitive: a derived key is kept as its tasks' would be (PayloadSealing). */
+  sensitive?: boolean;
+  /**
+   * A step of this run holds it: counted while the run holds its lease (a crash frees it when the lease lapses), and
+   * the run's own task slot is not counted against it. Otherwise `until` bounds it.
+   */
+  run?: { taskId: string; token: number };
+  /** A holder without a run: counted until then (a dead process frees it then); renew it while holding. */
+  until?: number;
+}
 
 /** What a worker's runs do to their tasks: claim them, renew leases, save steps and status messages, end them. */
 export type RunWrites = Pick<

@@ -20,6 +20,7 @@ import { DEFAULT_TASK_LIMITS, overStoredBytesQuota, tooManySteps, type TaskLimit
 import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
+import { takeStepSlot } from './step-slots.js';
 
 export interface StepDeps {
   store: TaskStore;
@@ -225,11 +226,12 @@ async function attemptStep<T>(
 ): Promise<T> {
   const { store, clock } = deps;
   let value: JsonValue;
+  const body = await holdingSlot(deps, task, run, name, fn, options);
   const startedAt = clock.now();
   try {
     value = keptStepValue(
       name,
-      await runAttempt(clock, name, fn, attempt, options.timeoutMs, run.signal),
+      await runAttempt(clock, name, body, attempt, options.timeoutMs, run.signal),
       maxStepBytes,
     );
   } catch (err) {
@@ -254,6 +256,37 @@ async function attemptStep<T>(
   guard(task, run);
   await keep(`step "${name}"`, name, value, startedAt);
   return value as T;
+}
+
+/**
+ * The step's body, holding a slot of its key while it runs (freed when the body settles, even after a timeout moved
+ * the step on) when the step has a concurrency limit; a full key ends the run waiting (takeStepSlot).
+ */
+async function holdingSlot<T>(
+  deps: StepDeps,
+  task: ClaimedTask,
+  run: RunState,
+  name: string,
+  fn: (a: StepAttempt) => T | Promise<T>,
+  options: StepOptions,
+): Promise<(a: StepAttempt) => Promise<T>> {
+  const limit = options.concurrency;
+  if (limit === undefined) return async (a) => fn(a);
+  const slot = await takeStepSlot(deps, task, name, limit, run.signal, (err) => run.onWriteError(err));
+  if (slot.kind === 'wait') return wait(run, slot.until, slot.statusMessage);
+  try {
+    guard(task, run);
+  } catch (err) {
+    await slot.release();
+    throw err;
+  }
+  return async (a) => {
+    try {
+      return await fn(a);
+    } finally {
+      await slot.release();
+    }
+  };
 }
 
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */

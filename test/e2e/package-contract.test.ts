@@ -60,7 +60,8 @@ const open = () => createPostgresTaskStore({ connectionString, schema, poolSize:
 const options = {
   name: 'postgres, from the package',
   newStore: async () => {
-    await admin.query('TRUNCATE ' + pg.escapeIdentifier(schema) + '.tasks CASCADE');
+    const s = pg.escapeIdentifier(schema);
+    await admin.query('TRUNCATE ' + s + '.tasks, ' + s + '.slot_holders CASCADE');
     return open();
   },
   openPeer: open,

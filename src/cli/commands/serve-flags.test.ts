@@ -21,6 +21,16 @@ describe('serve --step-max-attempts', () => {
   });
 });
 
+describe('serve --slot-wait-ms', () => {
+  it('sets how long calls within their request wait for a slot (default 10 s)', () => {
+    expect(serveSettings({ 'slot-wait-ms': '2500' }).runtime.slotWaitMs).toBe(2_500);
+    expect(serveSettings({}).runtime.slotWaitMs).toBe(10_000);
+    expect(() => serveSettings({ 'slot-wait-ms': '-1' })).toThrow(
+      '--slot-wait-ms must be a non-negative integer',
+    );
+  });
+});
+
 describe('serve --allow-caller-priority', () => {
   it("honours callers' priorities only when given", () => {
     expect(serveSettings({ 'allow-caller-priority': true }).runtime.allowCallerPriority).toBe(true);

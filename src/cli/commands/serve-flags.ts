@@ -52,6 +52,7 @@ export const SERVE_FLAGS = {
   'fallback-tool-prefix': { type: 'string' },
   'no-fallback': { type: 'boolean' },
   'allow-caller-priority': { type: 'boolean' },
+  'slot-wait-ms': { type: 'string' },
   auth: { type: 'string' },
   'jwt-issuer': { type: 'string' },
   'jwt-audience': { type: 'string' },
@@ -108,6 +109,8 @@ export interface RuntimeSettings {
   fallback: FallbackOptions | false;
   /** Callers' `_meta["dev.durable-mcp/priority"]` is honoured (--allow-caller-priority). */
   allowCallerPriority: boolean;
+  /** How long a call within its request waits for a slot of its tool's concurrency key (--slot-wait-ms). */
+  slotWaitMs: number;
   worker: false | { concurrency: number; leaseMs: number; removedToolDrainMs: number };
 }
 
@@ -263,6 +266,7 @@ function runtimeFromFlags(values: Flags): RuntimeSettings {
     limits: limitsFromFlags(values),
     fallback: fallbackFromFlags(values),
     allowCallerPriority: values['allow-caller-priority'] === true,
+    slotWaitMs: int('slot-wait-ms', 10_000),
     worker:
       concurrency === 0
         ? false

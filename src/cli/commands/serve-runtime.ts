@@ -91,6 +91,7 @@ function runtimeFor(
       maxStoredBytesPerPrincipal: runtime.maxStoredBytesPerPrincipal,
       fallback: runtime.fallback,
       allowCallerPriority: runtime.allowCallerPriority,
+      slotWaitMs: runtime.slotWaitMs,
     },
     worker:
       runtime.worker === false

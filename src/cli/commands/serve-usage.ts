@@ -60,6 +60,8 @@ export const serveUsage = `durable-mcp serve [flags]
   --step-timeout-ms N    default time bound of each step attempt (default none)
   --allow-caller-priority  honour the caller's _meta["dev.durable-mcp/priority"] (-100..100; it replaces the tool's
                          task.priority and reorders only the caller's own tasks); default: ignored
+  --slot-wait-ms N       how long a call that runs within its request (a never tool, a synchronous call) waits for
+                         a slot of its tool's concurrency key before it is refused server busy (default 10000)
   --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
 Clients without the tasks extension (docs/any-client.md):
   --fallback-budget-ms N how long their calls of task tools wait before handing the task back (default 20000;

@@ -8,7 +8,8 @@ import type { AuditLog } from '../audit.js';
 import type { RoundDeps } from '../run-round.js';
 import type { RequestScope } from '../scope.js';
 import type { ServerExtension } from '../server.js';
-import type { ToolCall } from '../tools.js';
+import { callToolSync, type ToolCall } from '../tools.js';
+import { callSlotDeps, holdingCallSlot, type CallSlotDeps } from './call-slots.js';
 import type { JsonObject } from '../types.js';
 import { background, type BackgroundDeps } from './background.js';
 import { facadeTools } from './facade-tools.js';
@@ -61,21 +62,33 @@ export interface TasksExtensionOptions {
    * Default false: the key is ignored.
    */
   allowCallerPriority?: boolean;
+  /**
+   * How long a call that runs within its request (a `never` tool, or a synchronous call) of a tool with
+   * `task.concurrency` waits for a slot of its key before it is refused with a server-busy error (JSON-RPC 429, HTTP
+   * 429 with Retry-After). Default 10,000 ms; 0 refuses at once when the key is full.
+   */
+  slotWaitMs?: number;
 }
 
 type Intercept = NonNullable<ServerExtension['interceptToolCall']>;
 
 /** tools/call of a tool with a task policy: a task for clients with the extension, the hand-back for the others. */
-function toolCallInterceptor(bg: BackgroundDeps): Intercept {
+function toolCallInterceptor(bg: BackgroundDeps, slots: CallSlotDeps): Intercept {
+  // A call that runs within its request takes a slot of its tool's concurrency key, as its tasks do.
+  const runSync = (call: ToolCall, params: JsonObject, scope: RequestScope, deps: RoundDeps) =>
+    call.tool.def.task?.concurrency === undefined
+      ? undefined
+      : holdingCallSlot(slots, call, scope, () => callToolSync(deps, call, params, scope));
   return async (call: ToolCall, params: JsonObject, scope: RequestScope, deps: RoundDeps) => {
     const policy = call.tool.def.task;
-    if (policy === undefined || policy.support === 'never') return undefined;
+    if (policy === undefined) return undefined;
+    if (policy.support === 'never') return runSync(call, params, scope, deps);
     const caps = scope.envelope.clientCapabilities;
     if (!hasExtension(caps, TASKS_EXTENSION)) {
       const budget = toolBudget(policy, bg.fallback);
       // Handed back: the facade tools answer any input the task asks.
       if (budget !== undefined) return background(bg, call, params, scope, deps, budget);
-      if (policy.support === 'optional') return undefined;
+      if (policy.support === 'optional') return runSync(call, params, scope, deps);
       // Named with what else the task may ask that this client lacks: all of it is needed.
       throw missingCapability(
         `Tool ${call.tool.def.name} runs only as a task: declare the ${TASKS_EXTENSION} extension`,
@@ -129,7 +142,10 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
   return {
     id: TASKS_EXTENSION,
     capability: {},
-    interceptToolCall: toolCallInterceptor({ access, fallback, start }),
+    interceptToolCall: toolCallInterceptor(
+      { access, fallback, start },
+      callSlotDeps(options.store, access.now, options.slotWaitMs),
+    ),
     tools: facade,
     toolsView: tasksToolsView(facade, fallback),
     subscriptions: [createTaskSubscriptions(access.store, access.now)],

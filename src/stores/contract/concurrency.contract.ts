@@ -285,7 +285,7 @@ async function limitHolds(stores: ContractTaskStore[]): Promise<void> {
 }
 
 /** The most intervals open at one moment (an interval ending when another starts does not overlap it). */
-function mostAtOnce(intervals: readonly [number, number][]): number {
+export function mostAtOnce(intervals: readonly [number, number][]): number {
   const events = intervals.flatMap(([a, b]) => [
     [a, 1],
     [b, -1],

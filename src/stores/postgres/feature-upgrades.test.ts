@@ -1,12 +1,13 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
-// priorities (23), operators' pauses (24), rate limits (25) and debounce keys (26): each migrates, its tasks resume, and
-// the feature holds for the tasks created after.
+// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26) and slots of steps and calls within
+// their request (27): each migrates, its tasks resume, and the feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
+import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -87,6 +88,13 @@ const RELEASES: Release[] = [
       DROP TABLE ${s}.task_pauses; ALTER TABLE ${s}.tasks DROP COLUMN paused_at;
       DELETE FROM ${s}.schema_migrations WHERE version = 24`,
     expectAfter: expectPausesAfterUpgrade,
+  },
+  {
+    before: 'slots of steps and calls within their request',
+    after: 'a call holding a slot counts against the tasks of its key',
+    version: 27,
+    takeBack: (s) => `DROP TABLE ${s}.slot_holders; DELETE FROM ${s}.schema_migrations WHERE version = 27`,
+    expectAfter: expectHolderSlotsAfterUpgrade,
   },
 ];
 

@@ -13,7 +13,7 @@ import { pauseSql } from './sql/pauses.js';
 import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
 import { scopeSql } from './sql/scope.js';
-import { flowSql, slotSql } from './sql/slots.js';
+import { flowSql, holderSql, slotSql } from './sql/slots.js';
 import { sweepSql } from './sql/sweeps.js';
 
 /** The unique index of idempotency keys (migration 7): a violation of it means "this key is taken". */
@@ -37,6 +37,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...rateSql(s, notify),
     ...flowSql(s),
     ...pauseSql(s, notify),
+    ...holderSql(s),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

@@ -2,6 +2,7 @@
 // a run's ending frees its slot and makes the first parked tasks of the key runnable; the sweep does the same for
 // lapsed leases. Each step is one transaction holding the key's advisory lock, so replicas count one at a time.
 import type { TaskStore } from '../../tasks/store.js';
+import { keptHolder } from '../core/slot-holders.js';
 import type { StoreContext } from './context.js';
 import type { Run } from './db.js';
 import type { ClaimRow } from './rows.js';
@@ -27,6 +28,8 @@ export interface Slots {
    */
   release(id: string, token: number, now: number, ended: boolean): Promise<void>;
   readonly freeSlots: NonNullable<TaskStore['freeSlots']>;
+  readonly acquireSlot: NonNullable<TaskStore['acquireSlot']>;
+  readonly releaseSlot: NonNullable<TaskStore['releaseSlot']>;
 }
 
 const limitOf = (r: ClaimRow): { key: string; limit: number } | undefined =>
@@ -90,6 +93,8 @@ export function createSlots(ctx: StoreContext): Slots {
       announce(woken, true);
     },
 
+    ...holderSlots(ctx, wake, announce),
+
     async freeSlots(now) {
       await db.query(q.dropPastRates, [now]);
       const keys = await db.query<{ key: string }>(q.parkedKeys);
@@ -100,6 +105,33 @@ export function createSlots(ctx: StoreContext): Slots {
         n += woken.length;
       }
       return n;
+    },
+  };
+}
+
+/** Slots of holders other than a task's claim: taken under the key's lock; a freed one wakes the key's parked tasks. */
+function holderSlots(
+  { db, q, codec }: StoreContext,
+  wake: (run: Run, key: string, now: number) => Promise<string[]>,
+  announce: (ids: readonly string[], runnable: boolean) => void,
+): Pick<Slots, 'acquireSlot' | 'releaseSlot'> {
+  return {
+    async acquireSlot(holder, now) {
+      const h = keptHolder(holder, codec);
+      const params = [h.id, h.key, h.limit, h.taskId, h.token, h.until, now];
+      return db.tx(async (run) => {
+        await run(q.lockKey, [h.key]);
+        const [res] = await run<{ took: number }>(q.acquireHolder, params);
+        return res?.took === 1;
+      });
+    },
+
+    async releaseSlot(holderId, now) {
+      const [freed] = await db.query<{ key: string }>(q.freeHolder, [holderId]);
+      if (freed === undefined) return;
+      // Another transaction, under the key's lock, so that counting and waking stay one step.
+      const woken = await db.tx((run) => wake(run, freed.key, now));
+      announce(woken, true);
     },
   };
 }

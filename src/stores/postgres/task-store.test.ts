@@ -44,7 +44,9 @@ function defineSuites(): void {
   runTaskStoreContract({
     name: 'postgres',
     newStore: async () => {
-      await admin.query(`TRUNCATE ${pg.escapeIdentifier(SCHEMA)}.tasks CASCADE`);
+      await admin.query(
+        `TRUNCATE ${pg.escapeIdentifier(SCHEMA)}.tasks, ${pg.escapeIdentifier(SCHEMA)}.slot_holders CASCADE`,
+      );
       return createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4 });
     },
     openPeer: () => createPostgresTaskStore({ connectionString: URL, schema: SCHEMA, poolSize: 4 }),

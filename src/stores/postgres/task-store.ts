@@ -98,6 +98,8 @@ export function createPostgresTaskStore(
     ...read,
     ...runWrites(ctx, slots, pauses),
     freeSlots: slots.freeSlots,
+    acquireSlot: slots.acquireSlot,
+    releaseSlot: slots.releaseSlot,
     answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
     requestCancel: (id, owner, now) => requestCancel(ctx, id, owner, now),
     ...sweeps(ctx),

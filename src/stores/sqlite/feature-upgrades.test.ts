@@ -1,12 +1,13 @@
 // SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
-// priorities (23), operators' pauses (24), rate limits (25) and debounce keys (26): each opens, its tasks resume, and
-// the feature holds for the tasks created after.
+// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26) and slots of steps and calls within
+// their request (27): each opens, its tasks resume, and the feature holds for the tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles, TAKE_BACK_PAUSES } from '../../../test/support/sqlite-files.js';
 import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js';
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
+import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -77,6 +78,12 @@ const RELEASES: Release[] = [
     after: 'a paused tool’s tasks created after wait until it is resumed',
     takeBack: TAKE_BACK_PAUSES,
     expectAfter: expectPausesAfterUpgrade,
+  },
+  {
+    before: 'slots of steps and calls within their request',
+    after: 'a call holding a slot counts against the tasks of its key',
+    takeBack: `DROP TABLE slot_holders; DELETE FROM schema_migrations WHERE version = 27`,
+    expectAfter: expectHolderSlotsAfterUpgrade,
   },
 ];
 

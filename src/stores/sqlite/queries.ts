@@ -12,7 +12,7 @@ import { prepareReadQueries } from './sql/reads.js';
 import { prepareRunWriteQueries } from './sql/run-writes.js';
 import { preparePauseQueries } from './sql/pauses.js';
 import { prepareScopeQueries } from './sql/scope.js';
-import { prepareSlotQueries } from './sql/slots.js';
+import { prepareHolderQueries, prepareSlotQueries } from './sql/slots.js';
 import { prepareSweepQueries } from './sql/sweeps.js';
 
 export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
@@ -29,6 +29,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareSlotQueries(db),
     ...prepareRateQueries(db),
     ...preparePauseQueries(db),
+    ...prepareHolderQueries(db),
   };
 }
 

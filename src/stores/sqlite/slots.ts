@@ -1,6 +1,7 @@
 // Concurrency limits per key on SQLite: a claim takes a slot of the task's key or parks the task; a run's ending
 // frees its slot and makes the first parked task of the key runnable; the sweep does the same for lapsed leases.
 import type { TaskStore } from '../../tasks/store.js';
+import { keptHolder } from '../core/slot-holders.js';
 import type { StoreContext } from './context.js';
 
 /** How many tasks one claim parks at most before it gives up for this time (each leaves the line for good). */
@@ -50,6 +51,35 @@ export function wakeParked({ q, log }: StoreContext, key: string, now: number): 
 export function releaseSlot(ctx: StoreContext, id: string, token: number, now: number): void {
   const key = ctx.q.releaseSlot(id, token);
   if (key !== undefined) wakeParked(ctx, key, now);
+}
+
+/**
+ * Slots taken by holders other than a task's claim (TaskStore.acquireSlot, releaseSlot): counted with the slots runs
+ * hold, in the same write transaction; a freed one wakes the key's parked tasks.
+ */
+export function holderSlots(ctx: StoreContext): Pick<TaskStore, 'acquireSlot' | 'releaseSlot'> {
+  return {
+    async acquireSlot(holder, now) {
+      const h = keptHolder(holder, ctx.codec);
+      return ctx.writes.tx(() => {
+        const { q } = ctx;
+        q.dropLapsedSlots(h.key, now, h.id);
+        if (q.holdsSlot(h.id, h.key, now)) {
+          q.renewHolder(h.id, h.until);
+          return true;
+        }
+        if (q.slotsHeld(h.key, h.taskId ?? '', now, h.id) >= h.limit) return false;
+        q.takeHolder(h);
+        return true;
+      });
+    },
+    async releaseSlot(holderId, now) {
+      await ctx.writes.tx(() => {
+        const key = ctx.q.freeHolder(holderId);
+        if (key !== undefined) wakeParked(ctx, key, now);
+      });
+    },
+  };
 }
 
 /**

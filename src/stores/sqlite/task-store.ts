@@ -15,7 +15,7 @@ import { prepareQueries, type Queries } from './queries.js';
 import { reads } from './reads.js';
 import { endingLane, runWrites } from './run-writes.js';
 import { createSqliteSessionStore } from './session-store.js';
-import { slotSweep } from './slots.js';
+import { holderSlots, slotSweep } from './slots.js';
 import { sqlitePauses } from './pauses.js';
 import { sweeps } from './sweeps.js';
 import { createTerminalCache } from './terminal-cache.js';
@@ -72,6 +72,7 @@ export function createSqliteTaskStore(
     ...owner,
     ...sweeps(ctx, terminal),
     ...slotSweep(ctx),
+    ...holderSlots(ctx),
     async close() {
       if (closed) return;
       closed = true;

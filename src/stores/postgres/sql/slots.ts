@@ -15,6 +15,16 @@ const HOLDING_TASK = `t.concurrency_hold = 'task' AND t.status IN ('working','in
 const held = (s: string, now: string): string => `EXISTS (SELECT 1 FROM ${s}.tasks t
   WHERE t.id = c.task_id AND (${HOLDING_TASK} OR (t.attempt = c.token AND t.lease_owner IS NOT NULL
     AND t.lease_until >= ${now} AND t.status IN ('working','input_required'))))`;
+/**
+ * A holder row `l` live at `now` (TaskStore.acquireSlot): a step's, while its run holds a lease on the task; a call's,
+ * until its `until`.
+ */
+const liveHolder = (s: string, now: string): string => `(CASE WHEN l.task_id IS NULL THEN l.until >= ${now}
+  ELSE EXISTS (SELECT 1 FROM ${s}.tasks t WHERE t.id = l.task_id AND t.attempt = l.token AND t.lease_owner IS NOT NULL
+    AND t.lease_until >= ${now} AND t.status IN ('working','input_required')) END)`;
+/** The live holders of `key` other than `holder` (a step's, a call's: counted with the slots runs hold). */
+const holders = (s: string, key: string, now: string, holder = "''"): string =>
+  `(SELECT count(*)::int FROM ${s}.slot_holders l WHERE l.key = ${key} AND l.holder <> ${holder} AND ${liveHolder(s, now)})`;
 /** A task (alias `a`) parked for a slot of its key (the rows of tasks_parked and tasks_parked_owner). */
 const parked = (a: string): string => `${a}.parked_at IS NOT NULL AND ${a}.status = 'working'`;
 
@@ -48,7 +58,7 @@ export function slotSql(s: string, notify: Notify) {
      */
     takeOrPark: `
       WITH live AS (
-        SELECT count(*)::int AS n FROM ${s}.concurrency_slots c WHERE c.key = $3 AND c.task_id <> $1 AND ${held(s, '$5::bigint')}
+        SELECT count(*)::int + ${holders(s, '$3', '$5::bigint')} AS n FROM ${s}.concurrency_slots c WHERE c.key = $3 AND c.task_id <> $1 AND ${held(s, '$5::bigint')}
       ), took AS (
         INSERT INTO ${s}.concurrency_slots (task_id, key, token) SELECT $1, $3, $2 FROM live WHERE live.n < $4
         ON CONFLICT (task_id) DO UPDATE SET key = EXCLUDED.key, token = EXCLUDED.token
@@ -77,8 +87,10 @@ export function slotSql(s: string, notify: Notify) {
     wakeParked: `
       WITH lapsed AS (
         DELETE FROM ${s}.concurrency_slots c WHERE c.key = $1 AND NOT ${held(s, '$2::bigint')}
+      ), lapsed_holders AS (DELETE FROM ${s}.slot_holders l WHERE l.key = $1 AND NOT ${liveHolder(s, '$2::bigint')}
       ), live AS (
-        SELECT count(*)::int AS n FROM ${s}.concurrency_slots c WHERE c.key = $1 AND ${held(s, '$2::bigint')}
+        SELECT count(*)::int + ${holders(s, '$1', '$2::bigint')} AS n FROM ${s}.concurrency_slots c
+        WHERE c.key = $1 AND ${held(s, '$2::bigint')}
       ), head AS (
         SELECT h.concurrency_limit AS lim FROM ${s}.tasks h WHERE h.concurrency_key = $1 AND ${parked('h')}
         ORDER BY h.fair_at, h.placed_at, h.created_at LIMIT 1
@@ -124,7 +136,38 @@ export function flowSql(s: string) {
     /** $1 key: the limit of the first parked task in its line. */
     headLimit: `SELECT h.concurrency_limit AS n FROM ${s}.tasks h WHERE h.concurrency_key = $1 AND ${parked('h')}
       ORDER BY h.fair_at, h.placed_at, h.created_at LIMIT 1`,
-    /** $1 key, $2 now: the slots of the key held now. */
-    slotsHeld: `SELECT count(*)::int AS n FROM ${s}.concurrency_slots c WHERE c.key = $1 AND ${held(s, '$2::bigint')}`,
+    /** $1 key, $2 now: the slots of the key held now, by runs and by other holders (a step's, a call's). */
+    slotsHeld: `SELECT count(*)::int + ${holders(s, '$1', '$2::bigint')} AS n FROM ${s}.concurrency_slots c
+      WHERE c.key = $1 AND ${held(s, '$2::bigint')}`,
+  };
+}
+
+/** `s`: the quoted schema name. The holders of slots other than a task's claim (TaskStore.acquireSlot). */
+export function holderSql(s: string) {
+  return {
+    /**
+     * $1 holder, $2 key, $3 limit, $4 task id, $5 token, $6 until, $7 now (TaskStore.acquireSlot): a holder that still
+     * holds its slot renews it; otherwise, with a free slot (the slots runs other than task $4's hold, and the live
+     * holders), it takes one. Lapsed holders of the key go first. Returns whether it holds one.
+     */
+    acquireHolder: `
+      WITH lapsed AS (
+        DELETE FROM ${s}.slot_holders l WHERE l.key = $2 AND l.holder <> $1 AND NOT ${liveHolder(s, '$7::bigint')}
+      ), own AS (
+        SELECT l.holder FROM ${s}.slot_holders l WHERE l.holder = $1 AND l.key = $2 AND ${liveHolder(s, '$7::bigint')}
+      ), live AS (
+        SELECT count(*)::int + ${holders(s, '$2', '$7::bigint', '$1')} AS n
+        FROM ${s}.concurrency_slots c WHERE c.key = $2 AND c.task_id <> coalesce($4::text, '') AND ${held(s, '$7::bigint')}
+      ), took AS (
+        INSERT INTO ${s}.slot_holders (holder, key, task_id, token, until)
+        SELECT $1, $2, $4::text, $5::int, $6::bigint FROM live WHERE EXISTS (SELECT 1 FROM own) OR live.n < $3
+        ON CONFLICT (holder) DO UPDATE SET key = EXCLUDED.key, task_id = EXCLUDED.task_id, token = EXCLUDED.token,
+          until = EXCLUDED.until
+        RETURNING holder
+      )
+      SELECT count(*)::int AS took FROM took`,
+
+    /** $1 holder: the slot it held goes; its key back, if it held one. */
+    freeHolder: `DELETE FROM ${s}.slot_holders WHERE holder = $1 RETURNING key`,
   };
 }

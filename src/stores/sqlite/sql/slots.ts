@@ -1,6 +1,7 @@
 // Prepared SQL of the SQLite task store. Concurrency limits per key: the slots runs hold, and the tasks parked until
 // a slot of their key frees, in a line of their own (docs/task-store-design.md, "Concurrency limits").
 import type { SqliteDatabase } from '../database.js';
+import type { KeptHolder } from '../../core/slot-holders.js';
 import { FAIR_PLACE, FAIR_STEP } from './conditions.js';
 
 /** How many keys with parked tasks one sweep looks at (more wait for the next sweep). */
@@ -14,6 +15,13 @@ const HOLDING_TASK = `t.concurrency_hold = 'task' AND t.status IN ('working','in
  */
 const HELD = `t.id = c.task_id AND (${HOLDING_TASK} OR (t.attempt = c.token AND t.lease_owner IS NOT NULL
   AND t.lease_until >= @now AND t.status IN ('working','input_required')))`;
+/**
+ * A holder row `l` live at @now (TaskStore.acquireSlot): a step's, while its run holds a lease on the task; a call's,
+ * until its `until`.
+ */
+const LIVE_HOLDER = `(CASE WHEN l.task_id IS NULL THEN l.until >= @now ELSE EXISTS (SELECT 1 FROM tasks t
+  WHERE t.id = l.task_id AND t.attempt = l.token AND t.lease_owner IS NOT NULL AND t.lease_until >= @now
+    AND t.status IN ('working','input_required')) END)`;
 /** A task parked for a slot of @key (the rows of tasks_parked and tasks_parked_owner). */
 const PARKED = `parked_at IS NOT NULL AND status = 'working'`;
 /**
@@ -36,11 +44,15 @@ export interface ParkedTask {
 }
 
 export function prepareSlotQueries(db: SqliteDatabase) {
+  // The slots runs hold, plus the live holders (steps, calls within their request) other than @holder.
   const held = db
     .prepare(
-      `SELECT count(*) FROM concurrency_slots c JOIN tasks t ON ${HELD} WHERE c.key = @key AND c.task_id <> @id`,
+      `SELECT (SELECT count(*) FROM concurrency_slots c JOIN tasks t ON ${HELD} WHERE c.key = @key AND c.task_id <> @id)
+        + (SELECT count(*) FROM slot_holders l WHERE l.key = @key AND l.holder <> @holder AND ${LIVE_HOLDER})`,
     )
     .pluck();
+  const dropLapsedHolders = db.prepare(`
+    DELETE FROM slot_holders AS l WHERE l.key = @key AND l.holder <> @holder AND NOT ${LIVE_HOLDER}`);
   const take = db.prepare(`
     INSERT INTO concurrency_slots (task_id, key, token) VALUES (?, ?, ?)
     ON CONFLICT (task_id) DO UPDATE SET key = excluded.key, token = excluded.token`);
@@ -85,8 +97,9 @@ export function prepareSlotQueries(db: SqliteDatabase) {
     /** The parked tasks of `key` within `tenants` (undefined: any). */
     parkedIn: (key: string, tenants: readonly string[] | undefined) =>
       parkedIn.get({ key, tenants: tenants === undefined ? null : JSON.stringify(tenants) }) as number,
-    /** Slots of `key` held by live runs other than task `id`'s. */
-    slotsHeld: (key: string, id: string, now: number) => held.get({ key, id, now }) as number,
+    /** Slots of `key` held by live runs other than task `id`'s, and by live holders other than `holder`. */
+    slotsHeld: (key: string, id: string, now: number, holder = '') =>
+      held.get({ key, id, now, holder }) as number,
     /** The run `token` of task `id` holds a slot of `key` (replacing the task's earlier slot row, if any). */
     takeSlot: (id: string, key: string, token: number) => take.run(id, key, token),
     /** Takes task `id` out of the line into the parked line of `key`. */
@@ -94,8 +107,11 @@ export function prepareSlotQueries(db: SqliteDatabase) {
       park.run({ id, key, tenant, principal, now }),
     /** Frees the slot the run `token` of task `id` held; its key, if it held one. */
     releaseSlot: (id: string, token: number) => release.get(id, token) as string | undefined,
-    /** Deletes the slot rows of `key` whose run no longer holds a lease. */
-    dropLapsedSlots: (key: string, now: number) => dropLapsed.run({ key, now }),
+    /** Deletes the slot rows of `key` whose run no longer holds a lease, and its lapsed holders but `holder`. */
+    dropLapsedSlots: (key: string, now: number, holder = '') => {
+      dropLapsed.run({ key, now });
+      dropLapsedHolders.run({ key, now, holder });
+    },
     /** The first `n` tasks in the parked line of `key`. */
     parkedHeads: (key: string, n: number) => heads.all({ key, n }) as ParkedTask[],
     /** Makes a parked task runnable again, at a new place in the main line (as a wait come due takes). */
@@ -105,5 +121,29 @@ export function prepareSlotQueries(db: SqliteDatabase) {
     parkedKeys: () => parkedKeys.all() as string[],
     /** The parked tasks, by tool. */
     parkedByTool: () => parkedByTool.all() as { tool: string; n: number }[],
+  };
+}
+
+/** The holders of slots other than a task's claim (TaskStore.acquireSlot, releaseSlot; counted by slotsHeld). */
+export function prepareHolderQueries(db: SqliteDatabase) {
+  const holding = db
+    .prepare(`SELECT 1 FROM slot_holders l WHERE l.holder = @holder AND l.key = @key AND ${LIVE_HOLDER}`)
+    .pluck();
+  const renewHolder = db.prepare(`UPDATE slot_holders SET until = @until WHERE holder = @holder`);
+  const takeHolder = db.prepare(`
+    INSERT INTO slot_holders (holder, key, task_id, token, until) VALUES (@holder, @key, @taskId, @token, @until)
+    ON CONFLICT (holder) DO UPDATE SET key = excluded.key, task_id = excluded.task_id, token = excluded.token,
+      until = excluded.until`);
+  const freeHolder = db.prepare(`DELETE FROM slot_holders WHERE holder = ? RETURNING key`).pluck();
+  return {
+    /** Whether `holder` holds a live slot of `key`. */
+    holdsSlot: (holder: string, key: string, now: number) => holding.get({ holder, key, now }) === 1,
+    /** Moves on the end of a holder's slot. */
+    renewHolder: (holder: string, until: number | null) => renewHolder.run({ holder, until }),
+    /** `h` holds a slot of its key. */
+    takeHolder: (h: KeptHolder) =>
+      takeHolder.run({ holder: h.id, key: h.key, taskId: h.taskId, token: h.token, until: h.until }),
+    /** Frees the slot `holder` held; its key, if it held one. */
+    freeHolder: (holder: string) => freeHolder.get(holder) as string | undefined,
   };
 }
