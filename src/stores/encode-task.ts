@@ -85,7 +85,12 @@ export function encodeTask(
     rateKey:
       task.rateLimit === undefined
         ? null
-        : sealing.concurrencyKey(sealed, task.rateLimit.key, task.rateLimit.derived === true, 'a rate limit key'),
+        : sealing.concurrencyKey(
+            sealed,
+            task.rateLimit.key,
+            task.rateLimit.derived === true,
+            'a rate limit key',
+          ),
     rateLimit: task.rateLimit?.limit ?? null,
     ratePeriodMs: task.rateLimit?.periodMs ?? null,
     priority: task.priority ?? 0,
