@@ -59,6 +59,8 @@ export function debounceContract(h: ContractStore): void {
       expect(await h.store.claim('w1', 1_000, h.t + PERIOD - 1)).toBeUndefined();
       expect(await h.claim('w1', h.t + PERIOD, 60_000)).toMatchObject({ id: first.id, args: { n: 2 } });
       expect(await h.store.countActive(ALICE)).toBe(1);
+      // Started: the window its status message named is over, and the message goes with it.
+      expect((await h.snap(first.id, h.t + PERIOD + 1)).statusMessage).toBeUndefined();
     });
 
     it('gives a call after the task started a new task, even within the window by its clock', async () => {

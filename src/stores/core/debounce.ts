@@ -56,3 +56,10 @@ export function decideDebounce(
   if (sameJson(held, task.args)) return { kind: 'join', id };
   return task.debounce?.replace === true ? { kind: 'replace', id } : { kind: 'conflict', id };
 }
+
+/**
+ * Whether a claim starts a debounced task's first run (its attempt before the claim: `before`): its window is over,
+ * so the status message that named it is cleared by the claim, and its owner's subscribers hear of it.
+ */
+export const startsDebounced = (row: { debounce_key?: string | null }, before: number): boolean =>
+  before === 0 && row.debounce_key != null;

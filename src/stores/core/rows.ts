@@ -89,6 +89,8 @@ export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = 
   rate_reserved_at?: I | null;
   /** Migration 24 (pauses): when a claim found the task paused by an operator (null: not paused). */
   paused_at?: I | null;
+  /** Migration 26 (both, debounce keys): the key a pending task holds for its window. */
+  debounce_key?: string | null;
 }
 
 /** The columns a snapshot is built from. */

@@ -8,6 +8,7 @@ import { toClaimedTask, type ClaimRow } from './rows.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import { keptProgress } from '../shown-status.js';
 import { startsCountedRun } from '../core/rate.js';
+import { startsDebounced } from '../core/debounce.js';
 import { ActiveLimitError } from '../../tasks/errors.js';
 import { MAX_PARKING_ROUNDS, type Slots } from './slots.js';
 import type { Pauses } from './pauses.js';
@@ -64,9 +65,13 @@ export function runWrites(ctx: StoreContext, slots: Slots, pauses: Pauses): RunW
   const { db, q, codec } = ctx;
   const claimed = (row: ClaimRow): ClaimedTask => {
     codec.remember(row.id, row.sealed);
-    // Its owner was told it waits for a version or for its rate limit (shown-status.ts): no longer (the claim
+    // Its owner was told it waits for a version, its rate limit (shown-status.ts) or its debounce window: no longer (the claim
     // notified other replicas).
-    if (row.version_wait === row.attempt - 1 || startsCountedRun(row, row.attempt - 1))
+    if (
+      row.version_wait === row.attempt - 1 ||
+      startsCountedRun(row, row.attempt - 1) ||
+      startsDebounced(row, row.attempt - 1)
+    )
       ctx.feed.emitLocal([{ taskId: row.id, runnable: false, cancelRequested: false }]);
     return toClaimedTask(row, codec.open);
   };

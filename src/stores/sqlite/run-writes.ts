@@ -12,6 +12,7 @@ import { admitUnpaused, pausesInForce } from './pauses.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 import { startsCountedRun } from '../core/rate.js';
+import { startsDebounced } from '../core/debounce.js';
 
 export interface Ending {
   id: string;
@@ -86,9 +87,13 @@ function claimOne(
   if (candidate === undefined) return undefined;
   const row = q.takeLease(candidate.id, workerId, now + leaseMs);
   if (candidate.concurrency_key !== null) q.takeSlot(row.id, candidate.concurrency_key, row.attempt);
-  // Its owner was told it waits for a version or for its rate limit (shown-status.ts): no longer, and subscribers
+  // Its owner was told it waits for a version, its rate limit (shown-status.ts) or its debounce window: no longer, and subscribers
   // hear so.
-  if (row.version_wait === row.attempt - 1 || startsCountedRun(candidate, candidate.attempt))
+  if (
+    row.version_wait === row.attempt - 1 ||
+    startsCountedRun(candidate, candidate.attempt) ||
+    startsDebounced(row, candidate.attempt)
+  )
     log.changed({ taskId: row.id, runnable: false, cancelRequested: false });
   const start = {
     takenOver: candidate.lease_owner !== null,

@@ -85,7 +85,8 @@ const claimSql = (s: string, notify: Notify): string => `
       WHERE t.id = p.id
     ), claimed AS (
       UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1, runnable = true,
-        wake_at = NULL, fair_at = c.fair_at, placed_at = c.placed_at, revision = t.revision + 1
+        wake_at = NULL, fair_at = c.fair_at, placed_at = c.placed_at, revision = t.revision + 1,
+        status_message = CASE WHEN t.attempt = 0 AND t.debounce_key IS NOT NULL THEN NULL ELSE t.status_message END
       FROM candidate c WHERE t.id = c.id
       RETURNING t.*, c.lease_owner AS previous_owner, c.lease_until AS previous_until
     ), requeued AS (
@@ -98,6 +99,7 @@ const claimSql = (s: string, notify: Notify): string => `
     ), unmarked AS (
       SELECT ${notify('m.id', 'false', 'false')} FROM claimed m WHERE m.version_wait = m.attempt - 1
         OR (m.attempt = 1 AND m.rate_key IS NOT NULL AND m.rate_reserved_at IS NOT NULL)
+        OR (m.attempt = 1 AND m.debounce_key IS NOT NULL)
     )
     SELECT c.*, ${runHistory(s, 'c')}, (SELECT count(*) FROM unmarked) AS unmarked
     FROM claimed c LEFT JOIN announced ON true`;

@@ -58,7 +58,8 @@ export function prepareClaimQueries(db: SqliteDatabase) {
     `UPDATE tasks SET fair_at = ${FAIR_PLACE}, placed_at = @now, runnable = 1, wake_at = NULL WHERE id = @id`,
   );
   const takeLease = db.prepare(`
-    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL
+    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL,
+      status_message = CASE WHEN attempt = 0 AND debounce_key IS NOT NULL THEN NULL ELSE status_message END
     WHERE id = ? RETURNING *`);
   const steps = db.prepare(`SELECT name, value FROM task_steps WHERE task_id = ? ORDER BY seq, name`).raw();
   const inputs = db.prepare(`SELECT key, answer FROM task_inputs WHERE task_id = ?`).raw();
