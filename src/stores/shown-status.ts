@@ -26,17 +26,22 @@ export interface ShownColumns {
   parked_at?: number | string | null;
   /** Migration 25 (both): waiting for the start a claim reserved under the rate limit of its key (rate-limits.ts). */
   rate_key?: string | null;
+  rate_reserved_at?: number | string | null;
   wake_at?: number | string | null;
   /** Migration 24 (both stores): held back by an operator's pause (pauses). */
   paused_at?: number | string | null;
 }
 
 /**
- * Whether the task waits for the start a claim reserved for it under its rate limit: it has never run and waits
- * (only such a reservation gives a task that has never run a wake-up time).
+ * Whether the task waits for the start a claim reserved for it under its rate limit: it has never run, a claim
+ * reserved its start, and it waits (a debounced task waits for its window before any claim reserves a start).
  */
 export const waitsForRate = (row: ShownColumns): boolean =>
-  row.status === 'working' && row.attempt === 0 && row.rate_key != null && row.wake_at != null;
+  row.status === 'working' &&
+  row.attempt === 0 &&
+  row.rate_key != null &&
+  row.rate_reserved_at != null &&
+  row.wake_at != null;
 
 /**
  * Whether the task waits for a server running its version: a process that cannot run it marked it at its current

@@ -30,6 +30,12 @@ export function debounceContract(h: ContractStore): void {
       expect(await h.store.claim('w2', 1_000, h.t + PERIOD)).toBeUndefined();
     });
 
+    it('does not show a task in its window as waiting for its rate limit, though it has a wake-up and a rate key', async () => {
+      const rateLimit = { key: 'sync', limit: 1, periodMs: 60_000 };
+      const first = await h.store.create(call({ rateLimit, statusMessage: 'Debounced.' }));
+      expect((await h.snap(first.id, h.t + 1)).statusMessage).toBe('Debounced.');
+    });
+
     it('refuses other arguments as an idempotency conflict, and creates nothing', async () => {
       const first = await h.store.create(call({ args: { n: 1 } }));
       const other = call({ args: { n: 2 }, createdAt: h.t + 10 });

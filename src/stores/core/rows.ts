@@ -115,7 +115,7 @@ export type SnapshotColumns = Pick<
   | 'rate_key'
   | 'paused_at'
 > &
-  Partial<Pick<TaskColumns, 'wake_at'>>;
+  Partial<Pick<TaskColumns, 'wake_at' | 'rate_reserved_at'>>;
 
 /** `[key, request]` of a task's outstanding inputs, in asking order (request null: none kept). */
 export type Outstanding = Iterable<readonly [key: string, request: string | null]>;

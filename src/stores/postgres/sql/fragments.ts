@@ -52,7 +52,7 @@ export const FENCED = `id = $1 AND attempt = $2 AND status = 'working' AND lease
  */
 export const SNAPSHOT_COLUMNS = `id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at,
   result, error, revision, tool, tool_version, attempt, version_wait, progress, concurrency_key, parked_at, rate_key,
-  wake_at, paused_at`;
+  rate_reserved_at, wake_at, paused_at`;
 
 /**
  * The owner test of a lookup by id ($2 tenant, $3 principal). Written as `(…) IS TRUE` (the columns are NOT NULL,

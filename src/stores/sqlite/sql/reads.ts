@@ -11,7 +11,7 @@ export function prepareReadQueries(db: SqliteDatabase) {
   const getOwned = db.prepare(
     `SELECT id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at, result, error,
        lease_owner, lease_until, tool, tool_version, attempt, version_wait, progress, concurrency_key, parked_at,
-       rate_key, wake_at, paused_at FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`,
+       rate_key, rate_reserved_at, wake_at, paused_at FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`,
   );
   const outstanding = db.prepare(
     `SELECT key, request, answer FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
