@@ -77,22 +77,25 @@ export function defineAdminBulkSuite(name: string, storeArgs: (dir: string) => s
         skipped: { not_terminal: 1 },
       });
       expect((await list('root', 'tool=slow_job')).map((t) => t.tenant)).toEqual(['B']);
-      const audit = server.proc
-        .stderr()
-        .split('\n')
-        .filter((l) => l.includes('"event":"admin.bulk"'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      // The audit lines are written as the answers go out: the last ones may reach stderr a moment after.
+      const lines = (event: string, also = ''): string[] =>
+        server.proc
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes(`"event":"${event}"`) && l.includes(also));
+      await waitUntil(
+        async () =>
+          lines('admin.purge', 'bulk/purge').length >= 3 && lines('admin.bulk', 'bulk/purge').length > 0,
+        'the audit lines of the bulk purge',
+      );
+      const audit = lines('admin.bulk').map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(audit).toContainEqual(
         expect.objectContaining({ principal: 'ops-a', method: 'POST bulk/cancel', matched: 2, touched: 2 }),
       );
       expect(audit).toContainEqual(
         expect.objectContaining({ method: 'POST bulk/purge', matched: 3, touched: 2 }),
       );
-      const purged = server.proc
-        .stderr()
-        .split('\n')
-        .filter((l) => l.includes('"event":"admin.purge"') && l.includes('bulk/purge'));
-      expect(purged).toHaveLength(3);
+      expect(lines('admin.purge', 'bulk/purge')).toHaveLength(3);
     });
   });
 }
