@@ -4,7 +4,7 @@
 import type { FlowJson, PauseJson, PausedJson, ResumedJson } from '../shapes.js';
 import { call, describeError } from './api.js';
 import { confirmAction, h, notify, show, time } from './dom.js';
-import { onLive } from './live.js';
+import { reloadOnLive } from './live.js';
 import type { Session } from './types.js';
 
 const columns = (...titles: string[]): HTMLElement =>
@@ -14,29 +14,15 @@ const named = (p: Pick<PauseJson, 'kind' | 'name' | 'tenant'>): string =>
   `${p.kind} “${p.name}” (${p.tenant === undefined ? 'every tenant' : `tenant ${p.tenant}`})`;
 
 export function flowView(session: Session): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-  const load = (): void => {
+  const load = (shown: () => boolean): void => {
     call<FlowJson>('GET', '/flow').then(
       (flow) => {
-        if (!stopped) show(render(flow, session, load));
+        if (shown()) show(render(flow, session, () => load(shown)));
       },
       (err: unknown) => notify(`Could not read flow control: ${describeError(err)}`, 'error'),
     );
   };
-  const later = (): void => {
-    timer ??= setTimeout(() => {
-      timer = undefined;
-      load();
-    }, 1000);
-  };
-  const off = onLive({ event: later, resync: later });
-  load();
-  return () => {
-    stopped = true;
-    off();
-    if (timer !== undefined) clearTimeout(timer);
-  };
+  return reloadOnLive(load);
 }
 
 function render(flow: FlowJson, session: Session, reload: () => void): HTMLElement {

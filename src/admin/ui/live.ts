@@ -21,6 +21,30 @@ export function onLive(h: LiveHandlers): () => void {
   return () => handlers.delete(h);
 }
 
+/**
+ * A view read again, at most once a second, whenever a task changes or the live stream resyncs: `load` runs now and
+ * then, given whether the view is still shown (a read that comes back after it was left shows nothing). Returns the
+ * function that stops it.
+ */
+export function reloadOnLive(load: (shown: () => boolean) => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const shown = (): boolean => !stopped;
+  const later = (): void => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      load(shown);
+    }, 1000);
+  };
+  const off = onLive({ event: later, resync: later });
+  load(shown);
+  return () => {
+    stopped = true;
+    off();
+    if (timer !== undefined) clearTimeout(timer);
+  };
+}
+
 export function onLiveState(listener: (state: LiveState, why?: string) => void): void {
   stateListener = listener;
 }

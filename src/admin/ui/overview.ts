@@ -2,7 +2,7 @@
 // counts by tool. Read again (at most once a second) whenever a task changes.
 import { call, describeError } from './api.js';
 import { h, notify, outcomeBadge, show, statusBadge, time, type Child } from './dom.js';
-import { onLive } from './live.js';
+import { reloadOnLive } from './live.js';
 import { OUTCOMES, STATUSES, type Health, type Overview, type TaskPage } from './types.js';
 
 const duration = (ms: number): string =>
@@ -15,9 +15,7 @@ const duration = (ms: number): string =>
         : `${ms / 1000} s`;
 
 export function overviewView(): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-  const load = (): void => {
+  return reloadOnLive((shown) => {
     // The health beside the counts: a server before it answers 404, shown as nothing to report.
     const health = call<Health>('GET', '/health').catch((): Health => ({ components: [] }));
     // On a gateway, how many of its tasks' outcomes are unknown (one indexed page; more shows as "100+").
@@ -31,24 +29,11 @@ export function overviewView(): () => void {
     );
     Promise.all([call<Overview>('GET', '/overview'), health, unknown]).then(
       ([o, hs, n]) => {
-        if (!stopped) show(render(o, hs, n));
+        if (shown()) show(render(o, hs, n));
       },
       (err: unknown) => notify(`Could not read the overview: ${describeError(err)}`, 'error'),
     );
-  };
-  const later = (): void => {
-    timer ??= setTimeout(() => {
-      timer = undefined;
-      load();
-    }, 1000);
-  };
-  const off = onLive({ event: later, resync: later });
-  load();
-  return () => {
-    stopped = true;
-    off();
-    if (timer !== undefined) clearTimeout(timer);
-  };
+  });
 }
 
 const UNKNOWN_PAGE = 100;

@@ -2,26 +2,16 @@
 // the task's first run and kept through its sleeps, input waits and lapsed leases (the task is replayed, still
 // holding it); the task's ending frees it, whether a run ends it or a cancel or its expiry while it does not run.
 import { describe, expect, it } from 'vitest';
-import { slotWaitMessage, type ClaimedTask, type NewTask } from '../../tasks/task.js';
+import { slotWaitMessage, type ClaimedTask } from '../../tasks/task.js';
 import type { TaskStore } from '../../tasks/store.js';
-import { ALICE, LEASE, must, newTask, type ContractStore } from './harness.contract.js';
+import { ALICE, LEASE, must, newTask, type ContractStore, taskHelpers } from './harness.contract.js';
 
 const DEPLOY = { key: 'deploy', limit: 1, hold: 'task' } as const;
 const completed = { kind: 'completed', result: { content: [], isError: false } } as const;
 
 export function concurrencyHoldContract(h: ContractStore): void {
   describe('concurrency slots held until the task ends', () => {
-    const create = async (overrides: Partial<NewTask> = {}): Promise<string> =>
-      (await h.store.create(newTask({ createdAt: h.t, ...overrides }))).id;
-    const claimAll = async (worker = 'w1'): Promise<ClaimedTask[]> => {
-      const out: ClaimedTask[] = [];
-      for (let i = 0; i < 20; i++) {
-        const c = await h.store.claim(worker, LEASE, h.t);
-        if (c === undefined) break;
-        out.push(c);
-      }
-      return out;
-    };
+    const { create, claimAll } = taskHelpers(h);
     const sweep = (): Promise<number> => must(h.store.freeSlots).call(h.store, h.t);
     const sleep = (run: ClaimedTask, ms: number) =>
       h.store.finish(

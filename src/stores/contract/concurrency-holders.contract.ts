@@ -3,10 +3,17 @@
 // They count together with the slots runs hold, a freed one wakes the key's parked tasks, a lapsed one is free.
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { slotWaitMessage, type ClaimedTask, type NewTask } from '../../tasks/task.js';
+import { slotWaitMessage, type ClaimedTask } from '../../tasks/task.js';
 import type { SlotHolder, TaskStore } from '../../tasks/store.js';
 import { mostAtOnce } from './concurrency.contract.js';
-import { LEASE, must, newTask, type ContractStore, type ContractTaskStore } from './harness.contract.js';
+import {
+  LEASE,
+  must,
+  newTask,
+  type ContractStore,
+  type ContractTaskStore,
+  taskHelpers,
+} from './harness.contract.js';
 
 const completed = { kind: 'completed', result: { content: [], isError: false } } as const;
 
@@ -26,8 +33,7 @@ const step = (run: ClaimedTask, name: string, key = 'payments', limit = 2): Slot
 
 export function concurrencyHoldersContract(h: ContractStore): void {
   describe('concurrency slots of steps and calls within their request', () => {
-    const create = async (overrides: Partial<NewTask> = {}): Promise<string> =>
-      (await h.store.create(newTask({ createdAt: h.t, ...overrides }))).id;
+    const { create } = taskHelpers(h);
     const acquire = (holder: SlotHolder, at = h.t): Promise<boolean> =>
       must(h.store.acquireSlot).call(h.store, holder, at);
     const release = (id: string, at = h.t): Promise<void> => must(h.store.releaseSlot).call(h.store, id, at);

@@ -4,7 +4,7 @@
 // tasks without a limit are claimed past a full key.
 import { describe, expect, it } from 'vitest';
 import { performance } from 'node:perf_hooks';
-import { slotWaitMessage, type ClaimedTask, type NewTask, type TaskOwner } from '../../tasks/task.js';
+import { slotWaitMessage, type TaskOwner } from '../../tasks/task.js';
 import {
   ALICE,
   BOB,
@@ -13,6 +13,7 @@ import {
   newTask,
   type ContractStore,
   type ContractTaskStore,
+  taskHelpers,
 } from './harness.contract.js';
 
 const K = { key: 'payments', limit: 2 };
@@ -20,17 +21,7 @@ const completed = { kind: 'completed', result: { content: [], isError: false } }
 
 export function concurrencyContract(h: ContractStore): void {
   describe('concurrency limits per key', () => {
-    const create = async (overrides: Partial<NewTask> = {}): Promise<string> =>
-      (await h.store.create(newTask({ createdAt: h.t, ...overrides }))).id;
-    const claimAll = async (worker = 'w1'): Promise<ClaimedTask[]> => {
-      const out: ClaimedTask[] = [];
-      for (let i = 0; i < 50; i++) {
-        const c = await h.store.claim(worker, LEASE, h.t);
-        if (c === undefined) break;
-        out.push(c);
-      }
-      return out;
-    };
+    const { create, claimAll } = taskHelpers(h);
 
     it('parks a task whose key is full and claims unlimited tasks past it', async (ctx) => {
       // Limits are an optional capability, with freeSlots as its mark.

@@ -66,6 +66,29 @@ export function must<T>(value: T | undefined, what = 'value'): T {
 }
 
 /** The store under test, new for every test, with the test's clock and the steps many tests begin with. */
+/** How many tasks `claimAll` of taskHelpers claims at most. */
+const CLAIM_ALL_MAX = 50;
+
+/**
+ * What the contracts of limits and pauses share: `create` makes a task at the test's time (overrides applied) and
+ * answers its id; `claimAll` claims with a lease of LEASE at the test's time until nothing is left (at most 50).
+ */
+export function taskHelpers(h: ContractStore) {
+  return {
+    create: async (overrides: Partial<NewTask> = {}): Promise<string> =>
+      (await h.store.create(newTask({ createdAt: h.t, ...overrides }))).id,
+    claimAll: async (worker = 'w1'): Promise<ClaimedTask[]> => {
+      const out: ClaimedTask[] = [];
+      for (let i = 0; i < CLAIM_ALL_MAX; i++) {
+        const c = await h.store.claim(worker, LEASE, h.t);
+        if (c === undefined) break;
+        out.push(c);
+      }
+      return out;
+    },
+  };
+}
+
 export interface ContractStore {
   readonly store: ContractTaskStore;
   /** The test's time: T0 when it starts; tests move it on. */

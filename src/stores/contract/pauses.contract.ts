@@ -5,8 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdminScope, TaskAdmin } from '../../tasks/admin.js';
 import { PAUSED_MESSAGE } from '../../tasks/pauses.js';
-import type { ClaimedTask, NewTask } from '../../tasks/task.js';
-import { ALICE, LEASE, must, newTask, OTHER_TENANT, type ContractStore } from './harness.contract.js';
+import { ALICE, LEASE, must, OTHER_TENANT, type ContractStore, taskHelpers } from './harness.contract.js';
 
 const ALL: AdminScope = { tenants: 'all' };
 const ACME: AdminScope = { tenants: ['acme'] };
@@ -23,17 +22,7 @@ export function pausesContract(h: ContractStore): void {
       const admin = h.store.admin;
       return admin?.pause === undefined ? undefined : (admin as TaskAdmin & PausingAdmin);
     };
-    const create = async (overrides: Partial<NewTask> = {}): Promise<string> =>
-      (await h.store.create(newTask({ createdAt: h.t, ...overrides }))).id;
-    const claimAll = async (worker = 'w1'): Promise<ClaimedTask[]> => {
-      const out: ClaimedTask[] = [];
-      for (let i = 0; i < 50; i++) {
-        const c = await h.store.claim(worker, LEASE, h.t);
-        if (c === undefined) break;
-        out.push(c);
-      }
-      return out;
-    };
+    const { create, claimAll } = taskHelpers(h);
 
     it('holds back new runs of a paused tool while other tools run; a running task finishes; resume runs them', async (ctx) => {
       const admin = pausing();

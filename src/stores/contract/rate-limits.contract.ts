@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
-import { rateWaitMessage, type ClaimedTask, type NewTask } from '../../tasks/task.js';
-import { ALICE, LEASE, must, newTask, T0, type ContractStore } from './harness.contract.js';
+import { rateWaitMessage, type ClaimedTask } from '../../tasks/task.js';
+import { ALICE, LEASE, must, newTask, T0, type ContractStore, taskHelpers } from './harness.contract.js';
 
 const completed = { kind: 'completed', result: { content: [], isError: false } } as const;
 
@@ -19,17 +19,7 @@ const freshKey = (name: string): string => `${name}-${randomUUID()}`;
 
 export function rateLimitContract(h: ContractStore): void {
   describe('rate limits per key', () => {
-    const create = async (overrides: Partial<NewTask> = {}): Promise<string> =>
-      (await h.store.create(newTask({ createdAt: h.t, ...overrides }))).id;
-    const claimAll = async (worker = 'w1'): Promise<ClaimedTask[]> => {
-      const out: ClaimedTask[] = [];
-      for (let i = 0; i < 50; i++) {
-        const c = await h.store.claim(worker, LEASE, h.t);
-        if (c === undefined) break;
-        out.push(c);
-      }
-      return out;
-    };
+    const { create, claimAll } = taskHelpers(h);
     /** Claims and completes every task it can: the ids started. */
     const startAll = async (): Promise<string[]> => {
       const runs = await claimAll();
