@@ -1,7 +1,6 @@
 // Rate limits in the stores (NewTask.rateLimit), one rule for both dialects: which claimed task's start its key
-// counts, what the count does to the key's row (GCRA, tasks/rate-limit.ts), and the stats of the tasks waiting.
+// counts, and what the count does to the key's row (GCRA, tasks/rate-limit.ts).
 import { rateInterval, reserveStart } from '../../tasks/rate-limit.js';
-import type { TaskStats } from '../../tasks/store.js';
 
 /** The columns of a task row the rule reads (SQLite: numbers; PostgreSQL: bigints as strings). */
 export interface RateColumns {
@@ -47,10 +46,3 @@ export function countStart(
   const next = reserveStart(tat, now, interval);
   return { tat: next.tat, wakeAt: next.startAt > now ? Math.ceil(next.startAt) : undefined };
 }
-
-/** TaskStats.rateWaitsByTool from rows of (tool, count). */
-export const rateWaitStats = (
-  rows: readonly { tool: string; n: number | string }[],
-): Required<Pick<TaskStats, 'rateWaitsByTool'>> => ({
-  rateWaitsByTool: Object.fromEntries(rows.map((r) => [r.tool, Number(r.n)])),
-});

@@ -5,8 +5,7 @@ import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
-import { parkedStats, pausedStats } from '../core/parked.js';
-import { rateWaitStats } from '../core/rate.js';
+import { parkedStats, pausedStats, rateWaitStats } from '../core/parked.js';
 import { toInspection } from '../core/rows.js';
 
 export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
