@@ -84,3 +84,14 @@ export const ASK_INPUTS = (s: string): string => `asked AS (
         UPDATE ${s}.task_inputs i SET superseded = true FROM u
         WHERE i.task_id = u.id AND i.answer IS NULL AND NOT i.superseded AND i.key <> ALL ($5::text[])
       )`;
+
+/**
+ * The new places in line of the tasks of a CTE `picked` (id, tenant, principal, earlier, taken, created_at) made
+ * runnable at `now` (a pause resumed, a slot freed): each takes the place a new task of its owner would, an owner's
+ * several one behind the other in their earlier order.
+ */
+export const placedAgain = (s: string, now: string): string => `
+  SELECT p.id, ${fairPlace(s, now, 'p.tenant', 'p.principal')}
+    + ${FAIR_STEP} * (row_number() OVER (
+      PARTITION BY p.tenant, p.principal ORDER BY p.earlier, p.taken, p.created_at) - 1) AS fair_at
+  FROM picked p`;

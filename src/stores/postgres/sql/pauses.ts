@@ -1,7 +1,7 @@
 // SQL of the PostgreSQL task store. Operators' pauses: the pauses in force, and the tasks a claim found held back by
 // one, out of the line until a resume gives them a new place in it (../pauses.ts).
 import { MAX_PAUSES, type PauseKind } from '../../../tasks/pauses.js';
-import { FAIR_STEP, fairPlace, type Notify } from './fragments.js';
+import { placedAgain, type Notify } from './fragments.js';
 
 /** A task (alias `a`) paused (the rows of tasks_paused_tool and tasks_paused_key). */
 const paused = (a: string): string => `${a}.paused_at IS NOT NULL AND ${a}.status = 'working'`;
@@ -19,11 +19,7 @@ const resumeSql = (s: string, notify: Notify, kind: PauseKind): string => `
     FROM ${s}.tasks p WHERE ${heldBy(kind, 'p')}
     ORDER BY p.fair_at, p.placed_at, p.created_at LIMIT $4
     FOR UPDATE SKIP LOCKED
-  ), placed AS (
-    SELECT p.id, ${fairPlace(s, '$3::bigint', 'p.tenant', 'p.principal')}
-      + ${FAIR_STEP} * (row_number() OVER (
-        PARTITION BY p.tenant, p.principal ORDER BY p.earlier, p.taken, p.created_at) - 1) AS fair_at
-    FROM picked p
+  ), placed AS (${placedAgain(s, '$3::bigint')}
   ), woken AS (
     UPDATE ${s}.tasks t SET runnable = true, paused_at = NULL, fair_at = pl.fair_at, placed_at = $3,
       revision = t.revision + 1

@@ -1,7 +1,7 @@
 // SQL of the PostgreSQL task store. Concurrency limits per key: the slots runs hold, and the tasks parked until a
 // slot of their key frees, in a line of their own (docs/task-store-design.md, "Concurrency limits"). Every
 // statement here runs in a transaction holding the key's lock (lockKey), so counting and taking are one step.
-import { FAIR_STEP, fairPlace, type Notify } from './fragments.js';
+import { FAIR_STEP, placedAgain, type Notify } from './fragments.js';
 
 /** How many keys with parked tasks one sweep looks at (more wait for the next sweep). */
 export const SWEPT_KEYS = 1_000;
@@ -100,11 +100,7 @@ export function slotSql(s: string, notify: Notify) {
         ORDER BY p.fair_at, p.placed_at, p.created_at
         LIMIT greatest((SELECT lim FROM head) - (SELECT n FROM live), 0)
         FOR UPDATE SKIP LOCKED
-      ), placed AS (
-        SELECT p.id, ${fairPlace(s, '$2::bigint', 'p.tenant', 'p.principal')}
-          + ${FAIR_STEP} * (row_number() OVER (
-            PARTITION BY p.tenant, p.principal ORDER BY p.earlier, p.taken, p.created_at) - 1) AS fair_at
-        FROM picked p
+      ), placed AS (${placedAgain(s, '$2::bigint')}
       ), woken AS (
         UPDATE ${s}.tasks t SET runnable = true, parked_at = NULL, fair_at = pl.fair_at, placed_at = $2,
           revision = t.revision + 1
