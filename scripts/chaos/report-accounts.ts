@@ -6,6 +6,7 @@ import type { FaultStats } from './faults/fault-run.js';
 import type { FuzzStats } from './fuzz/fuzz-run.js';
 import type { GatewayStats } from './gateway/fleet.js';
 import type { LoadStats } from './load/load-run.js';
+import type { ParallelStats } from './parallel/run.js';
 import type { OracleStats } from './oracles/run.js';
 import { fmtInt, fmtMb, fmtMs, type Spread } from './stats.js';
 import type {
@@ -16,6 +17,7 @@ import type {
   FuzzParams,
   GatewayParams,
   LoadParams,
+  ParallelParams,
   SectionEntry,
 } from './types.js';
 
@@ -153,6 +155,14 @@ function gateway(r: SectionEntry, s: Partial<GatewayStats>, p: GatewayParams): A
   ];
 }
 
+function parallel(r: SectionEntry, s: Partial<ParallelStats>, p: ParallelParams): Account {
+  return [
+    `SIGKILL of \`serve\` processes sharing ${storeOf(r)} while tasks run steps in parallel`,
+    `${fmtInt(s.kills ?? 0)} kills, ${fmtInt(s.tasks ?? 0)} tasks`,
+    `${p.servers} \`durable-mcp serve\` processes on ${storeOf(r)} (lease ${p.leaseMs} ms, ${p.concurrency} runs each) run ${fmtInt(p.tasks)} chaos_parallel tasks (${p.inflight} clients creating them under idempotency keys): a step, then \`ctx.map\` over ${p.items} items (${p.mapConcurrency} at once, each working ${p.stepMs}–${p.stepMs * 3} ms so that they end out of order) beside another step, then a last step; every body logs its effect with a fresh nonce. A process is SIGKILLed every ${p.gapMinMs}–${p.gapMaxMs} ms (${fmtInt(s.kills ?? 0)} kills) and restarted after 0–${p.restartMaxMs} ms. ${fmtInt(s.runs ?? 0)} runs; ${fmtInt(s.partialReplays ?? 0)} runs replayed some of the parallel steps from the store and ran the others; ${fmtInt(s.rerunBodies ?? 0)} bodies were begun again because a kill had cut an earlier one short before its value was kept. Every task had ended ${fmtMs(s.settleMs)} after the last kill.`,
+  ];
+}
+
 /** [short what, short how many, the full account] of a section. */
 export function tried(r: SectionEntry): Account {
   const s = r.stats;
@@ -175,5 +185,7 @@ export function tried(r: SectionEntry): Account {
       return edge(r, s, r.params as EdgeParams);
     case 'gateway':
       return gateway(r, s, r.params as GatewayParams);
+    case 'parallel':
+      return parallel(r, s, r.params as ParallelParams);
   }
 }
