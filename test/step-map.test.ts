@@ -187,6 +187,30 @@ describe('ctx.map as a task', () => {
   });
 });
 
+describe('ctx.map in a recorded history', () => {
+  it('replays a recorded map without running an item, and reports a map renamed under it', async () => {
+    const { tool, seen } = squares({ concurrency: 2 });
+    const kit = await kitFor(tool);
+    const task = await kit.start('squares', { items: [2, 3, 4] });
+    await kit.settle();
+    const history = task.history();
+    // Kept in the order the items ended (the later ones first), replayed all the same.
+    expect(history.steps.map(([name]) => name).sort()).toEqual(['square[0]', 'square[1]', 'square[2]']);
+    const ran = seen.calls.length;
+    expect(await kit.replay(history)).toEqual({ ok: true, reached: 'end' });
+    expect(seen.calls).toHaveLength(ran);
+    const renamed = defineTool({
+      ...tool,
+      handler: async ({ items }: { items: number[] }, ctx) =>
+        textResult((await ctx.map('sq', items, (n) => n * n)).join(',')),
+    });
+    const other = await kitFor(renamed);
+    // The history's next step is the item that ended first.
+    const [first] = history.steps[0] ?? [];
+    expect(await other.replay(history)).toMatchObject({ ok: false, expected: first, actual: 'sq[0]' });
+  });
+});
+
 describe('ctx.map within a request', () => {
   it('runs the items in process, at most `concurrency` at once, and returns the results in item order', async () => {
     const { tool, seen } = squares({ concurrency: 2 }, 'never');
