@@ -43,6 +43,7 @@ export { StepTimeoutError } from './tasks/execution.js';
 export { TaskLimitError, DEFAULT_TASK_LIMITS } from './tasks/limits.js';
 export type { TaskBound, TaskLimits } from './tasks/limits.js';
 export type { StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
+export type { MapOptions } from './tasks/step-map.js';
 export { DebounceConflictError, IdempotencyConflictError } from './tasks/errors.js';
 export { ProtocolError } from './wire/protocol-error.js';
 export { ErrorCode } from './wire/codes.js';

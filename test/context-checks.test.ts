@@ -1,4 +1,4 @@
-// A handler's mistakes with ctx.sleep, ctx.sleepUntil, ctx.status and ctx.input are errors that name the call, the
+// A handler's mistakes with ctx.sleep, ctx.sleepUntil, ctx.status, ctx.map and ctx.input are errors that name the call, the
 // same with and without a task, and never reach the store or the wire (where they would surface as a driver's error,
 // a wake-up time no date can hold, a task stuck running, or a request no client can read).
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,6 +42,36 @@ const MISUSES: Misuse[] = [
         params: { message: 'm', requestedSchema: { type: 'object', properties: {} }, n: 10n as never },
       }),
     'input request "ask" (elicitation/create): params.n: Expected a JSON value',
+  ],
+  [
+    'a map running no item at once',
+    (ctx) => ctx.map('each', [1], (n) => n, { concurrency: 0 }),
+    'map "each": concurrency must be a whole number from 1 to 100, not 0',
+  ],
+  [
+    'a map running too many at once',
+    (ctx) => ctx.map('each', [1], (n) => n, { concurrency: 101 }),
+    'map "each": concurrency must be a whole number from 1 to 100, not 101',
+  ],
+  [
+    'a map over something not a list',
+    (ctx) => ctx.map('each', 'abc' as never, (n) => n),
+    'map "each": items must be an array',
+  ],
+  [
+    'a map over an item JSON cannot hold',
+    (ctx) => ctx.map('each', [{ at: new Date(0) as never }], () => 1),
+    'map "each": every item must be a JSON value: items[0].at is not a plain object',
+  ],
+  [
+    'a map over a number JSON cannot hold',
+    (ctx) => ctx.map('each', [1, NaN], () => 1),
+    'map "each": every item must be a JSON value: items[1] is not a finite number',
+  ],
+  [
+    'a map with a bad step option',
+    (ctx) => ctx.map('each', [1], () => 1, { timeoutMs: -1 }),
+    'step "each[0]": timeoutMs must be a number greater than 0',
   ],
 ];
 

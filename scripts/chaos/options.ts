@@ -11,8 +11,9 @@ export const USAGE = `usage: npx tsx scripts/chaos/run.ts [--ci] [flags]
   --ci                 small parameters for CI (a few minutes on 2 cores); default: the full run
   --only LIST          sections to run: oracles, crash-sqlite, crash-postgres, faults-postgres, faults-sqlite,
                        faults-disk-full, clock-sqlite, clock-postgres, fuzz, load, abuse-sqlite, abuse-postgres,
-                       idle-connections, operator-streams, gateway-sqlite, gateway-postgres; a name before the
-                       dash (crash, clock, faults, abuse, gateway) runs every section of that name
+                       idle-connections, operator-streams, gateway-sqlite, gateway-postgres, parallel-sqlite,
+                       parallel-postgres; a name before the dash (crash, clock, faults, abuse, gateway, parallel)
+                       runs every section of that name
   --seed N             seed of every random choice (default: random; printed)
   --pg URL             PostgreSQL for the PostgreSQL sections (default $DURABLE_MCP_TEST_POSTGRES_URL or
                        postgres://postgres@127.0.0.1:5432/test)

@@ -6,6 +6,7 @@ import type { FaultStats } from './faults/fault-run.js';
 import type { FuzzStats } from './fuzz/fuzz-run.js';
 import type { GatewayStats } from './gateway/fleet.js';
 import type { LoadStats } from './load/load-run.js';
+import type { ParallelStats } from './parallel/run.js';
 import type { OracleStats } from './oracles/run.js';
 import { fmtInt, fmtMb, fmtMs, type Spread } from './stats.js';
 import type {
@@ -16,6 +17,7 @@ import type {
   FuzzParams,
   GatewayParams,
   LoadParams,
+  ParallelParams,
   SectionEntry,
 } from './types.js';
 
@@ -52,7 +54,7 @@ function oracles(s: Partial<OracleStats>): Account {
   return [
     'violations planted in synthetic histories and replies',
     `${fmtInt(s.planted ?? 0)} planted`,
-    'The checkers themselves: consistent synthetic histories (one of them with a sleep, a retried step and a kill mid-attempt, created under an idempotency key) and a valid reply must pass; planted violations (a committed step run again, a stale commit, a run started after the stored result, a result chain differing from the stored steps, a lost answer, a task never ending, a duplicate creation, a skipped attempt number, an attempt run again after its failure was stored, a failure count differing from the plan, a sleep ending before its wake time or pushed back by a replay, a retry before its backoff, a second task or a second answer under one idempotency key, a schema-breaking, 5xx, mis-addressed or mis-statused reply) must each be reported by the invariant meant to catch it. Likewise the gateway checker: a consistent history (an idempotent call sent twice, a payment sent once, payments ended "outcome unknown" before and after their upstream call, one not sent) must pass, and a payment sent twice, a completed payment never sent or with another result, an idempotent result altered or failed, an outcome-unknown task sent twice or of an idempotent tool, an unexplained failure, a "not sent" task that was sent, a task never ending, a second task under a key, and an upstream call with a missing or foreign key must each be reported.',
+    'The checkers themselves: consistent synthetic histories (one of them with a sleep, a retried step and a kill mid-attempt, created under an idempotency key) and a valid reply must pass; planted violations (a committed step run again, a stale commit, a run started after the stored result, a result chain differing from the stored steps, a lost answer, a task never ending, a duplicate creation, a skipped attempt number, an attempt run again after its failure was stored, a failure count differing from the plan, a sleep ending before its wake time or pushed back by a replay, a retry before its backoff, a second task or a second answer under one idempotency key, a schema-breaking, 5xx, mis-addressed or mis-statused reply) must each be reported by the invariant meant to catch it. Likewise the gateway checker: a consistent history (an idempotent call sent twice, a payment sent once, payments ended "outcome unknown" before and after their upstream call, one not sent) must pass, and a payment sent twice, a completed payment never sent or with another result, an idempotent result altered or failed, an outcome-unknown task sent twice or of an idempotent tool, an unexplained failure, a "not sent" task that was sent, a task never ending, a second task under a key, and an upstream call with a missing or foreign key must each be reported. Likewise the parallel-steps checker: a consistent history (a run killed after keeping some of its parallel steps, a run that replays them and runs the rest) must pass, and a committed parallel step run again by the run that took over, a kept effect logged twice or by another run than the value names, map items out of order in the result, a step missing from the store and a task ended failed must each be reported.',
   ];
 }
 
@@ -153,6 +155,14 @@ function gateway(r: SectionEntry, s: Partial<GatewayStats>, p: GatewayParams): A
   ];
 }
 
+function parallel(r: SectionEntry, s: Partial<ParallelStats>, p: ParallelParams): Account {
+  return [
+    `SIGKILL of \`serve\` processes sharing ${storeOf(r)} while tasks run steps in parallel`,
+    `${fmtInt(s.kills ?? 0)} kills, ${fmtInt(s.tasks ?? 0)} tasks`,
+    `${p.servers} \`durable-mcp serve\` processes on ${storeOf(r)} (lease ${p.leaseMs} ms, ${p.concurrency} runs each) run ${fmtInt(p.tasks)} chaos_parallel tasks (${p.inflight} clients creating them under idempotency keys): a step, then \`ctx.map\` over ${p.items} items (${p.mapConcurrency} at once, each working ${p.stepMs}–${p.stepMs * 3} ms so that they end out of order) beside another step, then a last step; every body logs its effect with a fresh nonce. A process is SIGKILLed every ${p.gapMinMs}–${p.gapMaxMs} ms (${fmtInt(s.kills ?? 0)} kills) and restarted after 0–${p.restartMaxMs} ms. ${fmtInt(s.runs ?? 0)} runs; ${fmtInt(s.partialReplays ?? 0)} runs replayed some of the parallel steps from the store and ran the others; ${fmtInt(s.rerunBodies ?? 0)} bodies were begun again because a kill had cut an earlier one short before its value was kept. Every task had ended ${fmtMs(s.settleMs)} after the last kill.`,
+  ];
+}
+
 /** [short what, short how many, the full account] of a section. */
 export function tried(r: SectionEntry): Account {
   const s = r.stats;
@@ -175,5 +185,7 @@ export function tried(r: SectionEntry): Account {
       return edge(r, s, r.params as EdgeParams);
     case 'gateway':
       return gateway(r, s, r.params as GatewayParams);
+    case 'parallel':
+      return parallel(r, s, r.params as ParallelParams);
   }
 }

@@ -15,6 +15,7 @@ import { runIdleConnections } from './edge/idle-run.js';
 import { runOperatorStreams } from './edge/streams-run.js';
 import { GATEWAY_INVARIANTS } from './gateway/invariants.js';
 import { runGateway } from './gateway/run.js';
+import { PARALLEL_INVARIANTS, runParallel } from './parallel/run.js';
 import type { Section } from './types.js';
 
 export const SECTIONS: readonly Section[] = [
@@ -134,5 +135,20 @@ export const SECTIONS: readonly Section[] = [
     postgres: true,
     invariants: GATEWAY_INVARIANTS,
     run: (ctx) => runGateway({ ...ctx, backend: 'postgres', params: ctx.mode.gateway }),
+  },
+  {
+    id: 'parallel-sqlite',
+    title: 'Parallel steps under crashes, SQLite',
+    kind: 'parallel',
+    invariants: PARALLEL_INVARIANTS,
+    run: (ctx) => runParallel({ ...ctx, backend: 'sqlite', params: ctx.mode.parallel }),
+  },
+  {
+    id: 'parallel-postgres',
+    title: 'Parallel steps under crashes, PostgreSQL',
+    kind: 'parallel',
+    postgres: true,
+    invariants: PARALLEL_INVARIANTS,
+    run: (ctx) => runParallel({ ...ctx, backend: 'postgres', params: ctx.mode.parallel }),
   },
 ];

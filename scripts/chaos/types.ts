@@ -188,6 +188,32 @@ export interface GatewayParams {
   boundMs: number;
 }
 
+/**
+ * The parallel-steps sections: `serve` processes on one store running chaos_parallel tasks (a step, ctx.map beside a
+ * step, a step) while the driver SIGKILLs them.
+ */
+export interface ParallelParams {
+  servers: number;
+  /** `--concurrency` and `--lease-ms` of each process. */
+  concurrency: number;
+  leaseMs: number;
+  kills: number;
+  chaosMs: number;
+  gapMinMs: number;
+  gapMaxMs: number;
+  /** A killed process starts again after 0 to this many ms. */
+  restartMaxMs: number;
+  /** Tasks created in all, and how many clients create them at once. */
+  tasks: number;
+  inflight: number;
+  /** Items of each task's map, and how many of them run at once. */
+  items: number;
+  mapConcurrency: number;
+  /** How long a step body works (1 to 3 times this). */
+  stepMs: number;
+  boundMs: number;
+}
+
 /** The parameters of one run mode (full or ci), by section kind. */
 export interface ModeParams {
   crash: CrashParams;
@@ -198,6 +224,7 @@ export interface ModeParams {
   abuse: AbuseParams;
   edge: EdgeParams;
   gateway: GatewayParams;
+  parallel: ParallelParams;
 }
 
 export type ModeName = 'full' | 'ci';

@@ -13,6 +13,8 @@ import {
   type StepAttempt,
   type StepOptions,
 } from '../tasks/execution.js';
+import { DEFAULT_TASK_LIMITS, tooManyMapItems } from '../tasks/limits.js';
+import { mapSteps, type MapOptions } from '../tasks/step-map.js';
 import type { StepDefaults, ToolInputMethod } from './define.js';
 import { checkDeclared } from './tool-asks.js';
 import { runStepInline, sleepInline, type TakeStepSlot } from './inline-steps.js';
@@ -71,6 +73,23 @@ class RoundContext implements HandlerContext {
       this.maxStepBytes,
       this.takeStepSlot,
     );
+  }
+
+  /** Within a request nothing is kept: every item runs, counted against the default bound on a task's steps. */
+  async map<I extends JsonValue, T extends JsonValue | void>(
+    name: string,
+    items: readonly I[],
+    fn: (item: I, index: number, attempt: StepAttempt) => T | Promise<T>,
+    options?: MapOptions,
+  ): Promise<T[]> {
+    const plan = (what: string, names: readonly string[]): readonly boolean[] => {
+      const { maxStepsPerTask } = DEFAULT_TASK_LIMITS;
+      const used = this.names?.size ?? 0;
+      if (used + names.length > maxStepsPerTask)
+        throw tooManyMapItems(what, names.length, maxStepsPerTask - used, maxStepsPerTask);
+      return names.map(() => false);
+    };
+    return mapSteps({ step: (n, f, o) => this.step(n, f, o), plan }, name, items, fn, options);
   }
 
   async sleep(name: string, ms: number): Promise<void> {

@@ -2,6 +2,7 @@
 // receives a context whose server control adds tools), so they live in one module that imports none of its users.
 import type { TaskOwner } from '../tasks/task.js';
 import type { StepAttempt, StepOptions } from '../tasks/execution.js';
+import type { MapOptions } from '../tasks/step-map.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
 import type { LogLevel } from '../wire/meta-keys.js';
@@ -76,6 +77,29 @@ export interface HandlerContext {
     fn: (attempt: StepAttempt) => T | Promise<T>,
     options?: StepOptions,
   ): Promise<T>;
+  /**
+   * Runs `fn` on each item as a step of its own, named `${name}[${index}]`, at most `options.concurrency` at once
+   * (a whole number from 1 to 100; default 10), and returns the results in item order. `fn` gets the item, its index
+   * and the step's attempt (its number and signal). Items must be JSON values, and everything is checked before any
+   * item runs: as a task, a list whose items would take the task past its bound on steps (`maxStepsPerTask`; within a
+   * request, the default bound) is refused with a TaskLimitError naming the bound. Each item is a step like any:
+   * `retry` and `timeoutMs` apply to each, `stepConcurrency` makes each hold a slot of a shared key, and as a task
+   * a replay returns the items kept before without running them, then runs the others. An item failing with
+   * attempts left retries on its own (the items beside it keep their values); one failing for good stops new items
+   * from starting, and its error is thrown once those running have settled.
+   *
+   * @example
+   * const sizes = await ctx.map('size', urls, async (url) => (await fetch(url)).headers.get('content-length'), {
+   *   concurrency: 4,
+   *   retry: { maxAttempts: 3 },
+   * });
+   */
+  map<I extends JsonValue, T extends JsonValue | void>(
+    name: string,
+    items: readonly I[],
+    fn: (item: I, index: number, attempt: StepAttempt) => T | Promise<T>,
+    options?: MapOptions,
+  ): Promise<T[]>;
   /**
    * Waits `ms`. As a task the wait is durable: the run ends, no worker is held, the task stays `working` and any
    * process resumes it on time (the wake-up time is kept under `name`, so a replay does not wait again).

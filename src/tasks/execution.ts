@@ -161,6 +161,13 @@ export interface ExecutionContext {
    */
   patched(id: string): Promise<boolean>;
   /**
+   * Before ctx.map runs its items as steps named `names`: which of them the task kept already (in that order), so a
+   * replay returns those before it runs any other. Throws a TaskLimitError, before any item runs, when the others
+   * would take the task past its bound on steps (TaskLimits.maxStepsPerTask). Optional: without it, nothing is kept
+   * and nothing counted.
+   */
+  planSteps?(what: string, names: readonly string[]): readonly boolean[];
+  /**
    * Asks for input while the run stays live (optional: the worker's runs have it when the store offers
    * LiveInputPort), and resolves with the answers once every request is answered, by the keys given. The task is
    * `input_required` with the requests, the run keeps its lease and its worker slot, and the answers come from

@@ -112,3 +112,13 @@ export function tooManySteps(what: string, max: number): TaskLimitError {
     max,
   );
 }
+
+/** The error for a ctx.map whose items would take its task past maxStepsPerTask: refused before any item runs. */
+export function tooManyMapItems(what: string, items: number, room: number, max: number): TaskLimitError {
+  return new TaskLimitError(
+    `${what} was refused before any item ran: its ${items} items need a step each, and this task has room for ` +
+      `${Math.max(0, room)} more; map fewer items, or several in each step`,
+    'maxStepsPerTask',
+    max,
+  );
+}

@@ -79,12 +79,64 @@ function createCatchUp(task: ClaimedTask, position: RunPosition) {
   };
 }
 
+/** How many step names a status of steps running in parallel lists, and how many characters of each. */
+const LISTED_STEPS = 5;
+const LISTED_NAME_CHARS = 80;
+
+const quoted = (name: string): string =>
+  `"${name.length <= LISTED_NAME_CHARS ? name : `${name.slice(0, LISTED_NAME_CHARS)}…`}"`;
+
+/** `Running steps "a", "b" (2 in parallel).`: what a task whose steps run in parallel says it does. */
+export function parallelStepsMessage(names: readonly string[]): string {
+  if (names.length === 1) return `Running step ${quoted(names[0] as string)}.`;
+  const listed = names.slice(0, LISTED_STEPS).map(quoted).join(', ');
+  const more = names.length > LISTED_STEPS ? ` and ${names.length - LISTED_STEPS} more` : '';
+  return `Running steps ${listed}${more} (${names.length} in parallel).`;
+}
+
+/**
+ * The status of steps running in parallel: while more than one new step runs, the statusMessage names them (and,
+ * once they are down to one, that one). Changes within one turn of the event loop make one write, through the show
+ * queue (which merges those that come while a write is in flight); a run whose steps run one at a time writes
+ * nothing and schedules nothing.
+ */
+function createInFlightStatus(show: (message: string) => Promise<void>, position: RunPosition) {
+  let latest: readonly string[] = [];
+  let scheduled = false;
+  let parallel = false;
+  let shown: string | undefined;
+  const flush = (): void => {
+    scheduled = false;
+    if (position.replaying()) return;
+    const names = latest;
+    if (names.length === 0 || (names.length === 1 && !parallel)) {
+      parallel = false;
+      return;
+    }
+    parallel = names.length > 1;
+    const message = parallelStepsMessage(names);
+    if (message === shown) return;
+    shown = message;
+    // Best effort: a lost lease or store ends the run by itself.
+    show(message).catch(() => undefined);
+  };
+  return (names: readonly string[]): void => {
+    latest = names;
+    if (scheduled || (names.length < 2 && !parallel)) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+}
+
 export function createShowing(
   { store, clock }: ShowDeps,
   task: ClaimedTask,
   run: RunState,
   position: RunPosition,
-): Pick<ExecutionContext, 'status' | 'progress'> {
+): Pick<ExecutionContext, 'status' | 'progress'> & {
+  /** The new steps running now (in the order they started): named in the statusMessage while several run. */
+  inFlight(names: readonly string[]): void;
+} {
   const write: Write = async (message, progress) => {
     const storeError = run.storeError();
     if (storeError !== undefined) throw storeError;
@@ -105,5 +157,6 @@ export function createShowing(
       // Best effort: a lost lease or store ends the run by itself.
       if (caughtUp(progress)) show(message, progress).catch(() => undefined);
     },
+    inFlight: createInFlightStatus(show, position),
   };
 }

@@ -10,7 +10,7 @@ import {
 } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
-import type { TaskObserver } from '../tasks/observer.js';
+import type { RunInfo, TaskObserver } from '../tasks/observer.js';
 import { createLiveInput } from './live-input.js';
 import { createShowing } from './progress.js';
 import { createSteps, type RunState, type StepDeps } from './steps.js';
@@ -179,6 +179,45 @@ async function runHandler(
   }
 }
 
+/**
+ * The ExecutionContext of a run: its steps, what it shows, and live input when the store offers it; `idle` resolves
+ * once none of its new steps runs (or the run is stopped).
+ */
+function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: RunInfo) {
+  const { store, clock } = deps;
+  // The showing reads where the steps stand, and the steps tell it which of them run: one is made before the other.
+  let replaying = (): boolean => true;
+  const { inFlight, ...showing } = createShowing({ store, clock }, task, state, {
+    replaying: () => replaying(),
+  });
+  const { idle, ...steps } = createSteps(
+    {
+      store,
+      clock,
+      random: deps.random ?? Math.random,
+      limits: deps.limits,
+      storedBytesLimit: deps.storedBytesLimit,
+      onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
+      onInFlight: inFlight,
+    },
+    task,
+    state,
+  );
+  replaying = steps.replaying;
+  const exec: ExecutionContext = {
+    signal: state.signal,
+    step: steps.step,
+    sleepUntil: steps.sleepUntil,
+    patched: steps.patched,
+    planSteps: steps.planSteps,
+    ...showing,
+    now: () => clock.now(),
+  };
+  const waitForInput = createLiveInput({ store, clock }, task, state);
+  if (waitForInput !== undefined) exec.waitForInput = waitForInput;
+  return { exec, idle: () => idle(state.signal) };
+}
+
 async function run(
   deps: RunDeps,
   task: ClaimedTask,
@@ -216,28 +255,11 @@ async function run(
     diverge: (err) => (diverged ??= err),
     divergence: () => diverged,
   };
-  const { replaying, ...steps } = createSteps(
-    {
-      store,
-      clock,
-      random: deps.random ?? Math.random,
-      limits: deps.limits,
-      storedBytesLimit: deps.storedBytesLimit,
-      onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
-    },
-    task,
-    state,
-  );
-  const exec: ExecutionContext = {
-    signal,
-    ...steps,
-    ...createShowing({ store, clock }, task, state, { replaying }),
-    now: () => clock.now(),
-  };
-  const waitForInput = createLiveInput({ store, clock }, task, state);
-  if (waitForInput !== undefined) exec.waitForInput = waitForInput;
+  const { exec, idle } = createExec(deps, task, state, info);
   try {
     let outcome = await runHandler(deps, task, exec, storeLost);
+    // A run that runs again keeps what the steps still running beside the one that ended it produce.
+    if (wait !== undefined || outcome.kind === 'waiting' || outcome.kind === 'input_required') await idle();
     const why = reason();
     if (why === 'lease-lost' || why === 'store-unavailable') {
       finished(outcome.kind, false);

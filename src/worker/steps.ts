@@ -16,10 +16,17 @@ import {
   type StepOptions,
 } from '../tasks/execution.js';
 import { runAttempt } from '../tasks/attempt.js';
-import { DEFAULT_TASK_LIMITS, overStoredBytesQuota, tooManySteps, type TaskLimits } from '../tasks/limits.js';
+import {
+  DEFAULT_TASK_LIMITS,
+  overStoredBytesQuota,
+  tooManyMapItems,
+  tooManySteps,
+  type TaskLimits,
+} from '../tasks/limits.js';
 import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
+import { createFlights, type Flights } from './step-flights.js';
 import { takeStepSlot } from './step-slots.js';
 
 export interface StepDeps {
@@ -32,6 +39,8 @@ export interface StepDeps {
   limits?: Pick<TaskLimits, 'maxStepsPerTask' | 'maxStepBytes'>;
   /** The byte quota of the kept tasks of the task's owner (SaveStepOptions.storedBytesLimit); undefined: none. */
   storedBytesLimit?: number;
+  /** The step bodies running now changed (in the order they started): worker/progress.ts shows them. */
+  onInFlight?: (names: readonly string[]) => void;
 }
 
 /** How the run is doing, as the steps need to know it. */
@@ -73,14 +82,19 @@ const readWake = (name: string, memo: JsonValue | undefined): number => {
   return wakeAt;
 };
 
-/** Throws when no new step may start: the lease is gone, the store is away, or the run must end waiting. */
-function guard(task: ClaimedTask, run: RunState): void {
-  // A run that knows it lost its lease starts no new step: another worker owns the task now.
+/** Throws when nothing more may be written: the lease is gone, the run left its history, or the store is away. */
+function guardWrite(task: ClaimedTask, run: RunState): void {
+  // A run that knows it lost its lease writes nothing: another worker owns the task now.
   if (run.leaseLost()) throw new LeaseLostError(task.id);
   const diverged = run.divergence();
   if (diverged !== undefined) throw diverged;
   const storeError = run.storeError();
   if (storeError !== undefined) throw storeError;
+}
+
+/** Throws when no new step may start: the lease is gone, the store is away, or the run must end waiting. */
+function guard(task: ClaimedTask, run: RunState): void {
+  guardWrite(task, run);
   // The run is over once it must wait, even if the handler caught the WaitPending: nothing more starts.
   const pending = run.pendingWait();
   if (pending !== undefined) throw new WaitPending(pending.until, pending.statusMessage);
@@ -213,11 +227,12 @@ interface AttemptParts {
   run: RunState;
   keep: Keeper;
   maxStepBytes: number;
+  flights: Flights;
 }
 
 /** Attempt `attempt` of a new step; its value kept, or its failure recorded (then retried later or thrown). */
 async function attemptStep<T>(
-  { deps, task, run, keep, maxStepBytes }: AttemptParts,
+  { deps, task, run, keep, maxStepBytes, flights }: AttemptParts,
   name: string,
   fn: (a: StepAttempt) => T | Promise<T>,
   options: StepOptions,
@@ -228,10 +243,11 @@ async function attemptStep<T>(
   let value: JsonValue;
   const body = await holdingSlot(deps, task, run, name, fn, options);
   const startedAt = clock.now();
+  const settled = flights.body(name);
   try {
     value = keptStepValue(
       name,
-      await runAttempt(clock, name, body, attempt, options.timeoutMs, run.signal),
+      await runAttempt(clock, name, body, attempt, options.timeoutMs, run.signal).finally(settled),
       maxStepBytes,
     );
   } catch (err) {
@@ -253,7 +269,8 @@ async function attemptStep<T>(
     const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
     return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
   }
-  guard(task, run);
+  // Kept even when a step beside it ended the run waiting (for its retry): this body ran, the next run must not.
+  guardWrite(task, run);
   await keep(`step "${name}"`, name, value, startedAt);
   return value as T;
 }
@@ -290,10 +307,13 @@ async function holdingSlot<T>(
 }
 
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
-export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> & {
-  /** Recorded steps remain ahead of the run. */
-  replaying(): boolean;
-};
+export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> &
+  Required<Pick<ExecutionContext, 'planSteps'>> & {
+    /** Recorded steps remain ahead of the run. */
+    replaying(): boolean;
+    /** Resolves once none of the run's new steps is running, or once `signal` fires. */
+    idle(signal: AbortSignal): Promise<void>;
+  };
 
 export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): RunSteps {
   const { clock } = deps;
@@ -301,7 +321,8 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
   const replay = createReplayGuard(task, run);
   const keep = createKeeper(deps, task, run);
   const take = createRoom(task, maxStepsPerTask);
-  const parts: AttemptParts = { deps, task, run, keep, maxStepBytes };
+  const flights = createFlights(deps.onInFlight);
+  const parts: AttemptParts = { deps, task, run, keep, maxStepBytes, flights };
 
   return {
     async step(name, fn, options: StepOptions = {}) {
@@ -321,10 +342,12 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
       }
       // Refused before its body runs: a value that cannot be kept must not have side effects.
       const free = take(`step "${name}"`);
+      const landed = flights.start();
       try {
         return await attemptStep(parts, name, fn, options, policy, failedBefore + 1);
       } finally {
         free();
+        landed();
       }
     },
 
@@ -355,6 +378,15 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
 
     patched: (id) => decidePatch(task, run, replay, keep, take, id),
 
+    planSteps(what, names) {
+      const kept = names.map((name) => Object.hasOwn(task.steps, name));
+      const fresh = kept.filter((k) => !k).length;
+      if (fresh > 0 && task.stepOrder.length + fresh > maxStepsPerTask)
+        throw tooManyMapItems(what, fresh, maxStepsPerTask - task.stepOrder.length, maxStepsPerTask);
+      return kept;
+    },
+
     replaying: replay.replaying,
+    idle: flights.idle,
   };
 }

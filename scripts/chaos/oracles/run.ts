@@ -2,7 +2,8 @@
 // violation (a memoized step run again, a stale run's commit, a lost answer, a duplicate creation, a retried attempt
 // numbered wrong, a sleep ending early, a second task under one idempotency key, …) must be caught by the invariant
 // meant to catch it; likewise the gateway checker (a payment sent twice, an idempotent result altered, an outcome-
-// unknown task sent twice, an unexplained failure, …), and the fuzz oracle must reject invalid, 5xx and mis-addressed
+// unknown task sent twice, an unexplained failure, …), the parallel-steps checker (a committed parallel step run
+// again, a kept effect logged twice, items out of order, …), and the fuzz oracle must reject invalid, 5xx and mis-addressed
 // replies. A chaos run that cannot fail proves nothing.
 import { check } from '../../../test/support/fuzz-model.js';
 import type { PostResult } from '../../../test/support/http.js';
@@ -14,6 +15,8 @@ import { Invariants } from '../harness/invariants.js';
 import { now } from '../harness/time.js';
 import type { SectionResult, SectionStats } from '../types.js';
 import { cleanGatewayHistory, PLANTED_GATEWAY } from './gateway-history.js';
+import { byTask, checkTask, PARALLEL_INVARIANTS } from '../parallel/check.js';
+import { cleanParallelHistory, PLANTED_PARALLEL, type ParallelHistory } from './parallel-history.js';
 import { cleanHistory, durableHistory, type History } from './histories.js';
 import { PLANTED, PLANTED_DURABLE } from './plants.js';
 
@@ -93,6 +96,41 @@ function checkGatewayOracle(inv: Invariants): number {
   return PLANTED_GATEWAY.length;
 }
 
+const checkParallelInvariants = (h: ParallelHistory): Invariants => {
+  const inv = new Invariants();
+  checkTask(
+    inv,
+    { rerunBodies: 0, partialReplays: 0 },
+    h.items,
+    h.task,
+    h.steps,
+    byTask(h.lines).get(h.task.id),
+  );
+  return inv;
+};
+
+/** The parallel checker passes the clean history and reports each planted violation; returns the plants tried. */
+function checkParallelOracle(inv: Invariants): number {
+  for (const i of checkParallelInvariants(cleanParallelHistory()).toJSON())
+    inv.expect(
+      'clean-passes',
+      i.failures.length === 0,
+      () => `parallel checker: ${i.name} flags a clean history: ${i.failures[0]}`,
+    );
+  for (const [name, what, plant] of PLANTED_PARALLEL) {
+    const h = cleanParallelHistory();
+    plant(h);
+    const got = checkParallelInvariants(h).list.get(name);
+    inv.expect(
+      'planted-caught',
+      got !== undefined && got.failures.length > 0,
+      `parallel checker: "${what}" not reported by ${name}`,
+    );
+    if (!(name in PARALLEL_INVARIANTS)) inv.fail('planted-caught', `unknown invariant ${name}`);
+  }
+  return PLANTED_PARALLEL.length;
+}
+
 const checkGatewayInvariants = (h: Parameters<typeof checkGateway>[0]): Invariants => {
   const inv = new Invariants();
   checkGateway(h, inv);
@@ -141,11 +179,12 @@ function checkFuzzOracle(inv: Invariants): number {
 export async function runOracles(): Promise<SectionResult> {
   const inv = Invariants.of(ORACLE_INVARIANTS);
   const started = now();
-  const total = checkCrashOracle(inv) + checkGatewayOracle(inv) + checkFuzzOracle(inv);
+  const total =
+    checkCrashOracle(inv) + checkGatewayOracle(inv) + checkParallelOracle(inv) + checkFuzzOracle(inv);
   const stats: OracleStats = {
     planted: total,
     durationMs: now() - started,
-    summaryLine: `${total} planted violations, three clean histories and a valid reply`,
+    summaryLine: `${total} planted violations, four clean histories and a valid reply`,
   };
   return { inv, stats };
 }

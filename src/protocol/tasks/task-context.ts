@@ -9,6 +9,7 @@ import {
   type ExecutionContext,
 } from '../../tasks/execution.js';
 import { checkJsonSize, checkTextSize, DEFAULT_TASK_LIMITS } from '../../tasks/limits.js';
+import { mapSteps } from '../../tasks/step-map.js';
 import type { ClaimedTask } from '../../tasks/task.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
@@ -99,6 +100,15 @@ export function createTaskHandlerContext(
     if (Object.keys(missing).length > 0) throw pending(missing);
     return found;
   };
+  const step: HandlerContext['step'] = async (name, fn, options) => {
+    const merged = mergeStepOptions(steps, options);
+    const problem = stepOptionsProblem(merged);
+    if (problem !== undefined) throw new TypeError(`step "${name}": ${problem}`);
+    return exec.step(name, fn, merged);
+  };
+  // Without a plan from the run (an ExecutionContext of an older runtime), nothing is kept nor counted up front.
+  const plan = (what: string, names: readonly string[]): readonly boolean[] =>
+    exec.planSteps?.(what, names) ?? names.map(() => false);
   return {
     requestId: task.id,
     method: 'tools/call',
@@ -129,12 +139,8 @@ export function createTaskHandlerContext(
       checkDeclared(asks, options.inputRequests ?? {});
       throw pending(options.inputRequests ?? {});
     },
-    async step(name, fn, options) {
-      const merged = mergeStepOptions(steps, options);
-      const problem = stepOptionsProblem(merged);
-      if (problem !== undefined) throw new TypeError(`step "${name}": ${problem}`);
-      return exec.step(name, fn, merged);
-    },
+    step,
+    map: (name, items, fn, options) => mapSteps({ step, plan }, name, items, fn, options),
     sleep: async (name, ms) => exec.sleepUntil(name, exec.now() + checkedMs(name, ms, exec.now())),
     sleepUntil: async (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
     status: async (message) => exec.status(keptStatus(checkedStatus(message), maxResultBytes)),
