@@ -10,10 +10,10 @@ import {
 } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
-import type { TaskObserver } from '../tasks/observer.js';
+import type { RunInfo, TaskObserver, WaitInfo } from '../tasks/observer.js';
 import { createLiveInput } from './live-input.js';
 import { createShowing } from './progress.js';
-import { createSteps, type RunState, type StepDeps } from './steps.js';
+import { createSteps, type RunHooks, type RunState, type StepDeps } from './steps.js';
 
 /**
  * Why a run stops early. `store-unavailable`: a write of the run failed for want of the store; like a lost lease
@@ -179,6 +179,29 @@ async function runHandler(
   }
 }
 
+/** The observer's hooks of steps and waits bound to the run, or undefined when it has none. */
+function runHooks(observer: TaskObserver | undefined, run: RunInfo): RunHooks | undefined {
+  if (observer === undefined) return undefined;
+  const { stepStarted, stepEnded, waitStarted, waitEnded } = observer;
+  const steps = stepStarted !== undefined || stepEnded !== undefined;
+  const waits = waitStarted !== undefined || waitEnded !== undefined;
+  if (!steps && !waits) return undefined;
+  return {
+    ...(steps
+      ? {
+          stepStarted: (step) => observer.stepStarted?.(run, step),
+          stepEnded: (step, outcome, err) => observer.stepEnded?.(run, step, outcome, err),
+        }
+      : {}),
+    ...(waits
+      ? {
+          waitStarted: (wait) => observer.waitStarted?.(run, wait),
+          waitEnded: (wait, outcome) => observer.waitEnded?.(run, wait, outcome),
+        }
+      : {}),
+  };
+}
+
 async function run(
   deps: RunDeps,
   task: ClaimedTask,
@@ -187,11 +210,17 @@ async function run(
   reason: () => AbortReason | undefined,
 ): Promise<void> {
   const { store, clock } = deps;
-  const info = { id: task.id, tool: task.tool, takenOver: task.takenOver };
+  const info: RunInfo = { id: task.id, tool: task.tool, takenOver: task.takenOver };
+  if (task.trace !== undefined) info.trace = task.trace;
   const started = Date.now();
   deps.observer?.runStarted?.(info);
-  const finished: Finished = (kind, written) =>
+  const hooks = runHooks(deps.observer, info);
+  // The wait the run ends with, as its observer was told of it: it ends with the run.
+  let parked: WaitInfo | undefined;
+  const finished: Finished = (kind, written) => {
+    if (parked !== undefined) hooks?.waitEnded?.(parked, kind === 'waiting' && written ? 'parked' : 'stopped');
     deps.observer?.runFinished?.(info, kind, Date.now() - started, written);
+  };
   if (await endedBeforeRunning(deps, task, finished)) return;
   const stopKeeping = keepLease(deps, task, abort);
   let storeError: StoreUnavailableError | undefined;
@@ -207,11 +236,18 @@ async function run(
   };
   const state: RunState = {
     signal,
+    ...(hooks === undefined ? {} : { hooks }),
     leaseLost: () => reason() === 'lease-lost',
     storeError: () => storeError,
     onLeaseLost: () => abort('lease-lost'),
     onWriteError: storeLost,
-    requestWait: (until, statusMessage) => (wait ??= { until, statusMessage }),
+    requestWait: (until, statusMessage, kind = 'wait', name) => {
+      if (wait !== undefined) return;
+      wait = { until, statusMessage };
+      if (hooks?.waitStarted === undefined && hooks?.waitEnded === undefined) return;
+      parked = name === undefined ? { kind, until } : { kind, name, until };
+      hooks.waitStarted?.(parked);
+    },
     pendingWait: () => wait,
     diverge: (err) => (diverged ??= err),
     divergence: () => diverged,

@@ -5,7 +5,7 @@ import { createHttpHandler } from '../../http.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import type { Logger } from '../../observability/logger.js';
 import { createMetrics, type Metrics } from '../../observability/metrics.js';
-import { createTracingObserver, traced } from '../../observability/tracing.js';
+import { activeTraceContext, createTracingObserver, traced } from '../../observability/tracing.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { createDurableMcp, type DurableMcp } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
@@ -78,7 +78,7 @@ function runtimeFor(
     onToolError: (report) => logToolError(logger, report),
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
-      wrapDispatch: otel ? (method, run) => traced(method, run) : undefined,
+      wrapDispatch: otel ? (method, run, meta) => traced(method, run, meta) : undefined,
       maxListensPerPrincipal: runtime.maxListensPerPrincipal,
     },
     tasks: {
@@ -92,6 +92,8 @@ function runtimeFor(
       fallback: runtime.fallback,
       allowCallerPriority: runtime.allowCallerPriority,
       slotWaitMs: runtime.slotWaitMs,
+      // A task's runs join the trace of the tools/call that created it (its span, when one is recorded).
+      traceContext: otel ? activeTraceContext : undefined,
     },
     worker:
       runtime.worker === false
