@@ -89,7 +89,11 @@ export interface ServerOptions {
    * Wraps every dispatch (after routing checks), e.g. in a tracing span; `meta` is the request's `params._meta` as
    * it came (unchecked: a wrapper validates what it reads, e.g. a `traceparent`).
    */
-  wrapDispatch?: (method: string, run: () => Promise<DispatchOutcome>, meta: unknown) => Promise<DispatchOutcome>;
+  wrapDispatch?: (
+    method: string,
+    run: () => Promise<DispatchOutcome>,
+    meta: unknown,
+  ) => Promise<DispatchOutcome>;
   /** Told when a subscriptions/listen stream opens (+1) and closes (-1). */
   onSubscription?: (delta: 1 | -1) => void;
   /** Server-wide defaults of `ctx.step` (retry policy, timeout of each attempt), under each tool's own. */

@@ -218,7 +218,8 @@ async function run(
   // The wait the run ends with, as its observer was told of it: it ends with the run.
   let parked: WaitInfo | undefined;
   const finished: Finished = (kind, written) => {
-    if (parked !== undefined) hooks?.waitEnded?.(parked, kind === 'waiting' && written ? 'parked' : 'stopped');
+    if (parked !== undefined)
+      hooks?.waitEnded?.(parked, kind === 'waiting' && written ? 'parked' : 'stopped');
     deps.observer?.runFinished?.(info, kind, Date.now() - started, written);
   };
   if (await endedBeforeRunning(deps, task, finished)) return;
