@@ -33,6 +33,7 @@ interface Body {
   items: { id: string; error?: unknown }[];
   error?: unknown;
   upstream?: unknown;
+  traceId?: unknown;
   components?: unknown;
 }
 

@@ -14,7 +14,6 @@ import {
   type Backend,
 } from '../../src/index.js';
 import { createPostgresBackend } from '../../src/postgres.js';
-import { activeTraceContext, createTracingObserver, traced } from '../../src/observability/tracing.js';
 import { envelope, mcpHeaders } from '../support/cli.js';
 import { post } from '../support/http.js';
 import { TEST_POSTGRES_URL, withPostgres } from '../support/postgres.js';
@@ -58,13 +57,15 @@ function replica(backend: Backend, which: 'a' | 'b', reachedTwo: () => void) {
   return createDurableMcp({
     toolSets: [{ tools: [pipeline(which, reachedTwo)] }],
     backend,
-    server: { wrapDispatch: (method, run, meta) => traced(method, run, meta) },
-    tasks: { traceContext: activeTraceContext },
-    worker: { pollMs: 20, leaseMs: 2_000, observer: createTracingObserver() },
+    tracing: true,
+    worker: { pollMs: 20, leaseMs: 2_000 },
   });
 }
 
-async function startTraced(url: string): Promise<string> {
+async function startTraced(
+  url: string,
+  traceparent: unknown = `00-${TRACE_ID}-${CALLER_SPAN}-01`,
+): Promise<string> {
   const res = await post(
     url,
     {
@@ -76,7 +77,7 @@ async function startTraced(url: string): Promise<string> {
         arguments: {},
         _meta: {
           ...envelope(TASKS),
-          traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`,
+          traceparent,
           tracestate: 'vendor=x1',
         },
       },
@@ -147,6 +148,27 @@ async function expectOneTrace(open: () => Promise<Backend> | Backend): Promise<v
     await backendB.close();
   }
 }
+
+describe('a trace context without tracing', () => {
+  it("keeps the caller's valid traceparent with the task, and ignores an invalid one", async () => {
+    const mcp = createDurableMcp({
+      toolSets: [{ tools: [pipeline('b', () => undefined)] }],
+      backend: createSqliteBackend({ path: join(dir, 'plain.db') }),
+      worker: false,
+    });
+    try {
+      const { url } = await mcp.listen({ port: 0 });
+      const kept = await startTraced(url);
+      const invalid = await startTraced(url, `00-${TRACE_ID}-${'0'.repeat(16)}-01`);
+      const inspect = (id: string) => mcp.store.inspect?.(id, Date.now());
+      expect((await inspect(kept))?.traceId).toBe(TRACE_ID);
+      expect(await inspect(invalid)).toMatchObject({ status: 'working' });
+      expect((await inspect(invalid))?.traceId).toBeUndefined();
+    } finally {
+      await mcp.close(0);
+    }
+  });
+});
 
 describe('a trace across replicas on one SQLite file', () => {
   it('spans the tools/call and every run and step of its task, on either replica', async () => {
