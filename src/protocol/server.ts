@@ -85,10 +85,7 @@ export interface ServerOptions {
   discoverTtlMs?: number;
   extensions?: ServerExtension[];
   now?: () => number;
-  /**
-   * Wraps every dispatch (after routing checks), e.g. in a tracing span; `meta` is the request's `params._meta` as
-   * it came (unchecked: a wrapper validates what it reads, e.g. a `traceparent`).
-   */
+  /** Wraps every dispatch (after routing checks), e.g. in a tracing span; `meta`: its `params._meta`, unchecked. */
   wrapDispatch?: (
     method: string,
     run: () => Promise<DispatchOutcome>,

@@ -10,7 +10,7 @@ import {
 } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
-import type { RunInfo, TaskObserver, WaitInfo } from '../tasks/observer.js';
+import type { RunInfo, TaskObserver, WaitInfo, WaitKind } from '../tasks/observer.js';
 import { createLiveInput } from './live-input.js';
 import { createShowing } from './progress.js';
 import { createSteps, type RunHooks, type RunState, type StepDeps } from './steps.js';
@@ -202,6 +202,34 @@ function runHooks(observer: TaskObserver | undefined, run: RunInfo): RunHooks | 
   };
 }
 
+/**
+ * What a run tells its observer: its start (now), its steps and waits (the hooks), the wait it ends with (`waits`,
+ * ended with the run) and its end (`finished`).
+ */
+function observeRun(observer: TaskObserver | undefined, task: ClaimedTask) {
+  const info: RunInfo = {
+    id: task.id,
+    tool: task.tool,
+    takenOver: task.takenOver,
+    ...(task.trace === undefined ? {} : { trace: task.trace }),
+  };
+  const started = Date.now();
+  observer?.runStarted?.(info);
+  const hooks = runHooks(observer, info);
+  let parked: WaitInfo | undefined;
+  const finished: Finished = (kind, written) => {
+    if (parked !== undefined)
+      hooks?.waitEnded?.(parked, kind === 'waiting' && written ? 'parked' : 'stopped');
+    observer?.runFinished?.(info, kind, Date.now() - started, written);
+  };
+  const waits = (until: number, kind: WaitKind, name: string | undefined): void => {
+    if (hooks?.waitStarted === undefined && hooks?.waitEnded === undefined) return;
+    parked = name === undefined ? { kind, until } : { kind, name, until };
+    hooks.waitStarted?.(parked);
+  };
+  return { info, hooks, finished, waits };
+}
+
 async function run(
   deps: RunDeps,
   task: ClaimedTask,
@@ -210,18 +238,7 @@ async function run(
   reason: () => AbortReason | undefined,
 ): Promise<void> {
   const { store, clock } = deps;
-  const info: RunInfo = { id: task.id, tool: task.tool, takenOver: task.takenOver };
-  if (task.trace !== undefined) info.trace = task.trace;
-  const started = Date.now();
-  deps.observer?.runStarted?.(info);
-  const hooks = runHooks(deps.observer, info);
-  // The wait the run ends with, as its observer was told of it: it ends with the run.
-  let parked: WaitInfo | undefined;
-  const finished: Finished = (kind, written) => {
-    if (parked !== undefined)
-      hooks?.waitEnded?.(parked, kind === 'waiting' && written ? 'parked' : 'stopped');
-    deps.observer?.runFinished?.(info, kind, Date.now() - started, written);
-  };
+  const { info, hooks, finished, waits } = observeRun(deps.observer, task);
   if (await endedBeforeRunning(deps, task, finished)) return;
   const stopKeeping = keepLease(deps, task, abort);
   let storeError: StoreUnavailableError | undefined;
@@ -243,11 +260,8 @@ async function run(
     onLeaseLost: () => abort('lease-lost'),
     onWriteError: storeLost,
     requestWait: (until, statusMessage, kind = 'wait', name) => {
-      if (wait !== undefined) return;
-      wait = { until, statusMessage };
-      if (hooks?.waitStarted === undefined && hooks?.waitEnded === undefined) return;
-      parked = name === undefined ? { kind, until } : { kind, name, until };
-      hooks.waitStarted?.(parked);
+      if (wait === undefined) waits(until, kind, name);
+      wait ??= { until, statusMessage };
     },
     pendingWait: () => wait,
     diverge: (err) => (diverged ??= err),

@@ -47,6 +47,7 @@ export async function expectTraceAfterUpgrade(store: TaskStore, now: number): Pr
   const { id } = await store.create(newTask({ createdAt: now, trace }));
   let run = await store.claim('w', LEASE, now);
   // Tasks left runnable by the upgrade test run first.
-  for (let i = 0; i < 100 && run !== undefined && run.id !== id; i++) run = await store.claim('w', LEASE, now);
+  for (let i = 0; i < 100 && run !== undefined && run.id !== id; i++)
+    run = await store.claim('w', LEASE, now);
   expect(run).toMatchObject({ id, trace });
 }
