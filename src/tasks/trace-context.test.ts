@@ -1,3 +1,4 @@
+// The W3C trace context a task keeps: a traceparent checked strictly (version 00, non-zero ids), a bad tracestate left out.
 import { describe, expect, it } from 'vitest';
 import { TRACE_STATE_MAX, traceContextOfMeta, traceIdOf, toTraceContext } from './trace-context.js';
 
