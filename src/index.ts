@@ -61,7 +61,17 @@ export type { WorkerOptions, Worker } from './worker/worker.js';
 export type { McpServer, ServerOptions, ServerInfo } from './protocol/server.js';
 export { systemClock } from './tasks/clock.js';
 export type { Clock } from './tasks/clock.js';
-export type { ToolErrorReport, TaskObserver, RunInfo } from './tasks/observer.js';
+export type {
+  ToolErrorReport,
+  TaskObserver,
+  RunInfo,
+  StepInfo,
+  StepEnd,
+  WaitInfo,
+  WaitKind,
+  WaitEnd,
+} from './tasks/observer.js';
+export type { TraceContext } from './tasks/trace-context.js';
 export type {
   TaskSnapshot,
   TaskStatus,

@@ -23,6 +23,7 @@ import type { TaskStore } from './tasks/store.js';
 import { VERSION } from './version.js';
 import { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
 import { combineObservers } from './tasks/observer.js';
+import { activeTraceContext, createTracingObserver, traced } from './observability/tracing.js';
 import { resolveTaskLimits, type TaskLimits } from './tasks/limits.js';
 
 export interface DurableMcpOptions {
@@ -60,7 +61,13 @@ export interface DurableMcpOptions {
   limits?: Partial<TaskLimits>;
   /** Told once of every error a tool threw: kept with its task, or answered as an isError result. */
   onToolError?: (report: ToolErrorReport) => void;
-  /** Extra server settings (dispatch wrapper for tracing, subscription counting, paging, cache hints). */
+  /**
+   * OpenTelemetry spans through `@opentelemetry/api` (they go nowhere until an SDK is registered): one per request, a
+   * child of the caller's `_meta.traceparent` when it sent a valid one; one per task run, step attempt and wait, in
+   * the trace of the tools/call that created the task, on whichever replica runs it (docs/operations.md "Tracing").
+   */
+  tracing?: boolean;
+  /** Extra server settings (dispatch wrapper, subscription counting, paging, cache hints). */
   server?: Pick<
     ServerOptions,
     'wrapDispatch' | 'onSubscription' | 'pageSize' | 'listTtlMs' | 'discoverTtlMs' | 'maxListensPerPrincipal'
@@ -136,9 +143,13 @@ function workerFor(
     }),
     scope: claimScopeOf(server.registry, options.worker?.removedToolDrainMs ?? 3_600_000, now ?? Date.now),
     observer:
-      onToolError === undefined
+      onToolError === undefined && options.tracing !== true
         ? options.worker?.observer
-        : combineObservers(options.worker?.observer, { toolError: onToolError }),
+        : combineObservers(
+            options.worker?.observer,
+            options.tracing === true ? createTracingObserver() : undefined,
+            onToolError === undefined ? undefined : { toolError: onToolError },
+          ),
   });
 }
 
@@ -160,8 +171,17 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
     maxStepBytes: limits.maxStepBytes,
     onToolError: options.onToolError,
     takeStepSlot: callStepSlots(callSlotDeps(store, now ?? Date.now, options.tasks?.slotWaitMs)),
+    ...(options.tracing === true ? { wrapDispatch: traced } : {}),
     ...options.server,
-    extensions: [createTasksExtension({ store, now, ...options.tasks })],
+    extensions: [
+      createTasksExtension({
+        store,
+        now,
+        // A task's runs join the trace of the tools/call that created it (its span, when one is recorded).
+        ...(options.tracing === true ? { traceContext: activeTraceContext } : {}),
+        ...options.tasks,
+      }),
+    ],
   });
   const worker = workerFor(options, store, server, limits, now);
   worker?.start();

@@ -33,6 +33,7 @@ interface Body {
   items: { id: string; error?: unknown }[];
   error?: unknown;
   upstream?: unknown;
+  traceId?: unknown;
   components?: unknown;
 }
 
@@ -182,5 +183,19 @@ describe('the operator API: outcome-unknown tasks', () => {
     expect(seen).toEqual(['up-7']);
     // Without the view (a plain serve), no upstream.
     expect((await (await serve(store))(`/tasks/${following}`)).body.upstream).toBeUndefined();
+  });
+});
+
+describe('the operator API: trace ids', () => {
+  it("gives a task's trace id in its detail, and none for a task without a trace", async () => {
+    const store = open(freshPath());
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const traced = await store.create(
+      newTask({ createdAt: T0, trace: { traceParent: `00-${traceId}-00f067aa0ba902b7-01` } }),
+    );
+    const plain = await store.create(newTask({ createdAt: T0 }));
+    const call = await serve(store);
+    expect((await call(`/tasks/${traced.id}`)).body.traceId).toBe(traceId);
+    expect((await call(`/tasks/${plain.id}`)).body).not.toHaveProperty('traceId');
   });
 });

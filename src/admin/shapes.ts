@@ -89,6 +89,8 @@ export interface TaskDetailJson extends TaskRowJson, TaskPayloadsJson {
   wakeAt?: string;
   cancelRequested: boolean;
   idempotencyKey?: string;
+  /** The W3C trace id (32 hex digits) of the trace the task's runs join, when it keeps one. */
+  traceId?: string;
   /** The tasks operators' retries made from this one, oldest first. */
   retries?: string[];
   steps: TaskStepJson[];

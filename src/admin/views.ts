@@ -71,6 +71,7 @@ export const detailView = (task: TaskInspection) =>
     wakeAt: isoOrUndefined(task.wakeAt),
     cancelRequested: task.cancelRequested,
     idempotencyKey: task.idempotencyKey,
+    traceId: task.traceId,
     // Only from a store that lists them, and only when there are any.
     retries: task.retries === undefined || task.retries.length === 0 ? undefined : task.retries,
     steps: task.steps.map((step) => ({

@@ -24,6 +24,19 @@ describe('the admin views', () => {
     ]);
   });
 
+  it("a detail shows the task's trace id, escaped as every field a server answers", () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    expect(describeInspection(inspectionOf({ id: 't1', status: 'working', traceId }))).toContain(
+      `\n  trace ${traceId}`,
+    );
+    const forged = describeInspection(
+      inspectionOf({ id: 't1', status: 'working', traceId: 'x\n\u001b[2Jt9: forged' }),
+    );
+    expect(forged).not.toMatch(/^t9: forged/m);
+    expect(forged).not.toContain('\u001b');
+    expect(describeInspection(inspectionOf({ id: 't1', status: 'working' }))).not.toContain('trace');
+  });
+
   it('a detail names a tool error, the task a retry came from and the retries made of it', () => {
     const view = describeInspection(
       inspectionOf({

@@ -131,6 +131,7 @@ export function inspectionOf(d: Answer<TaskDetailJson>): TaskInspection {
     wakeAt: optionalMs(d.wakeAt),
     cancelRequested: d.cancelRequested === true,
     idempotencyKey: text(d.idempotencyKey),
+    ...(typeof d.traceId === 'string' ? { traceId: d.traceId } : {}),
     retryOf: text(d.retryOf),
     ...(Array.isArray(d.retries) ? { retries: (d.retries as unknown[]).map(String) } : {}),
     steps: steps.map((s) => ({

@@ -85,8 +85,12 @@ export interface ServerOptions {
   discoverTtlMs?: number;
   extensions?: ServerExtension[];
   now?: () => number;
-  /** Wraps every dispatch (after routing checks), e.g. in a tracing span. */
-  wrapDispatch?: (method: string, run: () => Promise<DispatchOutcome>) => Promise<DispatchOutcome>;
+  /** Wraps every dispatch (after routing checks), e.g. in a tracing span; `meta`: its `params._meta`, unchecked. */
+  wrapDispatch?: (
+    method: string,
+    run: () => Promise<DispatchOutcome>,
+    meta: unknown,
+  ) => Promise<DispatchOutcome>;
   /** Told when a subscriptions/listen stream opens (+1) and closes (-1). */
   onSubscription?: (delta: 1 | -1) => void;
   /** Server-wide defaults of `ctx.step` (retry policy, timeout of each attempt), under each tool's own. */
@@ -374,7 +378,7 @@ export function createMcpServer(options: ServerOptions): CoreServer {
   async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
     return wrap === undefined
       ? dispatchNow(table, input)
-      : wrap(input.request.method, () => dispatchNow(table, input));
+      : wrap(input.request.method, () => dispatchNow(table, input), input.request.params?._meta);
   }
 
   return {

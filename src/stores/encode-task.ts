@@ -43,6 +43,9 @@ export interface EncodedTask {
   debounceKey: string | null;
   /** The end of a debounced task's window (createdAt + periodMs): it waits until then, as after a sleep. */
   wakeAt: number | null;
+  /** NewTask.trace, each or null (never sealed: ids of spans, no payload). */
+  traceParent: string | null;
+  traceState: string | null;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -99,5 +102,7 @@ export function encodeTask(
         ? null
         : sealing.concurrencyKey(sealed, task.debounce.key, task.debounce.derived === true, 'a debounce key'),
     wakeAt: task.debounce === undefined ? null : task.createdAt + task.debounce.periodMs,
+    traceParent: task.trace?.traceParent ?? null,
+    traceState: task.trace?.traceState ?? null,
   };
 }

@@ -28,6 +28,7 @@ import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
 import { storedBytesContract } from './contract/stored-bytes.contract.js';
 import { shownContract } from './contract/shown.contract.js';
+import { traceContextContract } from './contract/trace-context.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
 
 export {
@@ -84,5 +85,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     rateLimitContract(h);
     debounceContract(h);
     pausesContract(h);
+    traceContextContract(h);
   });
 }

@@ -29,6 +29,7 @@ export function outcomeOf(status: TaskStatus, toolError: boolean): TaskOutcome |
 }
 
 import type { JsonObject, JsonValue } from '../json.js';
+import type { TraceContext } from './trace-context.js';
 
 export type { JsonObject, JsonValue };
 
@@ -155,6 +156,11 @@ export interface NewTask {
    * decides first.
    */
   debounce?: DebounceKey;
+  /**
+   * The trace the task's runs join (tasks/trace-context.ts): the span of the creating request, or the caller's
+   * `traceparent`; each run's span is its child, on whichever process runs it.
+   */
+  trace?: TraceContext;
 }
 
 /** A debounce key as a task carries it (NewTask.debounce). */
@@ -256,6 +262,8 @@ export interface ClaimedTask {
   askedKeys: string[];
   /** The progress shown last, by any run (absent: none yet): a replay shows nothing behind it. */
   progress?: TaskProgress;
+  /** The trace the task's runs join (NewTask.trace; absent: none kept). */
+  trace?: TraceContext;
 }
 
 /** How a run ended. `failure` keeps an error the tool threw (a completed isError result, or a failed task). */
@@ -315,6 +323,8 @@ export interface TaskInspection extends TaskHead {
   error: TaskError | undefined;
   /** Keys of the input requests still waiting for an answer (the operators' detail; absent elsewhere). */
   pendingInputs?: string[];
+  /** The W3C trace id of the trace the task's runs join (NewTask.trace; absent: none kept). */
+  traceId?: string;
 }
 
 /** One step of an inspection. */

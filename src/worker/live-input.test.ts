@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject, RunOutcome } from '../tasks/task.js';
 import type { TaskRunner } from '../tasks/execution.js';
+import type { TaskObserver } from '../tasks/observer.js';
 import {
   gate,
   newTask,
@@ -44,8 +45,15 @@ describe('waitForInput', () => {
     const other = openStore();
     const task = newTask();
     await store.create(task);
-    worker({ store, runner: asking({ confirm: CONFIRM }) });
+    // The observer is told of the wait: started once the requests are asked, over once answered.
+    const waits: string[] = [];
+    const observer: TaskObserver = {
+      waitStarted: (_run, wait) => waits.push(`${wait.kind} started`),
+      waitEnded: (_run, wait, outcome) => waits.push(`${wait.kind} ${outcome}`),
+    };
+    worker({ store, runner: asking({ confirm: CONFIRM }), observer });
     await waitFor(statusIs(other, task.id, 'input_required'), 'the live wait');
+    expect(waits).toEqual(['input started']);
     const waiting = await snapshot(other, task.id);
     expect(waiting.inputRequests).toEqual({ confirm: CONFIRM });
     expect(waiting.statusMessage).toBe('Waiting for you.');
@@ -54,6 +62,7 @@ describe('waitForInput', () => {
     expect(await other.answer(task.id, ALICE, { confirm: YES }, now())).toEqual({ ok: true, resumed: true });
     await waitFor(statusIs(other, task.id, 'completed'), 'the run to complete', 5_000);
     expect((await snapshot(other, task.id)).result).toEqual({ answers: { confirm: YES } });
+    expect(waits).toEqual(['input started', 'input over']);
   });
 
   it('asks a key the task used before as key#2, and returns the answer under the key given', async () => {

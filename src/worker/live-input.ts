@@ -3,6 +3,7 @@
 // LIVE_INPUT_POLL_MS when a change goes unheard; whichever process took the answers, the run reads them from the store.
 import type { Clock } from '../tasks/clock.js';
 import { LeaseLostError, type ExecutionContext } from '../tasks/execution.js';
+import type { WaitEnd, WaitInfo } from '../tasks/observer.js';
 import type { LiveInputPort, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonObject } from '../tasks/task.js';
 import type { RunState } from './steps.js';
@@ -88,6 +89,11 @@ export function createLiveInput(
       run.onLeaseLost();
       throw new LeaseLostError(task.id);
     }
+    const hooks = run.hooks;
+    const waiting: WaitInfo | undefined =
+      hooks?.waitStarted === undefined && hooks?.waitEnded === undefined ? undefined : { kind: 'input' };
+    if (waiting !== undefined) hooks?.waitStarted?.(waiting);
+    let ended: WaitEnd = 'stopped';
     try {
       const answers = await write(() => waitAnswered(port, deps, task, [...nameOf.values()], stop)).catch(
         (err: unknown) => {
@@ -95,10 +101,12 @@ export function createLiveInput(
           throw err;
         },
       );
+      ended = 'over';
       const out: Record<string, JsonObject> = {};
       for (const [key, name] of nameOf) out[key] = answers[name] as JsonObject;
       return out;
     } finally {
+      if (waiting !== undefined) hooks?.waitEnded?.(waiting, ended);
       // Working again, whatever ended the wait (a run that lost its lease writes nothing).
       if (!run.leaseLost())
         await write(() =>

@@ -108,4 +108,46 @@ describe('a run and its observer', () => {
       .done;
     expect(calls).toEqual(['started echo', 'finished echo completed unwritten']);
   });
+
+  it('reports each step attempt and the wait the run ends with, the wait ended before the run', async () => {
+    const store = openStore();
+    const calls: string[] = [];
+    const observer: TaskObserver = {
+      runFinished: (_run, outcome) => calls.push(`finished ${outcome}`),
+      stepStarted: (_run, step) => calls.push(`step ${step.name} #${step.attempt}`),
+      stepEnded: (_run, step, outcome, err) =>
+        calls.push(`step ${step.name} ${outcome}${err instanceof Error ? ` (${err.message})` : ''}`),
+      waitStarted: (_run, wait) => calls.push(`wait ${wait.kind} ${String(wait.name)}`),
+      waitEnded: (_run, wait, outcome) => calls.push(`wait ${wait.kind} ${outcome}`),
+    };
+    const runner: TaskRunner = async (_task, exec) => {
+      await exec.step('fetch', () => 1);
+      await exec.step(
+        'flaky',
+        () => {
+          throw new Error('boom');
+        },
+        { retry: { maxAttempts: 2, initialDelayMs: 1_000, jitter: 0 } },
+      );
+      return { kind: 'completed', result: {} };
+    };
+    const deps = { store, runner, leaseMs: 60_000, clock: clockWithNow(now), observer };
+    await track(startRun(deps, await claimOne(store))).done;
+    expect(calls).toEqual([
+      'step fetch #1',
+      'step fetch completed',
+      'step flaky #1',
+      'step flaky retrying (boom)',
+      'wait retry flaky',
+      'wait retry parked',
+      'finished waiting',
+    ]);
+    // The next run replays `fetch` (not run, not told) and fails `flaky` for good.
+    advance(1_000);
+    const again = await store.claim('w1', LEASE, now());
+    if (again === undefined) throw new Error('nothing to claim');
+    calls.length = 0;
+    await track(startRun(deps, again)).done;
+    expect(calls).toEqual(['step flaky #2', 'step flaky failed (boom)', 'finished failed']);
+  });
 });

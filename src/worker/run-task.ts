@@ -10,10 +10,10 @@ import {
 } from '../tasks/execution.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
-import type { RunInfo, TaskObserver } from '../tasks/observer.js';
+import type { RunInfo, TaskObserver, WaitInfo, WaitKind } from '../tasks/observer.js';
 import { createLiveInput } from './live-input.js';
 import { createShowing } from './progress.js';
-import { createSteps, type RunState, type StepDeps } from './steps.js';
+import { createSteps, type RunHooks, type RunState, type StepDeps } from './steps.js';
 
 /**
  * Why a run stops early. `store-unavailable`: a write of the run failed for want of the store; like a lost lease
@@ -218,6 +218,57 @@ function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: Run
   return { exec, idle: () => idle(state.signal) };
 }
 
+/** The observer's hooks of steps and waits bound to the run, or undefined when it has none. */
+function runHooks(observer: TaskObserver | undefined, run: RunInfo): RunHooks | undefined {
+  if (observer === undefined) return undefined;
+  const { stepStarted, stepEnded, waitStarted, waitEnded } = observer;
+  const steps = stepStarted !== undefined || stepEnded !== undefined;
+  const waits = waitStarted !== undefined || waitEnded !== undefined;
+  if (!steps && !waits) return undefined;
+  return {
+    ...(steps
+      ? {
+          stepStarted: (step) => observer.stepStarted?.(run, step),
+          stepEnded: (step, outcome, err) => observer.stepEnded?.(run, step, outcome, err),
+        }
+      : {}),
+    ...(waits
+      ? {
+          waitStarted: (wait) => observer.waitStarted?.(run, wait),
+          waitEnded: (wait, outcome) => observer.waitEnded?.(run, wait, outcome),
+        }
+      : {}),
+  };
+}
+
+/**
+ * What a run tells its observer: its start (now), its steps and waits (the hooks), the wait it ends with (`waits`,
+ * ended with the run) and its end (`finished`).
+ */
+function observeRun(observer: TaskObserver | undefined, task: ClaimedTask) {
+  const info: RunInfo = {
+    id: task.id,
+    tool: task.tool,
+    takenOver: task.takenOver,
+    ...(task.trace === undefined ? {} : { trace: task.trace }),
+  };
+  const started = Date.now();
+  observer?.runStarted?.(info);
+  const hooks = runHooks(observer, info);
+  let parked: WaitInfo | undefined;
+  const finished: Finished = (kind, written) => {
+    if (parked !== undefined)
+      hooks?.waitEnded?.(parked, kind === 'waiting' && written ? 'parked' : 'stopped');
+    observer?.runFinished?.(info, kind, Date.now() - started, written);
+  };
+  const waits = (until: number, kind: WaitKind, name: string | undefined): void => {
+    if (hooks?.waitStarted === undefined && hooks?.waitEnded === undefined) return;
+    parked = name === undefined ? { kind, until } : { kind, name, until };
+    hooks.waitStarted?.(parked);
+  };
+  return { info, hooks, finished, waits };
+}
+
 async function run(
   deps: RunDeps,
   task: ClaimedTask,
@@ -226,11 +277,7 @@ async function run(
   reason: () => AbortReason | undefined,
 ): Promise<void> {
   const { store, clock } = deps;
-  const info = { id: task.id, tool: task.tool, takenOver: task.takenOver };
-  const started = Date.now();
-  deps.observer?.runStarted?.(info);
-  const finished: Finished = (kind, written) =>
-    deps.observer?.runFinished?.(info, kind, Date.now() - started, written);
+  const { info, hooks, finished, waits } = observeRun(deps.observer, task);
   if (await endedBeforeRunning(deps, task, finished)) return;
   const stopKeeping = keepLease(deps, task, abort);
   let storeError: StoreUnavailableError | undefined;
@@ -246,11 +293,15 @@ async function run(
   };
   const state: RunState = {
     signal,
+    ...(hooks === undefined ? {} : { hooks }),
     leaseLost: () => reason() === 'lease-lost',
     storeError: () => storeError,
     onLeaseLost: () => abort('lease-lost'),
     onWriteError: storeLost,
-    requestWait: (until, statusMessage) => (wait ??= { until, statusMessage }),
+    requestWait: (until, statusMessage, kind = 'wait', name) => {
+      if (wait === undefined) waits(until, kind, name);
+      wait ??= { until, statusMessage };
+    },
     pendingWait: () => wait,
     diverge: (err) => (diverged ??= err),
     divergence: () => diverged,

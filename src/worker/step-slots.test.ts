@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // This test is a composition root: it wires workers to real stores, as the CLI does.
 import { createSqliteTaskStore } from '../stores/sqlite/task-store.js';
 import type { TaskRunner } from '../tasks/execution.js';
+import type { TaskObserver } from '../tasks/observer.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { TaskSnapshot } from '../tasks/task.js';
 import { stepSlotWaitMessage, STEP_SLOT_WAIT_MS } from './step-slots.js';
@@ -44,10 +45,16 @@ function stepSlotSuite(name: string, openStore: () => TaskStore): void {
       for (const worker of workers.splice(0)) await worker.stop(1_000);
     });
 
-    const startWorker = (store: TaskStore, runner: TaskRunner, concurrency = 1): Worker => {
+    const startWorker = (
+      store: TaskStore,
+      runner: TaskRunner,
+      concurrency = 1,
+      observer?: TaskObserver,
+    ): Worker => {
       const w = createWorker({
         store,
         runner,
+        observer,
         clock,
         random: () => 0.5,
         leaseMs: 60_000,
@@ -97,7 +104,10 @@ function stepSlotSuite(name: string, openStore: () => TaskStore): void {
         await exec.step('charge', () => void ran++, { concurrency: PAYMENTS });
         return done;
       };
-      const worker = startWorker(store, runner);
+      const waits: string[] = [];
+      const worker = startWorker(store, runner, 1, {
+        waitEnded: (_run, wait, outcome) => waits.push(`${wait.kind} ${String(wait.name)} ${outcome}`),
+      });
       const task = await store.create(workerTask(T0));
       await until(() => worker.active === 1 || undefined, 'the run to start');
       // Past the wait in process: the run ends, the task stays working, saying what it waits for.
@@ -112,6 +122,7 @@ function stepSlotSuite(name: string, openStore: () => TaskStore): void {
         statusMessage: stepSlotWaitMessage('payments', 'charge'),
       });
       expect(ran).toBe(0);
+      expect(waits).toEqual(['slot charge parked']);
       // The slot frees; the task comes due and runs the step.
       await store.releaseSlot?.('call', clock.now());
       clock.advance(2_001);

@@ -26,6 +26,7 @@ import {
 import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
+import type { StepEnd, StepInfo, WaitEnd, WaitInfo, WaitKind } from '../tasks/observer.js';
 import { createFlights, type Flights } from './step-flights.js';
 import { takeStepSlot } from './step-slots.js';
 
@@ -43,9 +44,19 @@ export interface StepDeps {
   onInFlight?: (names: readonly string[]) => void;
 }
 
+/** The observer's hooks of steps and waits (TaskObserver), bound to the run; absent when no observer has them. */
+export interface RunHooks {
+  stepStarted?(step: StepInfo): void;
+  stepEnded?(step: StepInfo, outcome: StepEnd, err?: unknown): void;
+  waitStarted?(wait: WaitInfo): void;
+  waitEnded?(wait: WaitInfo, outcome: WaitEnd): void;
+}
+
 /** How the run is doing, as the steps need to know it. */
 export interface RunState {
   readonly signal: AbortSignal;
+  /** Told of the run's step attempts and of the waits it keeps within itself (ctx.waitForInput). */
+  readonly hooks?: RunHooks;
   /** The run learnt that its lease is gone: no new step may start. */
   leaseLost(): boolean;
   /** A write of this run failed for want of the store (then thrown by every later step). */
@@ -54,8 +65,11 @@ export interface RunState {
   onLeaseLost(): void;
   /** A write failed: returns the error to throw (and ends the run if the store is unavailable). */
   onWriteError(err: unknown): unknown;
-  /** The run must end waiting until `until` (kept even if the handler swallows the WaitPending). */
-  requestWait(until: number, statusMessage: string): void;
+  /**
+   * The run must end waiting until `until` (kept even if the handler swallows the WaitPending); `kind` and `name`
+   * say what for (a wait the observer is told of, WaitInfo).
+   */
+  requestWait(until: number, statusMessage: string, kind?: WaitKind, name?: string): void;
   /** The wait this run must end with, once one was requested. */
   pendingWait(): { until: number; statusMessage: string } | undefined;
   /** The run left its recorded history: it must end failed with this error (kept even if the handler catches it). */
@@ -115,8 +129,8 @@ async function writeOrStop(task: ClaimedTask, run: RunState, save: () => Promise
 }
 
 /** Ends the run waiting until `until` (kept even if the handler catches the WaitPending). */
-function wait(run: RunState, until: number, statusMessage: string): never {
-  run.requestWait(until, statusMessage);
+function wait(run: RunState, until: number, statusMessage: string, kind: WaitKind, name: string): never {
+  run.requestWait(until, statusMessage, kind, name);
   throw new WaitPending(until, statusMessage);
 }
 
@@ -244,6 +258,7 @@ async function attemptStep<T>(
   const body = await holdingSlot(deps, task, run, name, fn, options);
   const startedAt = clock.now();
   const settled = flights.body(name);
+  const told = observeAttempt(run.hooks, name, attempt);
   try {
     value = keptStepValue(
       name,
@@ -252,8 +267,12 @@ async function attemptStep<T>(
     );
   } catch (err) {
     // A run that is stopping, and the runtime's own signals, are not failures of the step.
-    if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) throw err;
+    if (run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError) {
+      told?.('stopped');
+      throw err;
+    }
     const retry = isRetryable(policy, err, attempt);
+    told?.(retry ? 'retrying' : 'failed', err);
     const failure = toFailure(err, attempt, clock.now(), !retry);
     await writeOrStop(task, run, () =>
       store.saveStepFailure(task.id, task.token, name, failure, clock.now()),
@@ -267,12 +286,33 @@ async function attemptStep<T>(
     deps.onRetry?.(name, attempt);
     const until = clock.now() + retryDelay(policy, attempt, deps.random());
     const of = Number.isFinite(policy.maxAttempts) ? ` of ${policy.maxAttempts}` : '';
-    return wait(run, until, `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`);
+    const message = `Retrying step "${name}" (attempt ${attempt + 1}${of}) at ${iso(until)}.`;
+    return wait(run, until, message, 'retry', name);
   }
-  // Kept even when a step beside it ended the run waiting (for its retry): this body ran, the next run must not.
-  guardWrite(task, run);
-  await keep(`step "${name}"`, name, value, startedAt);
+  try {
+    // Kept even when a step beside it ended the run waiting (for its retry): this body ran, the next run must not.
+    guardWrite(task, run);
+    await keep(`step "${name}"`, name, value, startedAt);
+  } catch (err) {
+    // A value over the owner's byte quota fails the step; a lost lease or an absent store only stops it.
+    const stopped = run.signal.aborted || isControlFlow(err) || err instanceof StoreUnavailableError;
+    told?.(stopped ? 'stopped' : 'failed', err);
+    throw err;
+  }
+  told?.('completed');
   return value as T;
+}
+
+/** Tells the hooks an attempt started; returns how to tell them it ended (undefined: no hook wants it). */
+function observeAttempt(
+  hooks: RunHooks | undefined,
+  name: string,
+  attempt: number,
+): ((outcome: StepEnd, err?: unknown) => void) | undefined {
+  if (hooks?.stepStarted === undefined && hooks?.stepEnded === undefined) return undefined;
+  const step: StepInfo = { name, attempt };
+  hooks.stepStarted?.(step);
+  return (outcome, err) => hooks.stepEnded?.(step, outcome, err);
 }
 
 /**
@@ -290,7 +330,7 @@ async function holdingSlot<T>(
   const limit = options.concurrency;
   if (limit === undefined) return async (a) => fn(a);
   const slot = await takeStepSlot(deps, task, name, limit, run.signal, (err) => run.onWriteError(err));
-  if (slot.kind === 'wait') return wait(run, slot.until, slot.statusMessage);
+  if (slot.kind === 'wait') return wait(run, slot.until, slot.statusMessage, 'slot', name);
   try {
     guard(task, run);
   } catch (err) {
@@ -373,7 +413,7 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         wakeAt = at;
       }
       if (clock.now() >= wakeAt) return;
-      wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`);
+      wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`, 'sleep', name);
     },
 
     patched: (id) => decidePatch(task, run, replay, keep, take, id),

@@ -167,6 +167,7 @@ function facts(t: TaskDetail): HTMLElement {
     ['Waiting for input', t.pendingInputs === undefined ? '—' : t.pendingInputs.join(', ')],
     ['Cancel requested', t.cancelRequested ? 'yes' : 'no'],
     ['Idempotency key', t.idempotencyKey ?? '—'],
+    ['Trace', t.traceId ?? '—'],
   ];
   return h('dl', { class: 'facts' }, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }

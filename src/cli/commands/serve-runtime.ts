@@ -5,7 +5,6 @@ import { createHttpHandler } from '../../http.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import type { Logger } from '../../observability/logger.js';
 import { createMetrics, type Metrics } from '../../observability/metrics.js';
-import { createTracingObserver, traced } from '../../observability/tracing.js';
 import type { ToolSet } from '../../protocol/define.js';
 import { createDurableMcp, type DurableMcp } from '../../runtime.js';
 import type { Backend } from '../../tasks/backend.js';
@@ -73,12 +72,12 @@ function runtimeFor(
   return createDurableMcp({
     toolSets,
     backend,
+    tracing: otel,
     steps: runtime.steps,
     limits: runtime.limits,
     onToolError: (report) => logToolError(logger, report),
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
-      wrapDispatch: otel ? (method, run) => traced(method, run) : undefined,
       maxListensPerPrincipal: runtime.maxListensPerPrincipal,
     },
     tasks: {
@@ -99,7 +98,7 @@ function runtimeFor(
         : {
             ...runtime.worker,
             onError: (err, taskId) => logger.error({ err, taskId }, 'worker error'),
-            observer: combineObservers(metrics?.taskObserver, otel ? createTracingObserver() : undefined, {
+            observer: combineObservers(metrics?.taskObserver, {
               outOfScope: (waiting) => {
                 observability.waiting.last = waiting;
                 logOutOfScope(logger, waiting);

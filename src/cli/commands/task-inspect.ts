@@ -73,6 +73,7 @@ export function describeInspection(t: TaskInspection): string {
   if (t.pendingInputs !== undefined) lines.push(oneLine`  waiting for input: ${t.pendingInputs.join(', ')}`);
   if (t.cancelRequested) lines.push('  cancel requested');
   if (t.idempotencyKey !== undefined) lines.push(oneLine`  idempotency key ${t.idempotencyKey}`);
+  if (t.traceId !== undefined) lines.push(oneLine`  trace ${t.traceId}`);
   if (t.retryOf !== undefined) lines.push(oneLine`  retry of ${t.retryOf}`);
   if (t.retries !== undefined && t.retries.length > 0)
     lines.push(oneLine`  retried as ${t.retries.join(', ')}`);

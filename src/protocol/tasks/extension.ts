@@ -21,6 +21,7 @@ import { startTask, type StartTask } from './task-start.js';
 import { toCreateTaskResult } from './task-wire.js';
 import { missingForAsks, refusalForAsks } from '../tool-asks.js';
 import { tasksToolsView } from './tools-view.js';
+import type { TraceContext } from '../../tasks/trace-context.js';
 
 export { TOO_MANY_REQUESTS } from './task-access.js';
 
@@ -68,6 +69,12 @@ export interface TasksExtensionOptions {
    * 429 with Retry-After). Default 10,000 ms; 0 refuses at once when the key is full.
    */
   slotWaitMs?: number;
+  /**
+   * The trace context of the request being served (e.g. its active span, when tracing is on): kept with a task the
+   * request creates, so that its runs join that trace. Without it, or when it gives none, the caller's W3C
+   * `_meta.traceparent` (and `tracestate`) is kept, once checked (an invalid one is ignored).
+   */
+  traceContext?: () => TraceContext | undefined;
 }
 
 type Intercept = NonNullable<ServerExtension['interceptToolCall']>;
@@ -135,6 +142,7 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     maxStoredPerTenant: options.maxStoredTasksPerTenant ?? 0,
     maxStoredBytes: storedBytesLimitOf(options.maxStoredBytesPerPrincipal),
     allowCallerPriority: options.allowCallerPriority === true,
+    traceContext: options.traceContext,
   };
   const start: StartTask = (call, params, scope, deps, capabilities) =>
     startTask(access, defaults, call, params, scope, deps, capabilities);

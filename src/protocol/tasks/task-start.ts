@@ -6,6 +6,7 @@ import { concurrencyOf } from '../../tasks/concurrency.js';
 import { debouncedMessage, debounceOf } from '../../tasks/debounce.js';
 import { priorityOf, priorityProblem } from '../../tasks/priority.js';
 import { rateLimitOf } from '../../tasks/rate-limit.js';
+import { traceContextOfMeta, type TraceContext } from '../../tasks/trace-context.js';
 import { ownerOf, type NewTask, type TaskSnapshot } from '../../tasks/task.js';
 import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
 import { isJsonObject } from '../../wire/jsonrpc.js';
@@ -36,6 +37,8 @@ export interface TaskDefaults {
   maxStoredBytes?: number;
   /** Honour the caller's `_meta["dev.durable-mcp/priority"]` (otherwise it is ignored). */
   allowCallerPriority?: boolean;
+  /** The trace of the request being served (TasksExtensionOptions.traceContext), before the caller's `_meta` one. */
+  traceContext?: () => TraceContext | undefined;
 }
 
 /**
@@ -76,6 +79,14 @@ function readCallerPriority(params: JsonObject, allowed: boolean | undefined): n
   const problem = priorityProblem(value);
   if (problem !== undefined) throw invalidParams(`Invalid params: _meta["${META_PRIORITY}"] ${problem}`);
   return value as number;
+}
+
+/**
+ * The trace a call's task joins: the request's own span where tracing gives one, else the caller's W3C `traceparent`
+ * (and `tracestate`) of `_meta`, checked strictly; one not valid is ignored, as a server without tracing would.
+ */
+function traceOfCall(params: JsonObject, defaults: TaskDefaults): TraceContext | undefined {
+  return defaults.traceContext?.() ?? traceContextOfMeta(params._meta);
 }
 
 /**
@@ -138,6 +149,8 @@ interface Creation {
   storedBytesLimit: number | undefined;
   /** The caller's priority (readCallerPriority). */
   priority: number | undefined;
+  /** The trace the task's runs join (traceOfCall). */
+  trace: TraceContext | undefined;
 }
 
 /** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
@@ -194,6 +207,7 @@ async function createTask(
       creation.priority,
     ),
     ...(debounce === undefined ? {} : { debounce }),
+    ...(creation.trace === undefined ? {} : { trace: creation.trace }),
   });
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
@@ -269,6 +283,7 @@ export async function startTask(
       tenantLimits: tenantLimitsOf(defaults),
       storedBytesLimit: defaults.maxStoredBytes,
       priority,
+      trace: traceOfCall(params, defaults),
     });
     return debounceNote(policy, task, joined);
   } catch (err) {

@@ -13,6 +13,7 @@ import type {
   TaskStatus,
 } from '../../tasks/task.js';
 import { inspectionSteps, type DoneStep } from '../../tasks/inspection-steps.js';
+import { toTraceContext, traceIdOf, type TraceContext } from '../../tasks/trace-context.js';
 import { openCaps, openColumn, sealedAt, type Opener } from '../payload-sealing.js';
 import { shownProgress, shownStatus } from '../shown-status.js';
 import { toStatusHistory, type HistoryRow } from '../status-history.js';
@@ -91,6 +92,9 @@ export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = 
   paused_at?: I | null;
   /** Migration 26 (both, debounce keys): the key a pending task holds for its window. */
   debounce_key?: string | null;
+  /** Migration 31 (both, trace context): the W3C trace context the task's runs join. */
+  trace_parent?: string | null;
+  trace_state?: string | null;
 }
 
 /** The columns a snapshot is built from. */
@@ -216,6 +220,7 @@ export function toClaimedTask(
     answers: openAnswers(row.id, start.inputs, open),
     askedKeys: start.inputs.map(([key]) => key),
     ...(progress === undefined ? {} : { progress }),
+    ...traceOf(row),
   };
 }
 
@@ -251,5 +256,17 @@ export function toInspection(
     ),
     failure: openColumn<TaskFailure>(row.failure, 'tasks.failure', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
+    ...traceIdOfRow(row),
   };
+}
+
+/** The kept trace context of a row, checked again as it is read (a row written by hand is not trusted). */
+function traceOf(row: Pick<TaskColumns, 'trace_parent' | 'trace_state'>): { trace?: TraceContext } {
+  const trace = toTraceContext(row.trace_parent, row.trace_state ?? undefined);
+  return trace === undefined ? {} : { trace };
+}
+
+function traceIdOfRow(row: Pick<TaskColumns, 'trace_parent'>): { traceId?: string } {
+  const traceId = traceIdOf(row.trace_parent);
+  return traceId === undefined ? {} : { traceId };
 }

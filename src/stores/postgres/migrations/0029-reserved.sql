@@ -1,0 +1,2 @@
+-- Reserved: this number belongs to a migration made alongside migration 31 on another branch; this file gives way to it
+-- when they meet. Nothing to apply.
