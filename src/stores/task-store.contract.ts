@@ -26,6 +26,7 @@ import { quotaContract } from './contract/quota.contract.js';
 import { rateLimitContract } from './contract/rate-limits.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
+import { streamsContract } from './contract/streams.contract.js';
 import { storedBytesContract } from './contract/stored-bytes.contract.js';
 import { shownContract } from './contract/shown.contract.js';
 import { waitsContract } from './contract/waits.contract.js';
@@ -84,5 +85,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     rateLimitContract(h);
     debounceContract(h);
     pausesContract(h);
+    streamsContract(h);
   });
 }
