@@ -11,6 +11,7 @@ import {
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
+import { createAppendChunk, type StreamDeps } from './streams.js';
 import { createLiveInput } from './live-input.js';
 import { createShowing } from './progress.js';
 import { createSteps, type RunState, type StepDeps } from './steps.js';
@@ -34,7 +35,7 @@ export interface RunDeps {
   /** The run ended waiting (a backoff, a sleep) until this time: the worker wakes then. */
   onWait?: (until: number) => void;
   /** How many records a task may keep and how large a step's value may be (default DEFAULT_TASK_LIMITS). */
-  limits?: StepDeps['limits'];
+  limits?: StepDeps['limits'] & StreamDeps['limits'];
   /** The byte quota of the kept tasks of a task's owner, for its step values (undefined: none). */
   storedBytesLimit?: number;
 }
@@ -179,6 +180,15 @@ async function runHandler(
   }
 }
 
+/** The parts of the context the store may lack a port for: live input, streams. */
+function addOptionalParts(exec: ExecutionContext, deps: RunDeps, task: ClaimedTask, state: RunState): void {
+  const { store, clock } = deps;
+  const waitForInput = createLiveInput({ store, clock }, task, state);
+  if (waitForInput !== undefined) exec.waitForInput = waitForInput;
+  const appendChunk = createAppendChunk({ store, clock, limits: deps.limits }, task, state);
+  if (appendChunk !== undefined) exec.appendChunk = appendChunk;
+}
+
 async function run(
   deps: RunDeps,
   task: ClaimedTask,
@@ -234,8 +244,7 @@ async function run(
     ...createShowing({ store, clock }, task, state, { replaying }),
     now: () => clock.now(),
   };
-  const waitForInput = createLiveInput({ store, clock }, task, state);
-  if (waitForInput !== undefined) exec.waitForInput = waitForInput;
+  addOptionalParts(exec, deps, task, state);
   try {
     let outcome = await runHandler(deps, task, exec, storeLost);
     const why = reason();

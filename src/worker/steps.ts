@@ -21,6 +21,7 @@ import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy }
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 import { takeStepSlot } from './step-slots.js';
+import { inStepBody } from './streams.js';
 
 export interface StepDeps {
   store: TaskStore;
@@ -231,7 +232,14 @@ async function attemptStep<T>(
   try {
     value = keptStepValue(
       name,
-      await runAttempt(clock, name, body, attempt, options.timeoutMs, run.signal),
+      await runAttempt(
+        clock,
+        name,
+        (a: StepAttempt) => inStepBody(name, attempt, () => body(a)),
+        attempt,
+        options.timeoutMs,
+        run.signal,
+      ),
       maxStepBytes,
     );
   } catch (err) {
