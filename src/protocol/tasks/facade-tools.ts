@@ -94,9 +94,10 @@ async function report(
   ctx: HandlerContext,
   method: string,
   taskId: string,
+  waitMs = deps.fallback.budgetMs,
 ): Promise<CallToolResult> {
   const { names, budgetMs } = deps.fallback;
-  const task = await deps.settle(taskId, ownerOf(ctx.auth), deps.now() + budgetMs, ctx.signal);
+  const task = await deps.settle(taskId, ownerOf(ctx.auth), deps.now() + waitMs, ctx.signal);
   if (typeof task === 'string') throw deps.deny(ctx.auth, method, taskId, task);
   return describeTask(task, names, budgetMs) as unknown as CallToolResult;
 }
@@ -112,8 +113,8 @@ function statusTool(deps: FacadeDeps): ToolDefinition<never> {
     title: 'Background task status',
     description:
       'Reports on a background task that another tool of this server started (its taskId is in that tool’s ' +
-      'result): what it is doing, the questions it waits on, or its result once it is done; with `stream`, the ' +
-      'partial results it appended to that stream since `offset`.' +
+      'result): what it is doing, the questions it waits on, or its result once it is done; with `stream`, at ' +
+      'once, with the partial results it appended to that stream from `offset` on.' +
       waitsFor(deps.fallback.budgetMs),
     inputSchema: {
       type: 'object',
@@ -132,7 +133,8 @@ function statusTool(deps: FacadeDeps): ToolDefinition<never> {
         }
         const wrong = streamArgsProblem(args.stream, args.offset);
         if (wrong !== undefined) return problem(wrong);
-        const result = await report(deps, ctx, names.status, id);
+        // With a stream, the chunks so far are the news: answered at once.
+        const result = await report(deps, ctx, names.status, id, args.stream === undefined ? undefined : 0);
         if (args.stream === undefined) return result;
         const address = { taskId: id, name: args.stream, offset: args.offset ?? 0 };
         return await withStreamChunks(deps.store, ownerOf(ctx.auth), deps.now(), result, address);
