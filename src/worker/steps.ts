@@ -21,7 +21,7 @@ import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy }
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 import { takeStepSlot } from './step-slots.js';
-import { inStepBody } from './streams.js';
+import { inStepBody } from './step-bodies.js';
 
 export interface StepDeps {
   store: TaskStore;

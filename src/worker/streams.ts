@@ -3,19 +3,13 @@
 // n of step s, `s#n/k` (a step's body runs again only when its attempt was not kept, and a replay skips a kept
 // step's body, so counting the handler's appends and each attempt's apart keeps the names of a replay in step with
 // the run it replays). Appends to one stream are written one at a time, in the order they were made.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../tasks/clock.js';
 import { LeaseLostError, type ExecutionContext } from '../tasks/execution.js';
 import { DEFAULT_TASK_LIMITS, streamFull, type TaskLimits } from '../tasks/limits.js';
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask } from '../tasks/task.js';
+import { currentStepBody } from './step-bodies.js';
 import type { RunState } from './steps.js';
-
-const stepBodies = new AsyncLocalStorage<string>();
-
-/** Runs attempt `attempt` of step `name`'s body so that the appends it makes are named after it. */
-export const inStepBody = <T>(name: string, attempt: number, body: () => T): T =>
-  stepBodies.run(`${name}#${attempt}`, body);
 
 export interface StreamDeps {
   store: TaskStore;
@@ -56,10 +50,11 @@ export function createAppendChunk(
     if (typeof chunk !== 'string')
       return Promise.reject(new TypeError(`stream "${stream}": a chunk must be a string`));
     // Named now, in the order the code appends, whatever order the writes end in.
-    const scope = `${stepBodies.getStore() ?? ''}\u0000${stream}`;
+    const body = currentStepBody();
+    const scope = `${body}\u0000${stream}`;
     const k = counts.get(scope) ?? 0;
     counts.set(scope, k + 1);
-    const key = `${stepBodies.getStore() ?? ''}/${k}`;
+    const key = `${body}/${k}`;
     const previous = tails.get(stream) ?? Promise.resolve();
     const written = previous.catch(() => undefined).then(() => write(stream, key, chunk));
     tails.set(stream, written);
