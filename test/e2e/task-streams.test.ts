@@ -133,6 +133,17 @@ function streamSuite(name: string, storeOf: (dir: string) => BuiltInTaskStore): 
         ended: false,
       });
 
+      const templates = await again.request('resources/templates/list');
+      expect(validateAgainst('ListResourceTemplatesResult', templates)).toEqual([]);
+      expect(templates.resourceTemplates).toContainEqual(
+        expect.objectContaining({ uriTemplate: 'durable-mcp://tasks/{taskId}/streams/{name}' }),
+      );
+      const discovered = await again.discover();
+      expect((discovered.capabilities as Record<string, unknown>).resources).toEqual({
+        subscribe: true,
+        listChanged: true,
+      });
+
       // A subscription to the stream's resource hears of the next chunks.
       const heard: Record<string, unknown>[] = [];
       const listening = new AbortController();
