@@ -189,6 +189,30 @@ describe('ctx.stream in a kit run', () => {
     }
   });
 
+  it('an append the handler does not wait for is no unhandled rejection when it is refused', async () => {
+    const tool = defineTool<Record<string, never>>({
+      name: 'careless',
+      inputSchema: { type: 'object' },
+      task: { support: 'required' },
+      handler: async (_args, ctx) => {
+        const out = ctx.stream('out');
+        void out.append('kept');
+        void out.append('refused: past the bound');
+        await ctx.step('later', () => null);
+        return textResult('done');
+      },
+    });
+    const kit = await createTestKit({ tools: [tool as never], limits: { maxStreamChunksPerTask: 1 } });
+    try {
+      const task = await kit.start('careless');
+      await kit.settle();
+      expect((await task.get()).status).toBe('completed');
+      expect((await task.stream('out')).chunks).toEqual(['kept']);
+    } finally {
+      await kit.close();
+    }
+  });
+
   it('refuses a bad stream name and a chunk that is not a string', async () => {
     const tool = defineTool<{ bad: string }>({
       name: 'bad',

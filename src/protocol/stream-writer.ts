@@ -22,10 +22,15 @@ export function taskStreamWriter(taskId: string, exec: ExecutionContext, name: s
   return {
     name,
     uri,
-    async append(chunk) {
-      if (exec.appendChunk === undefined)
-        throw new TypeError('ctx.stream needs a task store with streams (TaskStore.streams)');
-      await exec.appendChunk(name, checkedChunk(name, chunk));
+    append(chunk) {
+      const appended = (async () => {
+        if (exec.appendChunk === undefined)
+          throw new TypeError('ctx.stream needs a task store with streams (TaskStore.streams)');
+        await exec.appendChunk(name, checkedChunk(name, chunk));
+      })();
+      // Refused or not, an append the handler does not wait for is no unhandled rejection.
+      appended.catch(() => undefined);
+      return appended;
     },
     links: () => [{ type: 'resource_link', uri, name, mimeType: 'text/plain' }],
   };

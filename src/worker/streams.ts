@@ -58,6 +58,8 @@ export function createAppendChunk(
     const previous = tails.get(stream) ?? Promise.resolve();
     const written = previous.catch(() => undefined).then(() => write(stream, key, chunk));
     tails.set(stream, written);
+    // A handler that does not wait for an append must not bring down the process with its refusal.
+    written.catch(() => undefined);
     return written;
   };
 }
