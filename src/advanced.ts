@@ -21,6 +21,7 @@ export type { Registry, RegisteredTool } from './protocol/registry.js';
 export type { TakeStepSlot } from './protocol/inline-steps.js';
 export type { RequestScope, MethodHandler } from './protocol/scope.js';
 export type { SubscriptionExtension } from './protocol/subscriptions.js';
+export type { ResourceProvider } from './protocol/resource-provider.js';
 export type { ToolCall } from './protocol/tools.js';
 export type { RoundDeps } from './protocol/run-round.js';
 export type { StateSealer } from './protocol/request-state.js';
@@ -68,6 +69,11 @@ export type {
   CancelResult,
   LiveInputPort,
   SlotHolder,
+  TaskStreamsPort,
+  StreamBounds,
+  StreamChunk,
+  StreamPage,
+  AppendResult,
 } from './tasks/store.js';
 export type { PendingRequestStore, RequestAnswer, SessionRecord, SessionStore } from './tasks/sessions.js';
 export { AdminQueryError } from './tasks/admin.js';

@@ -31,6 +31,7 @@ export type {
   HandlerContext,
   AuthInfo,
   ServerControl,
+  StreamWriter,
 } from './protocol/tool-types.js';
 export type { RequestEnvelope, ClientCapabilities, Implementation } from './wire/envelope.js';
 export { text, textResult } from './protocol/types.js';

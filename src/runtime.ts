@@ -131,6 +131,8 @@ function workerFor(
   return createWorker({
     maxStepsPerTask: limits.maxStepsPerTask,
     maxStepBytes: limits.maxStepBytes,
+    maxStreamChunksPerTask: limits.maxStreamChunksPerTask,
+    maxStreamBytesPerTask: limits.maxStreamBytesPerTask,
     // The quota the tasks extension applies to creations, applied to step values.
     maxStoredBytesPerPrincipal: options.tasks?.maxStoredBytesPerPrincipal,
     ...options.worker,

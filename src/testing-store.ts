@@ -1,9 +1,9 @@
 // The testing kit's store and runner wrappers (durable-mcp/testing): histories recorded as tasks run, the writes of a
-// run that "crashed" (after a step, or inside one) refused as a dead process's would never arrive, and each step body
+// run that "crashed" (after a step, or inside one; its stream appends too) refused as a dead process's would never arrive, and each step body
 // counted as it runs.
 import type { RunningTask } from './worker/run-task.js';
 import { LeaseLostError, type TaskRunner } from './tasks/execution.js';
-import type { TaskStore } from './tasks/store.js';
+import type { AppendResult, TaskStore, TaskStreamsPort } from './tasks/store.js';
 import type { ClaimedTask, NewTask } from './tasks/task.js';
 import type { TaskHistory } from './testing-replay.js';
 
@@ -59,7 +59,7 @@ export function recordingStore(
   crashes: Crashes,
 ): TaskStore {
   const refused = (id: string, token: number): boolean => crashes.dead.has(runKey(id, token));
-  const overrides: Partial<TaskStore> = {
+  const overrides: { -readonly [K in keyof TaskStore]?: TaskStore[K] } = {
     async create(task: NewTask) {
       const snapshot = await store.create(task);
       if (!recorded.has(snapshot.id))
@@ -104,6 +104,17 @@ export function recordingStore(
         : store.renew(id, token, leaseMs, now);
     },
   };
+  const streams = store.streams;
+  if (streams !== undefined)
+    overrides.streams = {
+      // Refused like any write of a crashed run: a dead process appends nothing.
+      async append(...[id, token, stream, key, data, now, bounds]: Parameters<TaskStreamsPort['append']>) {
+        const lost: AppendResult = { kind: 'lost' };
+        return refused(id, token) ? lost : streams.append(id, token, stream, key, data, now, bounds);
+      },
+      read: (id: string, stream: string, from: number, maxChunks: number, maxBytes: number) =>
+        streams.read(id, stream, from, maxChunks, maxBytes),
+    };
   return new Proxy(store, {
     get: (target, prop, receiver) =>
       Object.hasOwn(overrides, prop)

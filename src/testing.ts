@@ -28,8 +28,10 @@ import {
   META_IDEMPOTENCY_KEY,
   META_PRIORITY,
   META_PROTOCOL_VERSION,
+  META_STREAM,
   TASKS_EXTENSION,
 } from './wire/meta-keys.js';
+import { streamUri } from './wire/stream-uri.js';
 
 export { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 export type { ReplayReport, TaskHistory } from './testing-replay.js';
@@ -76,6 +78,19 @@ export interface TestTask {
   stepRuns(): Record<string, number>;
   /** What the task recorded so far, to replay against other code (kit.replay) or keep as a fixture. */
   history(): TaskHistory;
+  /**
+   * The chunks of the task's stream `name` (ctx.stream) from offset `from` (default 0), read as its client reads them
+   * (`resources/read` of `durable-mcp://tasks/{taskId}/streams/{name}?offset=N`, page after page).
+   */
+  stream(name: string, from?: number): Promise<StreamRead>;
+}
+
+/** What `TestTask.stream` read: the chunks' text, the offset to read from next, and whether the stream is over. */
+export interface StreamRead {
+  chunks: string[];
+  nextOffset: number;
+  /** The task ended and every chunk was read: nothing more will come. */
+  ended: boolean;
 }
 
 /** How `kit.start` calls the tool. */
@@ -209,6 +224,7 @@ function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): Te
     answer: async (responses) => void (await call('tasks/update', { taskId: id, inputResponses: responses })),
     cancel: async () => void (await call('tasks/cancel', { taskId: id })),
     stepRuns: () => ({ ...(recorded.get(id)?.runs ?? {}) }),
+    stream: (name, from = 0) => readStream(call, id, name, from),
     history: () => {
       const h = recorded.get(id);
       if (h === undefined) throw new Error(`no task ${id} in this kit`);
@@ -216,6 +232,25 @@ function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): Te
       return structuredClone(history);
     },
   };
+}
+
+/** The most pages `TestTask.stream` reads in one call. */
+const MAX_STREAM_PAGES = 1_000;
+
+async function readStream(call: Call, id: string, name: string, from: number): Promise<StreamRead> {
+  const chunks: string[] = [];
+  let offset = from;
+  for (let page = 0; page < MAX_STREAM_PAGES; page++) {
+    const result = await call('resources/read', { uri: streamUri(id, name, offset) });
+    const contents = Array.isArray(result.contents) ? (result.contents as JsonObject[]) : [];
+    for (const c of contents) chunks.push(String(c.text));
+    const meta = (result._meta as JsonObject | undefined)?.[META_STREAM] as
+      { nextOffset: number; length: number; ended: boolean } | undefined;
+    if (meta === undefined) throw new Error(`stream ${name} of task ${id}: no ${META_STREAM} in the result`);
+    offset = meta.nextOffset;
+    if (meta.ended || offset >= meta.length) return { chunks, nextOffset: offset, ended: meta.ended };
+  }
+  throw new Error(`stream ${name} of task ${id}: more than ${MAX_STREAM_PAGES} pages`);
 }
 
 /** tools/call as a task, answering MRTR rounds before creation with `inputResponses`. */

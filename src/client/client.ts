@@ -13,6 +13,13 @@ import { resumeAll, type ResumedTasks } from './resume.js';
 import type { RetryOptions } from './retry.js';
 import { TaskHandle, type InputHandler } from './task-handle.js';
 import type { ClientTransport } from './transport.js';
+import {
+  followTaskStream,
+  readTaskStream,
+  type FollowStreamOptions,
+  type StreamChunk,
+  type StreamPage,
+} from './stream-reader.js';
 
 export type { CallOptions, CallResult } from './call-tool.js';
 export type { RequestOptions } from './request.js';
@@ -79,6 +86,17 @@ export interface McpClient {
    * server answered at once, without a task, are in `results`. Resolves even when calls fail.
    */
   resumeAll(): Promise<ResumedTasks>;
+  /**
+   * One read of stream `name` of task `taskId` (ctx.stream on the server) from `offset` (default 0): its chunks (at
+   * most a page), the offset to read from next, and whether it is over.
+   */
+  readStream(taskId: string, name: string, offset?: number): Promise<StreamPage>;
+  /**
+   * The chunks of stream `name` of task `taskId` from `options.from` on, as they come, until the stream is over: read
+   * again when the server tells of an update, and every `pollMs` meanwhile. After a lost connection, follow again
+   * from the offset after the last chunk received.
+   */
+  followStream(taskId: string, name: string, options?: FollowStreamOptions): AsyncGenerator<StreamChunk>;
   /** Closes the transport; never cancels tasks. */
   close(): Promise<void>;
 }
@@ -150,6 +168,8 @@ export function createClient(options: CreateClientOptions): McpClient {
     callTool: (name, args = {}, opts = {}) => callTool(calls, name, args, opts),
     task: (taskId, tool) => new TaskHandle(taskClient, taskId, tool),
     resumeAll: () => resumeAll(calls),
+    readStream: (taskId, name, offset) => readTaskStream(request, taskId, name, offset),
+    followStream: (taskId, name, opts) => followTaskStream(request, taskId, name, opts),
     close: () => transport.close(),
   };
 }

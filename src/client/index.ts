@@ -4,6 +4,7 @@ export type { CreateClientOptions, McpClient, CallResult, RequestOptions } from 
 export type { ResumedTasks, ResumeFailure, ResumedResult } from './resume.js';
 export type { CallOptions } from './call-tool.js';
 export { TaskHandle } from './task-handle.js';
+export type { FollowStreamOptions, StreamChunk, StreamPage } from './stream-reader.js';
 export { newIdempotencyKey } from './idempotency-key.js';
 export type { TaskOutcome, InputHandler, FollowOptions, TaskClient, CallDetails } from './task-handle.js';
 export { createHttpTransport } from './http-transport.js';

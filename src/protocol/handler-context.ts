@@ -2,7 +2,8 @@
 import { LOG_LEVELS, type LogLevel } from '../wire/meta-keys.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
-import type { AuthInfo, HandlerContext, ServerControl } from './tool-types.js';
+import type { AuthInfo, HandlerContext, ServerControl, StreamWriter } from './tool-types.js';
+import { inlineStreamWriter } from './stream-writer.js';
 import {
   checkedMs,
   checkedProgress,
@@ -105,6 +106,11 @@ class RoundContext implements HandlerContext {
   /** No task to show it on; checked all the same, so that a tool behaves alike with and without a task. */
   async status(message: string): Promise<void> {
     checkedStatus(message);
+  }
+
+  /** No task to keep the chunks: appends are checked and go nowhere. */
+  stream(name: string): StreamWriter {
+    return inlineStreamWriter(name);
   }
 
   /** No history to keep to: always the new path. */

@@ -1,10 +1,11 @@
 // resources/list, resources/templates/list and resources/read (static resources and URI templates).
 import type { JsonObject } from '../wire/jsonrpc.js';
-import { invalidParams } from '../wire/protocol-error.js';
+import { invalidParams, type ProtocolError } from '../wire/protocol-error.js';
 import type { CacheHints } from './cache-hints.js';
 import type { ResourceTemplateDefinition } from './define.js';
 import { paginate } from './pagination.js';
 import type { Registry } from './registry.js';
+import type { ResourceProvider } from './resource-provider.js';
 import { runRound, type RoundDeps } from './run-round.js';
 import type { RequestScope } from './scope.js';
 import type { ReadResourceResult, ResourceContents } from './types.js';
@@ -39,11 +40,16 @@ export function listTemplates(
   params: JsonObject,
   pageSize: number,
   hints: CacheHints,
+  providers: readonly ResourceProvider[] = [],
 ): JsonObject {
-  const { page, nextCursor } = paginate([...registry.templates.values()], params.cursor, pageSize);
-  const resourceTemplates = page.map((t) =>
-    pick(t, ['uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons']),
-  );
+  const all = [
+    ...[...registry.templates.values()].map((t) =>
+      pick(t, ['uriTemplate', 'name', 'title', 'description', 'mimeType', 'icons']),
+    ),
+    ...providers.flatMap((p) => p.templates),
+  ];
+  const { page, nextCursor } = paginate(all, params.cursor, pageSize);
+  const resourceTemplates = page;
   const result: JsonObject = { resultType: 'complete', resourceTemplates, ...hints };
   if (nextCursor !== undefined) result.nextCursor = nextCursor;
   return result;
@@ -93,9 +99,12 @@ export async function readResource(
   params: JsonObject,
   scope: RequestScope,
   hints: CacheHints,
+  providers: readonly ResourceProvider[] = [],
 ): Promise<JsonObject> {
   const uri = params.uri;
   if (typeof uri !== 'string') throw invalidParams('Invalid params: resources/read requires a string uri');
+  const provider = providers.find((p) => p.owns(uri));
+  if (provider !== undefined) return provider.read(uri, scope);
   const run = async (): Promise<JsonObject | undefined> => {
     const resource = registry.resources.get(uri);
     if (resource !== undefined) {
@@ -111,6 +120,10 @@ export async function readResource(
     return undefined;
   };
   const result = await run();
-  if (result === undefined) throw invalidParams(`Resource not found: ${uri}`, { uri });
+  if (result === undefined) throw resourceNotFound(uri);
   return result;
 }
+
+/** The spec's resource-not-found error (-32602, the URI in its data). */
+export const resourceNotFound = (uri: string): ProtocolError =>
+  invalidParams(`Resource not found: ${uri}`, { uri });

@@ -1,6 +1,6 @@
 // The MCP server core: method table, envelope/header checks and dispatch, independent of any transport.
 import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
-import { traitsOf, type GatingCapability } from '../wire/method-traits.js';
+import { traitsOf } from '../wire/method-traits.js';
 import { randomBytes } from 'node:crypto';
 import {
   checkVersionSupported,
@@ -30,6 +30,8 @@ import { Registry, type RegisteredTool } from './registry.js';
 import { createLocalConsumeOnce, type ConsumeOnce } from './one-time.js';
 import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
+import type { ResourceProvider } from './resource-provider.js';
+import { advertises } from './advertised.js';
 import type { RoundDeps } from './run-round.js';
 import type { TakeStepSlot } from './inline-steps.js';
 import type { MethodHandler, RequestScope } from './scope.js';
@@ -56,6 +58,8 @@ export interface ServerExtension {
     deps: RoundDeps,
   ) => Promise<JsonObject | undefined>;
   subscriptions?: SubscriptionExtension[];
+  /** Resources under URIs of the extension's own (the server then advertises the resources capability). */
+  resources?: ResourceProvider;
   /** Tools the extension adds to the server's (the tasks extension's facade). */
   tools?: ToolDefinition<never>[];
   /** The tools/list a request sees, when the extension shapes it (the first extension with a view wins). */
@@ -174,39 +178,26 @@ class Scope implements RequestScope {
 const REMOVED: ReadonlySet<string> = new Set(REMOVED_METHODS);
 
 /** Whether some prompt or resource template completes its arguments. */
-const hasCompletions = (registry: Registry): boolean =>
-  [...registry.prompts.values()].some((p) => p.complete !== undefined) ||
-  [...registry.templates.values()].some((t) => t.complete !== undefined);
-
-/** Whether server/discover advertises `capability`: something is registered for it. */
-function advertises(registry: Registry, capability: GatingCapability): boolean {
-  switch (capability) {
-    case 'prompts':
-      return registry.prompts.size > 0;
-    case 'resources':
-      return registry.resources.size > 0 || registry.templates.size > 0;
-    case 'completions':
-      return hasCompletions(registry);
-  }
-}
-
 /** The capabilities server/discover advertises: what is registered, and each extension's. */
 function capabilitiesOf(registry: Registry, extensions: readonly ServerExtension[]): JsonObject {
   const caps: JsonObject = { tools: { listChanged: true } };
-  if (advertises(registry, 'prompts')) caps.prompts = { listChanged: true };
-  if (advertises(registry, 'resources')) caps.resources = { subscribe: true, listChanged: true };
-  if (advertises(registry, 'completions')) caps.completions = {};
+  const providers = providersOf(extensions).length;
+  if (advertises(registry, 'prompts', providers)) caps.prompts = { listChanged: true };
+  if (advertises(registry, 'resources', providers)) caps.resources = { subscribe: true, listChanged: true };
+  if (advertises(registry, 'completions', providers)) caps.completions = {};
   if (extensions.length > 0)
     caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
   return caps;
 }
 
 /** Capability-gated methods (`capability` in the method traits) answer -32601 while it is not advertised. */
-function isAvailable(registry: Registry, method: string): boolean {
+function isAvailable(table: MethodTable, method: string): boolean {
   const capability = traitsOf(method)?.capability;
-  return capability === undefined || advertises(registry, capability);
+  return capability === undefined || advertises(table.registry, capability, table.providers.length);
 }
 
+const providersOf = (extensions: readonly ServerExtension[]): ResourceProvider[] =>
+  extensions.flatMap((e) => (e.resources === undefined ? [] : [e.resources]));
 type ListBuilder = (kind: string, params: JsonObject, build: () => JsonObject) => JsonObject;
 
 /** List results only change with the registry: build each page once, serialise it once. */
@@ -256,6 +247,7 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   const pageSize = options.pageSize ?? 100;
   const hints: CacheHints = { ttlMs: options.listTtlMs ?? 60_000, cacheScope: 'public' };
   const subscriptionExts = extensions.flatMap((e) => e.subscriptions ?? []);
+  const providers = providersOf(extensions);
   const interceptors = extensions.flatMap((e) => (e.interceptToolCall ? [e.interceptToolCall] : []));
   const viewOf = toolsViewOf(extensions);
   const cachedList = listCache(registry, core.serverMeta);
@@ -292,14 +284,14 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
     'resources/list': (params) =>
       cachedList('resources', params, () => listResources(registry, params, pageSize, hints)),
     'resources/templates/list': (params) =>
-      cachedList('templates', params, () => listTemplates(registry, params, pageSize, hints)),
-    'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints),
+      cachedList('templates', params, () => listTemplates(registry, params, pageSize, hints, providers)),
+    'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints, providers),
     'completion/complete': (params) => complete(registry, params),
     'subscriptions/listen': async (params, scope) => {
       const release = listens.open(scope.auth);
       options.onSubscription?.(1);
       try {
-        return await listen(registry, subscriptionExts, core.shutdown, params, scope);
+        return await listen(registry, subscriptionExts, core.shutdown, params, scope, providers);
       } finally {
         options.onSubscription?.(-1);
         release();
@@ -311,6 +303,8 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
 /** What a dispatch looks requests up in. */
 interface MethodTable {
   registry: Registry;
+  /** The extensions' resource providers. */
+  providers: readonly ResourceProvider[];
   methods: Record<string, MethodHandler>;
   serverMeta: JsonObject;
 }
@@ -335,7 +329,7 @@ async function dispatchNow(table: MethodTable, input: DispatchInput): Promise<Di
   const unsupported = checkVersionSupported(version, SUPPORTED_PROTOCOL_VERSIONS);
   if (unsupported !== undefined) return fail(unsupported);
   const handler = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
-  if (handler === undefined || REMOVED.has(request.method) || !isAvailable(table.registry, request.method)) {
+  if (handler === undefined || REMOVED.has(request.method) || !isAvailable(table, request.method)) {
     return fail(methodNotFound(request.method));
   }
   const scope = new Scope(request, envelope.value, input);
@@ -372,7 +366,7 @@ export function createMcpServer(options: ServerOptions): CoreServer {
   const serverMeta = { [META_SERVER_INFO]: options.info };
   const methods = coreMethods({ options, registry, deps, extensions, serverMeta, shutdown: shutdown.signal });
   for (const ext of extensions) Object.assign(methods, ext.methods ?? {});
-  const table: MethodTable = { registry, methods, serverMeta };
+  const table: MethodTable = { registry, providers: providersOf(extensions), methods, serverMeta };
 
   const wrap = options.wrapDispatch;
   async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {

@@ -7,6 +7,7 @@ import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
 import { ownerKey } from '../tasks/task.js';
 import type { AuthInfo } from './tool-types.js';
 import type { Registry } from './registry.js';
+import type { ResourceProvider } from './resource-provider.js';
 import type { RequestScope } from './scope.js';
 
 /** An extension's part of a subscription (e.g. task ids); returns what it agreed to and how to stop. */
@@ -31,6 +32,7 @@ export async function listen(
   shutdown: AbortSignal,
   params: JsonObject,
   scope: RequestScope,
+  providers: readonly ResourceProvider[] = [],
 ): Promise<JsonObject> {
   const filter = params.notifications;
   if (!isJsonObject(filter))
@@ -56,17 +58,14 @@ export async function listen(
     if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
       throw invalidParams('Invalid params: notifications.resourceSubscriptions must be an array of strings');
     }
-    if (uris.length > 0) {
-      const wanted = new Set(uris as string[]);
-      agreed.resourceSubscriptions = [...wanted];
-      const listener = (uri: string): void => {
-        if (wanted.has(uri)) send('notifications/resources/updated', { uri });
-      };
-      starts.push(() => registry.events.on('resourceUpdated', listener));
-      cleanups.push(() => registry.events.off('resourceUpdated', listener));
-    }
   }
   try {
+    if (Array.isArray(uris) && uris.length > 0) {
+      const resourceUris = await subscribeResources(registry, providers, uris as string[], scope, send);
+      agreed.resourceSubscriptions = resourceUris.agreed;
+      starts.push(...resourceUris.starts);
+      cleanups.push(...resourceUris.cleanups);
+    }
     for (const ext of extensions) {
       if (filter[ext.key] === undefined) continue;
       const accepted = await ext.accept(filter[ext.key], scope, send);
@@ -82,6 +81,42 @@ export async function listen(
     for (const cleanup of cleanups) cleanup();
   }
   return { resultType: 'complete', _meta: meta };
+}
+
+/**
+ * `notifications/resources/updated` for `uris`: those a provider owns through it (only those the caller may read),
+ * the others when the registry's resources change (ServerControl.resourceUpdated).
+ */
+async function subscribeResources(
+  registry: Registry,
+  providers: readonly ResourceProvider[],
+  uris: readonly string[],
+  scope: RequestScope,
+  send: (method: string, params: JsonObject) => void,
+): Promise<{ agreed: string[]; starts: (() => void)[]; cleanups: (() => void)[] }> {
+  const wanted = new Set(uris);
+  const agreed: string[] = [];
+  const starts: (() => void)[] = [];
+  const cleanups: (() => void)[] = [];
+  const updated = (uri: string): void => send('notifications/resources/updated', { uri });
+  for (const provider of providers) {
+    const own = [...wanted].filter((uri) => provider.owns(uri));
+    if (own.length === 0) continue;
+    for (const uri of own) wanted.delete(uri);
+    const accepted = await provider.subscribe(own, scope, updated);
+    agreed.push(...accepted.agreed);
+    starts.push(accepted.start);
+    cleanups.push(accepted.stop);
+  }
+  if (wanted.size > 0) {
+    agreed.push(...wanted);
+    const listener = (uri: string): void => {
+      if (wanted.has(uri)) updated(uri);
+    };
+    starts.push(() => registry.events.on('resourceUpdated', listener));
+    cleanups.push(() => registry.events.off('resourceUpdated', listener));
+  }
+  return { agreed, starts, cleanups };
 }
 
 /**

@@ -16,6 +16,7 @@ import type {
   InputResponses,
   JsonObject,
   JsonValue,
+  ResourceLink,
 } from './types.js';
 
 /** The authenticated caller: the owner of whatever its requests create. */
@@ -115,10 +116,32 @@ export interface HandlerContext {
    * every replay. Always true outside a task. Put the check where the paths part, and keep it until such tasks end.
    */
   patched(id: string): Promise<boolean>;
+  /**
+   * The writer of the task's stream `name` (1 to 100 letters, digits, `.`, `_`, `-`): partial results clients read
+   * while the task runs, as the resource `durable-mcp://tasks/{taskId}/streams/{name}` (docs/durable-execution.md,
+   * "Streaming partial results"). Outside a task its appends go nowhere and it links to nothing.
+   */
+  stream(name: string): StreamWriter;
   /** The server's registry, for tools that change what the server offers. */
   readonly server: ServerControl;
   /** Ends this round with an InputRequiredResult carrying these requests and state. */
   inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never;
+}
+
+/** A writer of one of the task's streams (HandlerContext.stream). */
+export interface StreamWriter {
+  readonly name: string;
+  /** The stream's resource URI; undefined outside a task. */
+  readonly uri: string | undefined;
+  /**
+   * Appends a chunk of text, durably: resolved once it is stored, at the next offset of the stream. Safe to replay:
+   * the k-th append of the handler's code (or of an attempt of a step's body) is stored once, however many runs make
+   * it. Past the task's bounds on its streams (limits.maxStreamChunksPerTask, maxStreamBytesPerTask) it throws a
+   * TaskLimitError, never retried. Outside a task it does nothing.
+   */
+  append(chunk: string): Promise<void>;
+  /** Content blocks that link to the stream, for the result: one `resource_link` in a task, none outside. */
+  links(): ResourceLink[];
 }
 
 /** An input a tool can declare it asks for (ToolDefinition.asks): a method, and for elicitation its mode. */

@@ -90,6 +90,31 @@ export function sealingContract(name: string, h: SealingHarness): void {
       await store.close();
     });
 
+    it('keeps stream chunks sealed, each bound to its place: moved to another offset, it no longer opens', async () => {
+      const { store, raw } = await h.open(keyring());
+      const streams = store.streams;
+      if (streams === undefined) throw new Error('expected a streams port');
+      const canary = `CANARY${randomBytes(6).toString('hex')}`;
+      const task = await store.create(newTask({ createdAt: T0 }));
+      const run = await store.claim('w', 1_000, T0 + 1);
+      if (run === undefined) throw new Error('expected a claim');
+      const bounds = { maxChunks: 10, maxBytes: 1_000 };
+      await streams.append(task.id, run.token, 'out', '/0', `${canary} one`, T0 + 1, bounds);
+      await streams.append(task.id, run.token, 'out', '/1', `${canary} two`, T0 + 1, bounds);
+      expect((await streams.read(task.id, 'out', 0, 10, 1_000)).chunks.map((c) => c.data)).toEqual([
+        `${canary} one`,
+        `${canary} two`,
+      ]);
+      expect(await raw.dump()).not.toContain(canary);
+      await raw.exec(
+        `UPDATE task_stream_chunks SET data = (SELECT data FROM task_stream_chunks WHERE task_id = ? AND seq = 0)
+         WHERE task_id = ? AND seq = 1`,
+        [task.id, task.id],
+      );
+      await expect(streams.read(task.id, 'out', 1, 10, 1_000)).rejects.toThrow();
+      await store.close();
+    });
+
     it('keeps status texts, copied errors, client capabilities, session state and relayed answers sealed', async () => {
       const { store, raw } = await h.open(keyring());
       const canary = `CANARY${randomBytes(6).toString('hex')}`;

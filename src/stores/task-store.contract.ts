@@ -26,6 +26,7 @@ import { quotaContract } from './contract/quota.contract.js';
 import { rateLimitContract } from './contract/rate-limits.contract.js';
 import { scopeContract } from './contract/scope.contract.js';
 import { sessionsContract } from './contract/sessions.contract.js';
+import { streamsContract } from './contract/streams.contract.js';
 import { storedBytesContract } from './contract/stored-bytes.contract.js';
 import { shownContract } from './contract/shown.contract.js';
 import { traceContextContract } from './contract/trace-context.contract.js';
@@ -86,5 +87,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     debounceContract(h);
     pausesContract(h);
     traceContextContract(h);
+    streamsContract(h);
   });
 }

@@ -181,6 +181,14 @@ export interface ExecutionContext {
     statusMessage: string,
     signal?: AbortSignal,
   ): Promise<Record<string, JsonObject>>;
+  /**
+   * Appends `chunk` to stream `stream` of the task and resolves with its offset (optional: the worker's runs have it
+   * when the store offers TaskStreamsPort). Each append is named by where the run's code makes it: the k-th append
+   * to the stream from the handler's own code, or from attempt n of step s, keeps its name across runs, and an
+   * append whose name the stream holds (a replay after a crash) writes nothing and resolves with the offset it has.
+   * Throws a TaskLimitError past the task's bounds on its streams.
+   */
+  appendChunk?(stream: string, chunk: string): Promise<number>;
   /** The run's clock. */
   now(): number;
 }

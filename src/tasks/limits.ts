@@ -10,6 +10,10 @@ export interface TaskLimits {
   maxStepBytes: number;
   /** The largest result, input request or status message, as UTF-8 bytes of its JSON (or plain) text. */
   maxResultBytes: number;
+  /** Chunks one task may append to its streams (ctx.stream), all streams together. */
+  maxStreamChunksPerTask: number;
+  /** UTF-8 bytes of chunk text one task may append to its streams, all streams together. */
+  maxStreamBytesPerTask: number;
 }
 
 const MIB = 1024 * 1024;
@@ -22,6 +26,8 @@ export const DEFAULT_TASK_LIMITS: Readonly<TaskLimits> = {
   maxStepsPerTask: 10_000,
   maxStepBytes: 4 * MIB,
   maxResultBytes: 4 * MIB,
+  maxStreamChunksPerTask: 10_000,
+  maxStreamBytesPerTask: 16 * MIB,
 };
 
 /**
@@ -46,6 +52,8 @@ const FLAGS: Readonly<Record<TaskBound, string>> = {
   maxStepsPerTask: 'max-steps-per-task',
   maxStepBytes: 'max-step-bytes',
   maxResultBytes: 'max-result-bytes',
+  maxStreamChunksPerTask: 'max-stream-chunks-per-task',
+  maxStreamBytesPerTask: 'max-stream-bytes-per-task',
   maxStoredBytesPerPrincipal: 'max-stored-bytes-per-principal',
 };
 
@@ -121,4 +129,21 @@ export function tooManyMapItems(what: string, items: number, room: number, max: 
     'maxStepsPerTask',
     max,
   );
+}
+
+/** The error for a chunk a task's streams cannot take: nothing more is appended. */
+export function streamFull(stream: string, bound: 'chunks' | 'bytes', limits: TaskLimits): TaskLimitError {
+  return bound === 'chunks'
+    ? new TaskLimitError(
+        `stream "${stream}": append refused, this task's streams hold ${limits.maxStreamChunksPerTask} chunks, ` +
+          `the most one task may keep; append larger chunks, or fewer`,
+        'maxStreamChunksPerTask',
+        limits.maxStreamChunksPerTask,
+      )
+    : new TaskLimitError(
+        `stream "${stream}": append refused, it would put the text of this task's streams over ` +
+          `${limits.maxStreamBytesPerTask} bytes, the most one task may keep`,
+        'maxStreamBytesPerTask',
+        limits.maxStreamBytesPerTask,
+      );
 }

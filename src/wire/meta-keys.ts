@@ -31,6 +31,13 @@ export const META_DEBOUNCE = 'dev.durable-mcp/debounce';
 export const META_ERROR_REF = 'dev.durable-mcp/errorRef';
 /** On a result handed back to a client without the tasks extension: the task that goes on ({taskId, status}). */
 export const META_BACKGROUND_TASK = 'dev.durable-mcp/backgroundTask';
+/** On each content of a task stream's resources/read result: the chunk's offset in its stream (0-based). */
+export const META_STREAM_OFFSET = 'dev.durable-mcp/streamOffset';
+/**
+ * On a task stream's resources/read result: `{ nextOffset, length, ended }`: the offset to read from next, the chunks
+ * the stream holds, and whether it is over (its task ended and nothing is left to read past nextOffset).
+ */
+export const META_STREAM = 'dev.durable-mcp/stream';
 
 export const LOG_LEVELS = [
   'debug',

@@ -12,6 +12,7 @@ import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { RunInfo, TaskObserver, WaitInfo, WaitKind } from '../tasks/observer.js';
 import { createLiveInput } from './live-input.js';
+import { createAppendChunk, type StreamDeps } from './streams.js';
 import { createShowing } from './progress.js';
 import { createSteps, type RunHooks, type RunState, type StepDeps } from './steps.js';
 
@@ -34,7 +35,7 @@ export interface RunDeps {
   /** The run ended waiting (a backoff, a sleep) until this time: the worker wakes then. */
   onWait?: (until: number) => void;
   /** How many records a task may keep and how large a step's value may be (default DEFAULT_TASK_LIMITS). */
-  limits?: StepDeps['limits'];
+  limits?: StepDeps['limits'] & StreamDeps['limits'];
   /** The byte quota of the kept tasks of a task's owner, for its step values (undefined: none). */
   storedBytesLimit?: number;
 }
@@ -215,6 +216,8 @@ function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: Run
   };
   const waitForInput = createLiveInput({ store, clock }, task, state);
   if (waitForInput !== undefined) exec.waitForInput = waitForInput;
+  const appendChunk = createAppendChunk({ store, clock, limits: deps.limits }, task, state);
+  if (appendChunk !== undefined) exec.appendChunk = appendChunk;
   return { exec, idle: () => idle(state.signal) };
 }
 

@@ -29,6 +29,7 @@ import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 import type { StepEnd, StepInfo, WaitEnd, WaitInfo, WaitKind } from '../tasks/observer.js';
 import { createFlights, type Flights } from './step-flights.js';
 import { takeStepSlot } from './step-slots.js';
+import { inStepBody } from './step-bodies.js';
 
 export interface StepDeps {
   store: TaskStore;
@@ -262,7 +263,14 @@ async function attemptStep<T>(
   try {
     value = keptStepValue(
       name,
-      await runAttempt(clock, name, body, attempt, options.timeoutMs, run.signal).finally(settled),
+      await runAttempt(
+        clock,
+        name,
+        (a: StepAttempt) => inStepBody(name, attempt, () => body(a)),
+        attempt,
+        options.timeoutMs,
+        run.signal,
+      ).finally(settled),
       maxStepBytes,
     );
   } catch (err) {

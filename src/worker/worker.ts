@@ -46,6 +46,10 @@ export interface WorkerOptions {
   maxStepsPerTask?: number;
   /** The largest step value a run may record, as UTF-8 bytes of its JSON (default 4 MiB). */
   maxStepBytes?: number;
+  /** Chunks a task may append to its streams, all together (ctx.stream; default 10 000). */
+  maxStreamChunksPerTask?: number;
+  /** UTF-8 bytes of chunk text a task may append to its streams, all together (default 16 MiB). */
+  maxStreamBytesPerTask?: number;
   /**
    * The bytes the kept tasks of one principal may store (TaskStore.storedBytes; default 1 GiB, 0: no limit): a step
    * value that would pass it is not written, and fails its step. Give it the value the tasks extension has.
@@ -154,6 +158,8 @@ const runDepsOf = (
   limits: resolveTaskLimits({
     maxStepsPerTask: options.maxStepsPerTask,
     maxStepBytes: options.maxStepBytes,
+    maxStreamChunksPerTask: options.maxStreamChunksPerTask,
+    maxStreamBytesPerTask: options.maxStreamBytesPerTask,
   }),
   storedBytesLimit: storedBytesLimitOf(options.maxStoredBytesPerPrincipal),
 });

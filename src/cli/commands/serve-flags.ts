@@ -243,6 +243,8 @@ function limitsFromFlags(values: Flags): TaskLimits {
     maxStepsPerTask: limit('max-steps-per-task', DEFAULT_TASK_LIMITS.maxStepsPerTask),
     maxStepBytes: limit('max-step-bytes', DEFAULT_TASK_LIMITS.maxStepBytes),
     maxResultBytes: limit('max-result-bytes', DEFAULT_TASK_LIMITS.maxResultBytes),
+    maxStreamChunksPerTask: DEFAULT_TASK_LIMITS.maxStreamChunksPerTask,
+    maxStreamBytesPerTask: DEFAULT_TASK_LIMITS.maxStreamBytesPerTask,
   };
 }
 

@@ -17,6 +17,7 @@ import { resolveFallback, toolBudget, type Fallback, type FallbackOptions } from
 import { createTaskSubscriptions } from './subscription.js';
 import { answerInputs, cancelTask, createTaskAccess, settleTask, type TaskAccess } from './task-access.js';
 import { REQUIRED, taskMethods } from './task-methods.js';
+import { createStreamResources } from './stream-resources.js';
 import { startTask, type StartTask } from './task-start.js';
 import { toCreateTaskResult } from './task-wire.js';
 import { missingForAsks, refusalForAsks } from '../tool-asks.js';
@@ -157,6 +158,9 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     tools: facade,
     toolsView: tasksToolsView(facade, fallback),
     subscriptions: [createTaskSubscriptions(access.store, access.now)],
+    ...(options.store.streams === undefined
+      ? {}
+      : { resources: createStreamResources(access.store, access.now) }),
     methods: taskMethods(access),
   };
 }

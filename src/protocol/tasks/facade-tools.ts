@@ -16,6 +16,7 @@ import { ProtocolError } from '../../wire/protocol-error.js';
 import { ErrorCode } from '../../wire/codes.js';
 import type { CallToolResult } from '../types.js';
 import { describeTask, duration, type Fallback } from './fallback.js';
+import { STREAM_ARGS, streamArgsProblem, withStreamChunks } from './facade-stream.js';
 
 /** What the facade shares with the extension's own methods. */
 export interface FacadeDeps {
@@ -93,9 +94,10 @@ async function report(
   ctx: HandlerContext,
   method: string,
   taskId: string,
+  waitMs = deps.fallback.budgetMs,
 ): Promise<CallToolResult> {
   const { names, budgetMs } = deps.fallback;
-  const task = await deps.settle(taskId, ownerOf(ctx.auth), deps.now() + budgetMs, ctx.signal);
+  const task = await deps.settle(taskId, ownerOf(ctx.auth), deps.now() + waitMs, ctx.signal);
   if (typeof task === 'string') throw deps.deny(ctx.auth, method, taskId, task);
   return describeTask(task, names, budgetMs) as unknown as CallToolResult;
 }
@@ -106,14 +108,19 @@ const waitsFor = (budgetMs: number): string =>
 
 function statusTool(deps: FacadeDeps): ToolDefinition<never> {
   const { names } = deps.fallback;
-  return defineTool<{ taskId: string }>({
+  return defineTool<{ taskId: string; stream?: string; offset?: number }>({
     name: names.status,
     title: 'Background task status',
     description:
       'Reports on a background task that another tool of this server started (its taskId is in that tool’s ' +
-      'result): what it is doing, the questions it waits on, or its result once it is done.' +
+      'result): what it is doing, the questions it waits on, or its result once it is done; with `stream`, at ' +
+      'once, with the partial results it appended to that stream from `offset` on.' +
       waitsFor(deps.fallback.budgetMs),
-    inputSchema: { type: 'object', properties: { taskId: TASK_ID }, required: ['taskId'] },
+    inputSchema: {
+      type: 'object',
+      properties: { taskId: TASK_ID, ...STREAM_ARGS },
+      required: ['taskId'],
+    },
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (args, ctx) => {
       try {
@@ -124,7 +131,13 @@ function statusTool(deps: FacadeDeps): ToolDefinition<never> {
             `Polling too fast: wait ${Math.ceil(wait / 1000)} s, then call ${names.status} again.`,
           );
         }
-        return await report(deps, ctx, names.status, id);
+        const wrong = streamArgsProblem(args.stream, args.offset);
+        if (wrong !== undefined) return problem(wrong);
+        // With a stream, the chunks so far are the news: answered at once.
+        const result = await report(deps, ctx, names.status, id, args.stream === undefined ? undefined : 0);
+        if (args.stream === undefined) return result;
+        const address = { taskId: id, name: args.stream, offset: args.offset ?? 0 };
+        return await withStreamChunks(deps.store, ownerOf(ctx.auth), deps.now(), result, address);
       } catch (err) {
         return failure(args.taskId, err);
       }

@@ -16,6 +16,7 @@ import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
 import type { HandlerContext, ServerControl } from '../tool-types.js';
 import type { StepDefaults, ToolInputMethod } from '../define.js';
 import { checkDeclared } from '../tool-asks.js';
+import { taskStreamWriter } from '../stream-writer.js';
 import { InputPending, missingCapabilityFor } from '../mrtr.js';
 import { checkInputRequests } from '../input-requests.js';
 import { ErrorCode } from '../../wire/codes.js';
@@ -145,5 +146,6 @@ export function createTaskHandlerContext(
     sleepUntil: async (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
     status: async (message) => exec.status(keptStatus(checkedStatus(message), maxResultBytes)),
     patched: (id) => exec.patched(id),
+    stream: (name) => taskStreamWriter(task.id, exec, name),
   };
 }

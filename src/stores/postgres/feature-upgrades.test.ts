@@ -1,6 +1,7 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
 // priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within
-// their request (27) and trace contexts (31): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// their request (27), streams of partial results (30) and trace contexts (31): each migrates, its tasks resume, and the
+// feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
@@ -9,6 +10,7 @@ import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import { expectTraceAfterUpgrade } from '../contract/trace-context.contract.js';
+import { expectStreamsAfterUpgrade } from '../contract/streams.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -96,6 +98,14 @@ const RELEASES: Release[] = [
     version: 27,
     takeBack: (s) => `DROP TABLE ${s}.slot_holders; DELETE FROM ${s}.schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'streams of partial results',
+    after: 'a task created after appends to its streams and they read back',
+    version: 30,
+    takeBack: (s) =>
+      `DROP TABLE ${s}.task_stream_chunks; DELETE FROM ${s}.schema_migrations WHERE version = 30`,
+    expectAfter: expectStreamsAfterUpgrade,
   },
   {
     before: 'trace contexts',

@@ -14,6 +14,7 @@ import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
 import { scopeSql } from './sql/scope.js';
 import { flowSql, holderSql, slotSql } from './sql/slots.js';
+import { streamSql } from './sql/streams.js';
 import { sweepSql } from './sql/sweeps.js';
 
 /** The unique index of idempotency keys (migration 7): a violation of it means "this key is taken". */
@@ -38,6 +39,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...flowSql(s),
     ...pauseSql(s, notify),
     ...holderSql(s),
+    ...streamSql(s),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

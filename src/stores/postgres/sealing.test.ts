@@ -13,6 +13,7 @@ const TABLES = [
   'sessions',
   'session_requests',
   'rate_limits',
+  'task_stream_chunks',
 ];
 
 await withPostgres('the PostgreSQL sealing tests', () => {

@@ -12,6 +12,7 @@ import type { StoreContext } from './context.js';
 import { createTaskCreation, keyedLookup } from './creations.js';
 import { createDb } from './db.js';
 import { createOwnedLister } from './list-owned.js';
+import { postgresStreams } from './streams.js';
 import { postgresLiveInput } from './live-input.js';
 import { migrate } from './migrations.js';
 import { schemaNames } from './names.js';
@@ -95,6 +96,7 @@ export function createPostgresTaskStore(
     },
     admin: { ...postgresAdmin(ctx, read.inspect), ...pauses.admin },
     liveInput: postgresLiveInput(ctx),
+    streams: postgresStreams(ctx),
     ...read,
     ...runWrites(ctx, slots, pauses),
     freeSlots: slots.freeSlots,

@@ -1,6 +1,7 @@
 // SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
 // priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within
-// their request (27) and trace contexts (31): each opens, its tasks resume, and the feature holds for the tasks created after.
+// their request (27), streams of partial results (30) and trace contexts (31): each opens, its tasks resume, and the
+// feature holds for the tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles, TAKE_BACK_PAUSES } from '../../../test/support/sqlite-files.js';
@@ -9,6 +10,7 @@ import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import { expectTraceAfterUpgrade } from '../contract/trace-context.contract.js';
+import { expectStreamsAfterUpgrade } from '../contract/streams.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -85,6 +87,12 @@ const RELEASES: Release[] = [
     after: 'a call holding a slot counts against the tasks of its key',
     takeBack: `DROP TABLE slot_holders; DELETE FROM schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'streams of partial results',
+    after: 'a task created after appends to its streams and they read back',
+    takeBack: `DROP TABLE task_stream_chunks; DELETE FROM schema_migrations WHERE version = 30`,
+    expectAfter: expectStreamsAfterUpgrade,
   },
   {
     before: 'trace contexts',

@@ -9,6 +9,7 @@ import { creationLane } from './creations.js';
 import { openSqlite, type OpenSqliteOptions, type SqliteDatabase } from './database.js';
 import { createGroupCommit } from './group-commit.js';
 import { createOwnedLister } from './list-owned.js';
+import { sqliteStreams } from './streams.js';
 import { sqliteLiveInput } from './live-input.js';
 import { ownerWrites } from './owner-writes.js';
 import { prepareQueries, type Queries } from './queries.js';
@@ -66,6 +67,7 @@ export function createSqliteTaskStore(
       ...sqlitePauses(ctx),
     },
     liveInput: sqliteLiveInput(ctx),
+    streams: sqliteStreams(ctx),
     create,
     ...read,
     ...runWrites(ctx, end),

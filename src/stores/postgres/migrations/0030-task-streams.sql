@@ -1,0 +1,17 @@
+-- PostgreSQL migration 30: the streams of partial results a run appends to (ctx.stream, TaskStreamsPort;
+-- ../streams.ts). A chunk is at offset `seq` (0-based, in append order) of its stream, and named by `key` within the
+-- run's code: an append of a key the stream holds writes nothing, so a replay after a crash does not repeat a chunk.
+-- `data`: the chunk's text as JSON, sealed when the task's payloads are; `bytes`: the UTF-8 bytes of the text, for
+-- the task's bound on what its streams keep. Deleted with the task. A new table: no rewrite, older replicas keep
+-- working (they neither write nor read it).
+CREATE TABLE :schema.task_stream_chunks (
+  task_id text NOT NULL REFERENCES :schema.tasks (id) ON DELETE CASCADE,
+  stream text NOT NULL,
+  seq integer NOT NULL,
+  key text NOT NULL,
+  data text NOT NULL,
+  bytes integer NOT NULL,
+  at bigint NOT NULL,
+  PRIMARY KEY (task_id, stream, seq)
+);
+CREATE UNIQUE INDEX task_stream_chunks_key ON :schema.task_stream_chunks (task_id, stream, key);
