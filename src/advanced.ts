@@ -43,6 +43,8 @@ export { createTasksExtension } from './protocol/tasks/extension.js';
 export type { TasksExtensionOptions } from './protocol/tasks/extension.js';
 export { createTaskRunner } from './protocol/tasks/runner.js';
 export type { TaskRunnerOptions } from './protocol/tasks/runner.js';
+export { childStarter } from './protocol/tasks/child-tasks.js';
+export type { ChildTaskDeps, StartChild } from './protocol/tasks/child-tasks.js';
 export type { TaskRunner, ExecutionContext } from './tasks/execution.js';
 export { createWorker } from './worker/worker.js';
 export type { Worker, WorkerOptions } from './worker/worker.js';

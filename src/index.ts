@@ -31,6 +31,7 @@ export type {
   HandlerContext,
   AuthInfo,
   ServerControl,
+  CallToolOptions,
 } from './protocol/tool-types.js';
 export type { RequestEnvelope, ClientCapabilities, Implementation } from './wire/envelope.js';
 export { text, textResult } from './protocol/types.js';
@@ -44,6 +45,8 @@ export { TaskLimitError, DEFAULT_TASK_LIMITS } from './tasks/limits.js';
 export type { TaskBound, TaskLimits } from './tasks/limits.js';
 export type { StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
 export { DebounceConflictError, IdempotencyConflictError } from './tasks/errors.js';
+export { ChildTaskFailedError, ChildTaskRefusedError } from './protocol/tasks/child-tasks.js';
+export type { ChildTaskStatus } from './protocol/tasks/child-tasks.js';
 export { ProtocolError } from './wire/protocol-error.js';
 export { ErrorCode } from './wire/codes.js';
 export { META_IDEMPOTENCY_KEY, META_ERROR_REF, META_BACKGROUND_TASK } from './wire/meta-keys.js';
@@ -69,7 +72,7 @@ export type {
   StepFailure,
   TaskProgress,
 } from './tasks/task.js';
-export type { ClaimScope, OutOfScopeTasks, TaskStore } from './tasks/store.js';
+export type { ClaimScope, OutOfScopeTasks, TaskFamily, TaskStore } from './tasks/store.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
 export type { AuditEvent, AuditEventName, AuditLog } from './protocol/audit.js';
 

@@ -43,6 +43,10 @@ export interface EncodedTask {
   debounceKey: string | null;
   /** The end of a debounced task's window (createdAt + periodMs): it waits until then, as after a sleep. */
   wakeAt: number | null;
+  /** NewTask.parent's id, or null (migration 28). */
+  parentId: string | null;
+  /** NewTask.parent.detached. */
+  detached: boolean;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -99,5 +103,7 @@ export function encodeTask(
         ? null
         : sealing.concurrencyKey(sealed, task.debounce.key, task.debounce.derived === true, 'a debounce key'),
     wakeAt: task.debounce === undefined ? null : task.createdAt + task.debounce.periodMs,
+    parentId: task.parent?.id ?? null,
+    detached: task.parent?.detached === true,
   };
 }

@@ -3,6 +3,7 @@
 import { describe } from 'vitest';
 import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
+import { childrenContract } from './contract/children.contract.js';
 import { concurrencyContract } from './contract/concurrency.contract.js';
 import { concurrencyHoldContract } from './contract/concurrency-hold.contract.js';
 import { debounceContract } from './contract/debounce.contract.js';
@@ -55,7 +56,7 @@ export {
  * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
  * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
  * scopes, history, shown tasks, live input, concurrency limits and their holders, priorities, rate limits, debounce keys,
- * operators' pauses) against a new store per test. Tests of a capability
+ * operators' pauses, child tasks) against a new store per test. Tests of a capability
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
@@ -84,5 +85,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     rateLimitContract(h);
     debounceContract(h);
     pausesContract(h);
+    childrenContract(h);
   });
 }

@@ -87,6 +87,13 @@ export interface TaskSnapshot {
    * its arguments; absent when it created the task.
    */
   debounced?: 'joined' | 'replaced';
+  /**
+   * Child tasks (ctx.callTool), never on the wire as fields (tasks/get shows them in `_meta`): the task whose run
+   * started this one, and whether this one started any (TaskStore.family lists them). Set by `get`; a snapshot a
+   * write returned (a change's) may leave them out.
+   */
+  parentId?: string;
+  hasChildren?: boolean;
 }
 
 export interface NewTask {
@@ -155,6 +162,11 @@ export interface NewTask {
    * decides first.
    */
   debounce?: DebounceKey;
+  /**
+   * The task whose run started this one (ctx.callTool): its ending makes the parent's wait end at once, and
+   * cancelling the parent cancels it too unless `detached`.
+   */
+  parent?: { id: string; detached?: boolean };
 }
 
 /** A debounce key as a task carries it (NewTask.debounce). */

@@ -31,6 +31,13 @@ export const META_DEBOUNCE = 'dev.durable-mcp/debounce';
 export const META_ERROR_REF = 'dev.durable-mcp/errorRef';
 /** On a result handed back to a client without the tasks extension: the task that goes on ({taskId, status}). */
 export const META_BACKGROUND_TASK = 'dev.durable-mcp/backgroundTask';
+/** On tasks/get of a child task (ctx.callTool): the id of the task whose run started it. */
+export const META_PARENT_TASK = 'dev.durable-mcp/parentTask';
+/**
+ * On tasks/get of a task whose runs started child tasks (ctx.callTool): its first 100 children in creation order,
+ * each `{ taskId, tool, status }`.
+ */
+export const META_CHILD_TASKS = 'dev.durable-mcp/childTasks';
 
 export const LOG_LEVELS = [
   'debug',

@@ -21,6 +21,7 @@ import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy }
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
 import { takeStepSlot } from './step-slots.js';
+import { createChildWaits } from './children.js';
 
 export interface StepDeps {
   store: TaskStore;
@@ -290,7 +291,7 @@ async function holdingSlot<T>(
 }
 
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
-export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> & {
+export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched' | 'child'> & {
   /** Recorded steps remain ahead of the run. */
   replaying(): boolean;
 };
@@ -354,6 +355,17 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
     },
 
     patched: (id) => decidePatch(task, run, replay, keep, take, id),
+
+    child: createChildWaits({
+      store: deps.store,
+      clock,
+      task,
+      run,
+      use: replay.use,
+      checkNew: (name) => replay.checkNew(name),
+      keep,
+      take,
+    }),
 
     replaying: replay.replaying,
   };

@@ -91,6 +91,11 @@ export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = 
   paused_at?: I | null;
   /** Migration 26 (both, debounce keys): the key a pending task holds for its window. */
   debounce_key?: string | null;
+  /** Migration 28 (both, child tasks): the task whose run started this one, and whether cancelling it leaves this. */
+  parent_id?: string | null;
+  detached?: F | null;
+  /** Read with one task (getOwned): whether any task is its child. */
+  has_children?: F | null;
 }
 
 /** The columns a snapshot is built from. */
@@ -115,7 +120,7 @@ export type SnapshotColumns = Pick<
   | 'rate_key'
   | 'paused_at'
 > &
-  Partial<Pick<TaskColumns, 'wake_at' | 'rate_reserved_at'>>;
+  Partial<Pick<TaskColumns, 'wake_at' | 'rate_reserved_at' | 'parent_id' | 'has_children'>>;
 
 /** `[key, request]` of a task's outstanding inputs, in asking order (request null: none kept). */
 export type Outstanding = Iterable<readonly [key: string, request: string | null]>;
@@ -144,6 +149,9 @@ export function toSnapshot(row: SnapshotColumns, outstanding: Outstanding, open:
     result: openColumn<JsonObject>(row.result, 'tasks.result', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
     ...(progress === undefined ? {} : { progress }),
+    // Only where the read had them (a read of one task): a snapshot a write returned leaves them out.
+    ...(typeof row.parent_id === 'string' ? { parentId: row.parent_id } : {}),
+    ...(row.has_children === true || row.has_children === 1 ? { hasChildren: true } : {}),
   };
 }
 

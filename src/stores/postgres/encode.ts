@@ -36,5 +36,7 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.ratePeriodMs),
     tasks.map((t) => t.debounceKey),
     tasks.map((t) => t.wakeAt),
+    tasks.map((t) => t.parentId),
+    tasks.map((t) => (t.detached ? true : null)),
   ];
 }

@@ -1,6 +1,6 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
-// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26) and slots of steps and calls within
-// their request (27): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within
+// their request (27) and child tasks (28): each migrates, its tasks resume, and the feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
@@ -8,6 +8,7 @@ import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
+import { expectChildrenAfterUpgrade } from '../contract/children.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -95,6 +96,16 @@ const RELEASES: Release[] = [
     version: 27,
     takeBack: (s) => `DROP TABLE ${s}.slot_holders; DELETE FROM ${s}.schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'child tasks',
+    after: 'a child created after ends its parent’s wait at once',
+    version: 28,
+    takeBack: (s) => `
+      DROP INDEX ${s}.tasks_parent;
+      ALTER TABLE ${s}.tasks DROP COLUMN parent_id, DROP COLUMN detached, DROP COLUMN child_ended;
+      DELETE FROM ${s}.schema_migrations WHERE version = 28`,
+    expectAfter: expectChildrenAfterUpgrade,
   },
 ];
 

@@ -13,6 +13,8 @@ import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 import { startsCountedRun } from '../core/rate.js';
 import { startsDebounced } from '../core/debounce.js';
+import { isTerminalOutcome } from '../core/children.js';
+import { childEnded } from './children.js';
 
 export interface Ending {
   id: string;
@@ -28,9 +30,12 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
     rowByRow: false,
     write: (endings) =>
       endings.map(({ id, token, outcome, now }) => {
-        const ok = q.finish(id, token, outcome, now);
-        if (ok) log.changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+        const ended = q.finish(id, token, outcome, now);
+        const ok = ended !== false;
+        const runnable = outcome.kind === 'released' || ended === 'due';
+        if (ok) log.changed({ taskId: id, runnable, cancelRequested: false });
         if (ok) releaseSlot(ctx, id, token, now);
+        if (ok && isTerminalOutcome(outcome)) childEnded(ctx, id, now);
         return { value: ok };
       }),
   };

@@ -11,6 +11,7 @@ import { createGroupCommit } from './group-commit.js';
 import { createOwnedLister } from './list-owned.js';
 import { sqliteLiveInput } from './live-input.js';
 import { ownerWrites } from './owner-writes.js';
+import { familyReads } from './children.js';
 import { prepareQueries, type Queries } from './queries.js';
 import { reads } from './reads.js';
 import { endingLane, runWrites } from './run-writes.js';
@@ -73,6 +74,7 @@ export function createSqliteTaskStore(
     ...sweeps(ctx, terminal),
     ...slotSweep(ctx),
     ...holderSlots(ctx),
+    ...familyReads(ctx),
     async close() {
       if (closed) return;
       closed = true;

@@ -9,7 +9,8 @@ export function readSql(s: string) {
       SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
           SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
           FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
-        ) END AS outstanding
+        ) END AS outstanding,
+        EXISTS (SELECT 1 FROM ${s}.tasks c WHERE c.parent_id = t.id) AS has_children
       FROM ${s}.tasks t WHERE t.id = $1 AND ${OWNED_BY('t.')}`,
 
     /** $1 now: the earliest wake-up still to come. */
