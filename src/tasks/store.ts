@@ -1,5 +1,6 @@
 // The TaskStore port: what the task service and the workers need from durable storage.
 import type {
+  ChildTaskRef,
   ClaimedTask,
   ConcurrencyLimit,
   JsonValue,
@@ -111,7 +112,7 @@ export interface TaskFamily {
   /** The task whose run started it (ctx.callTool); absent for a caller's own task. */
   parentId?: string;
   /** The tasks its runs started, in creation order (at most MAX_FAMILY_CHILDREN, the first ones). */
-  children: { id: string; tool: string; status: TaskStatus }[];
+  children: ChildTaskRef[];
 }
 
 /** A page of one owner's tasks, in creation order: those after `after` (exclusive), at most `limit`. */

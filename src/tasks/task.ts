@@ -327,6 +327,20 @@ export interface TaskInspection extends TaskHead {
   error: TaskError | undefined;
   /** Keys of the input requests still waiting for an answer (the operators' detail; absent elsewhere). */
   pendingInputs?: string[];
+  /** Child tasks (ctx.callTool): the task whose run started this one (absent: none). */
+  parentId?: string;
+  /**
+   * The child tasks its runs started, in creation order, the first 100 (absent from a store that does not list
+   * them).
+   */
+  children?: ChildTaskRef[];
+}
+
+/** A child task as its parent lists it (TaskInspection.children, TaskFamily.children). */
+export interface ChildTaskRef {
+  id: string;
+  tool: string;
+  status: TaskStatus;
 }
 
 /** One step of an inspection. */

@@ -124,6 +124,19 @@ export function childrenContract(h: ContractStore): void {
       });
       expect(await family(a, ALICE)).toEqual({ parentId: parent.id, children: [] });
       expect(await family(a, BOB)).toBeUndefined();
+      // Operators see them too, whoever owns the task.
+      const inspect = must(h.store.inspect, 'inspect');
+      expect((await inspect.call(h.store, parent.id, h.t))?.children).toEqual([
+        { id: a, tool: 'child', status: 'working' },
+        { id: b, tool: 'child', status: 'working' },
+      ]);
+      const ofChild = await inspect.call(h.store, b, h.t);
+      expect(ofChild?.parentId).toBe(parent.id);
+      expect(ofChild?.children).toEqual([]);
+      // tasks/get reads them with the task.
+      expect((await h.snap(a)).parentId).toBe(parent.id);
+      expect((await h.snap(parent.id)).hasChildren).toBe(true);
+      expect((await h.snap(a)).hasChildren).toBeUndefined();
     });
   });
 }

@@ -1,6 +1,7 @@
 // The `tasks` row as both stores read it, and its mapping to domain types: a snapshot, a claimed task, an
 // inspection. SQLite gives numbers and 0/1 flags; PostgreSQL booleans, and bigint columns as strings.
 import type {
+  ChildTaskRef,
   ClaimedTask,
   JsonObject,
   JsonValue,
@@ -234,6 +235,8 @@ export interface InspectionParts {
   history: HistoryRow[];
   /** Ids of the tasks retries made from this one, oldest first. */
   retries: string[];
+  /** Its child tasks (ctx.callTool), in creation order, the first MAX_FAMILY_CHILDREN. */
+  children: ChildTaskRef[];
 }
 
 /** Everything kept about a task, for operators. */
@@ -251,6 +254,8 @@ export function toInspection(
     cancelRequested: isSet(row.cancel_requested),
     idempotencyKey: row.idempotency_key ?? undefined,
     retries: kept.retries,
+    ...(typeof row.parent_id === 'string' ? { parentId: row.parent_id } : {}),
+    children: kept.children,
     steps: inspectionSteps(kept.done, openStepAttempts(row.id, kept.attempts, open)),
     history: toStatusHistory(
       { id: row.id, createdAt: Number(row.created_at), createdMessage: row.created_message },

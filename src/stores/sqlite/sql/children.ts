@@ -1,7 +1,7 @@
 // Prepared SQL of the SQLite task store. Child tasks (migration 28, ctx.callTool): the parent woken by its child's
 // ending, the children a cancel of their parent reaches, and a task's parent and children as its owner sees them.
 import type { TaskFamily } from '../../../tasks/store.js';
-import type { TaskOwner, TaskStatus } from '../../../tasks/task.js';
+import type { ChildTaskRef, TaskOwner } from '../../../tasks/task.js';
 import type { SqliteDatabase } from '../database.js';
 import { MAX_FAMILY_CHILDREN } from '../../core/children.js';
 import { NON_TERMINAL } from './conditions.js';
@@ -26,7 +26,11 @@ export function prepareChildQueries(db: SqliteDatabase) {
   const children = db.prepare(`
     SELECT id, tool, status FROM tasks WHERE parent_id = ? AND tenant = ? AND principal = ?
     ORDER BY created_at, id LIMIT ${MAX_FAMILY_CHILDREN}`);
+  // An operator's view (any owner): the first children in creation order.
+  const childrenOf = db.prepare(`
+    SELECT id, tool, status FROM tasks WHERE parent_id = ? ORDER BY created_at, id LIMIT ${MAX_FAMILY_CHILDREN}`);
   return {
+    childrenOf: (id: string) => childrenOf.all(id) as ChildTaskRef[],
     /** The parent of `child`, told that it ended: its id, and whether its wait ended now (it is due). */
     wakeParent(child: string, now: number): { id: string; due: boolean } | undefined {
       const row = wakeParent.get({ child, now }) as { id: string; wake_at: number | null } | undefined;
@@ -37,11 +41,7 @@ export function prepareChildQueries(db: SqliteDatabase) {
     family(id: string, owner: TaskOwner): TaskFamily | undefined {
       const parent = parentOf.get(id, owner.tenant, owner.principal) as string | null | undefined;
       if (parent === undefined) return undefined;
-      const rows = children.all(id, owner.tenant, owner.principal) as {
-        id: string;
-        tool: string;
-        status: TaskStatus;
-      }[];
+      const rows = children.all(id, owner.tenant, owner.principal) as ChildTaskRef[];
       return { ...(parent === null ? {} : { parentId: parent }), children: rows };
     },
   };
