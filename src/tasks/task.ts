@@ -87,11 +87,7 @@ export interface TaskSnapshot {
    * its arguments; absent when it created the task.
    */
   debounced?: 'joined' | 'replaced';
-  /**
-   * Child tasks (ctx.callTool), never on the wire as fields (tasks/get shows them in `_meta`): the task whose run
-   * started this one, and whether this one started any (TaskStore.family lists them). Set by `get`; a snapshot a
-   * write returned (a change's) may leave them out.
-   */
+  /** Child tasks (`get` sets them; never wire fields): the task whose run started it; whether it started any. */
   parentId?: string;
   hasChildren?: boolean;
 }
@@ -162,10 +158,7 @@ export interface NewTask {
    * decides first.
    */
   debounce?: DebounceKey;
-  /**
-   * The task whose run started this one (ctx.callTool): its ending makes the parent's wait end at once, and
-   * cancelling the parent cancels it too unless `detached`.
-   */
+  /** The task whose run started it (ctx.callTool): its ending ends the parent's wait; cancelled with it unless detached. */
   parent?: { id: string; detached?: boolean };
 }
 
@@ -329,10 +322,7 @@ export interface TaskInspection extends TaskHead {
   pendingInputs?: string[];
   /** Child tasks (ctx.callTool): the task whose run started this one (absent: none). */
   parentId?: string;
-  /**
-   * The child tasks its runs started, in creation order, the first 100 (absent from a store that does not list
-   * them).
-   */
+  /** The child tasks its runs started, in creation order, the first 100 (absent: the store does not list them). */
   children?: ChildTaskRef[];
 }
 
