@@ -71,6 +71,8 @@ export type {
   TaskFailure,
   StepFailure,
   TaskProgress,
+  TaskError,
+  ChildTaskRef,
 } from './tasks/task.js';
 export type { ClaimScope, OutOfScopeTasks, TaskFamily, TaskStore } from './tasks/store.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
