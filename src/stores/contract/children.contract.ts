@@ -84,6 +84,28 @@ export function childrenContract(h: ContractStore): void {
       expect((await h.claim('w3')).id).toBe(parent.id);
     });
 
+    it('a child whose run ends waiting or asking after a cancel ends cancelled, and its parent’s wait ends', async () => {
+      const { parent, child } = await parentRunning();
+      const waits = await child();
+      const asks = await child();
+      await waitAnHour(parent);
+      const runs = await taskHelpers(h).claimAll('w2');
+      expect(runs.map((r) => r.id).sort()).toEqual([waits, asks].sort());
+      for (const id of [waits, asks])
+        expect(await h.store.requestCancel(id, ALICE, h.t)).toMatchObject({ ok: true, running: true });
+      const [w, a] = [must(runs.find((r) => r.id === waits)), must(runs.find((r) => r.id === asks))];
+      const wait = { kind: 'waiting', until: h.t + HOUR, statusMessage: 'Sleeping.' } as const;
+      expect(await h.store.finish(waits, w.token, wait, h.t)).toBe(true);
+      expect((await h.snap(waits)).status).toBe('cancelled');
+      const woken = await h.claim('w3');
+      expect(woken.id).toBe(parent.id);
+      await waitAnHour(woken);
+      const ask = { kind: 'input_required', requests: { k: {} }, statusMessage: 'Asking.' } as const;
+      expect(await h.store.finish(asks, a.token, ask, h.t)).toBe(true);
+      expect((await h.snap(asks)).status).toBe('cancelled');
+      expect((await h.claim('w4')).id).toBe(parent.id);
+    });
+
     it('cancelling a parent cancels its children not detached, and theirs; a running one is asked to stop', async () => {
       const { parent, child } = await parentRunning();
       const running = await child();

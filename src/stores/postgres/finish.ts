@@ -18,9 +18,13 @@ async function endTerminal(ctx: StoreContext, settled: TaskChange, params: unkno
 
 /** A wait begun: due at once when a child ended during the run, and then the change says the task is runnable. */
 async function beginWait(ctx: StoreContext, settled: TaskChange, params: unknown[]): Promise<boolean> {
-  const [row] = await ctx.db.query<Partial<SnapshotColumns> & { due: boolean }>(ctx.q.wait, params);
+  const [row] = await ctx.db.query<Partial<SnapshotColumns> & ParentWoken & { due: boolean }>(
+    ctx.q.wait,
+    params,
+  );
   if (row === undefined) return false;
-  ctx.feed.emitLocal([withCommitted({ ...settled, runnable: row.due }, row, ctx.codec.open)]);
+  const change = withCommitted({ ...settled, runnable: row.due }, row, ctx.codec.open);
+  ctx.feed.emitLocal([change, ...parentChange(row)]);
   return true;
 }
 
@@ -96,7 +100,10 @@ export async function finishRun(
         seal(JSON.stringify(outcome.requests[k]), sealedAt('task_inputs.request', id, k)),
       );
       const params = [id, token, statusFor(seal, id, outcome.statusMessage), now, keys, requests];
-      return writeAndNotify(ctx, q.suspend, params, settled);
+      const [row] = await ctx.db.query<ParentWoken>(q.suspend, params);
+      if (row === undefined) return false;
+      ctx.feed.emitLocal([settled, ...parentChange(row)]);
+      return true;
     }
   }
 }

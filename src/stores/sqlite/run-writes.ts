@@ -13,7 +13,6 @@ import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 import { startsCountedRun } from '../core/rate.js';
 import { startsDebounced } from '../core/debounce.js';
-import { isTerminalOutcome } from '../core/children.js';
 import { childEnded } from './children.js';
 
 export interface Ending {
@@ -35,7 +34,8 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
         const runnable = outcome.kind === 'released' || ended === 'due';
         if (ok) log.changed({ taskId: id, runnable, cancelRequested: false });
         if (ok) releaseSlot(ctx, id, token, now);
-        if (ok && isTerminalOutcome(outcome)) childEnded(ctx, id, now);
+        // A wait or an ask ends the task cancelled when a cancel was requested during the run: its parent hears too.
+        if (ok && outcome.kind !== 'released') childEnded(ctx, id, now);
         return { value: ok };
       }),
   };

@@ -2,6 +2,9 @@
 import { ASK_INPUTS, FENCED, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 import { PARENT_WOKEN, WAKE_PARENT } from './children.js';
 
+/** The parent of a run's task that its wait or ask ended cancelled (a cancel requested during the run). */
+const ENDED_CANCELLED = `(SELECT parent_id FROM u WHERE status = 'cancelled')`;
+
 /** `s`: the quoted schema name. */
 export function endingSql(s: string, notify: Notify) {
   return {
@@ -32,9 +35,11 @@ export function endingSql(s: string, notify: Notify) {
             ELSE $3::bigint END,
           child_ended = NULL, updated_at = $5, runnable = false, lease_owner = NULL, lease_until = NULL,
           revision = revision + 1
-        WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
-      ) SELECT u.*, (u.wake_at IS NOT NULL AND u.wake_at <= $5 AND u.wake_at < $3) AS due,
-        ${notify('u.id', '(u.wake_at IS NOT NULL AND u.wake_at <= $5 AND u.wake_at < $3)', 'false')} FROM u`,
+        WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}, parent_id
+      ), woke AS (${WAKE_PARENT(s, ENDED_CANCELLED, '$5::bigint')})
+      SELECT u.*, (u.wake_at IS NOT NULL AND u.wake_at <= $5 AND u.wake_at < $3) AS due,
+        ${notify('u.id', '(u.wake_at IS NOT NULL AND u.wake_at <= $5 AND u.wake_at < $3)', 'false')},
+        ${PARENT_WOKEN(notify)} FROM u`,
 
     release: `
       WITH u AS (
@@ -54,7 +59,8 @@ export function endingSql(s: string, notify: Notify) {
           status_message = CASE WHEN cancel_requested THEN 'Task was cancelled.'
             ELSE COALESCE($3, status_message) END, updated_at = $4,
           runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
-        WHERE ${FENCED} RETURNING id
-      ), ${ASK_INPUTS(s)} SELECT ${notify('u.id', 'false', 'false')} FROM u`,
+        WHERE ${FENCED} RETURNING id, status, parent_id
+      ), ${ASK_INPUTS(s)}, woke AS (${WAKE_PARENT(s, ENDED_CANCELLED, '$4::bigint')})
+      SELECT ${notify('u.id', 'false', 'false')}, ${PARENT_WOKEN(notify)} FROM u`,
   };
 }

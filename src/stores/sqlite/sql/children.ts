@@ -7,11 +7,13 @@ import { MAX_FAMILY_CHILDREN } from '../../core/children.js';
 import { NON_TERMINAL } from './conditions.js';
 
 export function prepareChildQueries(db: SqliteDatabase) {
-  // In the child's ending transaction: the parent notes it (child_ended), and a wait it is in ends now.
+  // In the child's ending transaction: the parent notes it (child_ended), and a wait it is in ends now. Only once the
+  // child has ended: a run that ends waiting or asking for input ends cancelled when a cancel was requested meanwhile.
   const wakeParent = db.prepare(`
     UPDATE tasks SET child_ended = 1,
       wake_at = CASE WHEN wake_at IS NOT NULL AND wake_at > @now THEN @now ELSE wake_at END
-    WHERE id = (SELECT parent_id FROM tasks WHERE id = @child) AND ${NON_TERMINAL}
+    WHERE id = (SELECT parent_id FROM tasks WHERE id = @child AND status IN ('completed','failed','cancelled'))
+      AND ${NON_TERMINAL}
     RETURNING id, wake_at`);
   // The unfinished tasks a cancel of task ? reaches: its children not detached, theirs, and so on.
   const attached = db.prepare(`
