@@ -102,6 +102,27 @@ export const tools = [
     handler: (_args, ctx) => parkUntilReleased(ctx),
   },
   {
+    // The child-task rows: one step, then complete. Called on its own (the step row) and as the child of
+    // bench_parent (the child row), so the two rows differ only by the child task's round trip.
+    name: 'bench_step',
+    description: 'Benchmark tool: runs only as a durable task, runs one step and completes.',
+    inputSchema: { type: 'object' },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
+    handler: async (_args, ctx) => {
+      const value = await ctx.step('work', () => 'ok');
+      return { content: [{ type: 'text', text: value }] };
+    },
+  },
+  {
+    // The child-task row: calls bench_step as a child task (ctx.callTool) and completes with its result.
+    name: 'bench_parent',
+    description:
+      'Benchmark tool: runs only as a durable task, calls bench_step as a child task and completes.',
+    inputSchema: { type: 'object' },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
+    handler: async (_args, ctx) => ctx.callTool('bench_step', {}, { name: 'child' }),
+  },
+  {
     // The saturated-key row: the first run holds the only slot of SATURATED_KEY for the whole benchmark.
     name: 'bench_hold',
     description:

@@ -32,6 +32,7 @@ export type {
   AuthInfo,
   ServerControl,
   StreamWriter,
+  CallToolOptions,
 } from './protocol/tool-types.js';
 export type { RequestEnvelope, ClientCapabilities, Implementation } from './wire/envelope.js';
 export { text, textResult } from './protocol/types.js';
@@ -46,6 +47,8 @@ export type { TaskBound, TaskLimits } from './tasks/limits.js';
 export type { StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
 export type { MapOptions } from './tasks/step-map.js';
 export { DebounceConflictError, IdempotencyConflictError } from './tasks/errors.js';
+export { ChildTaskFailedError, ChildTaskRefusedError } from './protocol/tasks/child-tasks.js';
+export type { ChildTaskStatus } from './protocol/tasks/child-tasks.js';
 export { ProtocolError } from './wire/protocol-error.js';
 export { ErrorCode } from './wire/codes.js';
 export { META_IDEMPOTENCY_KEY, META_ERROR_REF, META_BACKGROUND_TASK } from './wire/meta-keys.js';
@@ -80,8 +83,10 @@ export type {
   TaskFailure,
   StepFailure,
   TaskProgress,
+  TaskError,
+  ChildTaskRef,
 } from './tasks/task.js';
-export type { ClaimScope, OutOfScopeTasks, TaskStore } from './tasks/store.js';
+export type { ClaimScope, OutOfScopeTasks, TaskFamily, TaskStore } from './tasks/store.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
 export type { AuditEvent, AuditEventName, AuditLog } from './protocol/audit.js';
 

@@ -16,7 +16,12 @@ import {
 import type { StepDefaults, ToolSet } from './protocol/define.js';
 import type { Clock } from './tasks/clock.js';
 import type { ToolErrorReport } from './tasks/observer.js';
-import { createTasksExtension, type TasksExtensionOptions } from './protocol/tasks/extension.js';
+import {
+  createTasksExtension,
+  taskDefaultsOf,
+  type TasksExtensionOptions,
+} from './protocol/tasks/extension.js';
+import { childStarter } from './protocol/tasks/child-tasks.js';
 import { claimScopeOf, createTaskRunner } from './protocol/tasks/runner.js';
 import { callSlotDeps, callStepSlots } from './protocol/tasks/call-slots.js';
 import type { TaskStore } from './tasks/store.js';
@@ -142,6 +147,13 @@ function workerFor(
     runner: createTaskRunner(server.registry, server.info, {
       steps: options.steps,
       maxResultBytes: limits.maxResultBytes,
+      // ctx.callTool's child tasks: created as tools/call creates tasks, under the same defaults and quotas.
+      children: childStarter(server.registry, {
+        store,
+        now: now ?? Date.now,
+        defaults: taskDefaultsOf(options.tasks ?? {}),
+        audit: options.tasks?.audit,
+      }),
     }),
     scope: claimScopeOf(server.registry, options.worker?.removedToolDrainMs ?? 3_600_000, now ?? Date.now),
     observer:

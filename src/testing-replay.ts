@@ -4,6 +4,7 @@ import {
   isControlFlow,
   WaitPending,
   type ControlFlow,
+  CHILD_PREFIX,
   type ExecutionContext,
   type NonDeterminismError,
   type StepOptions,
@@ -36,6 +37,16 @@ export type ReplayReport =
 
 /** The owner of the kit's tasks. */
 export const KIT_OWNER: TaskOwner = { tenant: 'test', principal: 'tester' };
+
+/** A child the history has is its kept outcome; one it lacks ends the replay there, before anything starts. */
+const recordedChildren =
+  (
+    task: ClaimedTask,
+    child: ExecutionContext['child'],
+    stop: (step: string) => never,
+  ): ExecutionContext['child'] =>
+  async (name, start) =>
+    Object.hasOwn(task.steps, `${CHILD_PREFIX}${name}`) ? child(name, start) : stop(`${CHILD_PREFIX}${name}`);
 
 /** Stops a replay where the recorded history ends: a new step's body never runs. */
 class ReplayReachedNew extends Error implements ControlFlow {
@@ -107,6 +118,7 @@ export async function replayHistory(
     ...steps,
     // A new step ends the replay where it is asked: it takes no slot of a concurrency key first.
     step: (name, _fn, options) => steps.step(name, () => stop(name), withoutSlot(options)),
+    child: recordedChildren(task, steps.child, stop),
     status: async () => undefined,
     progress: () => undefined,
     now: () => clock.now(),

@@ -12,7 +12,8 @@ import type { StepDefaults } from './protocol/define.js';
 import type { ToolDefinition } from './protocol/tool-types.js';
 import { createTaskRunner } from './protocol/tasks/runner.js';
 import { createMcpServer, type McpServer } from './protocol/server.js';
-import { createTasksExtension } from './protocol/tasks/extension.js';
+import { createTasksExtension, taskDefaultsOf } from './protocol/tasks/extension.js';
+import { childStarter } from './protocol/tasks/child-tasks.js';
 import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
@@ -116,6 +117,11 @@ export interface TestKit {
   /** Calls a tool as a client that declares the tasks extension (see StartOptions). */
   start(tool: string, args?: JsonObject, options?: StartOptions): Promise<TestTask>;
   /**
+   * A handle on a task of the kit by its id: one a tool's handler started as a child task (`ctx.callTool`), whose id
+   * `tasks/get` of its parent shows under `_meta["dev.durable-mcp/childTasks"]`.
+   */
+  task(id: string): TestTask;
+  /**
    * Runs every task that can run now, one run at a time, until none can (those waiting for time or input stay).
    * A run that waits on nothing but the manual clock (a step attempt's `timeoutMs`, a timer of `kit.clock`) would
    * wait for ever: settle rejects with BlockedOnClockError instead, leaving the run in flight for the test to move
@@ -162,6 +168,13 @@ function assemble(options: TestKitOptions) {
   const crashes: Crashes = { armed: undefined, during: undefined, dead: new Set(), runs: new Map() };
   const store = recordingStore(createSqliteTaskStore({ path: join(dir, 'tasks.db') }), recorded, crashes);
   const now = (): number => clock.now();
+  const tasks = {
+    store,
+    now,
+    tasksGetRate: false as const,
+    fallback: false as const,
+    allowCallerPriority: options.allowCallerPriority === true,
+  };
   const server = createMcpServer({
     info: { name: 'durable-mcp-test-kit', version: VERSION },
     toolSets: [{ tools: options.tools }],
@@ -169,20 +182,14 @@ function assemble(options: TestKitOptions) {
     now,
     steps: options.steps,
     maxStepBytes: limits.maxStepBytes,
-    extensions: [
-      createTasksExtension({
-        store,
-        now,
-        tasksGetRate: false,
-        fallback: false,
-        allowCallerPriority: options.allowCallerPriority === true,
-      }),
-    ],
+    extensions: [createTasksExtension(tasks)],
   });
   const runner = countingRunner(
     createTaskRunner(server.registry, server.info, {
       steps: options.steps,
       maxResultBytes: limits.maxResultBytes,
+      // ctx.callTool: child tasks run in the kit as any task does (settle runs them).
+      children: childStarter(server.registry, { store, now, defaults: taskDefaultsOf(tasks) }),
     }),
     recorded,
     crashes,
@@ -282,6 +289,7 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
     async start(tool, args = {}, startOptions = {}) {
       return taskHandle(call, recorded, await startTask(call, tool, args, startOptions));
     },
+    task: (id) => taskHandle(call, recorded, id),
     settle,
     async advance(ms) {
       clock.advance(ms);

@@ -105,6 +105,10 @@ export function createKeyedTask(
 
 export { newIdempotencyKey, randomUUID };
 
+/** tools/call of a task tool without arguments, as a client with the tasks extension. */
+export const mcpTaskCall = (tool: string): LoadRequest =>
+  mcpRequest('tools/call', { name: tool, arguments: {} }, tool, TASKS_META);
+
 /** tools/call of bench_sleep: a task that sleeps until `until` (epoch ms). */
 export const createSleepTask = (until: number): LoadRequest =>
   mcpRequest('tools/call', { name: 'bench_sleep', arguments: { until } }, 'bench_sleep', TASKS_META);

@@ -2,6 +2,7 @@
 // measured in every round (and printed). To add one, add it to its section file and here; bench/README.md ("Adding a
 // scenario") describes the fields.
 import type { Scenario, Section } from '../types.js';
+import { childRows } from './children.js';
 import { gatewayRows } from './gateway.js';
 import { keyedPgRows, keyedSqliteRows } from './idempotency.js';
 import { memoryRows } from './memory.js';
@@ -31,6 +32,7 @@ export const SECTIONS: Section[] = [
     ],
   },
   { id: 'push', title: 'Latency: tasks/get and push', rows: pushRows },
+  { id: 'children', title: 'Child tasks: a child’s round trip next to a step’s', rows: childRows },
   {
     id: 'stored',
     title: 'Stored tasks: tasks/get and the operator list',

@@ -93,6 +93,10 @@ export interface TaskDetailJson extends TaskRowJson, TaskPayloadsJson {
   traceId?: string;
   /** The tasks operators' retries made from this one, oldest first. */
   retries?: string[];
+  /** Child tasks (ctx.callTool): the task whose run started this one. */
+  parentId?: string;
+  /** The child tasks its runs started, in creation order, the first 100 (absent: none). */
+  children?: { id: string; tool: string; status: TaskStatusJson }[];
   steps: TaskStepJson[];
   /** The statuses the task took (the last 100), oldest first; absent from servers without it. */
   history?: { at: string; status: TaskStatusJson; statusMessage?: string }[];

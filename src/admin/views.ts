@@ -74,6 +74,8 @@ export const detailView = (task: TaskInspection) =>
     traceId: task.traceId,
     // Only from a store that lists them, and only when there are any.
     retries: task.retries === undefined || task.retries.length === 0 ? undefined : task.retries,
+    parentId: task.parentId,
+    children: task.children === undefined || task.children.length === 0 ? undefined : task.children,
     steps: task.steps.map((step) => ({
       name: step.name,
       done: step.done,

@@ -37,6 +37,23 @@ describe('the admin views', () => {
     expect(describeInspection(inspectionOf({ id: 't1', status: 'working' }))).not.toContain('trace');
   });
 
+  it('a detail names the parent of a child task and the children of a parent, escaped', () => {
+    const child = describeInspection(inspectionOf({ id: 't2', status: 'working', parentId: 't1' }));
+    expect(child).toContain('\n  child task of t1');
+    const parent = describeInspection(
+      inspectionOf({
+        id: 't1',
+        status: 'working',
+        children: [
+          { id: 't2', tool: 'leaf', status: 'completed' },
+          { id: 't3', tool: 'le\u001baf', status: 'working' },
+        ],
+      }),
+    );
+    expect(parent).toContain('\n  child tasks:\n    t2 leaf: completed\n    t3 le');
+    expect(parent).not.toContain('\u001b');
+  });
+
   it('a detail names a tool error, the task a retry came from and the retries made of it', () => {
     const view = describeInspection(
       inspectionOf({

@@ -93,6 +93,18 @@ function timesOf(step: Answer<TaskStepJson>): Pick<InspectedStep, 'startedAt' | 
 }
 
 /** The status history from the API (absent when the server's store keeps none). */
+/** The child tasks of a detail, as the server sent them (each field a string, or left out). */
+function childrenOf(children: unknown): Pick<TaskInspection, 'children'> {
+  if (!Array.isArray(children)) return {};
+  return {
+    children: children.map((c: Record<string, unknown>) => ({
+      id: String(c.id),
+      tool: String(c.tool),
+      status: String(c.status) as TaskStatus,
+    })),
+  };
+}
+
 function historyOf(history: unknown): Pick<TaskInspection, 'history'> {
   if (!Array.isArray(history)) return {};
   return {
@@ -134,6 +146,8 @@ export function inspectionOf(d: Answer<TaskDetailJson>): TaskInspection {
     ...(typeof d.traceId === 'string' ? { traceId: d.traceId } : {}),
     retryOf: text(d.retryOf),
     ...(Array.isArray(d.retries) ? { retries: (d.retries as unknown[]).map(String) } : {}),
+    ...(typeof d.parentId === 'string' ? { parentId: d.parentId } : {}),
+    ...childrenOf(d.children),
     steps: steps.map((s) => ({
       name: str(s.name),
       done: s.done === true,

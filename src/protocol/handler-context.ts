@@ -22,7 +22,7 @@ import { runStepInline, sleepInline, type TakeStepSlot } from './inline-steps.js
 import { checkAnswer } from './input-answers.js';
 import { InputPending, type MrtrRound } from './mrtr.js';
 import type { RequestScope } from './scope.js';
-import type { InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
+import type { CallToolResult, InputRequest, InputRequests, InputResponses, JsonValue } from './types.js';
 
 const severity = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
 
@@ -160,6 +160,11 @@ class RoundContext implements HandlerContext {
     }
     if (pending) throw new InputPending(missing, this.round.state);
     return found;
+  }
+
+  /** A call within its request has no task for a child task to belong to. */
+  async callTool(): Promise<CallToolResult> {
+    throw new TypeError('ctx.callTool is only for tasks: a call that runs within its request has no task');
   }
 
   /** A round answered within its request has no task to wait in. */

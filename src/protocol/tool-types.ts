@@ -122,6 +122,17 @@ export interface HandlerContext {
    * "Streaming partial results"). Outside a task its appends go nowhere and it links to nothing.
    */
   stream(name: string): StreamWriter;
+  /**
+   * Calls tool `name` of this server (a gateway's mirrored tools included) as a child task, owned by this task's
+   * owner and counted against its quotas, and returns its result. Only in a task: the run ends waiting, holding no
+   * worker, and the task is due again as soon as the child ends, on any replica. Durable and exactly once: the child's
+   * id comes from this task's and the call's name, so a replay finds the child an earlier run started, and its
+   * outcome is kept among the task's records (`@child/<name>`), so later replays do not read it again. A child that
+   * failed, was cancelled or expired throws ChildTaskFailedError; one a quota refused throws ChildTaskRefusedError
+   * at once. Cancelling this task cancels its children, unless `options.detached`. Outside a task it throws a
+   * TypeError.
+   */
+  callTool(name: string, args?: JsonObject, options?: CallToolOptions): Promise<CallToolResult>;
   /** The server's registry, for tools that change what the server offers. */
   readonly server: ServerControl;
   /** Ends this round with an InputRequiredResult carrying these requests and state. */
@@ -142,6 +153,17 @@ export interface StreamWriter {
   append(chunk: string): Promise<void>;
   /** Content blocks that link to the stream, for the result: one `resource_link` in a task, none outside. */
   links(): ResourceLink[];
+}
+
+/** HandlerContext.callTool's options. */
+export interface CallToolOptions {
+  /**
+   * The call's name among the task's records (default: the tool's name): its child is kept as `@child/<name>`, and
+   * every call of a task needs its own (calls of one tool in a loop: `resize-${i}`). 1 to 200 characters.
+   */
+  name?: string;
+  /** Cancelling this task leaves the child running (default: the child is cancelled with it). */
+  detached?: boolean;
 }
 
 /** An input a tool can declare it asks for (ToolDefinition.asks): a method, and for elicitation its mode. */

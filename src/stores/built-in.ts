@@ -1,7 +1,7 @@
 // What the stores of this package offer besides the TaskStore port: the legacy sessions kept in the same database
 // (a backend hands them to the 2025-11-25 wire), and counts their tests and the reliability suite read.
 import type { SessionStore } from '../tasks/sessions.js';
-import type { TaskStore } from '../tasks/store.js';
+import type { TaskFamily, TaskStore } from '../tasks/store.js';
 import type { TaskOwner } from '../tasks/task.js';
 
 export interface BuiltInTaskStore extends TaskStore {
@@ -11,6 +11,8 @@ export interface BuiltInTaskStore extends TaskStore {
   countRunnable(now: number): Promise<number>;
   /** The bytes one owner's kept tasks store (TaskStore.storedBytes, which both stores keep). */
   storedBytes(owner: TaskOwner): Promise<number>;
+  /** A task's parent and children (TaskStore.family, which both stores keep). */
+  family(id: string, owner: TaskOwner): Promise<TaskFamily | undefined>;
 }
 
 /** The reads both stores implement alike (their `reads.ts`). */

@@ -46,6 +46,10 @@ export interface EncodedTask {
   /** NewTask.trace, each or null (never sealed: ids of spans, no payload). */
   traceParent: string | null;
   traceState: string | null;
+  /** NewTask.parent's id, or null (migration 28). */
+  parentId: string | null;
+  /** NewTask.parent.detached. */
+  detached: boolean;
 }
 
 /** Serialises (and seals) one task; throws for that task alone when its payload is not JSON. */
@@ -104,5 +108,7 @@ export function encodeTask(
     wakeAt: task.debounce === undefined ? null : task.createdAt + task.debounce.periodMs,
     traceParent: task.trace?.traceParent ?? null,
     traceState: task.trace?.traceState ?? null,
+    parentId: task.parent?.id ?? null,
+    detached: task.parent?.detached === true,
   };
 }

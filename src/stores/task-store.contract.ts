@@ -3,6 +3,7 @@
 import { describe } from 'vitest';
 import { cancelContract } from './contract/cancel.contract.js';
 import { changesContract } from './contract/changes.contract.js';
+import { childrenContract } from './contract/children.contract.js';
 import { concurrencyContract } from './contract/concurrency.contract.js';
 import { concurrencyHoldContract } from './contract/concurrency-hold.contract.js';
 import { debounceContract } from './contract/debounce.contract.js';
@@ -57,7 +58,7 @@ export {
  * Registers the suite `TaskStore contract: <name>`: every topic of the contract (creation and claims, endings, cancel,
  * housekeeping, the change feed, sessions, waits, idempotency, quotas, stored bytes, fairness, one-time keys, claim
  * scopes, history, shown tasks, live input, concurrency limits and their holders, priorities, rate limits, debounce keys,
- * operators' pauses) against a new store per test. Tests of a capability
+ * operators' pauses, child tasks) against a new store per test. Tests of a capability
  * the store lacks (an optional method of the port left out) skip themselves.
  */
 export function runTaskStoreContract(options: TaskStoreContractOptions): void {
@@ -88,5 +89,6 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     pausesContract(h);
     traceContextContract(h);
     streamsContract(h);
+    childrenContract(h);
   });
 }

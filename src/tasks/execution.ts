@@ -2,7 +2,7 @@
 import { concurrencyProblem } from './concurrency.js';
 import { bytesOver, TaskLimitError } from './limits.js';
 import { NonRetryableError, retryPolicyProblem, type RetryPolicy } from './retry.js';
-import type { ClaimedTask, JsonObject, JsonValue, RunOutcome, TaskProgress } from './task.js';
+import type { ClaimedTask, JsonObject, JsonValue, RunOutcome, TaskError, TaskProgress } from './task.js';
 
 /** What one attempt of a step gets. */
 export interface StepAttempt {
@@ -189,9 +189,32 @@ export interface ExecutionContext {
    * Throws a TaskLimitError past the task's bounds on its streams.
    */
   appendChunk?(stream: string, chunk: string): Promise<number>;
+  /**
+   * Waits for child task `name` of this task (ctx.callTool), starting it first unless it exists: `start` is given the
+   * child's id (derived from this task's id and `name`, so a run replayed after a crash finds the child an earlier
+   * run started instead of starting another) and creates it with this task as its parent, or says why it may not
+   * (a quota). While the child is unfinished the run ends waiting, holding no worker, until the child's ending makes
+   * the task due (the store does it in the ending's own write). The child's outcome is then kept under
+   * `@child/<name>` among the task's records, so that later runs get it without reading the child again.
+   */
+  child(name: string, start: (childId: string) => Promise<ChildStart>): Promise<ChildOutcome>;
   /** The run's clock. */
   now(): number;
 }
+
+/** How `start` of ExecutionContext.child ended: the child created (or found), or refused before it existed. */
+export type ChildStart = { started: true } | { started: false; error: TaskError };
+
+/** A child task's ending as its parent keeps it (ExecutionContext.child). */
+export type ChildOutcome =
+  | { taskId: string; status: 'completed'; result: JsonObject }
+  | { taskId: string; status: 'failed'; error: TaskError }
+  | { taskId: string; status: 'cancelled' | 'expired' }
+  /** Never created: `start` refused it (a quota); `taskId` is the id it would have had. */
+  | { taskId: string; status: 'refused'; error: TaskError };
+
+/** The prefix of the records under which a task keeps its children's outcomes (ExecutionContext.child). */
+export const CHILD_PREFIX = '@child/';
 
 /** Runs (or replays) the handler of a claimed task and says how the run ended. */
 export type TaskRunner = (task: ClaimedTask, exec: ExecutionContext) => Promise<RunOutcome>;

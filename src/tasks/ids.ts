@@ -1,5 +1,6 @@
-// Task ids: a prefix plus 192 bits from a CSPRNG; never sequential, never derived from input.
-import { randomBytes } from 'node:crypto';
+// Task ids: a prefix plus 192 bits from a CSPRNG; never sequential, never derived from input. A child task's id is
+// derived from its parent's (childTaskId): as unguessable as the parent's, and owned by the same owner.
+import { createHash, randomBytes } from 'node:crypto';
 
 const PREFIX = 'task_';
 const SHAPE = /^task_[A-Za-z0-9_-]{32}$/;
@@ -21,3 +22,11 @@ export const newTaskId = (): string => {
 
 /** A malformed id is rejected before any lookup. */
 export const isTaskIdShape = (id: string): boolean => SHAPE.test(id);
+
+/**
+ * The id of child task `name` of task `parentId` (ExecutionContext.child): the same for every run of the parent, so
+ * that a run replayed after a crash finds the child an earlier run created. 192 bits of a SHA-256 of the parent's id
+ * (itself 192 random bits) and the name: nobody who cannot see the parent can tell it.
+ */
+export const childTaskId = (parentId: string, name: string): string =>
+  `${PREFIX}${createHash('sha256').update(`${parentId}\n${name}`).digest().toString('base64url', 0, 24)}`;

@@ -1,5 +1,6 @@
 // The TaskStore port: what the task service and the workers need from durable storage.
 import type {
+  ChildTaskRef,
   ClaimedTask,
   ConcurrencyLimit,
   JsonValue,
@@ -104,6 +105,14 @@ export interface TaskStats {
   paused?: number;
   /** The paused tasks by tool (present with `paused`; tools without paused tasks absent). */
   pausedByTool?: Record<string, number>;
+}
+
+/** A task's place among child tasks (TaskStore.family). */
+export interface TaskFamily {
+  /** The task whose run started it (ctx.callTool); absent for a caller's own task. */
+  parentId?: string;
+  /** The tasks its runs started, in creation order (at most MAX_FAMILY_CHILDREN, the first ones). */
+  children: ChildTaskRef[];
 }
 
 /** A page of one owner's tasks, in creation order: those after `after` (exclusive), at most `limit`. */
@@ -290,7 +299,11 @@ export interface TaskStore {
     now: number,
     progress?: TaskProgress,
   ): Promise<boolean>;
-  /** Ends a run: terminal transitions are single conditional writes; false when the lease was lost or the task had ended. */
+  /**
+   * Ends a run: terminal transitions are single conditional writes; false when the lease was lost or the task had ended.
+   * A child task (NewTask.parent) ending so ends its parent's wait in the same transaction (the parent is due now, and
+   * a change says it is runnable); a parent that begins a wait after a child ended during its run is due at once.
+   */
   finish(id: string, token: number, outcome: RunOutcome, now: number): Promise<boolean>;
   /** Answers outstanding input keys; unknown, answered and malformed keys are ignored. */
   answer(
@@ -299,7 +312,17 @@ export interface TaskStore {
     responses: Record<string, JsonObject>,
     now: number,
   ): Promise<AnswerResult>;
+  /**
+   * Cancels the owner's task: at once when no run holds it, otherwise the run is asked to stop. Its child tasks
+   * (NewTask.parent) not `detached` are cancelled the same way, and theirs, in the same transaction. A task that ends
+   * so, as any child ending, ends its parent's wait.
+   */
   requestCancel(id: string, owner: TaskOwner, now: number): Promise<CancelResult>;
+  /**
+   * The owner's task's parent and children (optional; child tasks): undefined when the owner has no such task (an
+   * expired one included while it is kept).
+   */
+  family?(id: string, owner: TaskOwner): Promise<TaskFamily | undefined>;
   /** Marks non-terminal tasks past their TTL as failed ("task expired"); returns how many. */
   expire(now: number): Promise<number>;
   /** Deletes tasks whose TTL ended more than `graceMs` ago (and expired one-time keys); returns how many tasks. */

@@ -88,6 +88,9 @@ export interface TaskSnapshot {
    * its arguments; absent when it created the task.
    */
   debounced?: 'joined' | 'replaced';
+  /** Child tasks (`get` sets them; never wire fields): the task whose run started it; whether it started any. */
+  parentId?: string;
+  hasChildren?: boolean;
 }
 
 export interface NewTask {
@@ -161,6 +164,8 @@ export interface NewTask {
    * `traceparent`; each run's span is its child, on whichever process runs it.
    */
   trace?: TraceContext;
+  /** The task whose run started it (ctx.callTool): its ending ends the parent's wait; cancelled with it unless detached. */
+  parent?: { id: string; detached?: boolean };
 }
 
 /** A debounce key as a task carries it (NewTask.debounce). */
@@ -325,6 +330,17 @@ export interface TaskInspection extends TaskHead {
   pendingInputs?: string[];
   /** The W3C trace id of the trace the task's runs join (NewTask.trace; absent: none kept). */
   traceId?: string;
+  /** Child tasks (ctx.callTool): the task whose run started this one (absent: none). */
+  parentId?: string;
+  /** The child tasks its runs started, in creation order, the first 100 (absent: the store does not list them). */
+  children?: ChildTaskRef[];
+}
+
+/** A child task as its parent lists it (TaskInspection.children, TaskFamily.children). */
+export interface ChildTaskRef {
+  id: string;
+  tool: string;
+  status: TaskStatus;
 }
 
 /** One step of an inspection. */

@@ -38,6 +38,13 @@ export const META_STREAM_OFFSET = 'dev.durable-mcp/streamOffset';
  * the stream holds, and whether it is over (its task ended and nothing is left to read past nextOffset).
  */
 export const META_STREAM = 'dev.durable-mcp/stream';
+/** On tasks/get of a child task (ctx.callTool): the id of the task whose run started it. */
+export const META_PARENT_TASK = 'dev.durable-mcp/parentTask';
+/**
+ * On tasks/get of a task whose runs started child tasks (ctx.callTool): its first 100 children in creation order,
+ * each `{ taskId, tool, status }`.
+ */
+export const META_CHILD_TASKS = 'dev.durable-mcp/childTasks';
 
 export const LOG_LEVELS = [
   'debug',

@@ -210,6 +210,7 @@ function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: Run
     step: steps.step,
     sleepUntil: steps.sleepUntil,
     patched: steps.patched,
+    child: steps.child,
     planSteps: steps.planSteps,
     ...showing,
     now: () => clock.now(),

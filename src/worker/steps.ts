@@ -30,6 +30,7 @@ import type { StepEnd, StepInfo, WaitEnd, WaitInfo, WaitKind } from '../tasks/ob
 import { createFlights, type Flights } from './step-flights.js';
 import { takeStepSlot } from './step-slots.js';
 import { inStepBody } from './step-bodies.js';
+import { createChildWaits } from './children.js';
 
 export interface StepDeps {
   store: TaskStore;
@@ -355,7 +356,7 @@ async function holdingSlot<T>(
 }
 
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
-export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> &
+export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched' | 'child'> &
   Required<Pick<ExecutionContext, 'planSteps'>> & {
     /** Recorded steps remain ahead of the run. */
     replaying(): boolean;
@@ -433,6 +434,16 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
         throw tooManyMapItems(what, fresh, maxStepsPerTask - task.stepOrder.length, maxStepsPerTask);
       return kept;
     },
+    child: createChildWaits({
+      store: deps.store,
+      clock,
+      task,
+      run,
+      use: replay.use,
+      checkNew: (name) => replay.checkNew(name),
+      keep,
+      take,
+    }),
 
     replaying: replay.replaying,
     idle: flights.idle,

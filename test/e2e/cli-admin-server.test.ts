@@ -1,6 +1,7 @@
 // `durable-mcp admin` against a real server's operator API (not a stand-in): list with filters and every page, the
 // detail of a failed task, retry from its last finished step (as a new task), cancel, purge and the overview, as
-// operators scoped to one tenant and to all of them; bulk changes by a filter; pausing and resuming a tool.
+// operators scoped to one tenant and to all of them; bulk changes by a filter; pausing and resuming a tool; a
+// parent's child tasks and a child's parent.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -192,5 +193,19 @@ describe('durable-mcp admin against the operator API', () => {
     expect(resumed).toMatchObject({ code: 0, stdout: expect.stringContaining('1 paused task(s) run again') });
     await waitUntil(async () => (await statusOf(held)) === 'completed', 'the resumed task');
     expect(await json('root', ['flow'])).toMatchObject({ keys: [], pauses: [] });
+  });
+
+  it('shows a parent’s child tasks, and a child’s parent', async () => {
+    const parent = await server.create('alice', 'parent_job');
+    await waitUntil(async () => (await statusOf(parent)) === 'completed', 'the parent');
+    const detail = (await server.api('GET', `/tasks/${parent}`, 'root')).body as {
+      children?: { id: string; tool: string; status: string }[];
+    };
+    const child = detail.children?.[0]?.id ?? '';
+    expect(detail.children).toEqual([{ id: child, tool: 'quick_job', status: 'completed' }]);
+    expect((await admin('opsA', ['tasks', 'get', parent])).stdout).toContain(
+      `\n  child tasks:\n    ${child} quick_job: completed\n`,
+    );
+    expect((await admin('opsA', ['tasks', 'get', child])).stdout).toContain(`\n  child task of ${parent}\n`);
   });
 });

@@ -147,12 +147,28 @@ const links = (ids: readonly string[]): Child =>
         ...ids.flatMap((id, i) => [i === 0 ? '' : ', ', h('a', { href: taskLink(id), class: 'mono' }, id)]),
       );
 
+/** Links to a task's child tasks (ctx.callTool), each with its tool and status. */
+const childLinks = (children: NonNullable<TaskDetail['children']>): Child =>
+  children.length === 0
+    ? '—'
+    : h(
+        'span',
+        {},
+        ...children.flatMap((c, i) => [
+          i === 0 ? '' : ', ',
+          h('a', { href: taskLink(c.id), class: 'mono' }, c.id),
+          ` (${c.tool}: ${c.status})`,
+        ]),
+      );
+
 function facts(t: TaskDetail): HTMLElement {
   const rows: [string, Child][] = [
     ['Status', t.statusMessage === undefined ? t.status : `${t.status} — ${t.statusMessage}`],
     ['Outcome', t.outcome === undefined ? 'not finished' : t.outcome.replace('_', ' ')],
     ['Retry of', links(t.retryOf === undefined ? [] : [t.retryOf])],
     ['Retried as', links(t.retries ?? [])],
+    ['Parent task', links(t.parentId === undefined ? [] : [t.parentId])],
+    ['Child tasks', childLinks(t.children ?? [])],
     ['Owner', `${t.principal} @ ${t.tenant}`],
     ['Tool', toolName(t.tool, t.toolVersion)],
     ['Runs', t.attempt],

@@ -77,6 +77,9 @@ export function describeInspection(t: TaskInspection): string {
   if (t.retryOf !== undefined) lines.push(oneLine`  retry of ${t.retryOf}`);
   if (t.retries !== undefined && t.retries.length > 0)
     lines.push(oneLine`  retried as ${t.retries.join(', ')}`);
+  if (t.parentId !== undefined) lines.push(oneLine`  child task of ${t.parentId}`);
+  if (t.children !== undefined && t.children.length > 0)
+    lines.push('  child tasks:', ...t.children.map((c) => oneLine`    ${c.id} ${c.tool}: ${c.status}`));
   if (t.error !== undefined) lines.push(`  error ${terminalJson(t.error)}`);
   if (t.failure !== undefined) lines.push(...failureLines(t.failure));
   lines.push(...historyLines(t));

@@ -18,7 +18,7 @@ import { createTaskSubscriptions } from './subscription.js';
 import { answerInputs, cancelTask, createTaskAccess, settleTask, type TaskAccess } from './task-access.js';
 import { REQUIRED, taskMethods } from './task-methods.js';
 import { createStreamResources } from './stream-resources.js';
-import { startTask, type StartTask } from './task-start.js';
+import { startTask, type StartTask, type TaskDefaults } from './task-start.js';
 import { toCreateTaskResult } from './task-wire.js';
 import { missingForAsks, refusalForAsks } from '../tool-asks.js';
 import { tasksToolsView } from './tools-view.js';
@@ -131,10 +131,9 @@ function facadeOf(access: TaskAccess, fallback: Fallback): ReturnType<typeof fac
   });
 }
 
-export function createTasksExtension(options: TasksExtensionOptions): ServerExtension {
-  const access = createTaskAccess(options);
-  const fallback = resolveFallback(options.fallback);
-  const defaults = {
+/** The task defaults and quotas of these options, as tools/call (and ctx.callTool's child tasks) apply them. */
+export function taskDefaultsOf(options: Omit<TasksExtensionOptions, 'store'>): TaskDefaults {
+  return {
     defaultTtlMs: options.defaultTtlMs,
     defaultPollIntervalMs: options.defaultPollIntervalMs,
     maxActive: options.maxActiveTasksPerPrincipal ?? 1_000,
@@ -145,6 +144,12 @@ export function createTasksExtension(options: TasksExtensionOptions): ServerExte
     allowCallerPriority: options.allowCallerPriority === true,
     traceContext: options.traceContext,
   };
+}
+
+export function createTasksExtension(options: TasksExtensionOptions): ServerExtension {
+  const access = createTaskAccess(options);
+  const fallback = resolveFallback(options.fallback);
+  const defaults = taskDefaultsOf(options);
   const start: StartTask = (call, params, scope, deps, capabilities) =>
     startTask(access, defaults, call, params, scope, deps, capabilities);
   const facade = facadeOf(access, fallback);

@@ -16,6 +16,7 @@ import { describeFailure, isToolExecutionError, toolErrorResult, toolErrorStatus
 import { toolResult } from '../tools.js';
 import type { InputRequests, JsonObject } from '../types.js';
 import { createTaskHandlerContext, waitingMessage } from './task-context.js';
+import type { StartChild } from './child-tasks.js';
 
 export interface TaskRunnerOptions {
   /** Server-wide defaults of `ctx.step` (under each tool's own). */
@@ -25,6 +26,8 @@ export interface TaskRunnerOptions {
    * text (default 4 MiB).
    */
   maxResultBytes?: number;
+  /** Creates the child tasks of `ctx.callTool` (childStarter); without it `ctx.callTool` throws. */
+  children?: StartChild;
 }
 
 /** The run asked for input: outstanding requests the client can answer, or why the task cannot go on. */
@@ -135,7 +138,7 @@ export function createTaskRunner(
     try {
       const value = await tool.def.handler(
         task.args as never,
-        createTaskHandlerContext(task, exec, control, steps, tool.def.asks, maxResultBytes),
+        createTaskHandlerContext(task, exec, control, steps, tool.def.asks, maxResultBytes, options.children),
       );
       const result = withServerInfo(toolResult(tool, value), info);
       const text = jsonText(result);

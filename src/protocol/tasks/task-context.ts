@@ -22,6 +22,7 @@ import { checkInputRequests } from '../input-requests.js';
 import { ErrorCode } from '../../wire/codes.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import type { InputRequests, InputResponses, JsonObject } from '../types.js';
+import { checkedCallName, childResult, type StartChild } from './child-tasks.js';
 
 /** "Copying (3/10)": what `ctx.progress` shows as the task's statusMessage. */
 export function progressMessage(progress: number, total?: number, message?: string): string {
@@ -74,7 +75,10 @@ function liveInput(
   };
 }
 
-/** `maxResultBytes`: the largest input request and status message the task may store (TaskLimits). */
+/**
+ * `maxResultBytes`: the largest input request and status message the task may store (TaskLimits); `startChild`:
+ * creates the child tasks of `ctx.callTool` (none: it throws).
+ */
 export function createTaskHandlerContext(
   task: ClaimedTask,
   exec: ExecutionContext,
@@ -82,6 +86,7 @@ export function createTaskHandlerContext(
   steps?: StepDefaults,
   asks?: readonly ToolInputMethod[],
   maxResultBytes = DEFAULT_TASK_LIMITS.maxResultBytes,
+  startChild?: StartChild,
 ): HandlerContext {
   /** The end of the run asking for `requests`: checked (valid requests first, then their size). */
   const pending = (requests: InputRequests): InputPending => {
@@ -147,5 +152,13 @@ export function createTaskHandlerContext(
     status: async (message) => exec.status(keptStatus(checkedStatus(message), maxResultBytes)),
     patched: (id) => exec.patched(id),
     stream: (name) => taskStreamWriter(task.id, exec, name),
+    async callTool(name, args = {}, options = {}) {
+      if (startChild === undefined)
+        throw new TypeError('ctx.callTool needs the server to start child tasks (createDurableMcp does)');
+      const call = checkedCallName(name, options);
+      const detached = options.detached === true;
+      const outcome = await exec.child(call, (childId) => startChild(task, childId, name, args, detached));
+      return childResult(name, outcome);
+    },
   };
 }

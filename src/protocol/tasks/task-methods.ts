@@ -1,9 +1,10 @@
 // tasks/get, tasks/update and tasks/cancel: owner-scoped, for requests that declare the tasks extension.
 import type { TaskMethod } from '../../wire/methods.js';
-import { isTerminal, ownerOf, type TaskSnapshot } from '../../tasks/task.js';
+import { isTerminal, ownerOf, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
+import type { TaskStore } from '../../tasks/store.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { isJsonObject, memoizeSerialization } from '../../wire/jsonrpc.js';
-import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
+import { META_CHILD_TASKS, META_PARENT_TASK, TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { invalidParams, missingCapability, ProtocolError } from '../../wire/protocol-error.js';
 import type { MethodHandler, RequestScope } from '../scope.js';
 import type { JsonObject } from '../types.js';
@@ -41,6 +42,21 @@ function getResults(): (snapshot: TaskSnapshot) => JsonObject {
   };
 }
 
+/** The `_meta` of a child task (its parent) or of a parent (its children), as tasks/get shows them. */
+async function familyMeta(store: TaskStore, snapshot: TaskSnapshot, owner: TaskOwner): Promise<JsonObject> {
+  const meta: JsonObject = {};
+  if (snapshot.parentId !== undefined) meta[META_PARENT_TASK] = snapshot.parentId;
+  if (snapshot.hasChildren === true && store.family !== undefined) {
+    const family = await store.family(snapshot.id, owner);
+    meta[META_CHILD_TASKS] = (family?.children ?? []).map((c) => ({
+      taskId: c.id,
+      tool: c.tool,
+      status: c.status,
+    }));
+  }
+  return meta;
+}
+
 export function taskMethods(access: TaskAccess): Record<TaskMethod, MethodHandler> {
   const { store, now } = access;
   const getResult = getResults();
@@ -60,7 +76,9 @@ export function taskMethods(access: TaskAccess): Record<TaskMethod, MethodHandle
       }
       const snapshot = await store.get(id, ownerOf(scope.auth), now());
       if (typeof snapshot === 'string') throw deny(access, scope, id, snapshot);
-      return getResult(snapshot);
+      const result = getResult(snapshot);
+      if (snapshot.parentId === undefined && snapshot.hasChildren !== true) return result;
+      return { ...result, _meta: await familyMeta(store, snapshot, ownerOf(scope.auth)) };
     },
     'tasks/update': async (params, scope) => {
       requireExtension(scope);

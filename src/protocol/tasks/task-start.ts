@@ -13,6 +13,7 @@ import { isJsonObject } from '../../wire/jsonrpc.js';
 import { META_IDEMPOTENCY_KEY, META_PRIORITY } from '../../wire/meta-keys.js';
 import { invalidParams, ProtocolError } from '../../wire/protocol-error.js';
 import type { AuthInfo } from '../tool-types.js';
+import type { RegisteredTool } from '../registry.js';
 import type { TaskPolicy } from '../define.js';
 import { runRound, type RoundDeps } from '../run-round.js';
 import type { RequestScope } from '../scope.js';
@@ -139,7 +140,7 @@ function overQuota(
 }
 
 /** What the creation takes besides the call: the key, the prepare round's answers, the capabilities to keep. */
-interface Creation {
+export interface Creation {
   key: string | undefined;
   answers: Record<string, JsonObject>;
   capabilities: JsonObject;
@@ -151,26 +152,33 @@ interface Creation {
   priority: number | undefined;
   /** The trace the task's runs join (traceOfCall). */
   trace: TraceContext | undefined;
+  /** The task whose run calls the tool (ctx.callTool; NewTask.parent). */
+  parent?: NewTask['parent'];
 }
 
-/** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
-async function createTask(
-  access: TaskAccess,
+/**
+ * The task of a call of `tool` by `owner` as the store takes it (a new id, created now): the tool's policy over the
+ * server's defaults, the quotas and the call's creation details.
+ */
+export function newTaskOf(
   defaults: TaskDefaults,
   policy: TaskPolicy,
-  call: ToolCall,
+  tool: RegisteredTool,
+  args: JsonObject,
   auth: AuthInfo,
   creation: Creation,
-): Promise<{ task: TaskSnapshot; joined: boolean }> {
-  const id = newTaskId();
-  const createdAt = access.now();
-  const debounce = debounceOf(call.tool.def.name, policy.debounce, { args: call.args, owner: auth });
-  const snapshot = await access.store.create({
+  createdAt: number,
+  id = newTaskId(),
+): NewTask {
+  const name = tool.def.name;
+  const owner = ownerOf(auth);
+  const debounce = debounceOf(name, policy.debounce, { args, owner: auth });
+  return {
     id,
-    owner: ownerOf(auth),
-    tool: call.tool.def.name,
-    ...(call.tool.def.version === undefined ? {} : { toolVersion: call.tool.def.version }),
-    args: call.args,
+    owner,
+    tool: name,
+    ...(tool.def.version === undefined ? {} : { toolVersion: tool.def.version }),
+    args,
     createdAt,
     ttlMs:
       policy.ttlMs === undefined
@@ -192,23 +200,40 @@ async function createTask(
     storedLimit: creation.storedLimit,
     tenantLimits: creation.tenantLimits,
     storedBytesLimit: creation.storedBytesLimit,
-    concurrency: concurrencyOf(call.tool.def.name, policy.concurrency, {
-      args: call.args,
-      owner: ownerOf(auth),
-    }),
-    rateLimit: rateLimitOf(call.tool.def.name, policy.rateLimit, {
-      args: call.args,
-      owner: ownerOf(auth),
-    }),
-    priority: priorityOf(
-      call.tool.def.name,
-      policy.priority,
-      { args: call.args, owner: auth },
-      creation.priority,
-    ),
+    concurrency: concurrencyOf(name, policy.concurrency, { args, owner }),
+    rateLimit: rateLimitOf(name, policy.rateLimit, { args, owner }),
+    priority: priorityOf(name, policy.priority, { args, owner: auth }, creation.priority),
     ...(debounce === undefined ? {} : { debounce }),
     ...(creation.trace === undefined ? {} : { trace: creation.trace }),
-  });
+    ...(creation.parent === undefined ? {} : { parent: creation.parent }),
+  };
+}
+
+/** The quotas of the server's defaults, as creations carry them (NewTask). */
+export function quotasOf(
+  defaults: TaskDefaults,
+): Pick<Creation, 'activeLimit' | 'storedLimit' | 'tenantLimits' | 'storedBytesLimit'> {
+  const { maxActive, maxStored = 0 } = defaults;
+  return {
+    activeLimit: maxActive > 0 ? maxActive : undefined,
+    storedLimit: maxStored > 0 ? maxStored : undefined,
+    tenantLimits: tenantLimitsOf(defaults),
+    storedBytesLimit: defaults.maxStoredBytes,
+  };
+}
+
+/** Writes the task (or finds the one an earlier call with the same key created) and records which it was. */
+async function createTask(
+  access: TaskAccess,
+  defaults: TaskDefaults,
+  policy: TaskPolicy,
+  call: ToolCall,
+  auth: AuthInfo,
+  creation: Creation,
+): Promise<{ task: TaskSnapshot; joined: boolean }> {
+  const task = newTaskOf(defaults, policy, call.tool, call.args, auth, creation, access.now());
+  const { id } = task;
+  const snapshot = await access.store.create(task);
   // An earlier call with the same key created the task (before, on another replica, in the same batch).
   const joined = snapshot.id !== id;
   access.audit({
@@ -270,7 +295,6 @@ export async function startTask(
     if (round.kind === 'input_required') return { answer: round.result };
     answers = round.value;
   }
-  const { maxActive, maxStored = 0 } = defaults;
   const kept = capabilities ?? scope.envelope.clientCapabilities;
   try {
     // The store counts the owner's unfinished tasks with the insert, atomically across processes.
@@ -278,10 +302,7 @@ export async function startTask(
       key,
       answers,
       capabilities: kept,
-      activeLimit: maxActive > 0 ? maxActive : undefined,
-      storedLimit: maxStored > 0 ? maxStored : undefined,
-      tenantLimits: tenantLimitsOf(defaults),
-      storedBytesLimit: defaults.maxStoredBytes,
+      ...quotasOf(defaults),
       priority,
       trace: traceOfCall(params, defaults),
     });

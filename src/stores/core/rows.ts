@@ -1,6 +1,7 @@
 // The `tasks` row as both stores read it, and its mapping to domain types: a snapshot, a claimed task, an
 // inspection. SQLite gives numbers and 0/1 flags; PostgreSQL booleans, and bigint columns as strings.
 import type {
+  ChildTaskRef,
   ClaimedTask,
   JsonObject,
   JsonValue,
@@ -95,6 +96,11 @@ export interface TaskColumns<I extends Int = Int, F extends Flag = Flag, Caps = 
   /** Migration 31 (both, trace context): the W3C trace context the task's runs join. */
   trace_parent?: string | null;
   trace_state?: string | null;
+  /** Migration 28 (both, child tasks): the task whose run started this one, and whether cancelling it leaves this. */
+  parent_id?: string | null;
+  detached?: F | null;
+  /** Read with one task (getOwned): whether any task is its child. */
+  has_children?: F | null;
 }
 
 /** The columns a snapshot is built from. */
@@ -119,7 +125,7 @@ export type SnapshotColumns = Pick<
   | 'rate_key'
   | 'paused_at'
 > &
-  Partial<Pick<TaskColumns, 'wake_at' | 'rate_reserved_at'>>;
+  Partial<Pick<TaskColumns, 'wake_at' | 'rate_reserved_at' | 'parent_id' | 'has_children'>>;
 
 /** `[key, request]` of a task's outstanding inputs, in asking order (request null: none kept). */
 export type Outstanding = Iterable<readonly [key: string, request: string | null]>;
@@ -148,6 +154,9 @@ export function toSnapshot(row: SnapshotColumns, outstanding: Outstanding, open:
     result: openColumn<JsonObject>(row.result, 'tasks.result', row.id, open),
     error: openColumn<TaskSnapshot['error']>(row.error, 'tasks.error', row.id, open),
     ...(progress === undefined ? {} : { progress }),
+    // Only where the read had them (a read of one task): a snapshot a write returned leaves them out.
+    ...(typeof row.parent_id === 'string' ? { parentId: row.parent_id } : {}),
+    ...(row.has_children === true || row.has_children === 1 ? { hasChildren: true } : {}),
   };
 }
 
@@ -231,6 +240,8 @@ export interface InspectionParts {
   history: HistoryRow[];
   /** Ids of the tasks retries made from this one, oldest first. */
   retries: string[];
+  /** Its child tasks (ctx.callTool), in creation order, the first MAX_FAMILY_CHILDREN. */
+  children: ChildTaskRef[];
 }
 
 /** Everything kept about a task, for operators. */
@@ -248,6 +259,8 @@ export function toInspection(
     cancelRequested: isSet(row.cancel_requested),
     idempotencyKey: row.idempotency_key ?? undefined,
     retries: kept.retries,
+    ...(typeof row.parent_id === 'string' ? { parentId: row.parent_id } : {}),
+    children: kept.children,
     steps: inspectionSteps(kept.done, openStepAttempts(row.id, kept.attempts, open)),
     history: toStatusHistory(
       { id: row.id, createdAt: Number(row.created_at), createdMessage: row.created_message },

@@ -38,5 +38,7 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.wakeAt),
     tasks.map((t) => t.traceParent),
     tasks.map((t) => t.traceState),
+    tasks.map((t) => t.parentId),
+    tasks.map((t) => (t.detached ? true : null)),
   ];
 }

@@ -1,7 +1,7 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
 // priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within
-// their request (27), streams of partial results (30) and trace contexts (31): each migrates, its tasks resume, and the
-// feature holds for the tasks created after.
+// their request (27), child tasks (28), streams of partial results (30) and trace contexts (31): each migrates, its
+// tasks resume, and the feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
@@ -11,6 +11,7 @@ import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import { expectTraceAfterUpgrade } from '../contract/trace-context.contract.js';
 import { expectStreamsAfterUpgrade } from '../contract/streams.contract.js';
+import { expectChildrenAfterUpgrade } from '../contract/children.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -98,6 +99,16 @@ const RELEASES: Release[] = [
     version: 27,
     takeBack: (s) => `DROP TABLE ${s}.slot_holders; DELETE FROM ${s}.schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'child tasks',
+    after: 'a child created after ends its parent’s wait at once',
+    version: 28,
+    takeBack: (s) => `
+      DROP INDEX ${s}.tasks_parent;
+      ALTER TABLE ${s}.tasks DROP COLUMN parent_id, DROP COLUMN detached, DROP COLUMN child_ended;
+      DELETE FROM ${s}.schema_migrations WHERE version = 28`,
+    expectAfter: expectChildrenAfterUpgrade,
   },
   {
     before: 'streams of partial results',

@@ -1,9 +1,32 @@
 // Ending a run: each outcome is one statement fenced by the run's token (the first terminal write wins).
 import { isToolErrorResult, type RunOutcome } from '../../tasks/task.js';
-import { writeAndNotify, type StoreContext } from './context.js';
+import type { TaskChange } from '../../tasks/store.js';
+import { withCommitted, writeAndNotify, type StoreContext } from './context.js';
+import { parentChange, type ParentWoken } from './children.js';
+import type { SnapshotColumns } from './rows.js';
 import { errorOutcomeOf } from '../../tasks/error-outcome.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import type { Sealer } from './codec.js';
+
+/** A terminal ending, with the change of a parent it made due (a child task ended: its wait is over). */
+async function endTerminal(ctx: StoreContext, settled: TaskChange, params: unknown[]): Promise<boolean> {
+  const [row] = await ctx.db.query<Partial<SnapshotColumns> & ParentWoken>(ctx.q.terminal, params);
+  if (row === undefined) return false;
+  ctx.feed.emitLocal([withCommitted(settled, row, ctx.codec.open), ...parentChange(row)]);
+  return true;
+}
+
+/** A wait begun: due at once when a child ended during the run, and then the change says the task is runnable. */
+async function beginWait(ctx: StoreContext, settled: TaskChange, params: unknown[]): Promise<boolean> {
+  const [row] = await ctx.db.query<Partial<SnapshotColumns> & ParentWoken & { due: boolean }>(
+    ctx.q.wait,
+    params,
+  );
+  if (row === undefined) return false;
+  const change = withCommitted({ ...settled, runnable: row.due }, row, ctx.codec.open);
+  ctx.feed.emitLocal([change, ...parentChange(row)]);
+  return true;
+}
 
 export async function finishRun(
   ctx: StoreContext,
@@ -23,12 +46,18 @@ export async function finishRun(
     toolError = false,
     errorOutcome: string | null = null,
   ) =>
-    writeAndNotify(
-      ctx,
-      q.terminal,
-      [id, token, status, result, error, message, now, failure, toolError, errorOutcome],
-      settled,
-    );
+    endTerminal(ctx, settled, [
+      id,
+      token,
+      status,
+      result,
+      error,
+      message,
+      now,
+      failure,
+      toolError,
+      errorOutcome,
+    ]);
   const failureOf = (seal: Sealer): string | null =>
     'failure' in outcome && outcome.failure !== undefined
       ? seal(JSON.stringify(outcome.failure), sealedAt('tasks.failure', id))
@@ -58,7 +87,7 @@ export async function finishRun(
     }
     case 'waiting': {
       const message = statusFor(await ctx.codec.sealerOf(id), id, outcome.statusMessage);
-      return writeAndNotify(ctx, q.wait, [id, token, outcome.until, message, now], settled);
+      return beginWait(ctx, settled, [id, token, outcome.until, message, now]);
     }
     case 'cancelled':
       return terminal('cancelled', null, null, 'Task was cancelled.');
@@ -71,7 +100,10 @@ export async function finishRun(
         seal(JSON.stringify(outcome.requests[k]), sealedAt('task_inputs.request', id, k)),
       );
       const params = [id, token, statusFor(seal, id, outcome.statusMessage), now, keys, requests];
-      return writeAndNotify(ctx, q.suspend, params, settled);
+      const [row] = await ctx.db.query<ParentWoken>(q.suspend, params);
+      if (row === undefined) return false;
+      ctx.feed.emitLocal([settled, ...parentChange(row)]);
+      return true;
     }
   }
 }

@@ -1,6 +1,7 @@
 // The owner's writes (answer, cancel): one READ COMMITTED transaction each, holding the task's row lock from the
 // first read to the commit, so a concurrent completion, cancel or answer waits and then re-checks its condition.
-import type { AnswerResult, CancelResult } from '../../tasks/store.js';
+import type { AnswerResult, CancelResult, TaskChange } from '../../tasks/store.js';
+import { cancelChildren, parentChange, type ParentWoken } from './children.js';
 import { RESUMED_STATUS_MESSAGE, type JsonObject, type TaskOwner } from '../../tasks/task.js';
 import { withCommitted, type StoreContext } from './context.js';
 import { missOf } from '../core/rows.js';
@@ -55,13 +56,15 @@ export async function answerInputs(
 }
 
 export async function requestCancel(
-  { db, q, feed, codec }: StoreContext,
+  ctx: StoreContext,
   id: string,
   owner: TaskOwner,
   now: number,
 ): Promise<CancelResult> {
+  const { db, q, feed, codec } = ctx;
   let changed = false;
-  let cancelled: SnapshotColumns | undefined;
+  let cancelled: (SnapshotColumns & ParentWoken) | undefined;
+  let others: TaskChange[] = [];
   const result = await db.tx(async (run): Promise<CancelResult> => {
     const [row] = await run<LockedRow>(q.lockOwned, [id, owner.tenant, owner.principal]);
     const miss = missOf(row, now);
@@ -70,17 +73,19 @@ export async function requestCancel(
       return { ok: true, cancelledNow: false, running: false };
     }
     changed = true;
+    others = await cancelChildren(ctx, run, id, now);
     // A live lease means a worker is running it: flag the run, which stops at its next heartbeat.
     if (row.lease_owner !== null && toNumber(row.lease_until ?? 0) > now) {
       await run(q.flagCancel, [id]);
       return { ok: true, cancelledNow: false, running: true };
     }
-    [cancelled] = await run<SnapshotColumns>(q.cancelNow, [id, now]);
+    [cancelled] = await run<SnapshotColumns & ParentWoken>(q.cancelNow, [id, now]);
     return { ok: true, cancelledNow: true, running: false };
   });
   if (changed) {
     const change = { taskId: id, runnable: false, cancelRequested: true };
-    feed.emitLocal([withCommitted(change, cancelled, codec.open)]);
+    const woken = cancelled === undefined ? [] : parentChange(cancelled);
+    feed.emitLocal([withCommitted(change, cancelled, codec.open), ...woken, ...others]);
   }
   return result;
 }

@@ -3,6 +3,7 @@
 // is sent only on commit. Every UPDATE of a task bumps its revision.
 import type { SchemaNames } from './names.js';
 import { adminSql } from './sql/admin.js';
+import { childSql } from './sql/children.js';
 import { creationSql, debounceSql } from './sql/creation.js';
 import { endingSql } from './sql/endings.js';
 import { liveInputSql } from './sql/live-input.js';
@@ -40,6 +41,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...pauseSql(s, notify),
     ...holderSql(s),
     ...streamSql(s),
+    ...childSql(s, notify),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

@@ -1,6 +1,12 @@
 // Row types of the PostgreSQL task tables (core/rows.ts maps them to domain types; these add the revision and
 // read the aggregates a statement returns).
-import type { ClaimedTask, JsonObject, TaskInspection, TaskSnapshot } from '../../tasks/task.js';
+import type {
+  ChildTaskRef,
+  ClaimedTask,
+  JsonObject,
+  TaskInspection,
+  TaskSnapshot,
+} from '../../tasks/task.js';
 import type { HistoryRow } from '../status-history.js';
 import type { Opener } from '../payload-sealing.js';
 import * as core from '../core/rows.js';
@@ -44,6 +50,8 @@ export interface InspectRow extends TaskRow {
   history: HistoryRow[];
   /** Ids of the tasks retries made from this one, oldest first. */
   retries: string[];
+  /** Its child tasks, first ones in creation order. */
+  children: ChildTaskRef[];
 }
 
 export const toNumber = (v: Int8): number => (typeof v === 'number' ? v : Number(v));
@@ -72,7 +80,7 @@ export function toInspection(row: InspectRow, open: Opener): TaskInspection {
   const done = row.done_steps.map(([name, startedAt, savedAt, seq]) => ({ name, startedAt, savedAt, seq }));
   return core.toInspection(
     row,
-    { done, attempts: row.attempts, history: row.history, retries: row.retries },
+    { done, attempts: row.attempts, history: row.history, retries: row.retries, children: row.children },
     open,
   );
 }

@@ -3,14 +3,23 @@
 import type { TaskStore } from '../../tasks/store.js';
 import { TASK_EXPIRED_ERROR } from '../../tasks/errors.js';
 import type { StoreContext } from './context.js';
+import { wakeParents } from './children.js';
 
 const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 
-export function sweeps({ db, q, feed }: StoreContext): Pick<TaskStore, 'expire' | 'purge' | 'consumeOnce'> {
+export function sweeps(ctx: StoreContext): Pick<TaskStore, 'expire' | 'purge' | 'consumeOnce'> {
+  const { db, q, feed } = ctx;
   return {
     async expire(now) {
       const rows = await db.query<{ id: string }>(q.expire, [EXPIRED_ERROR, now]);
       feed.emitLocal(rows.map((r) => ({ taskId: r.id, runnable: false, cancelRequested: true })));
+      // Parents waiting on these learn that they ended. After the expiry committed (a parent locked by its cancel
+      // cannot hold up the sweep's locks): a process gone in between leaves the parent to its wait's bound.
+      await wakeParents(
+        ctx,
+        rows.map((r) => r.id),
+        now,
+      );
       return rows.length;
     },
 

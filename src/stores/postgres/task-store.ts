@@ -17,6 +17,7 @@ import { postgresLiveInput } from './live-input.js';
 import { migrate } from './migrations.js';
 import { schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
+import { familyReads } from './children.js';
 import { openPool, type PostgresPoolOptions } from './pool.js';
 import { buildQueries } from './queries.js';
 import { reads } from './reads.js';
@@ -105,6 +106,7 @@ export function createPostgresTaskStore(
     answer: (id, owner, responses, now) => answerInputs(ctx, id, owner, responses, now),
     requestCancel: (id, owner, now) => requestCancel(ctx, id, owner, now),
     ...sweeps(ctx),
+    ...familyReads(ctx),
     close() {
       closed = true;
       // Creations already queued are committed (or fail) before the pool ends; a second call awaits the first.

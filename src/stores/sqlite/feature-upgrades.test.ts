@@ -1,7 +1,7 @@
 // SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
 // priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within
-// their request (27), streams of partial results (30) and trace contexts (31): each opens, its tasks resume, and the
-// feature holds for the tasks created after.
+// their request (27), child tasks (28), streams of partial results (30) and trace contexts (31): each opens, its
+// tasks resume, and the feature holds for the tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles, TAKE_BACK_PAUSES } from '../../../test/support/sqlite-files.js';
@@ -11,6 +11,7 @@ import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
 import { expectTraceAfterUpgrade } from '../contract/trace-context.contract.js';
 import { expectStreamsAfterUpgrade } from '../contract/streams.contract.js';
+import { expectChildrenAfterUpgrade } from '../contract/children.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -87,6 +88,14 @@ const RELEASES: Release[] = [
     after: 'a call holding a slot counts against the tasks of its key',
     takeBack: `DROP TABLE slot_holders; DELETE FROM schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'child tasks',
+    after: 'a child created after ends its parent’s wait at once',
+    takeBack: `
+      DROP INDEX tasks_parent; ALTER TABLE tasks DROP COLUMN parent_id; ALTER TABLE tasks DROP COLUMN detached;
+      ALTER TABLE tasks DROP COLUMN child_ended; DELETE FROM schema_migrations WHERE version = 28`,
+    expectAfter: expectChildrenAfterUpgrade,
   },
   {
     before: 'streams of partial results',

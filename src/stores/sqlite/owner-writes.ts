@@ -3,6 +3,7 @@
 import type { AnswerResult, CancelResult, TaskStore } from '../../tasks/store.js';
 import { isTerminal } from '../../tasks/task.js';
 import { lookup, type StoreContext } from './context.js';
+import { cancelChildren, childEnded } from './children.js';
 
 export function ownerWrites(ctx: StoreContext): Pick<TaskStore, 'answer' | 'requestCancel'> {
   const { q, log, writes } = ctx;
@@ -32,11 +33,13 @@ export function ownerWrites(ctx: StoreContext): Pick<TaskStore, 'answer' | 'requ
         }
         const running = row.lease_owner !== null && (row.lease_until ?? 0) > now;
         log.changed({ taskId: id, runnable: false, cancelRequested: true });
+        cancelChildren(ctx, id, now);
         if (running) {
           q.flagCancel(id);
           return { ok: true, cancelledNow: false, running: true };
         }
         q.cancelNow(id, now);
+        childEnded(ctx, id, now);
         return { ok: true, cancelledNow: true, running: false };
       });
     },

@@ -2,6 +2,7 @@
 // conditional on the fencing token.
 import type { PayloadCodec } from './codec.js';
 import type { SqliteDatabase } from './database.js';
+import { prepareChildQueries } from './sql/children.js';
 import { prepareClaimQueries } from './sql/claims.js';
 import { prepareCreationQueries } from './sql/creation.js';
 import { prepareEndingQueries } from './sql/endings.js';
@@ -30,6 +31,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareRateQueries(db),
     ...preparePauseQueries(db),
     ...prepareHolderQueries(db),
+    ...prepareChildQueries(db),
   };
 }
 

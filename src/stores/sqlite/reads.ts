@@ -43,6 +43,7 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
           attempts: q.stepAttempts(id),
           history: q.history(id, row.created_at),
           retries: q.retries(id),
+          children: q.childrenOf(id),
         },
         codec.open,
       );

@@ -13,6 +13,7 @@ import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 import { startsCountedRun } from '../core/rate.js';
 import { startsDebounced } from '../core/debounce.js';
+import { childEnded } from './children.js';
 
 export interface Ending {
   id: string;
@@ -28,9 +29,13 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
     rowByRow: false,
     write: (endings) =>
       endings.map(({ id, token, outcome, now }) => {
-        const ok = q.finish(id, token, outcome, now);
-        if (ok) log.changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+        const ended = q.finish(id, token, outcome, now);
+        const ok = ended !== false;
+        const runnable = outcome.kind === 'released' || ended === 'due';
+        if (ok) log.changed({ taskId: id, runnable, cancelRequested: false });
         if (ok) releaseSlot(ctx, id, token, now);
+        // A wait or an ask ends the task cancelled when a cancel was requested during the run: its parent hears too.
+        if (ok && outcome.kind !== 'released') childEnded(ctx, id, now);
         return { value: ok };
       }),
   };

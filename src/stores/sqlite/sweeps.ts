@@ -4,18 +4,24 @@ import type { TaskStore } from '../../tasks/store.js';
 import { TASK_EXPIRED_ERROR } from '../../tasks/errors.js';
 import type { StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
+import { childEnded } from './children.js';
 
 const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 
 export function sweeps(
-  { q, log, writes }: StoreContext,
+  ctx: StoreContext,
   terminal: TerminalCache,
 ): Pick<TaskStore, 'expire' | 'purge' | 'consumeOnce'> {
+  const { q, log, writes } = ctx;
   return {
     async expire(now) {
       return writes.tx(() => {
         const ids = q.expire(now, EXPIRED_ERROR);
-        for (const taskId of ids) log.changed({ taskId, runnable: false, cancelRequested: true });
+        for (const taskId of ids) {
+          log.changed({ taskId, runnable: false, cancelRequested: true });
+          // A parent waiting on it learns that it ended (its parent may have expired too: then nothing).
+          childEnded(ctx, taskId, now);
+        }
         return ids.length;
       });
     },

@@ -12,6 +12,7 @@ import { createOwnedLister } from './list-owned.js';
 import { sqliteStreams } from './streams.js';
 import { sqliteLiveInput } from './live-input.js';
 import { ownerWrites } from './owner-writes.js';
+import { familyReads } from './children.js';
 import { prepareQueries, type Queries } from './queries.js';
 import { reads } from './reads.js';
 import { endingLane, runWrites } from './run-writes.js';
@@ -75,6 +76,7 @@ export function createSqliteTaskStore(
     ...sweeps(ctx, terminal),
     ...slotSweep(ctx),
     ...holderSlots(ctx),
+    ...familyReads(ctx),
     async close() {
       if (closed) return;
       closed = true;

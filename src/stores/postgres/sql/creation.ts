@@ -20,11 +20,11 @@ export function creationSql(s: string, notify: Notify) {
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
           $7::bigint[], $8::bigint[], $9::bigint[], $10::boolean[], $11::text[], $12::boolean[], $17::text[], $18::text[],
           $19::text[], $20::integer[], $21::text[], $22::integer[], $23::text[], $24::integer[], $25::bigint[],
-          $26::text[], $27::bigint[], $28::text[], $29::text[])
+          $26::text[], $27::bigint[], $28::text[], $29::text[], $30::text[], $31::boolean[])
           WITH ORDINALITY AS x(id, tenant, principal, tool, args, status_message, created_at, ttl_ms, poll_interval_ms,
             replay_after_crash, client_caps, sealed, idempotency_key, tool_version, concurrency_key, concurrency_limit,
             concurrency_hold, priority, rate_key, rate_limit, rate_period_ms, debounce_key, wake_at, trace_parent,
-            trace_state, ord)
+            trace_state, parent_id, detached, ord)
       ), placed AS (
         SELECT input.*, ${fairPlace(s, 'input.created_at', 'input.tenant', 'input.principal')}
           + ${FAIR_STEP} * (row_number() OVER (PARTITION BY input.tenant, input.principal ORDER BY input.ord) - 1)
@@ -34,12 +34,13 @@ export function creationSql(s: string, notify: Notify) {
         INSERT INTO ${s}.tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at,
           ttl_ms, poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key,
           fair_at, placed_at, tool_version, created_message, concurrency_key, concurrency_limit, concurrency_hold,
-          priority, rate_key, rate_limit, rate_period_ms, debounce_key, wake_at, trace_parent, trace_state)
+          priority, rate_key, rate_limit, rate_period_ms, debounce_key, wake_at, trace_parent, trace_state,
+          parent_id, detached)
         SELECT id, tenant, principal, tool, args, 'working', status_message, created_at, created_at, ttl_ms,
           poll_interval_ms, created_at + ttl_ms, replay_after_crash, client_caps::jsonb, wake_at IS NULL, sealed,
           idempotency_key, fair_at, placed_at, tool_version, coalesce(status_message, ''), concurrency_key,
           concurrency_limit, concurrency_hold, priority, rate_key, rate_limit, rate_period_ms, debounce_key, wake_at,
-          trace_parent, trace_state
+          trace_parent, trace_state, parent_id, detached
         FROM placed
         ORDER BY ord
         RETURNING *

@@ -1,4 +1,5 @@
 // SQL of the PostgreSQL task store. The owner's writes: answers and cancellation, under the task's row lock.
+import { PARENT_WOKEN, WAKE_PARENT } from './children.js';
 import { fairPlace, NON_TERMINAL, OWNED_BY, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 
 /** `s`: the quoted schema name. */
@@ -46,7 +47,8 @@ export function ownerWriteSql(s: string, notify: Notify) {
         UPDATE ${s}.tasks SET status = 'cancelled', cancel_requested = true, runnable = false,
           lease_owner = NULL, lease_until = NULL, wake_at = NULL, status_message = 'Task was cancelled.',
           updated_at = $2, revision = revision + 1
-        WHERE id = $1 AND ${NON_TERMINAL} RETURNING ${SNAPSHOT_COLUMNS}
-      ) SELECT u.*, ${notify('u.id', 'false', 'true')} FROM u`,
+        WHERE id = $1 AND ${NON_TERMINAL} RETURNING ${SNAPSHOT_COLUMNS}, parent_id
+      ), woke AS (${WAKE_PARENT(s, 'u', '$2::bigint')})
+      SELECT u.*, ${notify('u.id', 'false', 'true')}, ${PARENT_WOKEN(notify)} FROM u`,
   };
 }

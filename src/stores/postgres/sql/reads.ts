@@ -1,4 +1,5 @@
 // SQL of the PostgreSQL task store. Reads: a task for its owner or an operator, the next wake-up, and the counts.
+import { MAX_FAMILY_CHILDREN } from '../../core/children.js';
 import { DUE, NON_TERMINAL, OWNED_BY } from './fragments.js';
 
 /** `s`: the quoted schema name. */
@@ -9,7 +10,8 @@ export function readSql(s: string) {
       SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
           SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
           FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
-        ) END AS outstanding
+        ) END AS outstanding,
+        EXISTS (SELECT 1 FROM ${s}.tasks c WHERE c.parent_id = t.id) AS has_children
       FROM ${s}.tasks t WHERE t.id = $1 AND ${OWNED_BY('t.')}`,
 
     /** $1 now: the earliest wake-up still to come. */
@@ -27,7 +29,11 @@ export function readSql(s: string) {
         (SELECT coalesce(json_agg(json_build_array(a.name, a.failed, a.last_failure)), '[]'::json)
           FROM ${s}.task_step_attempts a WHERE a.task_id = t.id) AS attempts,
         (SELECT coalesce(json_agg(r.id ORDER BY r.created_at, r.id), '[]'::json) FROM (
-          SELECT id, created_at FROM ${s}.tasks WHERE retry_of = t.id ORDER BY created_at, id LIMIT 100) r) AS retries
+          SELECT id, created_at FROM ${s}.tasks WHERE retry_of = t.id ORDER BY created_at, id LIMIT 100) r) AS retries,
+        (SELECT coalesce(json_agg(json_build_object('id', c.id, 'tool', c.tool, 'status', c.status)
+            ORDER BY c.created_at, c.id), '[]'::json) FROM (
+          SELECT id, tool, status, created_at FROM ${s}.tasks WHERE parent_id = t.id ORDER BY created_at, id
+          LIMIT ${MAX_FAMILY_CHILDREN}) c) AS children
       FROM ${s}.tasks t WHERE t.id = $1`,
 
     countActive: `

@@ -85,7 +85,7 @@ const claimSql = (s: string, notify: Notify): string => `
       WHERE t.id = p.id
     ), claimed AS (
       UPDATE ${s}.tasks t SET lease_owner = $1, lease_until = $2, attempt = t.attempt + 1, runnable = true,
-        wake_at = NULL, fair_at = c.fair_at, placed_at = c.placed_at, revision = t.revision + 1,
+        wake_at = NULL, fair_at = c.fair_at, placed_at = c.placed_at, revision = t.revision + 1, child_ended = NULL,
         status_message = CASE WHEN t.attempt = 0 AND t.debounce_key IS NOT NULL THEN NULL ELSE t.status_message END
       FROM candidate c WHERE t.id = c.id
       RETURNING t.*, c.lease_owner AS previous_owner, c.lease_until AS previous_until

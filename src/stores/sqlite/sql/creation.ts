@@ -13,11 +13,13 @@ export function prepareCreationQueries(db: SqliteDatabase) {
     INSERT INTO tasks (id, tenant, principal, tool, args, status, status_message, created_at, updated_at, ttl_ms,
       poll_interval_ms, expires_at, replay_after_crash, client_caps, runnable, sealed, idempotency_key, fair_at,
       placed_at, tool_version, created_message, concurrency_key, concurrency_limit, concurrency_hold, priority,
-      rate_key, rate_limit, rate_period_ms, debounce_key, wake_at, trace_parent, trace_state)
+      rate_key, rate_limit, rate_period_ms, debounce_key, wake_at, trace_parent, trace_state,
+      parent_id, detached)
     VALUES (@id, @tenant, @principal, @tool, @args, 'working', @statusMessage, @now, @now, @ttlMs, @pollIntervalMs,
       @expiresAt, @replay, @caps, @wakeAt IS NULL, @sealed, @key, ${FAIR_PLACE}, @now, @toolVersion,
       coalesce(@statusMessage, ''), @concurrencyKey, @concurrencyLimit, @concurrencyHold, @priority, @rateKey,
-      @rateLimit, @ratePeriodMs, @debounceKey, @wakeAt, @traceParent, @traceState)
+      @rateLimit, @ratePeriodMs, @debounceKey, @wakeAt, @traceParent, @traceState,
+      @parentId, @detached)
     ON CONFLICT (idempotency_key, tenant, principal, tool) WHERE idempotency_key IS NOT NULL DO NOTHING`);
   const keyed = db.prepare(
     `SELECT id, args, expires_at AS expiresAt FROM tasks
@@ -59,6 +61,7 @@ export function prepareCreationQueries(db: SqliteDatabase) {
       const { changes } = insert.run({
         ...row,
         sealed: row.sealed ? 1 : 0,
+        detached: row.detached ? 1 : null,
         now: createdAt,
         expiresAt: row.ttlMs === null ? null : createdAt + row.ttlMs,
         replay: row.replay ? 1 : 0,

@@ -12,14 +12,16 @@ function prepareEndingStatements(db: SqliteDatabase) {
       tool_error = @toolError, error_outcome = @errorOutcome, status_message = COALESCE(@message, status_message), updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
-  // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead.
+  // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead. A child
+  // that ended during the run (child_ended, migration 28) ends the wait at once: the run may have looked at it before.
   const wait = db.prepare(`
     UPDATE tasks SET
       status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE status END,
       status_message = CASE WHEN cancel_requested = 1 THEN 'Task was cancelled.' ELSE @message END,
-      wake_at = CASE WHEN cancel_requested = 1 THEN NULL ELSE @until END,
-      updated_at = @now, runnable = 0, lease_owner = NULL, lease_until = NULL
-    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
+      wake_at = CASE WHEN cancel_requested = 1 THEN NULL WHEN child_ended = 1 THEN min(@until, @now) ELSE @until END,
+      child_ended = NULL, updated_at = @now, runnable = 0, lease_owner = NULL, lease_until = NULL
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
+    RETURNING wake_at`);
   const suspend = db.prepare(`
     UPDATE tasks SET
       status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE 'input_required' END,
@@ -43,7 +45,21 @@ function prepareEndingStatements(db: SqliteDatabase) {
 
 type EndingStatements = ReturnType<typeof prepareEndingStatements>;
 
-/** Ends the run holding `token` (inside the caller's transaction); false when the run no longer holds the task. */
+/** A wait begun (true), due at once because a child ended during the run ('due'), or refused (false). */
+function waitRun(
+  s: EndingStatements,
+  params: { id: string; token: number; now: number; until: number; message: string | null },
+): boolean | 'due' {
+  const row = s.wait.get(params) as { wake_at: number | null } | undefined;
+  if (row === undefined) return false;
+  const { now, until } = params;
+  return row.wake_at !== null && row.wake_at <= now && row.wake_at < until ? 'due' : true;
+}
+
+/**
+ * Ends the run holding `token` (inside the caller's transaction); false when the run no longer holds the task, 'due'
+ * when it began a wait that a child's ending made due at once.
+ */
 function finishRun(
   s: EndingStatements,
   codec: PayloadCodec,
@@ -51,7 +67,7 @@ function finishRun(
   token: number,
   outcome: RunOutcome,
   now: number,
-): boolean {
+): boolean | 'due' {
   const base = {
     id,
     token,
@@ -94,10 +110,7 @@ function finishRun(
         }).changes === 1
       );
     case 'waiting':
-      return (
-        s.wait.run({ id, token, now, until: outcome.until, message: status(outcome.statusMessage) })
-          .changes === 1
-      );
+      return waitRun(s, { id, token, now, until: outcome.until, message: status(outcome.statusMessage) });
     case 'cancelled':
       return s.terminal.run({ ...base, status: 'cancelled', message: 'Task was cancelled.' }).changes === 1;
     case 'released':
@@ -122,7 +135,7 @@ function finishRun(
 export function prepareEndingQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const statements = prepareEndingStatements(db);
   return {
-    finish: (id: string, token: number, outcome: RunOutcome, now: number): boolean =>
+    finish: (id: string, token: number, outcome: RunOutcome, now: number): boolean | 'due' =>
       finishRun(statements, codec, id, token, outcome, now),
   };
 }

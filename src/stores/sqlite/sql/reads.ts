@@ -6,13 +6,18 @@ import type { SqliteDatabase } from '../database.js';
 import type { InputRow, TaskRow } from '../rows.js';
 import { DUE, WORKING } from './conditions.js';
 
-export function prepareReadQueries(db: SqliteDatabase) {
-  // Only what snapshots and owner writes need (arguments and capabilities stay on disk).
-  const getOwned = db.prepare(
-    `SELECT id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at, result, error,
+/**
+ * Only what snapshots and owner writes need (arguments and capabilities stay on disk), and whether the task has
+ * children (tasks_parent).
+ */
+const GET_OWNED = `SELECT id, status, status_message, created_at, updated_at, ttl_ms, poll_interval_ms, expires_at, result, error,
        lease_owner, lease_until, tool, tool_version, attempt, version_wait, progress, concurrency_key, parked_at,
-       rate_key, rate_reserved_at, wake_at, paused_at FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`,
-  );
+       rate_key, rate_reserved_at, wake_at, paused_at, parent_id,
+       EXISTS (SELECT 1 FROM tasks c WHERE c.parent_id = tasks.id) AS has_children
+     FROM tasks WHERE id = ? AND tenant = ? AND principal = ?`;
+
+export function prepareReadQueries(db: SqliteDatabase) {
+  const getOwned = db.prepare(GET_OWNED);
   const outstanding = db.prepare(
     `SELECT key, request, answer FROM task_inputs WHERE task_id = ? AND answer IS NULL AND superseded = 0 ORDER BY asked_at, key`,
   );
