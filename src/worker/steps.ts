@@ -7,11 +7,10 @@ import {
   keptStepValue,
   LeaseLostError,
   markStepError,
-  NonDeterminismError,
   StepFailedError,
-  useStepName,
   WaitPending,
   type ExecutionContext,
+  type NonDeterminismError,
   type StepAttempt,
   type StepOptions,
 } from '../tasks/execution.js';
@@ -20,7 +19,6 @@ import {
   DEFAULT_TASK_LIMITS,
   overStoredBytesQuota,
   tooManyMapItems,
-  tooManySteps,
   type TaskLimits,
 } from '../tasks/limits.js';
 import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
@@ -31,6 +29,9 @@ import { createFlights, type Flights } from './step-flights.js';
 import { takeStepSlot } from './step-slots.js';
 import { inStepBody } from './step-bodies.js';
 import { createChildWaits } from './children.js';
+import { createReplayGuard, createRoom, PATCH_PREFIX, type ReplayGuard, type Room } from './replay-guard.js';
+
+export { PATCH_PREFIX };
 
 export interface StepDeps {
   store: TaskStore;
@@ -78,9 +79,6 @@ export interface RunState {
   diverge(err: NonDeterminismError): void;
   divergence(): NonDeterminismError | undefined;
 }
-
-/** Names of the markers ctx.patched keeps among the steps (never a step's own name: see PATCH_PREFIX). */
-export const PATCH_PREFIX = '@patched/';
 
 const iso = (t: number): string => new Date(t).toISOString();
 
@@ -135,61 +133,6 @@ function wait(run: RunState, until: number, statusMessage: string, kind: WaitKin
   run.requestWait(until, statusMessage, kind, name);
   throw new WaitPending(until, statusMessage);
 }
-
-/**
- * The replay guard of a run: the names it used (each once), and the recorded history it must walk before anything
- * new runs. A step or sleep the history does not have, asked while recorded ones are still unvisited, means the code
- * changed under the task: the run diverges (NonDeterminismError) instead of running it.
- */
-function createReplayGuard(task: ClaimedTask, run: RunState) {
-  const used = new Set<string>();
-  // The recorded steps and sleeps in the order they were done (patch markers are decisions, not steps).
-  const history = task.stepOrder.filter((n) => !n.startsWith(PATCH_PREFIX));
-  return {
-    used,
-    /** A name this run now uses: a second use is refused. */
-    use: (name: string): void => useStepName(used, name),
-    /**
-     * Before running something new under `name`: throws when recorded steps are still to come. A sleep is no side
-     * effect: one the history lacks while recorded steps remain answers false instead (see sleepUntil).
-     */
-    async checkNew(name: string, sleep = false): Promise<boolean> {
-      if (history.length === 0) return true;
-      // Calls started together (Promise.all) register their names before any of them runs something new.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      const expected = history.find((n) => !used.has(n));
-      if (expected === undefined) return true;
-      if (sleep) return false;
-      const err = new NonDeterminismError(task.tool, task.toolVersion, expected, name);
-      run.diverge(err);
-      throw err;
-    },
-    /** Whether recorded steps remain that this run has not reached. */
-    replaying: (): boolean => history.some((n) => !used.has(n)),
-  };
-}
-
-type ReplayGuard = ReturnType<typeof createReplayGuard>;
-
-/**
- * Room for new records (steps, sleeps, patch decisions) under the task's maxStepsPerTask, counting those in flight
- * (steps started together) so that together they cannot pass it. `take` throws when there is none; the function it
- * returns gives the place back (a kept record then counts in the task's history instead).
- */
-function createRoom(task: ClaimedTask, max: number) {
-  let inFlight = 0;
-  return (what: string): (() => void) => {
-    if (task.stepOrder.length + inFlight >= max) throw tooManySteps(what, max);
-    inFlight++;
-    let held = true;
-    return () => {
-      if (held) inFlight--;
-      held = false;
-    };
-  };
-}
-
-type Room = ReturnType<typeof createRoom>;
 
 /** ctx.patched: the decision kept with the task, or made now (new code past the recorded history) and kept. */
 async function decidePatch(
@@ -355,6 +298,39 @@ async function holdingSlot<T>(
   };
 }
 
+/** ctx.sleepUntil: the wake-up kept under `name` (or the one kept before), and the run ends waiting until then. */
+function createSleep(
+  { deps, task, run, keep }: AttemptParts,
+  replay: ReplayGuard,
+  take: Room,
+): RunSteps['sleepUntil'] {
+  const { clock } = deps;
+  return async (name, at) => {
+    replay.use(name);
+    let wakeAt: number;
+    if (Object.hasOwn(task.steps, name)) wakeAt = readWake(name, task.steps[name]);
+    else {
+      guard(task, run);
+      // Every sleep is kept, one already over too: whether it is over when looked at is a race with the clock
+      // (`ctx.sleep(name, 1)`), and a replay must take the path the recorded run took. Releases before did not keep
+      // a sleep already over, so a sleep the history lacks while recorded steps remain is one the task went past:
+      // it is over, as then (a sleep does nothing a later step depends on, so nothing runs out of order).
+      if (!(await replay.checkNew(name, true))) return;
+      guard(task, run);
+      const what = `sleep "${name}"`;
+      const free = take(what);
+      try {
+        await keep(what, name, { wakeAt: at });
+      } finally {
+        free();
+      }
+      wakeAt = at;
+    }
+    if (clock.now() >= wakeAt) return;
+    wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`, 'sleep', name);
+  };
+}
+
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
 export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched' | 'child'> &
   Required<Pick<ExecutionContext, 'planSteps'>> & {
@@ -400,30 +376,7 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
       }
     },
 
-    async sleepUntil(name, at) {
-      replay.use(name);
-      let wakeAt: number;
-      if (Object.hasOwn(task.steps, name)) wakeAt = readWake(name, task.steps[name]);
-      else {
-        guard(task, run);
-        // Every sleep is kept, one already over too: whether it is over when looked at is a race with the clock
-        // (`ctx.sleep(name, 1)`), and a replay must take the path the recorded run took. Releases before did not keep
-        // a sleep already over, so a sleep the history lacks while recorded steps remain is one the task went past:
-        // it is over, as then (a sleep does nothing a later step depends on, so nothing runs out of order).
-        if (!(await replay.checkNew(name, true))) return;
-        guard(task, run);
-        const what = `sleep "${name}"`;
-        const free = take(what);
-        try {
-          await keep(what, name, { wakeAt: at });
-        } finally {
-          free();
-        }
-        wakeAt = at;
-      }
-      if (clock.now() >= wakeAt) return;
-      wait(run, wakeAt, `Sleeping until ${iso(wakeAt)}.`, 'sleep', name);
-    },
+    sleepUntil: createSleep(parts, replay, take),
 
     patched: (id) => decidePatch(task, run, replay, keep, take, id),
 
