@@ -16,6 +16,7 @@ import type {
 } from './task.js';
 import type { SessionStore } from './sessions.js';
 import type { TaskAdmin } from './admin.js';
+import type { OutsideEventPort } from './events.js';
 
 /**
  * Which tasks a process can run: those of the tools it serves whose recorded version it can replay (a task recorded
@@ -290,6 +291,8 @@ export interface TaskStore {
   readonly admin?: TaskAdmin;
   /** Input asked while the run stays live (optional: HandlerContext.waitForInput needs it). */
   readonly liveInput?: LiveInputPort;
+  /** Events from outside a task (optional: HandlerContext.waitForEvent and the event routes need it). */
+  readonly events?: OutsideEventPort;
   /**
    * The owner's unexpired tasks ordered by (createdAt, id), without input requests (optional; the 2025-11-25
    * `tasks/list`).

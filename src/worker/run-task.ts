@@ -11,6 +11,7 @@ import {
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { TaskObserver } from '../tasks/observer.js';
+import { createEventWait } from './event-waits.js';
 import { createLiveInput } from './live-input.js';
 import { createShowing } from './progress.js';
 import { createSteps, type RunState, type StepDeps } from './steps.js';
@@ -216,18 +217,15 @@ async function run(
     diverge: (err) => (diverged ??= err),
     divergence: () => diverged,
   };
-  const { replaying, ...steps } = createSteps(
-    {
-      store,
-      clock,
-      random: deps.random ?? Math.random,
-      limits: deps.limits,
-      storedBytesLimit: deps.storedBytesLimit,
-      onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
-    },
-    task,
-    state,
-  );
+  const stepDeps: StepDeps = {
+    store,
+    clock,
+    random: deps.random ?? Math.random,
+    limits: deps.limits,
+    storedBytesLimit: deps.storedBytesLimit,
+    onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
+  };
+  const { replaying, records, ...steps } = createSteps(stepDeps, task, state);
   const exec: ExecutionContext = {
     signal,
     ...steps,
@@ -236,6 +234,8 @@ async function run(
   };
   const waitForInput = createLiveInput({ store, clock }, task, state);
   if (waitForInput !== undefined) exec.waitForInput = waitForInput;
+  const waitForEvent = createEventWait(stepDeps, task, state, records);
+  if (waitForEvent !== undefined) exec.waitForEvent = waitForEvent;
   try {
     let outcome = await runHandler(deps, task, exec, storeLost);
     const why = reason();

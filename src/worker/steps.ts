@@ -74,7 +74,7 @@ const readWake = (name: string, memo: JsonValue | undefined): number => {
 };
 
 /** Throws when no new step may start: the lease is gone, the store is away, or the run must end waiting. */
-function guard(task: ClaimedTask, run: RunState): void {
+export function guard(task: ClaimedTask, run: RunState): void {
   // A run that knows it lost its lease starts no new step: another worker owns the task now.
   if (run.leaseLost()) throw new LeaseLostError(task.id);
   const diverged = run.divergence();
@@ -87,7 +87,11 @@ function guard(task: ClaimedTask, run: RunState): void {
 }
 
 /** A fenced write of the run; a refused one means the lease is gone, a failed one may end the run. */
-async function writeOrStop(task: ClaimedTask, run: RunState, save: () => Promise<boolean>): Promise<void> {
+export async function writeOrStop(
+  task: ClaimedTask,
+  run: RunState,
+  save: () => Promise<boolean>,
+): Promise<void> {
   let saved: boolean;
   try {
     saved = await save();
@@ -101,7 +105,7 @@ async function writeOrStop(task: ClaimedTask, run: RunState, save: () => Promise
 }
 
 /** Ends the run waiting until `until` (kept even if the handler catches the WaitPending). */
-function wait(run: RunState, until: number, statusMessage: string): never {
+export function wait(run: RunState, until: number, statusMessage: string): never {
   run.requestWait(until, statusMessage);
   throw new WaitPending(until, statusMessage);
 }
@@ -139,7 +143,7 @@ function createReplayGuard(task: ClaimedTask, run: RunState) {
   };
 }
 
-type ReplayGuard = ReturnType<typeof createReplayGuard>;
+export type ReplayGuard = ReturnType<typeof createReplayGuard>;
 
 /**
  * Room for new records (steps, sleeps, patch decisions) under the task's maxStepsPerTask, counting those in flight
@@ -159,7 +163,7 @@ function createRoom(task: ClaimedTask, max: number) {
   };
 }
 
-type Room = ReturnType<typeof createRoom>;
+export type Room = ReturnType<typeof createRoom>;
 
 /** ctx.patched: the decision kept with the task, or made now (new code past the recorded history) and kept. */
 async function decidePatch(
@@ -204,7 +208,14 @@ function createKeeper({ store, clock, storedBytesLimit }: StepDeps, task: Claime
   };
 }
 
-type Keeper = ReturnType<typeof createKeeper>;
+export type Keeper = ReturnType<typeof createKeeper>;
+
+/** The replay guard, the keeper and the room of a run's records. */
+export interface RunRecords {
+  replay: ReplayGuard;
+  keep: Keeper;
+  take: Room;
+}
 
 /** What an attempt of a step works with: the run's task and state, and how to keep a value. */
 interface AttemptParts {
@@ -291,6 +302,8 @@ async function holdingSlot<T>(
 
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
 export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched'> & {
+  /** What other records of the run (event waits: event-waits.ts) share with the steps. */
+  records: RunRecords;
   /** Recorded steps remain ahead of the run. */
   replaying(): boolean;
 };
@@ -354,6 +367,8 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
     },
 
     patched: (id) => decidePatch(task, run, replay, keep, take, id),
+
+    records: { replay, keep, take },
 
     replaying: replay.replaying,
   };

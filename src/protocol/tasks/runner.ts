@@ -15,7 +15,7 @@ import type { ServerInfo } from '../server.js';
 import { describeFailure, isToolExecutionError, toolErrorResult, toolErrorStatus } from '../tool-errors.js';
 import { toolResult } from '../tools.js';
 import type { InputRequests, JsonObject } from '../types.js';
-import { createTaskHandlerContext, waitingMessage } from './task-context.js';
+import { createTaskHandlerContext, waitingMessage, type TaskEventOptions } from './task-context.js';
 
 export interface TaskRunnerOptions {
   /** Server-wide defaults of `ctx.step` (under each tool's own). */
@@ -25,6 +25,8 @@ export interface TaskRunnerOptions {
    * text (default 4 MiB).
    */
   maxResultBytes?: number;
+  /** The public URL and callback tokens of ctx.callbackUrl (none: it throws). */
+  events?: TaskEventOptions;
 }
 
 /** The run asked for input: outstanding requests the client can answer, or why the task cannot go on. */
@@ -135,7 +137,7 @@ export function createTaskRunner(
     try {
       const value = await tool.def.handler(
         task.args as never,
-        createTaskHandlerContext(task, exec, control, steps, tool.def.asks, maxResultBytes),
+        createTaskHandlerContext(task, exec, control, steps, tool.def.asks, maxResultBytes, options.events),
       );
       const result = withServerInfo(toolResult(tool, value), info);
       const text = jsonText(result);

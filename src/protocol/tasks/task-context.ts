@@ -5,11 +5,15 @@ import {
   checkedStatus,
   checkedTime,
   mergeStepOptions,
+  type EventResult,
   stepOptionsProblem,
   type ExecutionContext,
 } from '../../tasks/execution.js';
 import { checkJsonSize, checkTextSize, DEFAULT_TASK_LIMITS } from '../../tasks/limits.js';
-import type { ClaimedTask } from '../../tasks/task.js';
+import { DEFAULT_CALLBACK_TTL_MS, type CallbackTokens } from '../../tasks/callback-tokens.js';
+import { eventNameProblem } from '../../tasks/events.js';
+import type { ClaimedTask, JsonValue } from '../../tasks/task.js';
+import { compileSchema } from '../schema-validation.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
 import type { HandlerContext, ServerControl } from '../tool-types.js';
@@ -72,7 +76,68 @@ function liveInput(
   };
 }
 
-/** `maxResultBytes`: the largest input request and status message the task may store (TaskLimits). */
+/** How long ctx.waitForEvent waits when the tool does not say (24 hours). */
+export const DEFAULT_EVENT_TIMEOUT_MS = 24 * 3_600_000;
+/** The largest schema a wait for an event may keep, as bytes of its JSON. */
+export const MAX_EVENT_SCHEMA_BYTES = 16 * 1024;
+
+/** What a task's events need from the server: its public URL and the callback tokens (HandlerContext.callbackUrl). */
+export interface TaskEventOptions {
+  /** The URL clients and webhook senders reach this server at (`serve --public-url`); none: no callback URLs. */
+  publicUrl?: string;
+  tokens?: CallbackTokens;
+}
+
+/** ctx.waitForEvent: name, time out and schema checked; a payload kept before the wait is checked against it. */
+function eventWait(exec: ExecutionContext): HandlerContext['waitForEvent'] {
+  return async <T extends JsonValue>(
+    name: string,
+    options: { timeoutMs?: number; schema?: JsonObject } = {},
+  ) => {
+    const problem = eventNameProblem(name);
+    if (problem !== undefined) throw new TypeError(`ctx.waitForEvent: ${problem}`);
+    if (exec.waitForEvent === undefined)
+      throw new TypeError('ctx.waitForEvent needs a task store that keeps events from outside');
+    const timeoutMs = checkedMs(name, options.timeoutMs ?? DEFAULT_EVENT_TIMEOUT_MS, exec.now());
+    const { schema } = options;
+    if (schema !== undefined)
+      checkJsonSize(`the schema of event "${name}"`, schema, 'maxResultBytes', MAX_EVENT_SCHEMA_BYTES);
+    const validate = schema === undefined ? undefined : compileSchema(schema, 'payload');
+    const answer = await exec.waitForEvent(name, {
+      until: exec.now() + timeoutMs,
+      schema,
+      check: (payload) => {
+        const checked = validate?.(payload);
+        return checked === undefined || checked.ok ? undefined : checked.reason;
+      },
+    });
+    return answer as EventResult<T>;
+  };
+}
+
+/** ctx.callbackUrl: a signed URL of this server that delivers event `name` to the task. */
+function callbackUrl(
+  task: ClaimedTask,
+  exec: ExecutionContext,
+  events: TaskEventOptions,
+): HandlerContext['callbackUrl'] {
+  return (name, options = {}) => {
+    const problem = eventNameProblem(name);
+    if (problem !== undefined) throw new TypeError(`ctx.callbackUrl: ${problem}`);
+    const { publicUrl, tokens } = events;
+    if (publicUrl === undefined || tokens === undefined)
+      throw new Error(
+        'ctx.callbackUrl needs the public URL of the server: `serve --public-url <url>`, or publicUrl in createDurableMcp',
+      );
+    const ttl = checkedMs(name, options.expiresInMs ?? DEFAULT_CALLBACK_TTL_MS, exec.now());
+    return `${publicUrl.replace(/\/+$/, '')}/callbacks/${tokens.issue(task.id, name, exec.now() + ttl)}`;
+  };
+}
+
+/**
+ * `maxResultBytes`: the largest input request and status message the task may store (TaskLimits); `events`: what
+ * callback URLs need (none: ctx.callbackUrl throws).
+ */
 export function createTaskHandlerContext(
   task: ClaimedTask,
   exec: ExecutionContext,
@@ -80,6 +145,7 @@ export function createTaskHandlerContext(
   steps?: StepDefaults,
   asks?: readonly ToolInputMethod[],
   maxResultBytes = DEFAULT_TASK_LIMITS.maxResultBytes,
+  events: TaskEventOptions = {},
 ): HandlerContext {
   /** The end of the run asking for `requests`: checked (valid requests first, then their size). */
   const pending = (requests: InputRequests): InputPending => {
@@ -139,5 +205,7 @@ export function createTaskHandlerContext(
     sleepUntil: async (name, at) => exec.sleepUntil(name, checkedTime(name, at)),
     status: async (message) => exec.status(keptStatus(checkedStatus(message), maxResultBytes)),
     patched: (id) => exec.patched(id),
+    waitForEvent: eventWait(exec),
+    callbackUrl: callbackUrl(task, exec, events),
   };
 }

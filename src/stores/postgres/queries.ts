@@ -10,6 +10,7 @@ import { notifier } from './sql/fragments.js';
 import { ownerWriteSql } from './sql/owner-writes.js';
 import { rateSql } from './sql/rate-limits.js';
 import { pauseSql } from './sql/pauses.js';
+import { outsideEventSql } from './sql/outside-events.js';
 import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
 import { scopeSql } from './sql/scope.js';
@@ -38,6 +39,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...flowSql(s),
     ...pauseSql(s, notify),
     ...holderSql(s),
+    ...outsideEventSql(s, notify),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

@@ -13,6 +13,7 @@ import { createTaskCreation, keyedLookup } from './creations.js';
 import { createDb } from './db.js';
 import { createOwnedLister } from './list-owned.js';
 import { postgresLiveInput } from './live-input.js';
+import { postgresOutsideEvents } from './outside-events.js';
 import { migrate } from './migrations.js';
 import { schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
@@ -95,6 +96,7 @@ export function createPostgresTaskStore(
     },
     admin: { ...postgresAdmin(ctx, read.inspect), ...pauses.admin },
     liveInput: postgresLiveInput(ctx),
+    events: postgresOutsideEvents(ctx),
     ...read,
     ...runWrites(ctx, slots, pauses),
     freeSlots: slots.freeSlots,

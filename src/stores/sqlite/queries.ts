@@ -6,6 +6,7 @@ import { prepareClaimQueries } from './sql/claims.js';
 import { prepareCreationQueries } from './sql/creation.js';
 import { prepareEndingQueries } from './sql/endings.js';
 import { prepareEventQueries } from './sql/events.js';
+import { prepareOutsideEventQueries } from './sql/outside-events.js';
 import { prepareOwnerWriteQueries } from './sql/owner-writes.js';
 import { prepareRateQueries } from './sql/rate-limits.js';
 import { prepareReadQueries } from './sql/reads.js';
@@ -30,6 +31,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...prepareRateQueries(db),
     ...preparePauseQueries(db),
     ...prepareHolderQueries(db),
+    ...prepareOutsideEventQueries(db),
   };
 }
 

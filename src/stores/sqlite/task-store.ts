@@ -12,6 +12,7 @@ import { createOwnedLister } from './list-owned.js';
 import { sqliteLiveInput } from './live-input.js';
 import { ownerWrites } from './owner-writes.js';
 import { prepareQueries, type Queries } from './queries.js';
+import { sqliteOutsideEvents } from './outside-events.js';
 import { reads } from './reads.js';
 import { endingLane, runWrites } from './run-writes.js';
 import { createSqliteSessionStore } from './session-store.js';
@@ -66,6 +67,7 @@ export function createSqliteTaskStore(
       ...sqlitePauses(ctx),
     },
     liveInput: sqliteLiveInput(ctx),
+    events: sqliteOutsideEvents(ctx),
     create,
     ...read,
     ...runWrites(ctx, end),

@@ -17,18 +17,23 @@ export function endingSql(s: string, notify: Notify) {
       ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
 
     /**
-     * Waits without a lease until $3 ($4 status message, $5 now); a cancel requested during the run ends the task
-     * cancelled instead.
+     * Waits without a lease until $3 ($4 status message, $5 now), or from now when an event it waits for arrived
+     * during the run (../outside-events.ts; then the change says it is runnable). The task's event rows are locked
+     * first: a delivery in flight (which holds its row) commits before, and is seen. A cancel requested during the run
+     * ends the task cancelled instead.
      */
     wait: `
-      WITH u AS (
+      WITH l AS (SELECT e.state FROM ${s}.outside_events e WHERE e.task_id = $1 FOR SHARE
+      ), u AS (
         UPDATE ${s}.tasks SET
           status = CASE WHEN cancel_requested THEN 'cancelled' ELSE status END,
           status_message = CASE WHEN cancel_requested THEN 'Task was cancelled.' ELSE $4 END,
-          wake_at = CASE WHEN cancel_requested THEN NULL ELSE $3::bigint END,
+          wake_at = CASE WHEN cancel_requested THEN NULL
+            WHEN EXISTS (SELECT 1 FROM l WHERE l.state = 'arrived') THEN $5
+            ELSE $3::bigint END,
           updated_at = $5, runnable = false, lease_owner = NULL, lease_until = NULL, revision = revision + 1
         WHERE ${FENCED} RETURNING ${SNAPSHOT_COLUMNS}
-      ) SELECT u.*, ${notify('u.id', 'false', 'false')} FROM u`,
+      ) SELECT u.*, ${notify('u.id', 'coalesce(u.wake_at <= $5, false)', 'false')} FROM u`,
 
     release: `
       WITH u AS (

@@ -12,12 +12,15 @@ function prepareEndingStatements(db: SqliteDatabase) {
       tool_error = @toolError, error_outcome = @errorOutcome, status_message = COALESCE(@message, status_message), updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
-  // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead.
+  // Waits without a lease until @until (now, when an event it waits for arrived during the run: outside-events.ts); a
+  // cancel requested during the run ends the task cancelled instead.
   const wait = db.prepare(`
     UPDATE tasks SET
       status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE status END,
       status_message = CASE WHEN cancel_requested = 1 THEN 'Task was cancelled.' ELSE @message END,
-      wake_at = CASE WHEN cancel_requested = 1 THEN NULL ELSE @until END,
+      wake_at = CASE WHEN cancel_requested = 1 THEN NULL
+        WHEN EXISTS (SELECT 1 FROM outside_events e WHERE e.task_id = tasks.id AND e.state = 'arrived') THEN @now
+        ELSE @until END,
       updated_at = @now, runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
   const suspend = db.prepare(`
