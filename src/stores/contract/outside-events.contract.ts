@@ -4,8 +4,9 @@
 // others' tasks take none; kept events are bounded.
 import { describe, expect, it } from 'vitest';
 import { MAX_PENDING_EVENTS, type EventDelivery, type OutsideEventPort } from '../../tasks/events.js';
+import type { TaskStore } from '../../tasks/store.js';
 import type { ClaimedTask } from '../../tasks/task.js';
-import { ALICE, BOB, LEASE, must, type ContractStore } from './harness.contract.js';
+import { ALICE, BOB, LEASE, must, newTask, type ContractStore } from './harness.contract.js';
 
 const json = (value: unknown): string => JSON.stringify(value);
 
@@ -114,4 +115,23 @@ export function outsideEventsContract(h: ContractStore): void {
       expect(await port().wait(run.id, run.token + 1, 'x', { until: h.t + 1 }, h.t)).toBeUndefined();
     });
   });
+}
+
+/** After an upgrade to events (migration 29): a task created after waits for an event, which wakes it. */
+export async function expectEventsAfterUpgrade(store: TaskStore, now: number): Promise<void> {
+  const events = must(store.events, 'events port');
+  const task = await store.create(newTask({ createdAt: now }));
+  let run: ClaimedTask | undefined;
+  for (let i = 0; i < 20 && run?.id !== task.id; i++) run = await store.claim('w', LEASE, now);
+  const claimed = must(run?.id === task.id ? run : undefined, 'claim of the new task');
+  expect(await events.wait(task.id, claimed.token, 'upgraded', { until: now + 60_000 }, now)).toMatchObject({
+    kind: 'waiting',
+  });
+  const waiting = { kind: 'waiting', until: now + 60_000, statusMessage: 'Waiting.' } as const;
+  expect(await store.finish(task.id, claimed.token, waiting, now)).toBe(true);
+  const delivery = { taskId: task.id, name: 'upgraded', json: '1', by: { callback: true } } as const;
+  expect(await events.deliver(delivery, now + 1)).toEqual({ ok: true, outcome: 'delivered' });
+  let again: ClaimedTask | undefined;
+  for (let i = 0; i < 20 && again?.id !== task.id; i++) again = await store.claim('w', LEASE, now + 2);
+  expect(again?.id).toBe(task.id);
 }

@@ -1,6 +1,7 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
-// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26) and slots of steps and calls within
-// their request (27): each migrates, its tasks resume, and the feature holds for the tasks created after.
+// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within their
+// request (27) and events from outside a task (29): each migrates, its tasks resume, and the feature holds for the
+// tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
@@ -8,6 +9,7 @@ import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
+import { expectEventsAfterUpgrade } from '../contract/outside-events.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -95,6 +97,13 @@ const RELEASES: Release[] = [
     version: 27,
     takeBack: (s) => `DROP TABLE ${s}.slot_holders; DELETE FROM ${s}.schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'events from outside a task',
+    after: 'a task created after waits for an event, which wakes it',
+    version: 29,
+    takeBack: (s) => `DROP TABLE ${s}.outside_events; DELETE FROM ${s}.schema_migrations WHERE version = 29`,
+    expectAfter: expectEventsAfterUpgrade,
   },
 ];
 

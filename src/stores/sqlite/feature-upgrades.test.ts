@@ -1,6 +1,7 @@
 // SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
-// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26) and slots of steps and calls within
-// their request (27): each opens, its tasks resume, and the feature holds for the tasks created after.
+// priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within their
+// request (27) and events from outside a task (29): each opens, its tasks resume, and the feature holds for the tasks
+// created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles, TAKE_BACK_PAUSES } from '../../../test/support/sqlite-files.js';
@@ -8,6 +9,7 @@ import { expectHoldAfterUpgrade } from '../contract/concurrency-hold.contract.js
 import { expectRateAfterUpgrade } from '../contract/rate-limits.contract.js';
 import { expectDebounceAfterUpgrade } from '../contract/debounce.contract.js';
 import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.contract.js';
+import { expectEventsAfterUpgrade } from '../contract/outside-events.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -84,6 +86,12 @@ const RELEASES: Release[] = [
     after: 'a call holding a slot counts against the tasks of its key',
     takeBack: `DROP TABLE slot_holders; DELETE FROM schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'events from outside a task',
+    after: 'a task created after waits for an event, which wakes it',
+    takeBack: `DROP TABLE outside_events; DELETE FROM schema_migrations WHERE version = 29`,
+    expectAfter: expectEventsAfterUpgrade,
   },
 ];
 
