@@ -5,6 +5,7 @@
 // answer input, cancel, crash a run after its Nth step or inside a step's body and watch another run replay it, count
 // how often each step's body ran, and replay a task's recorded history against new code to catch non-determinism.
 // Concurrency limits and priorities hold as on a server: the kit claims through the same store.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,16 @@ import { createTasksExtension } from './protocol/tasks/extension.js';
 import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
-import type { JsonObject } from './tasks/task.js';
+import type { JsonObject, JsonValue } from './tasks/task.js';
+import { createCallbackTokens, type CallbackTokens } from './tasks/callback-tokens.js';
+import {
+  eventNameProblem,
+  MAX_EVENT_PAYLOAD_BYTES,
+  type EventDeliveryResult,
+  type EventSender,
+} from './tasks/events.js';
+import type { TaskStore } from './tasks/store.js';
+import { eventSchemaChecker } from './events/routes.js';
 import { resolveTaskLimits, storedBytesLimitOf, type TaskLimits } from './tasks/limits.js';
 import { countingRunner, recordingStore, type Crashes, type Recorded } from './testing-store.js';
 import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
@@ -34,6 +44,9 @@ import {
 export { createManualClock, type ManualClock } from './tasks/manual-clock.js';
 export type { ReplayReport, TaskHistory } from './testing-replay.js';
 export { BlockedOnClockError, type SettleOptions } from './testing-settle.js';
+
+/** The public URL of the kit's callback URLs (ctx.callbackUrl): never reached, only read back by postCallback. */
+export const KIT_PUBLIC_URL = 'http://test-kit.invalid';
 
 const DEFAULT_CAPS: JsonObject = { elicitation: {}, sampling: {}, roots: {} };
 
@@ -72,6 +85,11 @@ export interface TestTask {
   answer(responses: Record<string, JsonObject>): Promise<void>;
   /** `tasks/cancel`. */
   cancel(): Promise<void>;
+  /**
+   * Delivers event `name` with `payload` to the task as its owner does (`POST /tasks/{id}/events/{name}`): checked
+   * against the schema its wait registered, kept when it does not wait yet. Run what it woke with `kit.settle()`.
+   */
+  sendEvent(name: string, payload: JsonValue): Promise<EventDeliveryResult>;
   /** How many times each step's body ran so far (retries and replays after a crash included). */
   stepRuns(): Record<string, number>;
   /** What the task recorded so far, to replay against other code (kit.replay) or keep as a fixture. */
@@ -126,6 +144,16 @@ export interface TestKit {
   crashDuringStep(name: string, taskId?: string): void;
   /** Moves the clock past the lease and runs what can run, as `settle()` does: the takeover after a crash. */
   recover(): Promise<void>;
+  /** Delivers an event to task `taskId` as its owner does (as TestTask.sendEvent). */
+  sendEvent(taskId: string, name: string, payload: JsonValue): Promise<EventDeliveryResult>;
+  /**
+   * Delivers `payload` through a callback URL a tool made with `ctx.callbackUrl` (the kit's public URL is
+   * `http://test-kit.invalid`), as `POST /callbacks/{token}` does: a forged or expired URL is refused as there.
+   */
+  postCallback(
+    url: string,
+    payload: JsonValue,
+  ): Promise<EventDeliveryResult | { ok: false; reason: 'forged' | 'expired' }>;
   /** Replays a recorded history against the kit's tools, running no step body. */
   replay(history: TaskHistory): Promise<ReplayReport>;
   /** Stops the runs in flight (as a shutdown would) and deletes the kit's store. */
@@ -164,10 +192,12 @@ function assemble(options: TestKitOptions) {
       }),
     ],
   });
+  const tokens = createCallbackTokens(randomBytes(32));
   const runner = countingRunner(
     createTaskRunner(server.registry, server.info, {
       steps: options.steps,
       maxResultBytes: limits.maxResultBytes,
+      events: { publicUrl: KIT_PUBLIC_URL, tokens },
     }),
     recorded,
     crashes,
@@ -187,7 +217,8 @@ function assemble(options: TestKitOptions) {
     flights: new Set(),
     width,
   };
-  return { dir, recorded, caps, settling, call: callerOf(server, caps) };
+  const send = eventSender(store, clock);
+  return { dir, recorded, caps, settling, call: callerOf(server, caps), send, tokens };
 }
 
 /** The manual clock, telling the watch when a timer is set on it (a run may now wait on that alone). */
@@ -202,9 +233,48 @@ function watchedClock(clock: ManualClock, poke: () => void): ManualClock {
   };
 }
 
-function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): TestTask {
+type Send = ReturnType<typeof eventSender>;
+
+/** Delivers events as the routes do: name and payload checked, the payload against its wait's schema. */
+function eventSender(store: TaskStore, clock: ManualClock) {
+  const check = eventSchemaChecker();
+  return async (
+    taskId: string,
+    name: string,
+    payload: JsonValue,
+    by: EventSender,
+  ): Promise<EventDeliveryResult> => {
+    const problem = eventNameProblem(name);
+    if (problem !== undefined) throw new TypeError(`sendEvent: ${problem}`);
+    const json = JSON.stringify(payload) as string | undefined;
+    if (json === undefined) throw new TypeError('sendEvent: the payload is not JSON');
+    if (Buffer.byteLength(json) > MAX_EVENT_PAYLOAD_BYTES)
+      throw new RangeError(`sendEvent: an event's payload is at most ${MAX_EVENT_PAYLOAD_BYTES} bytes`);
+    const events = store.events;
+    if (events === undefined) throw new TypeError('sendEvent: the store keeps no events');
+    return events.deliver({ taskId, name, json, by, check }, clock.now());
+  };
+}
+
+/** POST of a payload to a callback URL of the kit, as `/callbacks/{token}` takes it. */
+async function postCallback(
+  send: Send,
+  tokens: CallbackTokens,
+  clock: ManualClock,
+  url: string,
+  payload: JsonValue,
+): Promise<EventDeliveryResult | { ok: false; reason: 'forged' | 'expired' }> {
+  const prefix = `${KIT_PUBLIC_URL}/callbacks/`;
+  if (!url.startsWith(prefix)) return { ok: false, reason: 'forged' };
+  const checked = tokens.check(url.slice(prefix.length), clock.now());
+  if (!checked.ok) return checked;
+  return send(checked.taskId, checked.name, payload, { callback: true });
+}
+
+function taskHandle(call: Call, recorded: Map<string, Recorded>, send: Send, id: string): TestTask {
   return {
     id,
+    sendEvent: (name, payload) => send(id, name, payload, { owner: KIT_OWNER }),
     get: async () => (await call('tasks/get', { taskId: id })) as TaskView,
     answer: async (responses) => void (await call('tasks/update', { taskId: id, inputResponses: responses })),
     cancel: async () => void (await call('tasks/cancel', { taskId: id })),
@@ -238,14 +308,14 @@ async function startTask(call: Call, tool: string, args: JsonObject, options: St
 }
 
 export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
-  const { dir, recorded, caps, settling, call } = assemble(options);
+  const { dir, recorded, caps, settling, call, send, tokens } = assemble(options);
   const { clock, leaseMs, crashes, store, runner, watch } = settling;
   const settle = (settleOptions?: SettleOptions): Promise<void> => settleAll(settling, settleOptions);
   return {
     clock,
     leaseMs,
     async start(tool, args = {}, startOptions = {}) {
-      return taskHandle(call, recorded, await startTask(call, tool, args, startOptions));
+      return taskHandle(call, recorded, send, await startTask(call, tool, args, startOptions));
     },
     settle,
     async advance(ms) {
@@ -265,6 +335,8 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
       clock.advance(leaseMs + 1);
       await settle();
     },
+    sendEvent: (taskId, name, payload) => send(taskId, name, payload, { owner: KIT_OWNER }),
+    postCallback: (url, payload) => postCallback(send, tokens, clock, url, payload),
     replay: (history) => replayHistory(runner, clock, caps, history),
     async close() {
       try {

@@ -11,6 +11,7 @@ import {
 import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tasks/payload-cipher.js';
 import { parseTrustedProxies } from '../../transport/http/client-address.js';
 import type { ListenHttpOptions } from '../../transport/http/node-server.js';
+import { checkedPublicUrl } from '../../runtime.js';
 import { intFlag, UsageError } from '../args.js';
 import { authFlagsFrom, type AuthFlags } from '../auth-config.js';
 import { storeFrom, type StoreFlags } from '../store-config.js';
@@ -65,6 +66,7 @@ export const SERVE_FLAGS = {
   'dev-operator': { type: 'boolean' },
   'admin-payloads': { type: 'boolean' },
   'resource-url': { type: 'string' },
+  'public-url': { type: 'string' },
   'encryption-key': { type: 'string' },
   encrypt: { type: 'string' },
   'tasks-get-rate': { type: 'string' },
@@ -120,6 +122,8 @@ export interface HttpSettings {
   port: number;
   extraHosts: string[];
   resourceUrl: string | undefined;
+  /** Where clients and webhook senders reach this server (--public-url): the base of callback URLs. */
+  publicUrl: string | undefined;
   keepAliveMs: number;
   maxBodyBytes: number;
   maxBufferedBytes: number;
@@ -278,14 +282,30 @@ function runtimeFromFlags(values: Flags): RuntimeSettings {
   };
 }
 
+/** --public-url, checked (an http(s) URL without query or fragment). */
+function publicUrlFlag(value: string | boolean | undefined): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return checkedPublicUrl(value);
+  } catch (err) {
+    throw new UsageError(`--public-url: ${(err as Error).message.replace(/^publicUrl: /, '')}`);
+  }
+}
+
 function httpFromFlags(values: Flags): HttpSettings {
   const port = intFlag(values.port, 'port', 3000);
   if (port > 65535) throw new UsageError('--port must be at most 65535');
+  const publicUrl = publicUrlFlag(values['public-url']);
   return {
     host: (values.host as string | undefined) ?? '127.0.0.1',
     port,
-    extraHosts: listFlag(values['allowed-hosts']),
+    // The public URL's host reaches this server: accepted in Host and Origin as --allowed-hosts are.
+    extraHosts: [
+      ...listFlag(values['allowed-hosts']),
+      ...(publicUrl === undefined ? [] : [new URL(publicUrl).hostname]),
+    ],
     resourceUrl: values['resource-url'] as string | undefined,
+    publicUrl,
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
     maxBodyBytes: intFlag(values['max-body-mb'], 'max-body-mb', 4, 1) * MIB,
     maxBufferedBytes: intFlag(values['max-buffered-mb'], 'max-buffered-mb', 64, 1) * MIB,
