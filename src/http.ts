@@ -2,7 +2,7 @@
 // switched off, the 2025-11-25 stateful wire beside it, the operator API when one is configured, and the routes that
 // deliver events to tasks when they are.
 import { createAdminRoute, type AdminApiOptions } from './admin/api.js';
-import { createEventRoutes, type EventRouteOptions } from './events/routes.js';
+import { checkedEvents, createEventRoutes, type EventRouteOptions } from './events/routes.js';
 import { createLegacyWire, type LegacyOptions } from './legacy/wire.js';
 import { createHttpEdge, type HttpEdgeOptions, type HttpHandler } from './transport/http/handler.js';
 import type { HttpWire } from './transport/http/wire.js';
@@ -37,6 +37,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       ? undefined
       : createAdminRoute({
           ...admin,
+          events: admin.events === undefined ? undefined : checkedEvents(admin.events),
           authenticator: options.authenticator,
           audit: options.audit,
           onError: options.onError,

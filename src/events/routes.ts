@@ -155,6 +155,15 @@ export function eventSchemaChecker(): (schema: JsonObject, payload: unknown) => 
   };
 }
 
+/** The port with its deliveries checked against their waits' schemas (unless the delivery brings its own check). */
+export function checkedEvents(port: OutsideEventPort): OutsideEventPort {
+  const check = eventSchemaChecker();
+  return {
+    deliver: (delivery, now) => port.deliver({ check, ...delivery }, now),
+    wait: (...args) => port.wait(...args),
+  };
+}
+
 export function createEventRoutes(options: EventRouteOptions): EventRoute {
   const rate = options.callbackRate ?? { perSecond: 10, burst: 20 };
   const routes: Routes = {

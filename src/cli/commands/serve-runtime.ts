@@ -128,6 +128,7 @@ function adminFor(
   return {
     ...extras,
     store: backend.tasks.admin,
+    events: backend.tasks.events,
     secret: backend.stateSecret,
     changes: backend.tasks.changes,
     payloads: http.adminPayloads,
