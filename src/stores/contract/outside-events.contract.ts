@@ -107,6 +107,9 @@ export function outsideEventsContract(h: ContractStore): void {
       const completed = { kind: 'completed', result: { content: [] } } as const;
       expect(await h.store.finish(run.id, run.token, completed, h.t)).toBe(true);
       expect(await send(run.id, 'y', 1)).toMatchObject({ ok: false, reason: 'ended' });
+      // A repeat of an accepted event is answered as before, also after the end; another payload still conflicts.
+      expect(await send(run.id, 'x', 1)).toEqual({ ok: true, outcome: 'repeat' });
+      expect(await send(run.id, 'x', 2)).toMatchObject({ ok: false, reason: 'conflict' });
     });
 
     it('refuses a wait of a run that no longer holds the task', async (ctx) => {

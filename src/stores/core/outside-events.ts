@@ -60,14 +60,15 @@ export function deliveryStep(
   now: number,
 ): DeliveryStep {
   if (task === undefined || !mayDeliver(d, task)) return refused('not_found', d.name);
-  if (isTerminal(task.status) || hasExpired(task.expires_at, now)) return refused('ended', d.name);
   const hash = payloadHash(d.json);
-  if (row === undefined)
-    return kept() >= MAX_PENDING_EVENTS ? refused('too_many', d.name) : { write: 'keep', hash };
-  if (row.payload_hash !== null)
+  // A repeat is answered as the first delivery was, also once the task has ended (senders retry late).
+  if (row?.payload_hash !== null && row?.payload_hash !== undefined)
     return row.payload_hash === hash
       ? { write: 'none', result: { ok: true, outcome: 'repeat' } }
       : refused('conflict', d.name);
+  if (isTerminal(task.status) || hasExpired(task.expires_at, now)) return refused('ended', d.name);
+  if (row === undefined)
+    return kept() >= MAX_PENDING_EVENTS ? refused('too_many', d.name) : { write: 'keep', hash };
   if (row.state === 'timed_out') return refused('timed_out', d.name);
   // The task waits: the payload is checked against the schema it waits with, if any.
   if (row.schema !== null && d.check !== undefined) {
