@@ -46,6 +46,22 @@ class ReplayReachedNew extends Error implements ControlFlow {
   }
 }
 
+/**
+ * A store that writes nothing: reaching anything the history does not have ends the replay there (`stop`). A
+ * ctx.patched decision is no side effect: it is made as in a run, and the replay goes on. A wait for an event the
+ * history lacks is new too.
+ */
+function noWrites(stop: (name: string) => never): TaskStore {
+  return new Proxy({} as TaskStore, {
+    get: (_t, prop) =>
+      prop === 'saveStep'
+        ? async (_id: string, _tok: number, name: string) => name.startsWith(PATCH_PREFIX) || stop(name)
+        : prop === 'events'
+          ? { wait: async (_id: string, _tok: number, name: string) => stop(name) }
+          : undefined,
+  });
+}
+
 /** Replays `history` with the kit's tools: recorded steps return their values, a new one ends the replay. */
 export async function replayHistory(
   runner: TaskRunner,
@@ -94,18 +110,7 @@ export async function replayHistory(
     const { concurrency: _slot, ...rest } = options;
     return rest;
   };
-  // Nothing is written: reaching anything the history does not have ends the replay there.
-  const noWrites = new Proxy({} as TaskStore, {
-    // A ctx.patched decision is no side effect: it is made as in a run, and the replay goes on.
-    // A wait for an event the history lacks is new too: the replay ends there.
-    get: (_t, prop) =>
-      prop === 'saveStep'
-        ? async (_id: string, _tok: number, name: string) => name.startsWith(PATCH_PREFIX) || stop(name)
-        : prop === 'events'
-          ? { wait: async (_id: string, _tok: number, name: string) => stop(name) }
-          : undefined,
-  });
-  const deps = { store: noWrites, clock, random: () => 0.5 };
+  const deps = { store: noWrites(stop), clock, random: () => 0.5 };
   const { records, ...steps } = createSteps(deps, task, run);
   const exec: ExecutionContext = {
     signal,

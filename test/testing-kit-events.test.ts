@@ -59,6 +59,15 @@ describe('events from outside a task in the testing kit', () => {
     expect(await late.sendEvent('approved', { by: 'ada' })).toMatchObject({ ok: false, reason: 'ended' });
   });
 
+  it('fails the wait when an event kept before it fails its schema', async () => {
+    const kit = await kitOf({ tools: [approval] });
+    const task = await kit.start('approval');
+    expect(await task.sendEvent('approved', { by: 7 })).toEqual({ ok: true, outcome: 'kept' });
+    await kit.settle();
+    const ended = await task.get();
+    expect(JSON.stringify(ended)).toMatch(/arrived before the wait with a payload its schema refuses/);
+  });
+
   it('delivers through a callback URL, and refuses forged and expired ones', async () => {
     const kit = await kitOf({ tools: [approval] });
     const task = await kit.start('approval');

@@ -2,6 +2,7 @@
 // measured in every round (and printed). To add one, add it to its section file and here; bench/README.md ("Adding a
 // scenario") describes the fields.
 import type { Scenario, Section } from '../types.js';
+import { eventsRow } from './events.js';
 import { gatewayRows } from './gateway.js';
 import { keyedPgRows, keyedSqliteRows } from './idempotency.js';
 import { memoryRows } from './memory.js';
@@ -27,6 +28,7 @@ export const SECTIONS: Section[] = [
       parkedRow,
       ...waitingRows,
       saturatedRow,
+      eventsRow,
       ...readRows,
     ],
   },

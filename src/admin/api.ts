@@ -284,11 +284,7 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     }
     pause = named.target;
   }
-  if (request.action === 'event') {
-    const refusal = await deliverEvent(api, req, res, request, who, scope);
-    if (refusal !== undefined) refused(refusal);
-    return;
-  }
+  if (request.action === 'event') return deliverEvent(api, req, res, request, { who, scope, refused });
   if (request.action === 'events') {
     if (api.events === undefined) return;
     const opened = openStream(api, api.events, who, scope, res);
@@ -327,27 +323,26 @@ const EVENT_REFUSALS: Record<Extract<EventDeliveryResult, { ok: false }>['reason
 
 /**
  * `POST tasks/{id}/events/{name}`: the body (the payload, bounded) delivered to a task within the operator's tenants
- * (elsewhere: 404), an `admin.event` audit line for each delivery; a body refused before: why (then audited as such).
+ * (elsewhere: 404), an `admin.event` audit line for each delivery; a request refused before it is `refused` (audited).
  */
 async function deliverEvent(
   api: Api,
   req: IncomingMessage,
   res: ServerResponse,
   request: Request,
-  who: TaskOwner,
-  scope: AdminScope,
-): Promise<string | undefined> {
+  { who, scope, refused }: { who: TaskOwner; scope: AdminScope; refused: (reason: string) => void },
+): Promise<void> {
   const events = api.options.events as OutsideEventPort;
   const name = request.event ?? '';
   const problem = eventNameProblem(name);
   if (problem !== undefined) {
     sendError(res, 'bad_request', `Bad event name: ${problem}`);
-    return 'bad event name';
+    return refused('bad event name');
   }
   const read = await readJsonBody(req, MAX_EVENT_PAYLOAD_BYTES);
   if (!read.ok) {
     sendError(res, read.status, read.message);
-    return read.status;
+    return refused(read.status);
   }
   const taskId = request.id ?? '';
   const json = JSON.stringify(read.body ?? null);
@@ -361,5 +356,4 @@ async function deliverEvent(
   });
   if (result.ok) sendJson(res, 202, { ok: true, outcome: result.outcome });
   else sendError(res, EVENT_REFUSALS[result.reason], result.message);
-  return undefined;
 }

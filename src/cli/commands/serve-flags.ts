@@ -11,8 +11,8 @@ import {
 import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tasks/payload-cipher.js';
 import { parseTrustedProxies } from '../../transport/http/client-address.js';
 import type { ListenHttpOptions } from '../../transport/http/node-server.js';
-import { checkedPublicUrl } from '../../runtime.js';
 import { intFlag, UsageError } from '../args.js';
+import { publicHosts, publicUrlFlag } from '../public-url.js';
 import { authFlagsFrom, type AuthFlags } from '../auth-config.js';
 import { storeFrom, type StoreFlags } from '../store-config.js';
 import { parseToolConcurrency } from '../tool-concurrency.js';
@@ -282,16 +282,6 @@ function runtimeFromFlags(values: Flags): RuntimeSettings {
   };
 }
 
-/** --public-url, checked (an http(s) URL without query or fragment). */
-function publicUrlFlag(value: string | boolean | undefined): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    return checkedPublicUrl(value);
-  } catch (err) {
-    throw new UsageError(`--public-url: ${(err as Error).message.replace(/^publicUrl: /, '')}`);
-  }
-}
-
 function httpFromFlags(values: Flags): HttpSettings {
   const port = intFlag(values.port, 'port', 3000);
   if (port > 65535) throw new UsageError('--port must be at most 65535');
@@ -299,11 +289,7 @@ function httpFromFlags(values: Flags): HttpSettings {
   return {
     host: (values.host as string | undefined) ?? '127.0.0.1',
     port,
-    // The public URL's host reaches this server: accepted in Host and Origin as --allowed-hosts are.
-    extraHosts: [
-      ...listFlag(values['allowed-hosts']),
-      ...(publicUrl === undefined ? [] : [new URL(publicUrl).hostname]),
-    ],
+    extraHosts: [...listFlag(values['allowed-hosts']), ...publicHosts(publicUrl)],
     resourceUrl: values['resource-url'] as string | undefined,
     publicUrl,
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
