@@ -42,7 +42,16 @@ export type { RetryPolicy, ResolvedRetryPolicy } from './tasks/retry.js';
 export { StepTimeoutError } from './tasks/execution.js';
 export { TaskLimitError, DEFAULT_TASK_LIMITS } from './tasks/limits.js';
 export type { TaskBound, TaskLimits } from './tasks/limits.js';
-export type { StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
+export type { EventResult, StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
+export type {
+  EventDelivery,
+  EventDeliveryResult,
+  EventSender,
+  EventWaitState,
+  OutsideEventPort,
+} from './tasks/events.js';
+export type { CallbackCheck, CallbackTokens } from './tasks/callback-tokens.js';
+export type { EventRouteOptions } from './events/routes.js';
 export { DebounceConflictError, IdempotencyConflictError } from './tasks/errors.js';
 export { ProtocolError } from './wire/protocol-error.js';
 export { ErrorCode } from './wire/codes.js';

@@ -10,6 +10,7 @@ import {
   type EventWaitState,
 } from '../../tasks/events.js';
 import { isTerminal, type JsonObject, type JsonValue } from '../../tasks/task.js';
+import { sealedAt, type Opener } from '../payload-sealing.js';
 import { hasExpired, type Int } from './rows.js';
 
 export type EventState = 'kept' | 'waiting' | 'arrived' | 'read' | 'timed_out';
@@ -30,6 +31,21 @@ export interface EventRow {
   checked: boolean;
   schema: string | null;
   wait_until: Int | null;
+}
+
+/** Where an event's payload is kept, bound into its ciphertext when sealed (sealedAt). */
+export const eventPayloadAt = (taskId: string, name: string): string =>
+  sealedAt('outside_events.payload', taskId, name);
+
+/** A stored row with its payload opened (`open`: the store's opener). */
+export function openedEventRow(
+  row: EventRow | undefined,
+  open: Opener,
+  taskId: string,
+  name: string,
+): EventRow | undefined {
+  if (row?.payload === null || row === undefined) return row;
+  return { ...row, payload: open(row.payload, eventPayloadAt(taskId, name)) };
 }
 
 /** What a delivery writes: a new kept event, the payload handed to the wait (the task woken), or nothing. */

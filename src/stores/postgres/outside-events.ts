@@ -2,12 +2,17 @@
 // locks the task's row of the event (or inserts it) and changes it; a delivery to a waiting task wakes it in the same
 // transaction and notifies every replica. Run endings lock the task's event rows first (sql/endings.ts, wait).
 import type { OutsideEventPort } from '../../tasks/events.js';
-import { deliveryStep, waitStep, type EventRow, type EventTask } from '../core/outside-events.js';
-import { sealedAt } from '../payload-sealing.js';
+import {
+  deliveryStep,
+  eventPayloadAt,
+  openedEventRow,
+  waitStep,
+  type EventRow,
+  type EventTask,
+} from '../core/outside-events.js';
 import type { StoreContext } from './context.js';
 import type { Run } from './db.js';
 
-const AT = 'outside_events.payload';
 /** Reads of a row another transaction inserted meanwhile: one more look is enough (rows are never deleted alone). */
 const TRIES = 2;
 
@@ -15,13 +20,12 @@ export function postgresOutsideEvents(ctx: StoreContext): OutsideEventPort {
   const { db, q, codec, feed } = ctx;
   const opened = async (run: Run, id: string, name: string): Promise<EventRow | undefined> => {
     const [row] = await run<EventRow & Record<string, unknown>>(q.eventRow, [id, name]);
-    if (row?.payload === null || row === undefined) return row;
-    return { ...row, payload: codec.open(row.payload, sealedAt(AT, id, name)) };
+    return openedEventRow(row, codec.open, id, name);
   };
   return {
     async deliver(d, now) {
       const seal = await codec.sealerOf(d.taskId);
-      const payload = seal(d.json, sealedAt(AT, d.taskId, d.name));
+      const payload = seal(d.json, eventPayloadAt(d.taskId, d.name));
       const bytes = Buffer.byteLength(d.json);
       let woken = false;
       const result = await db.tx(async (run) => {

@@ -1,19 +1,19 @@
 // Events from outside a task on SQLite (OutsideEventPort): each delivery and each wait is one write transaction that
 // reads the task's row of the event and changes it; a delivery to a waiting task wakes it in the same transaction.
 import type { OutsideEventPort } from '../../tasks/events.js';
-import { deliveryStep, waitStep, type EventRow } from '../core/outside-events.js';
-import { sealedAt } from '../payload-sealing.js';
+import {
+  deliveryStep,
+  eventPayloadAt,
+  openedEventRow,
+  waitStep,
+  type EventRow,
+} from '../core/outside-events.js';
 import type { StoreContext } from './context.js';
-
-const AT = 'outside_events.payload';
 
 export function sqliteOutsideEvents(ctx: StoreContext): OutsideEventPort {
   const { q, log, writes, codec } = ctx;
-  const opened = (id: string, name: string): EventRow | undefined => {
-    const row = q.eventRow(id, name);
-    if (row?.payload === null || row === undefined) return row;
-    return { ...row, payload: codec.open(row.payload, sealedAt(AT, id, name)) };
-  };
+  const opened = (id: string, name: string): EventRow | undefined =>
+    openedEventRow(q.eventRow(id, name), codec.open, id, name);
   return {
     async deliver(d, now) {
       return writes.tx(() => {
@@ -28,7 +28,7 @@ export function sqliteOutsideEvents(ctx: StoreContext): OutsideEventPort {
         const p = {
           id: d.taskId,
           name: d.name,
-          payload: codec.seal(d.taskId, d.json, sealedAt(AT, d.taskId, d.name)),
+          payload: codec.seal(d.taskId, d.json, eventPayloadAt(d.taskId, d.name)),
           hash: step.hash,
           bytes: Buffer.byteLength(d.json),
           now,
