@@ -64,7 +64,12 @@ export function outsideEventsContract(h: ContractStore): void {
       expect(await waitFor(run, 'done')).toMatchObject({ kind: 'waiting' });
       // Delivered while the run still holds the task: its ending waits from now, not until the time out.
       expect(await send(run.id, 'done', 'yes')).toEqual({ ok: true, outcome: 'delivered' });
+      // Its ending says the task is runnable: a worker of this process claims it at once, not at its next poll.
+      const heard: boolean[] = [];
+      const stop = h.store.changes?.subscribe((c) => c.taskId === run.id && heard.push(c.runnable));
       await endWaiting(run, h.t + 60_000);
+      stop?.();
+      if (h.store.changes !== undefined) expect(heard).toEqual([true]);
       expect((await h.claim('w1', h.t + 1)).id).toBe(run.id);
     });
 

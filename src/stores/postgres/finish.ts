@@ -1,6 +1,7 @@
 // Ending a run: each outcome is one statement fenced by the run's token (the first terminal write wins).
 import { isToolErrorResult, type RunOutcome } from '../../tasks/task.js';
-import { writeAndNotify, type StoreContext } from './context.js';
+import { withCommitted, writeAndNotify, type StoreContext } from './context.js';
+import type { SnapshotColumns } from './rows.js';
 import { errorOutcomeOf } from '../../tasks/error-outcome.js';
 import { sealedAt, statusFor } from '../payload-sealing.js';
 import type { Sealer } from './codec.js';
@@ -58,7 +59,18 @@ export async function finishRun(
     }
     case 'waiting': {
       const message = statusFor(await ctx.codec.sealerOf(id), id, outcome.statusMessage);
-      return writeAndNotify(ctx, q.wait, [id, token, outcome.until, message, now], settled);
+      const [row] = await ctx.db.query<Partial<SnapshotColumns>>(q.wait, [
+        id,
+        token,
+        outcome.until,
+        message,
+        now,
+      ]);
+      if (row === undefined) return false;
+      // A wait that an event arrived for during the run is due at once (sql/endings.ts): runnable for every worker.
+      const due = row.wake_at !== null && row.wake_at !== undefined && Number(row.wake_at) <= now;
+      ctx.feed.emitLocal([withCommitted({ ...settled, runnable: due }, row, ctx.codec.open)]);
+      return true;
     }
     case 'cancelled':
       return terminal('cancelled', null, null, 'Task was cancelled.');

@@ -29,7 +29,10 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
     write: (endings) =>
       endings.map(({ id, token, outcome, now }) => {
         const ok = q.finish(id, token, outcome, now);
-        if (ok) log.changed({ taskId: id, runnable: outcome.kind === 'released', cancelRequested: false });
+        // A wait that an event arrived for during the run is due at once (sql/endings.ts): runnable for every worker.
+        const runnable =
+          outcome.kind === 'released' || (outcome.kind === 'waiting' && ok && q.dueNow(id, now));
+        if (ok) log.changed({ taskId: id, runnable, cancelRequested: false });
         if (ok) releaseSlot(ctx, id, token, now);
         return { value: ok };
       }),
