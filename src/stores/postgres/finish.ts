@@ -57,21 +57,8 @@ export async function finishRun(
         word,
       );
     }
-    case 'waiting': {
-      const message = statusFor(await ctx.codec.sealerOf(id), id, outcome.statusMessage);
-      const [row] = await ctx.db.query<Partial<SnapshotColumns>>(q.wait, [
-        id,
-        token,
-        outcome.until,
-        message,
-        now,
-      ]);
-      if (row === undefined) return false;
-      // A wait that an event arrived for during the run is due at once (sql/endings.ts): runnable for every worker.
-      const due = row.wake_at !== null && row.wake_at !== undefined && Number(row.wake_at) <= now;
-      ctx.feed.emitLocal([withCommitted({ ...settled, runnable: due }, row, ctx.codec.open)]);
-      return true;
-    }
+    case 'waiting':
+      return endWaiting(ctx, id, token, outcome, now);
     case 'cancelled':
       return terminal('cancelled', null, null, 'Task was cancelled.');
     case 'released':
@@ -86,4 +73,25 @@ export async function finishRun(
       return writeAndNotify(ctx, q.suspend, params, settled);
     }
   }
+}
+
+/**
+ * Ends the run waiting until `outcome.until`; a wait that an event arrived for during the run is due at once
+ * (sql/endings.ts), and its change says it is runnable, for this process's workers too.
+ */
+async function endWaiting(
+  ctx: StoreContext,
+  id: string,
+  token: number,
+  outcome: Extract<RunOutcome, { kind: 'waiting' }>,
+  now: number,
+): Promise<boolean> {
+  const message = statusFor(await ctx.codec.sealerOf(id), id, outcome.statusMessage);
+  const params = [id, token, outcome.until, message, now];
+  const [row] = await ctx.db.query<Partial<SnapshotColumns>>(ctx.q.wait, params);
+  if (row === undefined) return false;
+  const due = row.wake_at !== null && row.wake_at !== undefined && Number(row.wake_at) <= now;
+  const change = { taskId: id, runnable: due, cancelRequested: false };
+  ctx.feed.emitLocal([withCommitted(change, row, ctx.codec.open)]);
+  return true;
 }
