@@ -100,6 +100,8 @@ export const MEM_TIMEOUT_MS = 10_000;
 export const WAITING_TASKS = sized(10_000, 50);
 /** Tasks left in retry backoff (a failed step, the next attempt an hour away) before the row that creates next to them. */
 export const RETRYING_TASKS = sized(10_000, 50);
+/** Tasks left waiting for an event from outside (ctx.waitForEvent) before the row that creates next to them. */
+export const EVENT_TASKS = sized(10_000, 50);
 /**
  * Tasks queued behind a saturated concurrency key (limit 1, its slot held by a run that lasts the whole benchmark)
  * before the row that creates tasks of another tool next to them.
@@ -126,6 +128,8 @@ export const SLEEP_MEMORY_MAX_RATIO = 1.2;
 export const CREATION_MIN_RATIO = 0.9;
 /** Creation next to tasks queued behind a saturated key: at least this × the same creation without them. */
 export const SATURATED_MIN_RATIO = 0.85;
+/** Creation next to tasks waiting for events: at least this × the same creation without them. */
+export const EVENTS_MIN_RATIO = 0.85;
 /** The gateway's synchronous tools/call: at least this × the same calls sent to its upstream's own endpoint. */
 export const GATEWAY_SYNC_MIN_RATIO = 0.5;
 /** Task creation through the gateway: at most this × the server CPU per task of serve's own task creation. */

@@ -92,6 +92,17 @@ export const tools = [
     },
   },
   {
+    name: 'bench_event',
+    description:
+      'Benchmark tool: runs only as a durable task that waits six hours for an event from outside.',
+    inputSchema: { type: 'object' },
+    task: { support: 'required', ttlMs: TASK_TTL_MS },
+    handler: async (_args, ctx) => {
+      const event = await ctx.waitForEvent('go', { timeoutMs: 6 * 3_600_000 });
+      return { content: [{ type: 'text', text: event.received ? 'received' : 'timed out' }] };
+    },
+  },
+  {
     // With `serve --concurrency 1` the first run occupies the worker's only slot for the whole benchmark, so
     // later tasks stay queued and the server does nothing but create them.
     name: 'bench_park',

@@ -20,6 +20,9 @@ export const layers = {
   legacy: ['protocol', 'tasks', 'wire', 'transport/http (types)', 'node:http (types)'], // a wire of the HTTP edge
   // a route of the HTTP edge: the store's operators' port behind the authenticator's operator role
   admin: ['tasks', 'auth (types)', 'protocol (types)', 'wire (types)', 'node:http (types)'],
+  // routes of the HTTP edge that deliver events to tasks: the store's events port behind the authenticator, or a
+  // signed callback URL; payloads checked against their waits' schemas (protocol), bodies read as the edge does
+  events: ['tasks', 'protocol', 'transport/http', 'auth (types)', 'wire (types)', 'node:http (types)'],
   client: ['wire'],
   // the upstream side of the gateway: an SDK client session or our own client, the catalog and the delivery rules
   gateway: ['protocol (types)', 'tasks', 'wire', 'client'],

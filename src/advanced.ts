@@ -47,7 +47,15 @@ export type { TaskRunnerOptions } from './protocol/tasks/runner.js';
 export { childStarter } from './protocol/tasks/child-tasks.js';
 export type { ChildTaskDeps, StartChild } from './protocol/tasks/child-tasks.js';
 export type { TaskDefaults } from './protocol/tasks/task-start.js';
-export type { TaskRunner, ExecutionContext, ChildOutcome, ChildStart } from './tasks/execution.js';
+export type {
+  TaskRunner,
+  ExecutionContext,
+  ChildOutcome,
+  ChildStart,
+  EventWaitOptions,
+} from './tasks/execution.js';
+export type { TaskEventOptions } from './protocol/tasks/task-context.js';
+export { createCallbackTokens } from './tasks/callback-tokens.js';
 export { createWorker } from './worker/worker.js';
 export type { Worker, WorkerOptions } from './worker/worker.js';
 export { openSqlite } from './stores/sqlite/database.js';

@@ -44,8 +44,17 @@ export type { RetryPolicy, ResolvedRetryPolicy } from './tasks/retry.js';
 export { StepTimeoutError } from './tasks/execution.js';
 export { TaskLimitError, DEFAULT_TASK_LIMITS } from './tasks/limits.js';
 export type { TaskBound, TaskLimits } from './tasks/limits.js';
-export type { StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
+export type { EventResult, StepAttempt, StepConcurrency, StepOptions } from './tasks/execution.js';
 export type { MapOptions } from './tasks/step-map.js';
+export type {
+  EventDelivery,
+  EventDeliveryResult,
+  EventSender,
+  EventWaitState,
+  OutsideEventPort,
+} from './tasks/events.js';
+export type { CallbackCheck, CallbackTokens } from './tasks/callback-tokens.js';
+export type { EventRouteOptions } from './events/routes.js';
 export { DebounceConflictError, IdempotencyConflictError } from './tasks/errors.js';
 export { ChildTaskFailedError, ChildTaskRefusedError } from './protocol/tasks/child-tasks.js';
 export type { ChildTaskStatus } from './protocol/tasks/child-tasks.js';

@@ -1,5 +1,8 @@
 // Wires a server, the tasks extension and a worker around one backend: the usual way to embed durable-mcp.
+import { randomBytes } from 'node:crypto';
 import type { Authenticator } from './auth/authenticator.js';
+import { createCallbackTokens, type CallbackTokens } from './tasks/callback-tokens.js';
+import type { TaskEventOptions } from './protocol/tasks/task-context.js';
 import { createAnonymousAuthenticator } from './auth/authenticator.js';
 import type { Backend } from './tasks/backend.js';
 import type { SessionStore } from './tasks/sessions.js';
@@ -43,6 +46,12 @@ export interface DurableMcpOptions {
   instructions?: string;
   /** Seals MRTR requestState; give every replica the same secret (default: the backend's stored one). */
   stateSecret?: string | Buffer;
+  /**
+   * The URL clients and webhook senders reach this server at (e.g. `https://mcp.example.com`): `ctx.callbackUrl`
+   * makes `<publicUrl>/callbacks/<token>` URLs, signed with `stateSecret` (the same on every replica), and `listen`
+   * accepts its host name. Without it `ctx.callbackUrl` throws.
+   */
+  publicUrl?: string;
   tasks?: Omit<TasksExtensionOptions, 'store' | 'now'>;
   /** Worker settings, or false for a process that serves requests but runs no tasks. */
   worker?:
@@ -105,6 +114,8 @@ export interface DurableMcp {
   readonly server: McpServer;
   readonly worker: Worker | undefined;
   readonly store: TaskStore;
+  /** The tokens of this server's callback URLs (ctx.callbackUrl), for an HTTP handler built by hand (`events`). */
+  readonly callbackTokens: CallbackTokens;
   /** Serves the tools over Streamable HTTP at `http://host:port/mcp`; `close()` of the result stops listening. */
   listen(options?: ListenOptions): Promise<RunningHttpServer>;
   /** Ends subscriptions, stops the worker (waiting up to graceMs for runs), closes the backend or store. */
@@ -123,6 +134,19 @@ export function allowedHostsFor(host: string, extra: readonly string[] = []): st
   return hosts;
 }
 
+/** The public URL checked: an absolute http(s) URL without query or fragment, kept without a trailing slash. */
+export function checkedPublicUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`publicUrl: not a URL: ${JSON.stringify(url.slice(0, 200))}`);
+  }
+  if (!['http:', 'https:'].includes(parsed.protocol) || parsed.search !== '' || parsed.hash !== '')
+    throw new TypeError('publicUrl: an http(s) URL without query or fragment, e.g. https://mcp.example.com');
+  return parsed.href.replace(/\/+$/, '');
+}
+
 /** The worker of `createDurableMcp`, unless `options.worker` is false. */
 function workerFor(
   options: DurableMcpOptions,
@@ -130,6 +154,7 @@ function workerFor(
   server: CoreServer,
   limits: TaskLimits,
   now: (() => number) | undefined,
+  events: TaskEventOptions,
 ): Worker | undefined {
   if (options.worker === false) return undefined;
   const onToolError = options.onToolError;
@@ -154,6 +179,7 @@ function workerFor(
         defaults: taskDefaultsOf(options.tasks ?? {}),
         audit: options.tasks?.audit,
       }),
+      events,
     }),
     scope: claimScopeOf(server.registry, options.worker?.removedToolDrainMs ?? 3_600_000, now ?? Date.now),
     observer:
@@ -197,7 +223,10 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
       }),
     ],
   });
-  const worker = workerFor(options, store, server, limits, now);
+  const publicUrl = options.publicUrl === undefined ? undefined : checkedPublicUrl(options.publicUrl);
+  // Signed with the secret every replica shares (a bare store without one: this process's own, for its life).
+  const tokens = createCallbackTokens(options.stateSecret ?? options.backend?.stateSecret ?? randomBytes(32));
+  const worker = workerFor(options, store, server, limits, now, { publicUrl, tokens });
   worker?.start();
   let closed = false;
   const listening = new Set<RunningHttpServer>();
@@ -205,15 +234,23 @@ export function createDurableMcp(options: DurableMcpOptions): DurableMcp {
     server,
     worker,
     store,
+    callbackTokens: tokens,
     async listen(listen = {}) {
       const host = listen.host ?? '127.0.0.1';
       const handler = createHttpHandler({
         // Legacy (2025-11-25) sessions and tasks/list live in the backend, so every replica serves every session.
         legacy: { store, sessions },
+        // Events are delivered to this store's tasks: by their owners, and through this server's callback URLs.
+        ...(store.events === undefined ? {} : { events: { events: store.events, tokens, now } }),
         ...listen.http,
         server,
         authenticator: listen.authenticator ?? createAnonymousAuthenticator(),
-        origin: { allowedHosts: allowedHostsFor(host, listen.allowedHosts) },
+        origin: {
+          allowedHosts: allowedHostsFor(host, [
+            ...(listen.allowedHosts ?? []),
+            ...(publicUrl === undefined ? [] : [new URL(publicUrl).hostname]),
+          ]),
+        },
       });
       const running = await listenHttp(handler, host, listen.port ?? 3000, listen.http?.path, listen.limits);
       listening.add(running);

@@ -13,6 +13,7 @@ import {
 import type { ManualClock } from './tasks/manual-clock.js';
 import type { TaskStore } from './tasks/store.js';
 import type { ClaimedTask, JsonObject, JsonValue, TaskOwner } from './tasks/task.js';
+import { createEventWait } from './worker/event-waits.js';
 import { createSteps, PATCH_PREFIX, type RunState } from './worker/steps.js';
 
 /** Everything a task recorded that a replay reads: its tool and arguments, its steps in order, its answers. */
@@ -54,6 +55,22 @@ class ReplayReachedNew extends Error implements ControlFlow {
   constructor(readonly step: string) {
     super(`the replay reached "${step}", which the history does not have`);
   }
+}
+
+/**
+ * A store that writes nothing: reaching anything the history does not have ends the replay there (`stop`). A
+ * ctx.patched decision is no side effect: it is made as in a run, and the replay goes on. A wait for an event the
+ * history lacks is new too.
+ */
+function noWrites(stop: (name: string) => never): TaskStore {
+  return new Proxy({} as TaskStore, {
+    get: (_t, prop) =>
+      prop === 'saveStep'
+        ? async (_id: string, _tok: number, name: string) => name.startsWith(PATCH_PREFIX) || stop(name)
+        : prop === 'events'
+          ? { wait: async (_id: string, _tok: number, name: string) => stop(name) }
+          : undefined,
+  });
 }
 
 /** Replays `history` with the kit's tools: recorded steps return their values, a new one ends the replay. */
@@ -104,21 +121,15 @@ export async function replayHistory(
     const { concurrency: _slot, ...rest } = options;
     return rest;
   };
-  // Nothing is written: reaching anything the history does not have ends the replay there.
-  const noWrites = new Proxy({} as TaskStore, {
-    // A ctx.patched decision is no side effect: it is made as in a run, and the replay goes on.
-    get: (_t, prop) =>
-      prop === 'saveStep'
-        ? async (_id: string, _tok: number, name: string) => name.startsWith(PATCH_PREFIX) || stop(name)
-        : undefined,
-  });
-  const steps = createSteps({ store: noWrites, clock, random: () => 0.5 }, task, run);
+  const deps = { store: noWrites(stop), clock, random: () => 0.5 };
+  const { records, ...steps } = createSteps(deps, task, run);
   const exec: ExecutionContext = {
     signal,
     ...steps,
     // A new step ends the replay where it is asked: it takes no slot of a concurrency key first.
     step: (name, _fn, options) => steps.step(name, () => stop(name), withoutSlot(options)),
     child: recordedChildren(task, steps.child, stop),
+    waitForEvent: createEventWait(deps, task, run, records),
     status: async () => undefined,
     progress: () => undefined,
     now: () => clock.now(),

@@ -5,6 +5,7 @@
 // answer input, cancel, crash a run after its Nth step or inside a step's body and watch another run replay it, count
 // how often each step's body ran, and replay a task's recorded history against new code to catch non-determinism.
 // Concurrency limits and priorities hold as on a server: the kit claims through the same store.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,12 @@ import { childStarter } from './protocol/tasks/child-tasks.js';
 import { VERSION } from './version.js';
 import { createSqliteTaskStore } from './stores/sqlite/task-store.js';
 import { createManualClock, type ManualClock } from './tasks/manual-clock.js';
-import type { JsonObject } from './tasks/task.js';
+import type { JsonObject, JsonValue } from './tasks/task.js';
+import { createCallbackTokens } from './tasks/callback-tokens.js';
+import type { EventDeliveryResult } from './tasks/events.js';
+import { eventSender, KIT_PUBLIC_URL, postCallback, type Send } from './testing-events.js';
+
+export { KIT_PUBLIC_URL };
 import { resolveTaskLimits, storedBytesLimitOf, type TaskLimits } from './tasks/limits.js';
 import { countingRunner, recordingStore, type Crashes, type Recorded } from './testing-store.js';
 import { KIT_OWNER, replayHistory, type ReplayReport, type TaskHistory } from './testing-replay.js';
@@ -75,6 +81,11 @@ export interface TestTask {
   answer(responses: Record<string, JsonObject>): Promise<void>;
   /** `tasks/cancel`. */
   cancel(): Promise<void>;
+  /**
+   * Delivers event `name` with `payload` to the task as its owner does (`POST /tasks/{id}/events/{name}`): checked
+   * against the schema its wait registered, kept when it does not wait yet. Run what it woke with `kit.settle()`.
+   */
+  sendEvent(name: string, payload: JsonValue): Promise<EventDeliveryResult>;
   /** How many times each step's body ran so far (retries and replays after a crash included). */
   stepRuns(): Record<string, number>;
   /** What the task recorded so far, to replay against other code (kit.replay) or keep as a fixture. */
@@ -147,6 +158,16 @@ export interface TestKit {
   crashDuringStep(name: string, taskId?: string): void;
   /** Moves the clock past the lease and runs what can run, as `settle()` does: the takeover after a crash. */
   recover(): Promise<void>;
+  /** Delivers an event to task `taskId` as its owner does (as TestTask.sendEvent). */
+  sendEvent(taskId: string, name: string, payload: JsonValue): Promise<EventDeliveryResult>;
+  /**
+   * Delivers `payload` through a callback URL a tool made with `ctx.callbackUrl` (the kit's public URL is
+   * `http://test-kit.invalid`), as `POST /callbacks/{token}` does: a forged or expired URL is refused as there.
+   */
+  postCallback(
+    url: string,
+    payload: JsonValue,
+  ): Promise<EventDeliveryResult | { ok: false; reason: 'forged' | 'expired' }>;
   /** Replays a recorded history against the kit's tools, running no step body. */
   replay(history: TaskHistory): Promise<ReplayReport>;
   /** Stops the runs in flight (as a shutdown would) and deletes the kit's store. */
@@ -184,12 +205,14 @@ function assemble(options: TestKitOptions) {
     maxStepBytes: limits.maxStepBytes,
     extensions: [createTasksExtension(tasks)],
   });
+  const tokens = createCallbackTokens(randomBytes(32));
   const runner = countingRunner(
     createTaskRunner(server.registry, server.info, {
       steps: options.steps,
       maxResultBytes: limits.maxResultBytes,
       // ctx.callTool: child tasks run in the kit as any task does (settle runs them).
       children: childStarter(server.registry, { store, now, defaults: taskDefaultsOf(tasks) }),
+      events: { publicUrl: KIT_PUBLIC_URL, tokens },
     }),
     recorded,
     crashes,
@@ -209,7 +232,8 @@ function assemble(options: TestKitOptions) {
     flights: new Set(),
     width,
   };
-  return { dir, recorded, caps, settling, call: callerOf(server, caps) };
+  const send = eventSender(store, clock);
+  return { dir, recorded, caps, settling, call: callerOf(server, caps), send, tokens };
 }
 
 /** The manual clock, telling the watch when a timer is set on it (a run may now wait on that alone). */
@@ -224,9 +248,10 @@ function watchedClock(clock: ManualClock, poke: () => void): ManualClock {
   };
 }
 
-function taskHandle(call: Call, recorded: Map<string, Recorded>, id: string): TestTask {
+function taskHandle(call: Call, recorded: Map<string, Recorded>, send: Send, id: string): TestTask {
   return {
     id,
+    sendEvent: (name, payload) => send(id, name, payload, { owner: KIT_OWNER }),
     get: async () => (await call('tasks/get', { taskId: id })) as TaskView,
     answer: async (responses) => void (await call('tasks/update', { taskId: id, inputResponses: responses })),
     cancel: async () => void (await call('tasks/cancel', { taskId: id })),
@@ -280,16 +305,16 @@ async function startTask(call: Call, tool: string, args: JsonObject, options: St
 }
 
 export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
-  const { dir, recorded, caps, settling, call } = assemble(options);
+  const { dir, recorded, caps, settling, call, send, tokens } = assemble(options);
   const { clock, leaseMs, crashes, store, runner, watch } = settling;
   const settle = (settleOptions?: SettleOptions): Promise<void> => settleAll(settling, settleOptions);
   return {
     clock,
     leaseMs,
     async start(tool, args = {}, startOptions = {}) {
-      return taskHandle(call, recorded, await startTask(call, tool, args, startOptions));
+      return taskHandle(call, recorded, send, await startTask(call, tool, args, startOptions));
     },
-    task: (id) => taskHandle(call, recorded, id),
+    task: (id) => taskHandle(call, recorded, send, id),
     settle,
     async advance(ms) {
       clock.advance(ms);
@@ -308,6 +333,8 @@ export async function createTestKit(options: TestKitOptions): Promise<TestKit> {
       clock.advance(leaseMs + 1);
       await settle();
     },
+    sendEvent: (taskId, name, payload) => send(taskId, name, payload, { owner: KIT_OWNER }),
+    postCallback: (url, payload) => postCallback(send, tokens, clock, url, payload),
     replay: (history) => replayHistory(runner, clock, caps, history),
     async close() {
       try {

@@ -7,6 +7,7 @@ import {
   CHILD,
   MEM_PROBE_FLAGS,
   PEER_TOOLS_ENV,
+  EVENT_TASKS,
   PG_CONNECTIONS,
   PG_REPLICAS,
   PG_SCALE_POOL,
@@ -208,6 +209,14 @@ const SQLITE_TASK_SERVERS: Record<string, ServerSpec> = {
     'bench-retry.db',
     'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 --max-stored-tasks 0 (default worker; own SQLite ' +
       `file with ${fmtInt(RETRYING_TASKS)} bench_retry tasks waiting to retry a failed step)`,
+    ['--max-active-tasks', '0', '--max-stored-tasks', '0'],
+  ),
+  // Creation next to EVENT_TASKS tasks waiting for an event: the flags of ours-tasks (the row it is compared with).
+  'ours-events': serveBenchTools(
+    'ours-events',
+    'bench-events.db',
+    'node bin/durable-mcp.js serve --tools bench/tools.mjs --max-active-tasks 0 --max-stored-tasks 0 (default worker; own SQLite ' +
+      `file with ${fmtInt(EVENT_TASKS)} bench_event tasks waiting for an event)`,
     ['--max-active-tasks', '0', '--max-stored-tasks', '0'],
   ),
   // Creation next to SATURATED_TASKS tasks parked behind a full key: the flags of ours-tasks, and one worker slot

@@ -3,6 +3,7 @@
 // scenario") describes the fields.
 import type { Scenario, Section } from '../types.js';
 import { childRows } from './children.js';
+import { eventsRow } from './events.js';
 import { gatewayRows } from './gateway.js';
 import { keyedPgRows, keyedSqliteRows } from './idempotency.js';
 import { memoryRows } from './memory.js';
@@ -28,6 +29,7 @@ export const SECTIONS: Section[] = [
       parkedRow,
       ...waitingRows,
       saturatedRow,
+      eventsRow,
       ...readRows,
     ],
   },

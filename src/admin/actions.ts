@@ -56,8 +56,8 @@ export interface ActionContext {
   pause?: PauseTarget;
 }
 
-/** Every action but the event stream (a response of its own, event-stream.ts). */
-export type QueryOrChange = Exclude<AdminAction, 'events'>;
+/** Every action but the event stream (a response of its own, event-stream.ts) and an event's delivery (api.ts). */
+export type QueryOrChange = Exclude<AdminAction, 'events' | 'event'>;
 
 const NOT_FOUND = 'Task not found';
 

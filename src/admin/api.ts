@@ -21,8 +21,14 @@ import { createAssetRoute, type AssetRoute } from './assets.js';
 import { createCsrfTokens, type CsrfTokens } from './csrf.js';
 import { DEFAULT_EVENT_STREAM, openEventStream, type EventStreamOptions } from './event-stream.js';
 import { createTaskEventHub, type TaskEventHub } from './events.js';
-import { bounded, sendError } from './reply.js';
-import { readRetryBody } from './retry-body.js';
+import { bounded, sendError, sendJson, type AdminErrorCode } from './reply.js';
+import {
+  eventNameProblem,
+  MAX_EVENT_PAYLOAD_BYTES,
+  type EventDeliveryResult,
+  type OutsideEventPort,
+} from '../tasks/events.js';
+import { readJsonBody, readRetryBody } from './retry-body.js';
 import { readPauseRequest } from './pause-request.js';
 import type { PauseTarget } from '../tasks/pauses.js';
 import { isChange, matchRoute, type AdminAction } from './routes.js';
@@ -79,6 +85,12 @@ export interface AdminApiOptions {
    * `upstream` (its step values are read only to derive it, never shown).
    */
   taskUpstream?: AdminTaskUpstreamView;
+  /**
+   * The store's events port, its deliveries checked against their waits' schemas (`checkedEvents` of the event
+   * routes): `POST /admin/api/v1/tasks/{id}/events/{name}` delivers an event to any task within the operator's
+   * tenants. Without it, that route is 404.
+   */
+  events?: OutsideEventPort;
 }
 
 /** What the operator API takes from the edge it is served by. */
@@ -133,13 +145,17 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     // Only a retry and a pause take a body (read within a bound after the credentials are checked); any other body
     // is read and dropped, never buffered.
     const bodied = route.kind === 'route' ? route.methods[req.method ?? ''] : undefined;
-    if (bodied !== 'retry' && bodied !== 'pause') req.resume();
+    if (bodied !== 'retry' && bodied !== 'pause' && bodied !== 'event') req.resume();
     report(options, res, `admin ${req.method ?? ''} ${route.kind === 'route' ? route.label : 'tasks/{id}'}`);
     if (route.kind === 'bad_id') {
       sendError(res, 'bad_request', 'Malformed task id');
       return true;
     }
     const action = route.methods[req.method ?? ''];
+    if (action === 'event' && options.events === undefined) {
+      sendError(res, 'not_found', 'Not found');
+      return true;
+    }
     if (action === 'events' && api.events === undefined) {
       sendError(res, 'not_found', 'No change feed: live events are not available');
       return true;
@@ -151,7 +167,7 @@ export function createAdminRoute(options: AdminRouteOptions): AdminRoute {
     }
     const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     const label = `${req.method ?? ''} ${route.label}`;
-    serve(api, req, res, { action, label, params, id: route.id })
+    serve(api, req, res, { action, label, params, id: route.id, event: route.event })
       .catch((err: unknown) => {
         options.onError?.(err);
         sendError(res, 'internal', 'Internal error');
@@ -205,6 +221,8 @@ interface Request {
   label: string;
   params: URLSearchParams;
   id: string | undefined;
+  /** The event a delivery names. */
+  event?: string;
 }
 
 const headerOf =
@@ -266,6 +284,7 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     }
     pause = named.target;
   }
+  if (request.action === 'event') return deliverEvent(api, req, res, request, { who, scope, refused });
   if (request.action === 'events') {
     if (api.events === undefined) return;
     const opened = openStream(api, api.events, who, scope, res);
@@ -290,4 +309,51 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
     pause,
   };
   await serveAction(context, request.action);
+}
+
+/** What the operator API answers each refusal of a delivery with. */
+const EVENT_REFUSALS: Record<Extract<EventDeliveryResult, { ok: false }>['reason'], AdminErrorCode> = {
+  not_found: 'not_found',
+  ended: 'gone',
+  timed_out: 'gone',
+  conflict: 'conflict',
+  too_many: 'too_many_requests',
+  invalid: 'invalid',
+};
+
+/**
+ * `POST tasks/{id}/events/{name}`: the body (the payload, bounded) delivered to a task within the operator's tenants
+ * (elsewhere: 404), an `admin.event` audit line for each delivery; a request refused before it is `refused` (audited).
+ */
+async function deliverEvent(
+  api: Api,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: Request,
+  { who, scope, refused }: { who: TaskOwner; scope: AdminScope; refused: (reason: string) => void },
+): Promise<void> {
+  const events = api.options.events as OutsideEventPort;
+  const name = request.event ?? '';
+  const problem = eventNameProblem(name);
+  if (problem !== undefined) {
+    sendError(res, 'bad_request', `Bad event name: ${problem}`);
+    return refused('bad event name');
+  }
+  const read = await readJsonBody(req, MAX_EVENT_PAYLOAD_BYTES);
+  if (!read.ok) {
+    sendError(res, read.status, read.message);
+    return refused(read.status);
+  }
+  const taskId = request.id ?? '';
+  const json = JSON.stringify(read.body ?? null);
+  const result = await events.deliver({ taskId, name, json, by: { operator: scope } }, api.now());
+  api.options.audit?.({
+    event: 'admin.event',
+    ...who,
+    taskId: bounded(taskId),
+    eventName: name,
+    outcome: result.ok ? result.outcome : result.reason,
+  });
+  if (result.ok) sendJson(res, 202, { ok: true, outcome: result.outcome });
+  else sendError(res, EVENT_REFUSALS[result.reason], result.message);
 }

@@ -13,7 +13,8 @@ export type AdminAction =
   | 'flow'
   | AdminChange
   | AdminBulkChange
-  | AdminPauseChange;
+  | AdminPauseChange
+  | 'event';
 
 /** The actions that change one task: audited, and refused without the CSRF token. */
 export type AdminChange = 'cancel' | 'retry' | 'purge';
@@ -27,7 +28,10 @@ export type AdminPauseChange = 'pause' | 'resume';
 export const isBulkChange = (action: AdminAction): action is AdminBulkChange => action.startsWith('bulk-');
 
 /** Whether the action changes tasks (one, those a search matches, or a pause's): then it needs the CSRF token. */
-export const isChange = (action: AdminAction): action is AdminChange | AdminBulkChange | AdminPauseChange =>
+export const isChange = (
+  action: AdminAction,
+): action is AdminChange | AdminBulkChange | AdminPauseChange | 'event' =>
+  action === 'event' ||
   action === 'cancel' ||
   action === 'retry' ||
   action === 'purge' ||
@@ -38,7 +42,14 @@ export const isChange = (action: AdminAction): action is AdminChange | AdminBulk
 export type RouteMatch =
   | { kind: 'none' }
   | { kind: 'bad_id' }
-  | { kind: 'route'; label: string; methods: Readonly<Record<string, AdminAction>>; id?: string };
+  | {
+      kind: 'route';
+      label: string;
+      methods: Readonly<Record<string, AdminAction>>;
+      id?: string;
+      /** The event a delivery names (`tasks/{id}/events/{name}`). */
+      event?: string;
+    };
 
 const FIXED: Readonly<Record<string, Readonly<Record<string, AdminAction>>>> = {
   session: { GET: 'session' },
@@ -79,6 +90,7 @@ export function matchRoute(pathname: string): RouteMatch {
     const methods = BULK_ROUTES[id ?? ''];
     return methods === undefined ? { kind: 'none' } : { kind: 'route', label: `bulk/${id ?? ''}`, methods };
   }
+  if (first === 'tasks' && sub === 'events' && rest.length === 1) return eventRoute(id, rest[0]);
   if (first !== 'tasks' || id === undefined || id === '' || rest.length > 0) return { kind: 'none' };
   const methods = TASK_ROUTES[sub ?? ''];
   if (methods === undefined || sub === '') return { kind: 'none' };
@@ -95,4 +107,21 @@ export function matchRoute(pathname: string): RouteMatch {
     methods,
     id: decoded,
   };
+}
+
+const EVENT_ROUTE: Readonly<Record<string, AdminAction>> = { POST: 'event' };
+
+/** `tasks/{id}/events/{name}`: an operator's delivery of an event to a task (its name checked by the action). */
+function eventRoute(id: string | undefined, name: string | undefined): RouteMatch {
+  if (id === undefined || id === '' || name === undefined || name === '') return { kind: 'none' };
+  let task: string;
+  let event: string;
+  try {
+    task = decodeURIComponent(id);
+    event = decodeURIComponent(name);
+  } catch {
+    return { kind: 'bad_id' };
+  }
+  if (task.length > MAX_ID) return { kind: 'bad_id' };
+  return { kind: 'route', label: 'tasks/{id}/events/{name}', methods: EVENT_ROUTE, id: task, event };
 }

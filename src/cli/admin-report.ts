@@ -46,6 +46,9 @@ function refusal(err: AdminApiError, base: string, taskId: string | undefined): 
       const id = taskId ?? '?';
       return [say === undefined ? oneLine`task ${id}: ${err.message} (409)` : say(id), EXIT.failed];
     }
+    case 410:
+    case 422:
+      return [oneLine`task ${taskId ?? '?'}: ${err.message} (${err.status})`, EXIT.failed];
     case 429:
       return [oneLine`the server refused the request for now (429): ${err.message}`, EXIT.failed];
     default:

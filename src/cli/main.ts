@@ -9,6 +9,7 @@ import { serve, serveUsage } from './commands/serve.js';
 import { gateway, gatewayUsage } from './commands/gateway.js';
 import { migrate, migrateUsage } from './commands/migrate.js';
 import { task, taskUsage } from './commands/task.js';
+import { event, eventUsage } from './commands/event.js';
 import { printErr, printOut } from './terminal-text.js';
 import { VERSION } from '../version.js';
 
@@ -23,6 +24,7 @@ Server side:
 Client side:
   call       call a tool; follow its task, answering input in the terminal
   task       get | watch | cancel | answer a task
+  event      send an event to a task waiting for it (durable-mcp event --help)
   tools      list the server's tools
   discover   show what the server supports
 Operators:
@@ -49,6 +51,7 @@ const COMMANDS: Record<string, Command> = {
   backup: { usage: backupUsage, run: backup },
   call: { usage: callUsage, run: call },
   task: { usage: taskUsage, run: task },
+  event: { usage: eventUsage, run: (argv) => event(argv) },
   tools: { usage: toolsUsage, run: tools },
   discover: { usage: discoverUsage, run: discover },
   admin: { usage: adminUsage, help: adminHelp, run: admin },

@@ -1,7 +1,9 @@
 // The durable-mcp client: full envelope on every request, MRTR rounds, tasks as handles, an optional journal.
 import { collectParamHeaders, type ParamHeader } from '../wire/param-headers.js';
 import { encodeHeaderValue } from '../wire/headers.js';
+import type { JsonValue } from '../json.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
+import { eventUrl, postEvent, type EventOutcome } from './events.js';
 import { LATEST_PROTOCOL_VERSION, TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { traitsOf } from '../wire/method-traits.js';
 import { VERSION } from '../version.js';
@@ -97,6 +99,13 @@ export interface McpClient {
    * from the offset after the last chunk received.
    */
   followStream(taskId: string, name: string, options?: FollowStreamOptions): AsyncGenerator<StreamChunk>;
+  /**
+   * Delivers event `name` with `payload` to the caller's task `taskId` (a tool waiting in `ctx.waitForEvent`), with
+   * the client's credentials, at `/tasks/{id}/events/{name}` on the origin of `url` (only with a url). Resolves with
+   * what came of it; a refusal rejects with EventRefusedError (404: no such task of the caller's; 409: another
+   * payload came first; 410: the task ended or stopped waiting; 422: the wait's schema refuses the payload).
+   */
+  sendEvent(taskId: string, name: string, payload: JsonValue): Promise<EventOutcome>;
   /** Closes the transport; never cancels tasks. */
   close(): Promise<void>;
 }
@@ -170,6 +179,11 @@ export function createClient(options: CreateClientOptions): McpClient {
     resumeAll: () => resumeAll(calls),
     readStream: (taskId, name, offset) => readTaskStream(request, taskId, name, offset),
     followStream: (taskId, name, opts) => followTaskStream(request, taskId, name, opts),
+    async sendEvent(taskId, name, payload) {
+      if (options.url === undefined) throw new Error('client.sendEvent needs the client to have a url');
+      const { token, headers, fetch } = options;
+      return postEvent(eventUrl(options.url, taskId, name), payload, { token, headers, fetch });
+    },
     close: () => transport.close(),
   };
 }

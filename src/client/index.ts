@@ -14,6 +14,7 @@ export { createStdioTransport, type StdioTransportOptions } from './stdio-transp
 export type { ClientTransport, OutgoingRequest, SendOptions, TransportReply } from './transport.js';
 export type { Journal, JournalEntry, PendingCall } from './journal.js';
 export { InputRequiredError, InvalidResponseError, StreamEndedError } from './errors.js';
+export { EventRefusedError, type EventOutcome } from './events.js';
 export { ProtocolError } from '../wire/protocol-error.js';
 export { ErrorCode } from '../wire/codes.js';
 export { encodeHeaderValue } from '../wire/headers.js';

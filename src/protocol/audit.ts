@@ -5,7 +5,8 @@
  * change through the operator API (`tenant`/`principal` are the operator's), and `admin.denied` a refused attempt
  * (not an operator, or no valid CSRF token); `admin.payloads` an operator's read of a task's payloads; `admin.bulk` an
  * operator's bulk change as a whole (`method` names it); `admin.pause` and `admin.resume` an operator's pause or
- * resume of a tool or a concurrency key (`pause` names it).
+ * resume of a tool or a concurrency key (`pause` names it). `task.event`: a delivery of an event to a task (by its
+ * owner, or through a callback URL), `admin.event` one by an operator; `outcome` says what came of it.
  */
 export type AuditEventName =
   | 'task.created'
@@ -14,6 +15,7 @@ export type AuditEventName =
   | 'task.answered'
   | 'task.denied'
   | 'task.limited'
+  | 'task.event'
   | 'auth.denied'
   | 'admin.cancel'
   | 'admin.retry'
@@ -22,6 +24,7 @@ export type AuditEventName =
   | 'admin.pause'
   | 'admin.resume'
   | 'admin.payloads'
+  | 'admin.event'
   | 'admin.denied';
 
 export interface AuditEvent {
@@ -41,6 +44,8 @@ export interface AuditEvent {
   /** `admin.pause`, `admin.resume`: what was paused or resumed (names bounded), and how many tasks a resume woke. */
   pause?: { kind: string; name: string; tenant?: string };
   resumed?: number;
+  /** `task.event`, `admin.event`: the name of the event delivered. */
+  eventName?: string;
   outcome: string;
 }
 

@@ -172,6 +172,15 @@ class RoundContext implements HandlerContext {
     throw new TypeError('ctx.waitForInput is only for tasks: use ctx.input outside a task');
   }
 
+  /** A round answered within its request has no task to deliver events to. */
+  async waitForEvent(): Promise<never> {
+    throw new TypeError('ctx.waitForEvent is only for tasks: call the tool as a task');
+  }
+
+  callbackUrl(): never {
+    throw new TypeError('ctx.callbackUrl is only for tasks: call the tool as a task');
+  }
+
   inputRequired(options: { inputRequests?: InputRequests; state?: JsonValue }): never {
     checkDeclared(this.asks, options.inputRequests ?? {});
     throw new InputPending(options.inputRequests ?? {}, options.state);

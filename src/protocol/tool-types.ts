@@ -1,7 +1,7 @@
 // The types a tool, prompt or resource handler and its definition share: they refer to each other (a handler
 // receives a context whose server control adds tools), so they live in one module that imports none of its users.
 import type { TaskOwner } from '../tasks/task.js';
-import type { StepAttempt, StepOptions } from '../tasks/execution.js';
+import type { EventResult, StepAttempt, StepOptions } from '../tasks/execution.js';
 import type { MapOptions } from '../tasks/step-map.js';
 import type { RequestEnvelope } from '../wire/envelope.js';
 import type { RequestId } from '../wire/jsonrpc.js';
@@ -108,6 +108,24 @@ export interface HandlerContext {
   sleep(name: string, ms: number): Promise<void>;
   /** Waits until `at`, like `sleep`. */
   sleepUntil(name: string, at: Date | number): Promise<void>;
+  /**
+   * Waits for event `name` from outside the task: delivered through `callbackUrl(name)`, by the task's owner
+   * (`POST /tasks/{id}/events/{name}`) or by an operator. The run ends while it waits (no worker is held) and any
+   * process resumes it when the event comes; a payload delivered before the wait is kept for it. Resolves with
+   * `{ received: true, payload }`, or `{ received: false, timedOut: true }` once `timeoutMs` (default 24 hours)
+   * passes without it; the answer is kept under `name` (shared with steps and sleeps), so replays get it again.
+   * `schema` (JSON Schema) is checked when the event is delivered: a payload that fails it is refused. Only in a
+   * task; outside one it throws a TypeError.
+   */
+  waitForEvent<T extends JsonValue = JsonValue>(
+    name: string,
+    options?: { timeoutMs?: number; schema?: JsonObject },
+  ): Promise<EventResult<T>>;
+  /**
+   * A URL that delivers event `name` to this task when POSTed a JSON payload (for webhooks): signed, unguessable,
+   * valid for `expiresInMs` (default 7 days). Needs the server's public URL (`serve --public-url`); only in a task.
+   */
+  callbackUrl(name: string, options?: { expiresInMs?: number }): string;
   /** Sets the task's statusMessage (no effect outside a task). */
   status(message: string): Promise<void>;
   /**

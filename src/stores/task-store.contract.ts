@@ -8,6 +8,7 @@ import { concurrencyContract } from './contract/concurrency.contract.js';
 import { concurrencyHoldContract } from './contract/concurrency-hold.contract.js';
 import { debounceContract } from './contract/debounce.contract.js';
 import { concurrencyHoldersContract } from './contract/concurrency-holders.contract.js';
+import { outsideEventsContract } from './contract/outside-events.contract.js';
 import { consumeOnceContract } from './contract/consume-once.contract.js';
 import { createAndClaimContract } from './contract/create-claim.contract.js';
 import { fairnessContract } from './contract/fairness.contract.js';
@@ -83,6 +84,7 @@ export function runTaskStoreContract(options: TaskStoreContractOptions): void {
     concurrencyContract(h);
     concurrencyHoldContract(h);
     concurrencyHoldersContract(h);
+    outsideEventsContract(h);
     priorityContract(h);
     rateLimitContract(h);
     debounceContract(h);

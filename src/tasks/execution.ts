@@ -198,6 +198,13 @@ export interface ExecutionContext {
    * `@child/<name>` among the task's records, so that later runs get it without reading the child again.
    */
   child(name: string, start: (childId: string) => Promise<ChildStart>): Promise<ChildOutcome>;
+  /**
+   * Waits for event `name` from outside the task (optional: the worker's runs have it when the store offers
+   * OutsideEventPort). The run ends waiting (no worker is held) until the event is delivered or `until` passes; a
+   * replay gets the kept answer. `schema` is registered with the wait (deliveries that fail it are refused); `check`
+   * checks a payload delivered before the wait began (a problem is thrown).
+   */
+  waitForEvent?(name: string, options: EventWaitOptions): Promise<EventResult>;
   /** The run's clock. */
   now(): number;
 }
@@ -215,6 +222,18 @@ export type ChildOutcome =
 
 /** The prefix of the records under which a task keeps its children's outcomes (ExecutionContext.child). */
 export const CHILD_PREFIX = '@child/';
+
+/** What `ctx.waitForEvent` answers: the event's payload, or that the wait timed out without it. */
+export type EventResult<T = JsonValue> = { received: true; payload: T } | { received: false; timedOut: true };
+
+export interface EventWaitOptions {
+  /** When the wait times out (kept by the first run that waits: replays keep it). */
+  until: number;
+  /** The JSON Schema the payload must match, checked when it is delivered. */
+  schema?: JsonObject;
+  /** Checks a payload delivered before the wait began (its schema was not known then): a problem, or undefined. */
+  check?: (payload: JsonValue) => string | undefined;
+}
 
 /** Runs (or replays) the handler of a claimed task and says how the run ended. */
 export type TaskRunner = (task: ClaimedTask, exec: ExecutionContext) => Promise<RunOutcome>;

@@ -28,7 +28,7 @@ export type StepEnd = 'completed' | 'failed' | 'retrying' | 'stopped';
  * What a run waits for: `sleep` (ctx.sleep, ctx.sleepUntil), `retry` (a step's backoff), `slot` (a full
  * concurrency key of a step), `input` (ctx.waitForInput, the run staying live), or a kind of a later release.
  */
-export type WaitKind = 'sleep' | 'retry' | 'slot' | 'input' | 'child' | (string & {});
+export type WaitKind = 'sleep' | 'retry' | 'slot' | 'input' | 'child' | 'event' | (string & {});
 
 /** One wait of a run: the same object is given to waitStarted and waitEnded. */
 export interface WaitInfo {

@@ -18,6 +18,7 @@ import type {
 import type { SessionStore } from './sessions.js';
 import type { TaskAdmin } from './admin.js';
 import type { TaskStreamsPort } from './streams.js';
+import type { OutsideEventPort } from './events.js';
 
 /**
  * Which tasks a process can run: those of the tools it serves whose recorded version it can replay (a task recorded
@@ -318,6 +319,8 @@ export interface TaskStore {
   readonly liveInput?: LiveInputPort;
   /** Streams of partial results (optional: HandlerContext.stream needs it). */
   readonly streams?: TaskStreamsPort;
+  /** Events from outside a task (optional: HandlerContext.waitForEvent and the event routes need it). */
+  readonly events?: OutsideEventPort;
   /**
    * The owner's unexpired tasks ordered by (createdAt, id), without input requests (optional; the 2025-11-25
    * `tasks/list`).

@@ -11,6 +11,7 @@ import {
 import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { RunInfo, TaskObserver, WaitInfo, WaitKind } from '../tasks/observer.js';
+import { createEventWait } from './event-waits.js';
 import { createLiveInput } from './live-input.js';
 import { createAppendChunk, type StreamDeps } from './streams.js';
 import { createShowing } from './progress.js';
@@ -191,19 +192,16 @@ function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: Run
   const { inFlight, ...showing } = createShowing({ store, clock }, task, state, {
     replaying: () => replaying(),
   });
-  const { idle, ...steps } = createSteps(
-    {
-      store,
-      clock,
-      random: deps.random ?? Math.random,
-      limits: deps.limits,
-      storedBytesLimit: deps.storedBytesLimit,
-      onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
-      onInFlight: inFlight,
-    },
-    task,
-    state,
-  );
+  const stepDeps: StepDeps = {
+    store,
+    clock,
+    random: deps.random ?? Math.random,
+    limits: deps.limits,
+    storedBytesLimit: deps.storedBytesLimit,
+    onRetry: (step, attempt) => deps.observer?.stepRetried?.(info, step, attempt),
+    onInFlight: inFlight,
+  };
+  const { idle, records, ...steps } = createSteps(stepDeps, task, state);
   replaying = steps.replaying;
   const exec: ExecutionContext = {
     signal: state.signal,
@@ -219,6 +217,8 @@ function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: Run
   if (waitForInput !== undefined) exec.waitForInput = waitForInput;
   const appendChunk = createAppendChunk({ store, clock, limits: deps.limits }, task, state);
   if (appendChunk !== undefined) exec.appendChunk = appendChunk;
+  const waitForEvent = createEventWait(stepDeps, task, state, records);
+  if (waitForEvent !== undefined) exec.waitForEvent = waitForEvent;
   return { exec, idle: () => idle(state.signal) };
 }
 

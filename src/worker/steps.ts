@@ -5,10 +5,8 @@ import {
   errorParts,
   isControlFlow,
   keptStepValue,
-  LeaseLostError,
   markStepError,
   StepFailedError,
-  WaitPending,
   type ExecutionContext,
   type NonDeterminismError,
   type StepAttempt,
@@ -29,9 +27,10 @@ import { createFlights, type Flights } from './step-flights.js';
 import { takeStepSlot } from './step-slots.js';
 import { inStepBody } from './step-bodies.js';
 import { createChildWaits } from './children.js';
+import { guard, guardWrite, wait, writeOrStop } from './run-guards.js';
 import { createReplayGuard, createRoom, PATCH_PREFIX, type ReplayGuard, type Room } from './replay-guard.js';
 
-export { PATCH_PREFIX };
+export { guard, PATCH_PREFIX, wait, writeOrStop };
 
 export interface StepDeps {
   store: TaskStore;
@@ -96,44 +95,6 @@ const readWake = (name: string, memo: JsonValue | undefined): number => {
   return wakeAt;
 };
 
-/** Throws when nothing more may be written: the lease is gone, the run left its history, or the store is away. */
-function guardWrite(task: ClaimedTask, run: RunState): void {
-  // A run that knows it lost its lease writes nothing: another worker owns the task now.
-  if (run.leaseLost()) throw new LeaseLostError(task.id);
-  const diverged = run.divergence();
-  if (diverged !== undefined) throw diverged;
-  const storeError = run.storeError();
-  if (storeError !== undefined) throw storeError;
-}
-
-/** Throws when no new step may start: the lease is gone, the store is away, or the run must end waiting. */
-function guard(task: ClaimedTask, run: RunState): void {
-  guardWrite(task, run);
-  // The run is over once it must wait, even if the handler caught the WaitPending: nothing more starts.
-  const pending = run.pendingWait();
-  if (pending !== undefined) throw new WaitPending(pending.until, pending.statusMessage);
-}
-
-/** A fenced write of the run; a refused one means the lease is gone, a failed one may end the run. */
-async function writeOrStop(task: ClaimedTask, run: RunState, save: () => Promise<boolean>): Promise<void> {
-  let saved: boolean;
-  try {
-    saved = await save();
-  } catch (err) {
-    throw run.onWriteError(err);
-  }
-  if (!saved) {
-    run.onLeaseLost();
-    throw new LeaseLostError(task.id);
-  }
-}
-
-/** Ends the run waiting until `until` (kept even if the handler catches the WaitPending). */
-function wait(run: RunState, until: number, statusMessage: string, kind: WaitKind, name: string): never {
-  run.requestWait(until, statusMessage, kind, name);
-  throw new WaitPending(until, statusMessage);
-}
-
 /** ctx.patched: the decision kept with the task, or made now (new code past the recorded history) and kept. */
 async function decidePatch(
   task: ClaimedTask,
@@ -177,7 +138,14 @@ function createKeeper({ store, clock, storedBytesLimit }: StepDeps, task: Claime
   };
 }
 
-type Keeper = ReturnType<typeof createKeeper>;
+export type Keeper = ReturnType<typeof createKeeper>;
+
+/** The replay guard, the keeper and the room of a run's records. */
+export interface RunRecords {
+  replay: ReplayGuard;
+  keep: Keeper;
+  take: Room;
+}
 
 /** What an attempt of a step works with: the run's task and state, and how to keep a value. */
 interface AttemptParts {
@@ -334,6 +302,8 @@ function createSleep(
 /** The steps of a run, and where it stands against its recorded history (worker/progress.ts). */
 export type RunSteps = Pick<ExecutionContext, 'step' | 'sleepUntil' | 'patched' | 'child'> &
   Required<Pick<ExecutionContext, 'planSteps'>> & {
+    /** What other records of the run (event waits: event-waits.ts) share with the steps. */
+    records: RunRecords;
     /** Recorded steps remain ahead of the run. */
     replaying(): boolean;
     /** Resolves once none of the run's new steps is running, or once `signal` fires. */
@@ -397,6 +367,7 @@ export function createSteps(deps: StepDeps, task: ClaimedTask, run: RunState): R
       keep,
       take,
     }),
+    records: { replay, keep, take },
 
     replaying: replay.replaying,
     idle: flights.idle,

@@ -4,6 +4,7 @@ import { listTasks, listUsage } from './admin-list.js';
 import { overview, overviewUsage } from './admin-overview.js';
 import { taskVerb, taskVerbsUsage } from './admin-tasks.js';
 import { flow, pauseUsage, pauseVerb } from './admin-pause.js';
+import { event, eventUsage } from './event.js';
 
 export const adminUsage = `durable-mcp admin <command> [flags]   (operators: every owner's tasks within your tenants)
   tasks list [filters]        search tasks: a table, or --output json (durable-mcp admin tasks list --help)
@@ -19,6 +20,7 @@ export const adminUsage = `durable-mcp admin <command> [flags]   (operators: eve
                               (--tenant T: only that tenant's; durable-mcp admin pause --help)
   resume tool|key NAME        lift a pause: its paused tasks run again, in their order
   flow                        concurrency keys with tasks waiting for a slot, and the pauses in force
+  event send <taskId> <name>  deliver an event to a task waiting for it (--data JSON; durable-mcp event --help)
 The token (--token or $DURABLE_MCP_TOKEN) must have the operator role; the API is /admin/api/v1 at the origin of
 --url (default $DURABLE_MCP_URL or http://127.0.0.1:3000/mcp). Exit codes: 0 done, 1 task not found or the action
 refused (409), 2 usage errors, 3 not an operator (401/403), no operator API, server or connection errors.`;
@@ -27,6 +29,7 @@ refused (409), 2 usage errors, 3 not an operator (401/403), no operator API, ser
 export function adminHelp(argv: string[]): string {
   const [group, verb] = argv;
   if (group === 'overview') return overviewUsage;
+  if (group === 'event') return eventUsage;
   if (group === 'pause' || group === 'resume' || group === 'flow') return pauseUsage;
   if (group !== 'tasks' || verb === undefined || verb.startsWith('-')) return adminUsage;
   return verb === 'list' ? listUsage : taskVerbsUsage;
@@ -37,6 +40,7 @@ export async function admin(argv: string[]): Promise<number> {
   if (group === 'overview') return overview(argv);
   if (group === 'pause' || group === 'resume') return pauseVerb(argv);
   if (group === 'flow') return flow(argv);
+  if (group === 'event') return event(argv.slice(1), true);
   if (group === 'tasks' && verb === 'list') return listTasks(argv);
   if (group === 'tasks' && verb !== undefined && !verb.startsWith('-')) return taskVerb(argv);
   throw new UsageError(

@@ -37,3 +37,25 @@ describe('serve --allow-caller-priority', () => {
     expect(serveSettings({}).runtime.allowCallerPriority).toBe(false);
   });
 });
+
+describe('serve --public-url', () => {
+  it('is the base of callback URLs, its host allowed in Host and Origin', () => {
+    const { http } = serveSettings({
+      'public-url': 'https://mcp.example.com/',
+      'allowed-hosts': 'a.example',
+    });
+    expect(http.publicUrl).toBe('https://mcp.example.com');
+    expect(http.extraHosts).toEqual(['a.example', 'mcp.example.com']);
+    expect(serveSettings({}).http.publicUrl).toBeUndefined();
+  });
+
+  it('refuses what is not an http(s) URL without query or fragment', () => {
+    for (const bad of [
+      'mcp.example.com',
+      'ftp://x.example',
+      'https://x.example/?a=1',
+      'https://x.example/#f',
+    ])
+      expect(() => serveSettings({ 'public-url': bad }), bad).toThrow(UsageError);
+  });
+});

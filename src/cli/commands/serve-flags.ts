@@ -12,6 +12,7 @@ import { createPayloadCipher, parseKeyring, type PayloadCipher } from '../../tas
 import { parseTrustedProxies } from '../../transport/http/client-address.js';
 import type { ListenHttpOptions } from '../../transport/http/node-server.js';
 import { intFlag, UsageError } from '../args.js';
+import { publicHosts, publicUrlFlag } from '../public-url.js';
 import { authFlagsFrom, type AuthFlags } from '../auth-config.js';
 import { storeFrom, type StoreFlags } from '../store-config.js';
 import { parseToolConcurrency } from '../tool-concurrency.js';
@@ -65,6 +66,7 @@ export const SERVE_FLAGS = {
   'dev-operator': { type: 'boolean' },
   'admin-payloads': { type: 'boolean' },
   'resource-url': { type: 'string' },
+  'public-url': { type: 'string' },
   'encryption-key': { type: 'string' },
   encrypt: { type: 'string' },
   'tasks-get-rate': { type: 'string' },
@@ -120,6 +122,8 @@ export interface HttpSettings {
   port: number;
   extraHosts: string[];
   resourceUrl: string | undefined;
+  /** Where clients and webhook senders reach this server (--public-url): the base of callback URLs. */
+  publicUrl: string | undefined;
   keepAliveMs: number;
   maxBodyBytes: number;
   maxBufferedBytes: number;
@@ -283,11 +287,13 @@ function runtimeFromFlags(values: Flags): RuntimeSettings {
 function httpFromFlags(values: Flags): HttpSettings {
   const port = intFlag(values.port, 'port', 3000);
   if (port > 65535) throw new UsageError('--port must be at most 65535');
+  const publicUrl = publicUrlFlag(values['public-url']);
   return {
     host: (values.host as string | undefined) ?? '127.0.0.1',
     port,
-    extraHosts: listFlag(values['allowed-hosts']),
+    extraHosts: [...listFlag(values['allowed-hosts']), ...publicHosts(publicUrl)],
     resourceUrl: values['resource-url'] as string | undefined,
+    publicUrl,
     keepAliveMs: intFlag(values['keep-alive-ms'], 'keep-alive-ms', 15_000),
     maxBodyBytes: intFlag(values['max-body-mb'], 'max-body-mb', 4, 1) * MIB,
     maxBufferedBytes: intFlag(values['max-buffered-mb'], 'max-buffered-mb', 64, 1) * MIB,

@@ -1,7 +1,8 @@
 // What `durable-mcp serve` builds once its store has opened: metrics, the runtime (server, tasks, worker) and the
 // HTTP handler. Nothing here is built before: without DURABLE_MCP_STATE_SECRET the server's secret is in the store.
 import type { AdminApiOptions } from '../../admin/api.js';
-import { createHttpHandler } from '../../http.js';
+import { createHttpHandler, type HttpHandlerOptions } from '../../http.js';
+import { normalAddress, parseTrustedProxies } from '../../transport/http/client-address.js';
 import type { AuditEvent } from '../../protocol/audit.js';
 import type { Logger } from '../../observability/logger.js';
 import { createMetrics, type Metrics } from '../../observability/metrics.js';
@@ -73,6 +74,7 @@ function runtimeFor(
     toolSets,
     backend,
     tracing: otel,
+    publicUrl: settings.http.publicUrl,
     steps: runtime.steps,
     limits: runtime.limits,
     onToolError: (report) => logToolError(logger, report),
@@ -125,12 +127,38 @@ function adminFor(
   return {
     ...extras,
     store: backend.tasks.admin,
+    events: backend.tasks.events,
     secret: backend.stateSecret,
     changes: backend.tasks.changes,
     payloads: http.adminPayloads,
     eventStream: { maxPerOperator: http.adminStreams.perOperator, maxTotal: http.adminStreams.total },
     onStream: metrics === undefined ? undefined : (d) => metrics.subscription(d, 'operator'),
     waitingForCode: () => waiting.last,
+  };
+}
+
+/**
+ * The routes that deliver events to tasks: their owners', and the callback URLs signed with the secret every replica
+ * shares; callbacks counted per client address (behind --trust-proxy proxies, the client they forward).
+ */
+function eventsFor(
+  http: ServeSettings['http'],
+  backend: Backend,
+  runtime: DurableMcp,
+): HttpHandlerOptions['events'] {
+  const events = backend.tasks.events;
+  if (events === undefined) return undefined;
+  const trusted = parseTrustedProxies(http.limits.trustProxy ?? []);
+  const proxies = trusted.ok && (http.limits.trustProxy ?? []).length > 0 ? trusted.value : undefined;
+  return {
+    events,
+    tokens: runtime.callbackTokens,
+    clientAddress: (req) => {
+      const peer = normalAddress(req.socket.remoteAddress ?? '');
+      if (proxies === undefined || !proxies.trusts(peer)) return peer;
+      const forwarded = req.headers['x-forwarded-for'];
+      return proxies.clientOf(peer, Array.isArray(forwarded) ? forwarded.join(',') : forwarded);
+    },
   };
 }
 
@@ -161,6 +189,7 @@ function handlerFor(
       http.legacy === false ? false : { store: backend.tasks, sessions: backend.sessions, ...http.legacy },
     extraRoutes: metricsHere === undefined ? undefined : (req, res) => metricsHere.route(req, res),
     admin: adminFor(http, backend, auth, metrics, waiting, extras),
+    events: eventsFor(http, backend, runtime),
     onError: (err) => logger.error({ err }, 'request failed'),
     maxBufferedBytes: http.maxBufferedBytes,
     onResponse: (method, status, ms) => {

@@ -88,6 +88,8 @@ Authentication (default: anonymous development mode):
                          (default 4)
   --max-admin-streams-total N  open operator event streams of all operators together; more get 429 (default 32)
   --resource-url URL     public URL of this endpoint (default http://HOST:PORT/mcp); the JWT audience by default
+  --public-url URL       URL clients and webhook senders reach this server at (e.g. https://mcp.example.com): tools'
+                         ctx.callbackUrl makes signed URLs under it (POST /callbacks/…); its host is an allowed host
 Protection of stored data and limits:
   --encryption-key K     kid:base64(32 bytes)[,older keys…] encrypts task payloads at rest (or DURABLE_MCP_ENCRYPTION_KEY)
   --encrypt all|sensitive  with a key: every task (default) or only tools marked sensitive

@@ -15,7 +15,7 @@ import type { ServerInfo } from '../server.js';
 import { describeFailure, isToolExecutionError, toolErrorResult, toolErrorStatus } from '../tool-errors.js';
 import { toolResult } from '../tools.js';
 import type { InputRequests, JsonObject } from '../types.js';
-import { createTaskHandlerContext, waitingMessage } from './task-context.js';
+import { createTaskHandlerContext, waitingMessage, type TaskEventOptions } from './task-context.js';
 import type { StartChild } from './child-tasks.js';
 
 export interface TaskRunnerOptions {
@@ -28,6 +28,8 @@ export interface TaskRunnerOptions {
   maxResultBytes?: number;
   /** Creates the child tasks of `ctx.callTool` (childStarter); without it `ctx.callTool` throws. */
   children?: StartChild;
+  /** The public URL and callback tokens of ctx.callbackUrl (none: it throws). */
+  events?: TaskEventOptions;
 }
 
 /** The run asked for input: outstanding requests the client can answer, or why the task cannot go on. */
@@ -138,7 +140,16 @@ export function createTaskRunner(
     try {
       const value = await tool.def.handler(
         task.args as never,
-        createTaskHandlerContext(task, exec, control, steps, tool.def.asks, maxResultBytes, options.children),
+        createTaskHandlerContext(
+          task,
+          exec,
+          control,
+          steps,
+          tool.def.asks,
+          maxResultBytes,
+          options.children,
+          options.events,
+        ),
       );
       const result = withServerInfo(toolResult(tool, value), info);
       const text = jsonText(result);

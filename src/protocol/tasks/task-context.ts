@@ -5,12 +5,16 @@ import {
   checkedStatus,
   checkedTime,
   mergeStepOptions,
+  type EventResult,
   stepOptionsProblem,
   type ExecutionContext,
 } from '../../tasks/execution.js';
 import { checkJsonSize, checkTextSize, DEFAULT_TASK_LIMITS } from '../../tasks/limits.js';
 import { mapSteps } from '../../tasks/step-map.js';
-import type { ClaimedTask } from '../../tasks/task.js';
+import { DEFAULT_CALLBACK_TTL_MS, type CallbackTokens } from '../../tasks/callback-tokens.js';
+import { eventNameProblem } from '../../tasks/events.js';
+import type { ClaimedTask, JsonValue } from '../../tasks/task.js';
+import { compileSchema } from '../schema-validation.js';
 import type { ClientCapabilities } from '../../wire/envelope.js';
 import { LATEST_PROTOCOL_VERSION } from '../../wire/meta-keys.js';
 import type { HandlerContext, ServerControl } from '../tool-types.js';
@@ -75,9 +79,84 @@ function liveInput(
   };
 }
 
+/** How long ctx.waitForEvent waits when the tool does not say (24 hours). */
+export const DEFAULT_EVENT_TIMEOUT_MS = 24 * 3_600_000;
+/** The largest schema a wait for an event may keep, as bytes of its JSON. */
+export const MAX_EVENT_SCHEMA_BYTES = 16 * 1024;
+
+/** What a task's events need from the server: its public URL and the callback tokens (HandlerContext.callbackUrl). */
+export interface TaskEventOptions {
+  /** The URL clients and webhook senders reach this server at (`serve --public-url`); none: no callback URLs. */
+  publicUrl?: string;
+  tokens?: CallbackTokens;
+}
+
+/** ctx.waitForEvent: name, time out and schema checked; a payload kept before the wait is checked against it. */
+function eventWait(exec: ExecutionContext): HandlerContext['waitForEvent'] {
+  return async <T extends JsonValue>(
+    name: string,
+    options: { timeoutMs?: number; schema?: JsonObject } = {},
+  ) => {
+    const problem = eventNameProblem(name);
+    if (problem !== undefined) throw new TypeError(`ctx.waitForEvent: ${problem}`);
+    if (exec.waitForEvent === undefined)
+      throw new TypeError('ctx.waitForEvent needs a task store that keeps events from outside');
+    const timeoutMs = checkedMs(name, options.timeoutMs ?? DEFAULT_EVENT_TIMEOUT_MS, exec.now());
+    const { schema } = options;
+    if (schema !== undefined)
+      checkJsonSize(`the schema of event "${name}"`, schema, 'maxResultBytes', MAX_EVENT_SCHEMA_BYTES);
+    const validate = schema === undefined ? undefined : compileSchema(schema, 'payload');
+    const answer = await exec.waitForEvent(name, {
+      until: exec.now() + timeoutMs,
+      schema,
+      check: (payload) => {
+        const checked = validate?.(payload);
+        return checked === undefined || checked.ok ? undefined : checked.reason;
+      },
+    });
+    return answer as EventResult<T>;
+  };
+}
+
+/** ctx.callbackUrl: a signed URL of this server that delivers event `name` to the task. */
+function callbackUrl(
+  task: ClaimedTask,
+  exec: ExecutionContext,
+  events: TaskEventOptions,
+): HandlerContext['callbackUrl'] {
+  return (name, options = {}) => {
+    const problem = eventNameProblem(name);
+    if (problem !== undefined) throw new TypeError(`ctx.callbackUrl: ${problem}`);
+    const { publicUrl, tokens } = events;
+    if (publicUrl === undefined || tokens === undefined)
+      throw new Error(
+        'ctx.callbackUrl needs the public URL of the server: `serve --public-url <url>`, or publicUrl in createDurableMcp',
+      );
+    const ttl = checkedMs(name, options.expiresInMs ?? DEFAULT_CALLBACK_TTL_MS, exec.now());
+    return `${publicUrl.replace(/\/+$/, '')}/callbacks/${tokens.issue(task.id, name, exec.now() + ttl)}`;
+  };
+}
+
+/** ctx.callTool: a child task of the tool, started durably and waited for without a worker (ExecutionContext.child). */
+function childCall(
+  task: ClaimedTask,
+  exec: ExecutionContext,
+  startChild: StartChild | undefined,
+): HandlerContext['callTool'] {
+  return async (name, args = {}, options = {}) => {
+    if (startChild === undefined)
+      throw new TypeError('ctx.callTool needs the server to start child tasks (createDurableMcp does)');
+    const call = checkedCallName(name, options);
+    const detached = options.detached === true;
+    const outcome = await exec.child(call, (childId) => startChild(task, childId, name, args, detached));
+    return childResult(name, outcome);
+  };
+}
+
 /**
  * `maxResultBytes`: the largest input request and status message the task may store (TaskLimits); `startChild`:
- * creates the child tasks of `ctx.callTool` (none: it throws).
+ * creates the child tasks of `ctx.callTool` (none: it throws); `events`: what callback URLs need (none:
+ * ctx.callbackUrl throws).
  */
 export function createTaskHandlerContext(
   task: ClaimedTask,
@@ -87,6 +166,7 @@ export function createTaskHandlerContext(
   asks?: readonly ToolInputMethod[],
   maxResultBytes = DEFAULT_TASK_LIMITS.maxResultBytes,
   startChild?: StartChild,
+  events: TaskEventOptions = {},
 ): HandlerContext {
   /** The end of the run asking for `requests`: checked (valid requests first, then their size). */
   const pending = (requests: InputRequests): InputPending => {
@@ -152,13 +232,8 @@ export function createTaskHandlerContext(
     status: async (message) => exec.status(keptStatus(checkedStatus(message), maxResultBytes)),
     patched: (id) => exec.patched(id),
     stream: (name) => taskStreamWriter(task.id, exec, name),
-    async callTool(name, args = {}, options = {}) {
-      if (startChild === undefined)
-        throw new TypeError('ctx.callTool needs the server to start child tasks (createDurableMcp does)');
-      const call = checkedCallName(name, options);
-      const detached = options.detached === true;
-      const outcome = await exec.child(call, (childId) => startChild(task, childId, name, args, detached));
-      return childResult(name, outcome);
-    },
+    callTool: childCall(task, exec, startChild),
+    waitForEvent: eventWait(exec),
+    callbackUrl: callbackUrl(task, exec, events),
   };
 }

@@ -1,7 +1,7 @@
 // PostgreSQL schemas of the releases before concurrency limits (migration 19), slots held until a task ends (22),
 // priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within
-// their request (27), child tasks (28), streams of partial results (30) and trace contexts (31): each migrates, its
-// tasks resume, and the feature holds for the tasks created after.
+// their request (27), child tasks (28), events from outside a task (29), streams of partial results (30) and trace
+// contexts (31): each migrates, its tasks resume, and the feature holds for the tasks created after.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../tasks/store.js';
@@ -12,6 +12,7 @@ import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.c
 import { expectTraceAfterUpgrade } from '../contract/trace-context.contract.js';
 import { expectStreamsAfterUpgrade } from '../contract/streams.contract.js';
 import { expectChildrenAfterUpgrade } from '../contract/children.contract.js';
+import { expectEventsAfterUpgrade } from '../contract/outside-events.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -99,6 +100,13 @@ const RELEASES: Release[] = [
     version: 27,
     takeBack: (s) => `DROP TABLE ${s}.slot_holders; DELETE FROM ${s}.schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'events from outside a task',
+    after: 'a task created after waits for an event, which wakes it',
+    version: 29,
+    takeBack: (s) => `DROP TABLE ${s}.outside_events; DELETE FROM ${s}.schema_migrations WHERE version = 29`,
+    expectAfter: expectEventsAfterUpgrade,
   },
   {
     before: 'child tasks',

@@ -11,6 +11,7 @@ import { notifier } from './sql/fragments.js';
 import { ownerWriteSql } from './sql/owner-writes.js';
 import { rateSql } from './sql/rate-limits.js';
 import { pauseSql } from './sql/pauses.js';
+import { outsideEventSql } from './sql/outside-events.js';
 import { readSql } from './sql/reads.js';
 import { runSql } from './sql/runs.js';
 import { scopeSql } from './sql/scope.js';
@@ -42,6 +43,7 @@ export function buildQueries({ quoted: s, channel }: SchemaNames, origin: string
     ...holderSql(s),
     ...streamSql(s),
     ...childSql(s, notify),
+    ...outsideEventSql(s, notify),
     /** The operators' port (admin.ts). */
     admin: adminSql(s, notify),
   };

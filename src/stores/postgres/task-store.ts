@@ -14,6 +14,7 @@ import { createDb } from './db.js';
 import { createOwnedLister } from './list-owned.js';
 import { postgresStreams } from './streams.js';
 import { postgresLiveInput } from './live-input.js';
+import { postgresOutsideEvents } from './outside-events.js';
 import { migrate } from './migrations.js';
 import { schemaNames } from './names.js';
 import { answerInputs, requestCancel } from './owner-writes.js';
@@ -98,6 +99,7 @@ export function createPostgresTaskStore(
     admin: { ...postgresAdmin(ctx, read.inspect), ...pauses.admin },
     liveInput: postgresLiveInput(ctx),
     streams: postgresStreams(ctx),
+    events: postgresOutsideEvents(ctx),
     ...read,
     ...runWrites(ctx, slots, pauses),
     freeSlots: slots.freeSlots,

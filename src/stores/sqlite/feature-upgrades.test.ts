@@ -1,7 +1,7 @@
 // SQLite files of the releases before concurrency limits (migration 20), slots held until a task ends (22),
 // priorities (23), operators' pauses (24), rate limits (25), debounce keys (26), slots of steps and calls within
-// their request (27), child tasks (28), streams of partial results (30) and trace contexts (31): each opens, its
-// tasks resume, and the feature holds for the tasks created after.
+// their request (27), child tasks (28), events from outside a task (29), streams of partial results (30) and trace
+// contexts (31): each opens, its tasks resume, and the feature holds for the tasks created after.
 import Database from 'better-sqlite3';
 import { describe, it } from 'vitest';
 import { sqliteFiles, TAKE_BACK_PAUSES } from '../../../test/support/sqlite-files.js';
@@ -12,6 +12,7 @@ import { expectHolderSlotsAfterUpgrade } from '../contract/concurrency-holders.c
 import { expectTraceAfterUpgrade } from '../contract/trace-context.contract.js';
 import { expectStreamsAfterUpgrade } from '../contract/streams.contract.js';
 import { expectChildrenAfterUpgrade } from '../contract/children.contract.js';
+import { expectEventsAfterUpgrade } from '../contract/outside-events.contract.js';
 import {
   expectLimitHeldAfterUpgrade,
   expectPausesAfterUpgrade,
@@ -88,6 +89,12 @@ const RELEASES: Release[] = [
     after: 'a call holding a slot counts against the tasks of its key',
     takeBack: `DROP TABLE slot_holders; DELETE FROM schema_migrations WHERE version = 27`,
     expectAfter: expectHolderSlotsAfterUpgrade,
+  },
+  {
+    before: 'events from outside a task',
+    after: 'a task created after waits for an event, which wakes it',
+    takeBack: `DROP TABLE outside_events; DELETE FROM schema_migrations WHERE version = 29`,
+    expectAfter: expectEventsAfterUpgrade,
   },
   {
     before: 'child tasks',

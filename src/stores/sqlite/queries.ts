@@ -7,6 +7,7 @@ import { prepareClaimQueries } from './sql/claims.js';
 import { prepareCreationQueries } from './sql/creation.js';
 import { prepareEndingQueries } from './sql/endings.js';
 import { prepareEventQueries } from './sql/events.js';
+import { prepareOutsideEventQueries } from './sql/outside-events.js';
 import { prepareOwnerWriteQueries } from './sql/owner-writes.js';
 import { prepareRateQueries } from './sql/rate-limits.js';
 import { prepareReadQueries } from './sql/reads.js';
@@ -32,6 +33,7 @@ export function prepareQueries(db: SqliteDatabase, codec: PayloadCodec) {
     ...preparePauseQueries(db),
     ...prepareHolderQueries(db),
     ...prepareChildQueries(db),
+    ...prepareOutsideEventQueries(db),
   };
 }
 

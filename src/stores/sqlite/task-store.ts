@@ -14,6 +14,7 @@ import { sqliteLiveInput } from './live-input.js';
 import { ownerWrites } from './owner-writes.js';
 import { familyReads } from './children.js';
 import { prepareQueries, type Queries } from './queries.js';
+import { sqliteOutsideEvents } from './outside-events.js';
 import { reads } from './reads.js';
 import { endingLane, runWrites } from './run-writes.js';
 import { createSqliteSessionStore } from './session-store.js';
@@ -69,6 +70,7 @@ export function createSqliteTaskStore(
     },
     liveInput: sqliteLiveInput(ctx),
     streams: sqliteStreams(ctx),
+    events: sqliteOutsideEvents(ctx),
     create,
     ...read,
     ...runWrites(ctx, end),

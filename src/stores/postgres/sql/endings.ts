@@ -23,15 +23,19 @@ export function endingSql(s: string, notify: Notify) {
 
     /**
      * Waits without a lease until $3 ($4 status message, $5 now); a cancel requested during the run ends the task
-     * cancelled instead. A child that ended during the run (child_ended, children.ts) ends the wait at once: the run
-     * may have looked at it before; the change then says the task is runnable.
+     * cancelled instead. A child that ended during the run (child_ended, children.ts) or an event it waits for that
+     * arrived during the run (../outside-events.ts) ends the wait at once: the run may have looked before; the change
+     * then says the task is runnable. The task's event rows are locked first: a delivery in flight (which holds its
+     * row) commits before, and is seen.
      */
     wait: `
-      WITH u AS (
+      WITH l AS (SELECT e.state FROM ${s}.outside_events e WHERE e.task_id = $1 FOR SHARE
+      ), u AS (
         UPDATE ${s}.tasks SET
           status = CASE WHEN cancel_requested THEN 'cancelled' ELSE status END,
           status_message = CASE WHEN cancel_requested THEN 'Task was cancelled.' ELSE $4 END,
-          wake_at = CASE WHEN cancel_requested THEN NULL WHEN child_ended THEN least($3::bigint, $5::bigint)
+          wake_at = CASE WHEN cancel_requested THEN NULL
+            WHEN child_ended OR EXISTS (SELECT 1 FROM l WHERE l.state = 'arrived') THEN least($3::bigint, $5::bigint)
             ELSE $3::bigint END,
           child_ended = NULL, updated_at = $5, runnable = false, lease_owner = NULL, lease_until = NULL,
           revision = revision + 1

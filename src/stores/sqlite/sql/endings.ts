@@ -13,12 +13,17 @@ function prepareEndingStatements(db: SqliteDatabase) {
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
   // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead. A child
-  // that ended during the run (child_ended, migration 28) ends the wait at once: the run may have looked at it before.
+  // that ended during the run (child_ended, migration 28) or an event it waits for that arrived during the run
+  // (outside-events.ts) ends the wait at once: the run may have looked at it before.
   const wait = db.prepare(`
     UPDATE tasks SET
       status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE status END,
       status_message = CASE WHEN cancel_requested = 1 THEN 'Task was cancelled.' ELSE @message END,
-      wake_at = CASE WHEN cancel_requested = 1 THEN NULL WHEN child_ended = 1 THEN min(@until, @now) ELSE @until END,
+      wake_at = CASE WHEN cancel_requested = 1 THEN NULL
+        WHEN child_ended = 1
+          OR EXISTS (SELECT 1 FROM outside_events e WHERE e.task_id = tasks.id AND e.state = 'arrived')
+          THEN min(@until, @now)
+        ELSE @until END,
       child_ended = NULL, updated_at = @now, runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
     RETURNING wake_at`);

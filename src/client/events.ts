@@ -1,0 +1,60 @@
+// Events from outside a task, sent by its owner (`POST /tasks/{id}/events/{name}` beside the MCP endpoint, with the
+// client's credentials): what `client.sendEvent` does.
+import type { JsonValue } from '../json.js';
+
+/** What came of a delivery the server took: handed to the task's wait, kept for it, or a repeat of an earlier one. */
+export type EventOutcome = 'delivered' | 'kept' | 'repeat';
+
+/** A delivery the server refused: its HTTP status and `{"error":{"code","message"}}`. */
+export class EventRefusedError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EventRefusedError';
+  }
+}
+
+export interface EventSendOptions {
+  /** The MCP endpoint's URL; the route is at its origin. */
+  url: string;
+  token?: string | (() => string | Promise<string>);
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+}
+
+/** The URL of the owner's route for event `name` of task `taskId`, at the origin of the MCP endpoint `url`. */
+export const eventUrl = (url: string, taskId: string, name: string): string =>
+  new URL(`/tasks/${encodeURIComponent(taskId)}/events/${encodeURIComponent(name)}`, url).href;
+
+/** POSTs the payload to a delivery route (the owner's, or an operator's with its own headers). */
+export async function postEvent(
+  target: string,
+  payload: JsonValue,
+  options: Omit<EventSendOptions, 'url'>,
+): Promise<EventOutcome> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+  if (options.token !== undefined) {
+    const token = typeof options.token === 'function' ? await options.token() : options.token;
+    headers.authorization = `Bearer ${token}`;
+  }
+  const res = await (options.fetch ?? fetch)(target, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(payload),
+  });
+  const text = await res.text();
+  let body: { outcome?: unknown; error?: { code?: unknown; message?: unknown } } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // Not the routes' JSON (a proxy's page): refused with the status alone.
+  }
+  if (res.ok && (body.outcome === 'delivered' || body.outcome === 'kept' || body.outcome === 'repeat'))
+    return body.outcome;
+  const code = typeof body.error?.code === 'string' ? body.error.code : `http_${res.status}`;
+  const message = typeof body.error?.message === 'string' ? body.error.message : `HTTP ${res.status}`;
+  throw new EventRefusedError(res.status, code, message);
+}

@@ -1,2 +1,0 @@
--- Reserved: this number belongs to a migration made alongside migration 31 on another branch; this file gives way to it
--- when they meet. Nothing to apply.
