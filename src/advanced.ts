@@ -149,8 +149,6 @@ export type {
   TaskFailure,
   StepFailure,
   TaskHead,
-  TaskInspection,
-  InspectedStep,
   TaskStatusChange,
   TaskError,
   NewTask,
@@ -162,6 +160,7 @@ export type {
   LookupMiss,
   StepAttempts,
 } from './tasks/task.js';
+export type { TaskInspection, InspectedStep } from './tasks/inspection.js';
 export { createPayloadCipher, parseKeyring } from './tasks/payload-cipher.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
 export { createHttpClient } from './client/http-client.js';

@@ -93,8 +93,8 @@ export type {
   StepFailure,
   TaskProgress,
   TaskError,
-  ChildTaskRef,
 } from './tasks/task.js';
+export type { ChildTaskRef } from './tasks/inspection.js';
 export type { ClaimScope, OutOfScopeTasks, TaskFamily, TaskStore } from './tasks/store.js';
 export type { PayloadCipher } from './tasks/payload-cipher.js';
 export type { AuditEvent, AuditEventName, AuditLog } from './protocol/audit.js';

@@ -12,7 +12,8 @@ import {
 import { StoreUnavailableError } from '../tasks/errors.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
 import type { AdminHealthComponent, AdminRecordedStep, AdminTaskUpstreamView } from '../tasks/admin.js';
-import type { TaskInspection, TaskOwner } from '../tasks/task.js';
+import type { TaskOwner } from '../tasks/task.js';
+import type { TaskInspection } from '../tasks/inspection.js';
 import { runBulk } from './bulk.js';
 import { changePause, flowView, listPauses } from './pause-actions.js';
 import type { PauseTarget } from '../tasks/pauses.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskAdmin } from '../tasks/admin.js';
 import type { TaskChange } from '../tasks/store.js';
-import type { TaskInspection } from '../tasks/task.js';
+import type { TaskInspection } from '../tasks/inspection.js';
 import { createTaskEventHub, toSummary, type EventListener, type TaskEvent } from './events.js';
 
 const task = (id: string, tenant: string, status: TaskInspection['status'] = 'working'): TaskInspection => ({

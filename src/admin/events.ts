@@ -4,7 +4,7 @@
 // stream's tenants is never named.
 import { inAdminScope, type AdminScope, type AdminTaskSummary, type TaskAdmin } from '../tasks/admin.js';
 import type { ChangeFeed } from '../tasks/store.js';
-import type { TaskInspection } from '../tasks/task.js';
+import type { TaskInspection } from '../tasks/inspection.js';
 import type { TaskEventJson } from './shapes.js';
 import { errorSummary, summaryView } from './views.js';
 import { sseFrame } from '../pacing/sse-writer.js';

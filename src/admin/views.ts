@@ -4,8 +4,9 @@
 import type { AdminHealthComponent, AdminOverview, AdminTaskSummary } from '../tasks/admin.js';
 import { errorOutcomeOf } from '../tasks/error-outcome.js';
 import type { OutOfScopeTasks } from '../tasks/store.js';
-import type { StepFailure, TaskError, TaskFailure, TaskHead, TaskInspection } from '../tasks/task.js';
-import { stepDuration } from '../tasks/task.js';
+import type { StepFailure, TaskError, TaskFailure, TaskHead } from '../tasks/task.js';
+import type { TaskInspection } from '../tasks/inspection.js';
+import { stepDuration } from '../tasks/inspection.js';
 import type {
   HealthJson,
   OverviewJson,

@@ -13,14 +13,8 @@ import type {
   TaskUpstreamJson,
 } from '../admin/shapes.js';
 import type { Answer } from './admin-api.js';
-import type {
-  InspectedStep,
-  StepFailure,
-  TaskFailure,
-  TaskInspection,
-  TaskOutcome,
-  TaskStatus,
-} from '../tasks/task.js';
+import type { StepFailure, TaskFailure, TaskOutcome, TaskStatus } from '../tasks/task.js';
+import type { InspectedStep, TaskInspection } from '../tasks/inspection.js';
 import { TASK_OUTCOMES, TASK_STATUSES } from '../tasks/task.js';
 import { formatDuration } from './durations.js';
 import { oneLine, terminalLine } from './terminal-text.js';

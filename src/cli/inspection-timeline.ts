@@ -1,5 +1,5 @@
 // A task's story for people (`task inspect`, `admin tasks get`): its statuses on a timeline, its steps' durations.
-import { stepDuration, type InspectedStep, type TaskInspection } from '../tasks/task.js';
+import { stepDuration, type InspectedStep, type TaskInspection } from '../tasks/inspection.js';
 import { oneLine, terminalLine } from './terminal-text.js';
 
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

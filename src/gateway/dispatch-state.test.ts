@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AdminPayload } from '../tasks/admin.js';
-import type { InspectedStep, TaskInspection } from '../tasks/task.js';
+import type { InspectedStep, TaskInspection } from '../tasks/inspection.js';
 import { stepNames } from './delivery.js';
 import { createDispatchView, parseStepName } from './dispatch-state.js';
 

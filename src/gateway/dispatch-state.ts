@@ -2,7 +2,7 @@
 // a round's `dispatched` marker, then its `upstream` answer), the latest round of the latest exchange deciding. Pure
 // over the inspection, plus the one answer value that may name an upstream task.
 import type { AdminPayload, AdminTaskUpstream, AdminTaskUpstreamView } from '../tasks/admin.js';
-import type { InspectedStep, TaskInspection } from '../tasks/task.js';
+import type { InspectedStep, TaskInspection } from '../tasks/inspection.js';
 import { stepNames } from './delivery.js';
 
 /** The exchange and round a step of the call is, and whether it is the marker or the answer (stepNames inverted). */

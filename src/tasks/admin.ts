@@ -1,7 +1,8 @@
 // What operators may see and do with every task, whoever owns it, within the tenants they are scoped to: the store
 // port behind the operator API, the `durable-mcp admin` commands and the dashboard. Owners' paths never use it.
 import type { AdminFlowKey, AdminPause, AdminPauseResult, AdminResumeResult, PauseTarget } from './pauses.js';
-import type { JsonValue, TaskHead, TaskInspection, TaskOutcome, TaskStatus } from './task.js';
+import type { JsonValue, TaskHead, TaskOutcome, TaskStatus } from './task.js';
+import type { TaskInspection } from './inspection.js';
 
 /** The tenants an operator may see and act on: all of them, or a list. */
 export type AdminScope = { tenants: 'all' } | { tenants: readonly string[] };

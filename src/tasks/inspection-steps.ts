@@ -1,6 +1,7 @@
 // The steps of an inspection in the order they ran, one rule for every store: the order steps were done in
 // (`task_steps.seq`), steps done before stores recorded it first (by when their result was saved, as far as known).
-import type { InspectedStep, StepAttempts, TaskInspection } from './task.js';
+import type { StepAttempts } from './task.js';
+import type { InspectedStep, TaskInspection } from './inspection.js';
 
 /** A step with a result, as a store keeps it: the order it was done in and when it ran, when known. */
 export interface DoneStep {

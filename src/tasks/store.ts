@@ -1,6 +1,5 @@
 // The TaskStore port: what the task service and the workers need from durable storage.
 import type {
-  ChildTaskRef,
   ClaimedTask,
   ConcurrencyLimit,
   JsonValue,
@@ -9,12 +8,12 @@ import type {
   NewTask,
   RunOutcome,
   StepFailure,
-  TaskInspection,
   TaskOwner,
   TaskProgress,
   TaskSnapshot,
   TaskStatus,
 } from './task.js';
+import type { ChildTaskRef, TaskInspection } from './inspection.js';
 import type { SessionStore } from './sessions.js';
 import type { TaskAdmin } from './admin.js';
 import type { TaskStreamsPort } from './streams.js';

@@ -303,9 +303,6 @@ export interface TaskHead {
   retryOf: string | undefined;
 }
 
-export type { ChildTaskRef, InspectedStep, TaskInspection } from './inspection.js';
-export { stepDuration } from './inspection.js';
-
 /** One status a task took (TaskInspection.history). */
 export interface TaskStatusChange {
   at: number;

@@ -3,7 +3,7 @@
 import { NonDeterminismError, useStepName } from '../tasks/execution.js';
 import { tooManySteps } from '../tasks/limits.js';
 import type { ClaimedTask } from '../tasks/task.js';
-import type { RunState } from './steps.js';
+import type { RunState } from './run-guards.js';
 
 /** Names of the markers ctx.patched keeps among the steps (never a step's own name: see PATCH_PREFIX). */
 export const PATCH_PREFIX = '@patched/';

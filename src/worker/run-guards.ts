@@ -1,9 +1,42 @@
 // What every record of a run checks first (the lease, its history, the store, a wait it must end with), its fenced
 // writes, and how it ends waiting: shared by steps, child tasks and event waits.
-import { LeaseLostError, WaitPending } from '../tasks/execution.js';
-import type { WaitKind } from '../tasks/observer.js';
+import type { StoreUnavailableError } from '../tasks/errors.js';
+import { LeaseLostError, WaitPending, type NonDeterminismError } from '../tasks/execution.js';
+import type { StepEnd, StepInfo, WaitEnd, WaitInfo, WaitKind } from '../tasks/observer.js';
 import type { ClaimedTask } from '../tasks/task.js';
-import type { RunState } from './steps.js';
+
+/** The observer's hooks of steps and waits (TaskObserver), bound to the run; absent when no observer has them. */
+export interface RunHooks {
+  stepStarted?(step: StepInfo): void;
+  stepEnded?(step: StepInfo, outcome: StepEnd, err?: unknown): void;
+  waitStarted?(wait: WaitInfo): void;
+  waitEnded?(wait: WaitInfo, outcome: WaitEnd): void;
+}
+
+/** How the run is doing, as the steps need to know it. */
+export interface RunState {
+  readonly signal: AbortSignal;
+  /** Told of the run's step attempts and of the waits it keeps within itself (ctx.waitForInput). */
+  readonly hooks?: RunHooks;
+  /** The run learnt that its lease is gone: no new step may start. */
+  leaseLost(): boolean;
+  /** A write of this run failed for want of the store (then thrown by every later step). */
+  storeError(): StoreUnavailableError | undefined;
+  /** A write was refused: the lease is gone. */
+  onLeaseLost(): void;
+  /** A write failed: returns the error to throw (and ends the run if the store is unavailable). */
+  onWriteError(err: unknown): unknown;
+  /**
+   * The run must end waiting until `until` (kept even if the handler swallows the WaitPending); `kind` and `name`
+   * say what for (a wait the observer is told of, WaitInfo).
+   */
+  requestWait(until: number, statusMessage: string, kind?: WaitKind, name?: string): void;
+  /** The wait this run must end with, once one was requested. */
+  pendingWait(): { until: number; statusMessage: string } | undefined;
+  /** The run left its recorded history: it must end failed with this error (kept even if the handler catches it). */
+  diverge(err: NonDeterminismError): void;
+  divergence(): NonDeterminismError | undefined;
+}
 
 /** Throws when nothing more may be written: the lease is gone, the run left its history, or the store is away. */
 export function guardWrite(task: ClaimedTask, run: RunState): void {

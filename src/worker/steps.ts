@@ -8,7 +8,6 @@ import {
   markStepError,
   StepFailedError,
   type ExecutionContext,
-  type NonDeterminismError,
   type StepAttempt,
   type StepOptions,
 } from '../tasks/execution.js';
@@ -22,15 +21,16 @@ import {
 import { isRetryable, resolveRetryPolicy, retryDelay, type ResolvedRetryPolicy } from '../tasks/retry.js';
 import type { SaveStepOptions, TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, JsonValue, StepFailure } from '../tasks/task.js';
-import type { StepEnd, StepInfo, WaitEnd, WaitInfo, WaitKind } from '../tasks/observer.js';
+import type { StepEnd, StepInfo } from '../tasks/observer.js';
 import { createFlights, type Flights } from './step-flights.js';
 import { takeStepSlot } from './step-slots.js';
 import { inStepBody } from './step-bodies.js';
 import { createChildWaits } from './children.js';
-import { guard, guardWrite, wait, writeOrStop } from './run-guards.js';
+import { guard, guardWrite, wait, writeOrStop, type RunHooks, type RunState } from './run-guards.js';
 import { createReplayGuard, createRoom, PATCH_PREFIX, type ReplayGuard, type Room } from './replay-guard.js';
 
 export { guard, PATCH_PREFIX, wait, writeOrStop };
+export type { RunHooks, RunState };
 
 export interface StepDeps {
   store: TaskStore;
@@ -44,39 +44,6 @@ export interface StepDeps {
   storedBytesLimit?: number;
   /** The step bodies running now changed (in the order they started): worker/progress.ts shows them. */
   onInFlight?: (names: readonly string[]) => void;
-}
-
-/** The observer's hooks of steps and waits (TaskObserver), bound to the run; absent when no observer has them. */
-export interface RunHooks {
-  stepStarted?(step: StepInfo): void;
-  stepEnded?(step: StepInfo, outcome: StepEnd, err?: unknown): void;
-  waitStarted?(wait: WaitInfo): void;
-  waitEnded?(wait: WaitInfo, outcome: WaitEnd): void;
-}
-
-/** How the run is doing, as the steps need to know it. */
-export interface RunState {
-  readonly signal: AbortSignal;
-  /** Told of the run's step attempts and of the waits it keeps within itself (ctx.waitForInput). */
-  readonly hooks?: RunHooks;
-  /** The run learnt that its lease is gone: no new step may start. */
-  leaseLost(): boolean;
-  /** A write of this run failed for want of the store (then thrown by every later step). */
-  storeError(): StoreUnavailableError | undefined;
-  /** A write was refused: the lease is gone. */
-  onLeaseLost(): void;
-  /** A write failed: returns the error to throw (and ends the run if the store is unavailable). */
-  onWriteError(err: unknown): unknown;
-  /**
-   * The run must end waiting until `until` (kept even if the handler swallows the WaitPending); `kind` and `name`
-   * say what for (a wait the observer is told of, WaitInfo).
-   */
-  requestWait(until: number, statusMessage: string, kind?: WaitKind, name?: string): void;
-  /** The wait this run must end with, once one was requested. */
-  pendingWait(): { until: number; statusMessage: string } | undefined;
-  /** The run left its recorded history: it must end failed with this error (kept even if the handler catches it). */
-  diverge(err: NonDeterminismError): void;
-  divergence(): NonDeterminismError | undefined;
 }
 
 const iso = (t: number): string => new Date(t).toISOString();

@@ -1,7 +1,8 @@
 // `durable-mcp task inspect <id> --store …`: everything the store keeps about a task, read directly (operators).
 import { createPayloadCipher, parseKeyring } from '../../tasks/payload-cipher.js';
 import type { TaskStore } from '../../tasks/store.js';
-import type { StepFailure, TaskFailure, TaskInspection } from '../../tasks/task.js';
+import type { StepFailure, TaskFailure } from '../../tasks/task.js';
+import type { TaskInspection } from '../../tasks/inspection.js';
 import { createSqliteTaskStore } from '../../stores/sqlite/task-store.js';
 import { parseFlags, UsageError } from '../args.js';
 import { EXIT } from '../client-flags.js';

@@ -1,6 +1,7 @@
 // The TaskStore contract: what operators read of a task's story (TaskInspection.history and step timings).
 import { describe, expect, it } from 'vitest';
-import { RESUMED_STATUS_MESSAGE, type TaskInspection } from '../../tasks/task.js';
+import { RESUMED_STATUS_MESSAGE } from '../../tasks/task.js';
+import { type TaskInspection } from '../../tasks/inspection.js';
 import { ALICE, must, newTask, T0, type ContractStore } from './harness.contract.js';
 
 /** The most entries a store keeps of one task's history. */

@@ -1,7 +1,6 @@
 // The `tasks` row as both stores read it, and its mapping to domain types: a snapshot, a claimed task, an
 // inspection. SQLite gives numbers and 0/1 flags; PostgreSQL booleans, and bigint columns as strings.
 import type {
-  ChildTaskRef,
   ClaimedTask,
   JsonObject,
   JsonValue,
@@ -9,10 +8,10 @@ import type {
   StepAttempts,
   StepFailure,
   TaskFailure,
-  TaskInspection,
   TaskSnapshot,
   TaskStatus,
 } from '../../tasks/task.js';
+import type { ChildTaskRef, TaskInspection } from '../../tasks/inspection.js';
 import { inspectionSteps, type DoneStep } from '../../tasks/inspection-steps.js';
 import { toTraceContext, traceIdOf, type TraceContext } from '../../tasks/trace-context.js';
 import { openCaps, openColumn, sealedAt, type Opener } from '../payload-sealing.js';

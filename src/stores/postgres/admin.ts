@@ -10,7 +10,8 @@ import type {
   AdminTaskQuery,
   TaskAdmin,
 } from '../../tasks/admin.js';
-import { isTerminal, type TaskInspection, type TaskStatus } from '../../tasks/task.js';
+import { isTerminal, type TaskStatus } from '../../tasks/task.js';
+import { type TaskInspection } from '../../tasks/inspection.js';
 import {
   adminOverview,
   adminPage,

@@ -1,12 +1,7 @@
 // Row types of the PostgreSQL task tables (core/rows.ts maps them to domain types; these add the revision and
 // read the aggregates a statement returns).
-import type {
-  ChildTaskRef,
-  ClaimedTask,
-  JsonObject,
-  TaskInspection,
-  TaskSnapshot,
-} from '../../tasks/task.js';
+import type { ClaimedTask, JsonObject, TaskSnapshot } from '../../tasks/task.js';
+import type { ChildTaskRef, TaskInspection } from '../../tasks/inspection.js';
 import type { HistoryRow } from '../status-history.js';
 import type { Opener } from '../payload-sealing.js';
 import * as core from '../core/rows.js';

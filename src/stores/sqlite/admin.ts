@@ -3,7 +3,8 @@
 // terminal caches of every process on the file).
 import type { AdminActionResult, AdminRetryResult, AdminScope, TaskAdmin } from '../../tasks/admin.js';
 import type { TaskStore } from '../../tasks/store.js';
-import { isTerminal, type TaskInspection } from '../../tasks/task.js';
+import { isTerminal } from '../../tasks/task.js';
+import { type TaskInspection } from '../../tasks/inspection.js';
 import {
   adminOverview,
   adminPage,

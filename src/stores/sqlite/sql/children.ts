@@ -1,7 +1,8 @@
 // Prepared SQL of the SQLite task store. Child tasks (migration 28, ctx.callTool): the parent woken by its child's
 // ending, the children a cancel of their parent reaches, and a task's parent and children as its owner sees them.
 import type { TaskFamily } from '../../../tasks/store.js';
-import type { ChildTaskRef, TaskOwner } from '../../../tasks/task.js';
+import type { TaskOwner } from '../../../tasks/task.js';
+import type { ChildTaskRef } from '../../../tasks/inspection.js';
 import type { SqliteDatabase } from '../database.js';
 import { MAX_FAMILY_CHILDREN } from '../../core/children.js';
 import { NON_TERMINAL } from './conditions.js';
