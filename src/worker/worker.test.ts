@@ -206,7 +206,9 @@ describe('worker', () => {
     const second = await store.create(newTask({ createdAt: Date.now(), rateLimit }));
     await waitFor(() => started.has(second.id), 'the second start');
     const gap = (started.get(second.id) as number) - (started.get(first.id) as number);
-    expect(gap).toBeGreaterThanOrEqual(299);
+    // Held back by the limit (its start reserved 300 ms after the first's claim); the runs' own start times lag their
+    // claims by a few ms on a loaded machine, so the bound leaves room for that.
+    expect(gap).toBeGreaterThanOrEqual(250);
     expect(gap).toBeLessThan(2_000);
   });
 });
