@@ -21,11 +21,11 @@ import { createAssetRoute, type AssetRoute } from './assets.js';
 import { createCsrfTokens, type CsrfTokens } from './csrf.js';
 import { DEFAULT_EVENT_STREAM, openEventStream, type EventStreamOptions } from './event-stream.js';
 import { createTaskEventHub, type TaskEventHub } from './events.js';
-import { bounded, sendError, sendJson, type AdminErrorCode } from './reply.js';
+import { bounded, sendError, sendJson } from './reply.js';
 import {
+  EVENT_REFUSAL_CODES,
   eventNameProblem,
   MAX_EVENT_PAYLOAD_BYTES,
-  type EventDeliveryResult,
   type OutsideEventPort,
 } from '../tasks/events.js';
 import { readJsonBody, readRetryBody } from './retry-body.js';
@@ -311,16 +311,6 @@ async function serve(api: Api, req: IncomingMessage, res: ServerResponse, reques
   await serveAction(context, request.action);
 }
 
-/** What the operator API answers each refusal of a delivery with. */
-const EVENT_REFUSALS: Record<Extract<EventDeliveryResult, { ok: false }>['reason'], AdminErrorCode> = {
-  not_found: 'not_found',
-  ended: 'gone',
-  timed_out: 'gone',
-  conflict: 'conflict',
-  too_many: 'too_many_requests',
-  invalid: 'invalid',
-};
-
 /**
  * `POST tasks/{id}/events/{name}`: the body (the payload, bounded) delivered to a task within the operator's tenants
  * (elsewhere: 404), an `admin.event` audit line for each delivery; a request refused before it is `refused` (audited).
@@ -355,5 +345,5 @@ async function deliverEvent(
     outcome: result.ok ? result.outcome : result.reason,
   });
   if (result.ok) sendJson(res, 202, { ok: true, outcome: result.outcome });
-  else sendError(res, EVENT_REFUSALS[result.reason], result.message);
+  else sendError(res, EVENT_REFUSAL_CODES[result.reason], result.message);
 }

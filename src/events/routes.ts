@@ -11,9 +11,9 @@ import { compileSchema, type ArgumentValidator } from '../protocol/schema-valida
 import type { JsonObject } from '../protocol/types.js';
 import type { CallbackTokens } from '../tasks/callback-tokens.js';
 import {
+  EVENT_REFUSAL_CODES,
   eventNameProblem,
   MAX_EVENT_PAYLOAD_BYTES,
-  type EventDeliveryResult,
   type EventSender,
   type OutsideEventPort,
 } from '../tasks/events.js';
@@ -114,16 +114,6 @@ function send(
 
 const refuse = (res: ServerResponse, code: Code, message: string, headers?: Record<string, string>): void =>
   send(res, STATUS[code], { error: { code, message } }, headers);
-
-/** The answer to a refused delivery: what the sender may know of it. */
-const REFUSAL: Record<Extract<EventDeliveryResult, { ok: false }>['reason'], Code> = {
-  not_found: 'not_found',
-  ended: 'gone',
-  timed_out: 'gone',
-  conflict: 'conflict',
-  too_many: 'too_many_requests',
-  invalid: 'invalid',
-};
 
 const headerOf =
   (req: IncomingMessage): HeaderLookup =>
@@ -293,5 +283,5 @@ async function deliver(
     outcome: result.ok ? result.outcome : result.reason,
   });
   if (result.ok) return send(res, STATUS.accepted, { ok: true, outcome: result.outcome });
-  refuse(res, REFUSAL[result.reason], result.message);
+  refuse(res, EVENT_REFUSAL_CODES[result.reason], result.message);
 }

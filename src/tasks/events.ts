@@ -93,6 +93,16 @@ export interface OutsideEventPort {
   ): Promise<EventWaitState | undefined>;
 }
 
+/** The error code every route that delivers events answers a refused delivery with (HTTP status by the route). */
+export const EVENT_REFUSAL_CODES = {
+  not_found: 'not_found',
+  ended: 'gone',
+  timed_out: 'gone',
+  conflict: 'conflict',
+  too_many: 'too_many_requests',
+  invalid: 'invalid',
+} as const satisfies Record<Extract<EventDeliveryResult, { ok: false }>['reason'], string>;
+
 /** A refused delivery, as the routes word it. */
 export const eventRefusal = (
   reason: Extract<EventDeliveryResult, { ok: false }>['reason'],

@@ -59,3 +59,23 @@ describe('serve --public-url', () => {
       expect(() => serveSettings({ 'public-url': bad }), bad).toThrow(UsageError);
   });
 });
+
+describe('serve --max-stream-chunks-per-task, --max-stream-bytes-per-task', () => {
+  it('bound what the streams of one task hold (defaults 10000 chunks and 16 MiB)', () => {
+    const limits = serveSettings({
+      'max-stream-chunks-per-task': '50',
+      'max-stream-bytes-per-task': '4096',
+    }).runtime.limits;
+    expect(limits).toMatchObject({ maxStreamChunksPerTask: 50, maxStreamBytesPerTask: 4096 });
+    expect(serveSettings({}).runtime.limits).toMatchObject({
+      maxStreamChunksPerTask: 10_000,
+      maxStreamBytesPerTask: 16 * 1024 * 1024,
+    });
+  });
+
+  it('refuses what is not a whole number of at least 1', () => {
+    for (const bad of ['0', '-3', '1.5', 'lots'])
+      expect(() => serveSettings({ 'max-stream-chunks-per-task': bad }), bad).toThrow(UsageError);
+    expect(() => serveSettings({ 'max-stream-bytes-per-task': '0' })).toThrow(UsageError);
+  });
+});

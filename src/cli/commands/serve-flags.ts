@@ -1,5 +1,4 @@
-// The flags of `durable-mcp serve`, read and checked at once into settings: a usage error (exit 2) comes before
-// anything is opened, even when the store answers only minutes later.
+// The flags of `durable-mcp serve`, checked at once into settings: a usage error (exit 2) comes before anything opens.
 import type { StepDefaults } from '../../protocol/define.js';
 import { DEFAULT_FALLBACK_BUDGET_MS, type FallbackOptions } from '../../protocol/tasks/fallback.js';
 import { DEFAULT_STATS_INTERVAL_MS } from '../../observability/metrics.js';
@@ -78,6 +77,8 @@ export const SERVE_FLAGS = {
   'max-steps-per-task': { type: 'string' },
   'max-step-bytes': { type: 'string' },
   'max-result-bytes': { type: 'string' },
+  'max-stream-chunks-per-task': { type: 'string' },
+  'max-stream-bytes-per-task': { type: 'string' },
   'no-audit': { type: 'boolean' },
   'log-level': { type: 'string' },
   'pg-schema': { type: 'string' },
@@ -240,15 +241,15 @@ function safeInt(values: Flags, name: string, fallback: number, min: number): nu
   return n;
 }
 
-/** --max-steps-per-task, --max-step-bytes, --max-result-bytes: each a whole number of at least 1. */
+/** What one task may store (--max-steps-per-task, …, --max-stream-bytes-per-task): whole numbers of at least 1. */
 function limitsFromFlags(values: Flags): TaskLimits {
   const limit = (name: string, fallback: number): number => safeInt(values, name, fallback, 1);
   return {
     maxStepsPerTask: limit('max-steps-per-task', DEFAULT_TASK_LIMITS.maxStepsPerTask),
     maxStepBytes: limit('max-step-bytes', DEFAULT_TASK_LIMITS.maxStepBytes),
     maxResultBytes: limit('max-result-bytes', DEFAULT_TASK_LIMITS.maxResultBytes),
-    maxStreamChunksPerTask: DEFAULT_TASK_LIMITS.maxStreamChunksPerTask,
-    maxStreamBytesPerTask: DEFAULT_TASK_LIMITS.maxStreamBytesPerTask,
+    maxStreamChunksPerTask: limit('max-stream-chunks-per-task', DEFAULT_TASK_LIMITS.maxStreamChunksPerTask),
+    maxStreamBytesPerTask: limit('max-stream-bytes-per-task', DEFAULT_TASK_LIMITS.maxStreamBytesPerTask),
   };
 }
 

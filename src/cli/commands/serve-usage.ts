@@ -107,6 +107,9 @@ Protection of stored data and limits:
                          4194304)
   --max-result-bytes N   largest result, error, input request or status message a task stores (bytes); a larger
                          result fails the task (default 4194304)
+  --max-stream-chunks-per-task N  chunks the streams of one task hold together (ctx.stream); one more append is
+                         refused with an error naming the stream (default 10000)
+  --max-stream-bytes-per-task N  bytes of text the streams of one task hold together (default 16777216)
   --no-audit             no audit lines (default: one JSON line per task access on stderr)
 Observability:
   --log-level LEVEL      trace|debug|info|warn|error (default info); JSON lines on stderr (pino)
