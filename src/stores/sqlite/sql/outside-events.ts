@@ -33,7 +33,6 @@ export function prepareOutsideEventQueries(db: SqliteDatabase) {
       VALUES (@id, @name, 'waiting', @schema, @now, @until)`);
   const setState = db.prepare(`UPDATE outside_events SET state = ? WHERE task_id = ? AND name = ?`);
   // A lookup by id (the task's own row), not a read of waiting tasks: the wake-up is compared here.
-  const wakeOf = db.prepare(`SELECT wake_at, lease_owner FROM tasks WHERE id = ? AND status = 'working'`);
   return {
     /** The task a delivery names (whoever owns it). */
     eventTask: (id: string) => task.get(id) as EventTask | undefined,
@@ -62,10 +61,5 @@ export function prepareOutsideEventQueries(db: SqliteDatabase) {
     registerEventWait: (p: { id: string; name: string; schema: string | null; until: number; now: number }) =>
       register.run(p),
     setEventState: (id: string, name: string, state: EventState) => setState.run(state, id, name),
-    /** The task, waiting without a lease, is due at `now` (its run ended waiting for an event that had arrived). */
-    dueNow: (id: string, now: number) => {
-      const row = wakeOf.get(id) as { wake_at: number | null; lease_owner: string | null } | undefined;
-      return row?.lease_owner === null && row.wake_at !== null && row.wake_at <= now;
-    },
   };
 }
