@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envelope, killedAfterEach, mcpHeaders, startServe } from '../support/cli.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../support/oauth-authorization-server.js';
@@ -164,8 +165,9 @@ describe('the test authorization server', () => {
     expect(await token.json()).toEqual({ error: 'invalid_grant' });
   });
 
-  it('client credentials, the device grant with its approval, and revocation of a refresh token', async () => {
+  it('client credentials (RS256), the device grant with its approval, and revocation of a refresh token', async () => {
     const as = await authorizationServer({
+      algorithm: 'RS256',
       preRegisteredClients: [{ clientId: 'machine', clientSecret: 'machine-secret-123' }, { clientId: 'tv' }],
     });
     const basic = `Basic ${Buffer.from('machine:machine-secret-123').toString('base64')}`;
@@ -174,7 +176,15 @@ describe('the test authorization server', () => {
       headers: { authorization: basic },
     });
     expect(cc.status).toBe(200);
-    expect(await cc.json()).not.toHaveProperty('refresh_token');
+    const machine = (await cc.json()) as Record<string, string>;
+    expect(machine).not.toHaveProperty('refresh_token');
+    const { payload, protectedHeader } = await jwtVerify(
+      machine.access_token as string,
+      createLocalJWKSet(as.jwks),
+      { issuer: as.issuer, audience: 'http://127.0.0.1:2/mcp' },
+    );
+    expect(protectedHeader.alg).toBe('RS256');
+    expect(payload).toMatchObject({ sub: 'machine', scope: 'mcp' });
     const wrongSecret = await fetch(`${as.issuer}/token`, {
       ...form({ grant_type: 'client_credentials' }),
       headers: { authorization: `Basic ${Buffer.from('machine:nope').toString('base64')}` },
