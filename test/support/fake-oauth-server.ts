@@ -23,6 +23,8 @@ export interface FakeOAuthOptions {
   /** The code exchange answers invalid_grant, its description echoing the code and the PKCE verifier. */
   refuseCode?: boolean;
   issuer?: string;
+  /** A device authorization endpoint (RFC 8628); its first poll answers authorization_pending. */
+  device?: boolean;
 }
 
 export interface FakeOAuthServer {
@@ -53,6 +55,8 @@ export function createFakeOAuthServer(options: FakeOAuthOptions = {}): FakeOAuth
   const codes = new Map<string, string[]>();
   const refreshScopes = new Map<string, string[]>();
   let n = 0;
+  let devicePolls = 0;
+  let deviceScope: string | null = null;
   const server: FakeOAuthServer = {
     fetch: undefined as unknown as typeof fetch,
     prompt: undefined as unknown as SignInPrompt,
@@ -111,6 +115,11 @@ export function createFakeOAuthServer(options: FakeOAuthOptions = {}): FakeOAuth
       const scopes = refreshScopes.get(refresh);
       return scopes === undefined ? json({ error: 'invalid_grant' }, 400) : json(issue(scopes));
     }
+    if (grant === 'urn:ietf:params:oauth:grant-type:device_code') {
+      devicePolls += 1;
+      if (devicePolls === 1) return json({ error: 'authorization_pending' }, 400);
+      return json(issue((deviceScope ?? '').split(' ').filter(Boolean)));
+    }
     if (grant === 'client_credentials')
       return json(issue((form.get('scope') ?? '').split(' ').filter(Boolean)));
     return json({ error: 'unsupported_grant_type' }, 400);
@@ -162,7 +171,18 @@ export function createFakeOAuthServer(options: FakeOAuthOptions = {}): FakeOAuth
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
         authorization_response_iss_parameter_supported: true,
+        ...(options.device ? { device_authorization_endpoint: `${issuer}/device` } : {}),
       });
+    if (at === `${issuer}/device`) {
+      deviceScope = new URLSearchParams(body).get('scope');
+      return json({
+        device_code: 'device-code-secret',
+        user_code: 'ABCD-EFGH',
+        verification_uri: `${issuer}/activate`,
+        expires_in: 30,
+        interval: 1,
+      });
+    }
     if (at === `${issuer}/register`) {
       server.counts.register += 1;
       return json({ client_id: `client-${server.counts.register}` }, 201);

@@ -155,4 +155,18 @@ describe('createOAuth', () => {
     expect((await send('tools/list')).status).toBe(200);
     expect(server.counts).toMatchObject({ authorize: 0, register: 0, token: 1 });
   });
+
+  it('uses the device authorization grant where the prompt and the server offer it', async () => {
+    const shown: string[] = [];
+    const server = createFakeOAuthServer({ device: true, scopesSupported: ['read'] });
+    const auth = createOAuth({
+      serverUrl: SERVER_URL,
+      fetch: server.fetch,
+      prompt: { ...server.prompt, device: (p) => void shown.push(`${p.verificationUri} ${p.userCode}`) },
+    });
+    const record = await auth.signIn();
+    expect(shown).toEqual([`${ISSUER}/activate ABCD-EFGH`]);
+    expect(server.counts.authorize).toBe(0);
+    expect(record.tokens?.scope).toBe('read');
+  });
 });
