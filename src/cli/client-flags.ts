@@ -31,10 +31,10 @@ export const EXIT = {
   usage: 2,
   /**
    * The server could not be reached, failed (-32603, HTTP 5xx), did not accept the credentials (401/403), or answered
-   * something that is not the protocol.
+   * something that is not the protocol; or a sign-in failed (the authorization server refused or answered amiss).
    */
   serverError: 3,
-  /** Input was requested but there is no terminal to ask on. */
+  /** Input was requested, or a sign-in is needed, and there is no terminal to ask on. */
   inputNeeded: 4,
 } as const;
 
@@ -42,7 +42,7 @@ export const EXIT = {
 export const exitCodesHelp = `Exit codes: 0 done; 1 tool error, task failed or cancelled, or request refused (unknown task, idempotency
 key reused with other arguments, invalid arguments or answer, missing capability, rate limit or quota, an answer
 the task does not wait for); 2 usage; 3 server or connection error (unreachable, internal error, credentials not
-accepted, malformed answer); 4 input needed without a terminal.`;
+accepted, malformed answer), or a sign-in that failed; 4 input or sign-in needed without a terminal.`;
 
 /** The JSON-RPC errors that refuse a request (exit 1) rather than report a server that cannot serve it (exit 3). */
 const REFUSALS: ReadonlySet<number> = new Set([
