@@ -29,7 +29,7 @@ Client side:
   event      send an event to a task waiting for it (durable-mcp event --help)
   tools      list the server's tools
   discover   show what the server supports
-  login      sign in to an OAuth-protected server; the commands above then use its tokens (durable-mcp login --help)
+  login      sign in to an OAuth-protected server for the commands above (durable-mcp login --help)
   logout     forget a sign-in, revoking its tokens where the server supports it
 Operators:
   admin      tasks list | get | cancel | retry | purge, overview, pause | resume, flow: every owner's tasks

@@ -117,6 +117,12 @@ describe('the terminal sign-in prompt', () => {
     expect((await result).href).toBe('http://127.0.0.1/callback?code=code-1&state=s-123');
   });
 
+  it('times out a pasted answer too when there is no loopback server', async () => {
+    const input = new PassThrough();
+    const p = await started({ input, timeoutMs: 50, listen: () => Promise.reject(new Error('EACCES')) });
+    await expect(p.authorize(request(p))).rejects.toThrow(/no sign-in response arrived within/);
+  });
+
   it('shows a device code only when the device grant is allowed', async () => {
     expect((await started()).device).toBeUndefined();
     await prompt?.close();
