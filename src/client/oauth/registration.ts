@@ -70,7 +70,13 @@ async function registerDynamically(
     client_name: options.clientName ?? 'durable-mcp',
     application_type: 'native',
     redirect_uris: [redirectUri],
-    grant_types: ['authorization_code', 'refresh_token'],
+    grant_types: [
+      'authorization_code',
+      'refresh_token',
+      ...(options.prompt?.device !== undefined && as.device_authorization_endpoint !== undefined
+        ? ['urn:ietf:params:oauth:grant-type:device_code']
+        : []),
+    ],
     response_types: ['code'],
     token_endpoint_auth_method: requested,
   };

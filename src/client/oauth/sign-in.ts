@@ -3,6 +3,7 @@
 // union of the granted and the challenged scopes).
 import { assertPkceS256, authorizeWithCode } from './authorize.js';
 import { parseBearerChallenge } from './challenge.js';
+import { authorizeWithDevice } from './device.js';
 import { obtainClient } from './registration.js';
 import { hasScopes, selectScope, unionScopes, withOfflineAccess } from './scopes.js';
 import {
@@ -60,10 +61,15 @@ export async function signInWith(
   }
   const prompt = s.options.prompt;
   if (prompt === undefined) throw new SignInRequiredError(d.info.resource);
-  assertPkceS256(d.as);
+  const device = prompt.device !== undefined && d.as.device_authorization_endpoint !== undefined;
+  if (!device) assertPkceS256(d.as);
   const client = await clientFor(s, d, record, signal);
   const ctx = await tokenContext(s, d.as, d.info.resource, client, signal);
-  const tokens = await authorizeWithCode(ctx, prompt, withOfflineAccess(scope, d.as.scopes_supported));
+  const wanted = withOfflineAccess(scope, d.as.scopes_supported);
+  const tokens =
+    device && prompt.device !== undefined
+      ? await authorizeWithDevice(ctx, prompt.device, wanted)
+      : await authorizeWithCode(ctx, prompt, wanted);
   return saveRecord(s, d, client, tokens);
 }
 
