@@ -136,6 +136,24 @@ describe('durable-mcp login', () => {
     expect(called.err).not.toMatch(/did not arrive/);
   });
 
+  it('--device shows a verification URL and a code, and signs in once they are approved', async () => {
+    const setup = await setUp();
+    let approved = false;
+    const run = await cli(setup, ['login', '--device'], (err) => {
+      const code = /enter the code (\S+)$/m.exec(err)?.[1];
+      if (code !== undefined && !approved) approved = setup.as.approveDevice(code);
+    });
+    expect(run.code, run.err).toBe(0);
+    expect(approved).toBe(true);
+    expect(run.err).toMatch(/^To sign in, open http:\/\/127\.0\.0\.1:\d+\/\S+ and enter the code \S+$/m);
+    expect(run.err).not.toMatch(/Open this URL to sign in/);
+    expect(run.out).toMatch(/^Signed in to /m);
+    expect(
+      setup.as.requests.some((r) => r.grant_type === 'urn:ietf:params:oauth:grant-type:device_code'),
+    ).toBe(true);
+    expectNoTokens(setup.as, run.out, run.err);
+  });
+
   it('says to pass --client-id when the server registers no clients', async () => {
     const setup = await setUp({ registration: false });
     const refused = await login(setup);
