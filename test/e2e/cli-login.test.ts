@@ -60,11 +60,16 @@ async function setUp(
  * Runs the CLI (never on a terminal) with the token file of `setup`. `onErr` sees stderr as it grows (to follow the
  * printed sign-in URL as a browser would).
  */
-function cli(setup: Setup, args: string[], onErr?: (err: string) => void): Promise<Run> {
+function cli(
+  setup: Setup,
+  args: string[],
+  onErr?: (err: string) => void,
+  extraEnv: Record<string, string> = {},
+): Promise<Run> {
   const { DURABLE_MCP_TOKEN: _token, DURABLE_MCP_CLIENT_SECRET: _secret, ...env } = process.env;
   const child = spawn(process.execPath, [BIN, ...args, '--url', setup.serve.url], {
     stdio: 'pipe',
-    env: { ...env, DURABLE_MCP_TOKEN_FILE: setup.tokenFile, DISPLAY: '', WAYLAND_DISPLAY: '' },
+    env: { ...env, DURABLE_MCP_TOKEN_FILE: setup.tokenFile, DISPLAY: '', WAYLAND_DISPLAY: '', ...extraEnv },
   });
   let out = '';
   let err = '';
@@ -84,12 +89,17 @@ function cli(setup: Setup, args: string[], onErr?: (err: string) => void): Promi
 }
 
 /** `login --no-browser`, following the printed URL as a browser would (the test server approves at once). */
-async function login(setup: Setup, extra: string[] = []): Promise<Run> {
+async function login(setup: Setup, extra: string[] = [], env: Record<string, string> = {}): Promise<Run> {
   let followed: Promise<Response> | undefined;
-  const run = await cli(setup, ['login', '--no-browser', ...extra], (err) => {
-    const url = /^Open this URL to sign in: (\S+)$/m.exec(err)?.[1];
-    if (url !== undefined) followed ??= fetch(url);
-  });
+  const run = await cli(
+    setup,
+    ['login', '--no-browser', ...extra],
+    (err) => {
+      const url = /^Open this URL to sign in: (\S+)$/m.exec(err)?.[1];
+      if (url !== undefined) followed ??= fetch(url);
+    },
+    env,
+  );
   if (followed !== undefined) expect((await followed).status).toBe(200);
   return run;
 }
@@ -154,11 +164,29 @@ describe('durable-mcp login', () => {
     expectNoTokens(setup.as, run.out, run.err);
   });
 
+  it('signs in as a client registered by hand, its secret from $DURABLE_MCP_CLIENT_SECRET', async () => {
+    const secret = 'cli-secret-0123456789abcdef';
+    const setup = await setUp({
+      registration: false,
+      preRegisteredClients: [
+        { clientId: 'cli-app', clientSecret: secret, redirectUris: ['http://127.0.0.1/callback'] },
+      ],
+    });
+    const signedIn = await login(setup, ['--client-id', 'cli-app'], { DURABLE_MCP_CLIENT_SECRET: secret });
+    expect(signedIn.code, signedIn.err).toBe(0);
+    expect(setup.as.requests.some((r) => r.path === '/token' && r.status === 200)).toBe(true);
+    expect(`${signedIn.out}${signedIn.err}`).not.toContain(secret);
+    const tools = await cli(setup, ['tools']);
+    expect(tools.code, tools.err).toBe(0);
+  });
+
   it('says to pass --client-id when the server registers no clients', async () => {
     const setup = await setUp({ registration: false });
     const refused = await login(setup);
     expect(refused.code).toBe(3);
-    expect(refused.err).toMatch(/--client-id/);
+    expect(refused.err).toMatch(
+      /^register a client with it, then run: durable-mcp login --url \S+ --client-id ID/m,
+    );
   });
 });
 

@@ -1,8 +1,7 @@
 // `durable-mcp login --url URL`: signs in to an OAuth-protected MCP server and keeps its tokens for the other commands.
-import { OAuthFlowError } from '../../client/oauth/types.js';
 import { parseFlags } from '../args.js';
 import { EXIT, jsonOutput, serverFromFlags } from '../client-flags.js';
-import { errorOfType, reportError } from '../follow.js';
+import { reportError } from '../follow.js';
 import { publicRecord, SIGN_IN_FLAGS, signInSession, withPrompt } from '../sign-in-session.js';
 import { oneLine, printErr, printJson, printOut } from '../terminal-text.js';
 
@@ -26,11 +25,6 @@ Token file: $DURABLE_MCP_TOKEN_FILE, else $XDG_CONFIG_HOME/durable-mcp/tokens.js
 ~/.config/durable-mcp/tokens.json (created readable by its owner only).
 Exit codes: 0 signed in; 2 usage; 3 the sign-in failed or the server cannot be reached.`;
 
-/** The authorization server registers no clients and none was given: the flag that helps. */
-const needsClientId = (err: unknown, values: Record<string, unknown>): boolean =>
-  values['client-id'] === undefined &&
-  /client registration/.test(errorOfType(err, OAuthFlowError)?.message ?? '');
-
 export async function login(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
     url: { type: 'string' },
@@ -49,11 +43,6 @@ export async function login(argv: string[]): Promise<number> {
     if (!json) printErr(oneLine`tokens kept in ${tokenFile}`);
     return EXIT.ok;
   } catch (err) {
-    const code = reportError(err, url);
-    if (needsClientId(err, values))
-      printErr(
-        'pass --client-id ID of a client registered with it (and $DURABLE_MCP_CLIENT_SECRET if it has a secret)',
-      );
-    return code;
+    return reportError(err, url);
   }
 }
