@@ -190,6 +190,57 @@ describe('durable-mcp login', () => {
   });
 });
 
+/** `tools` in a real terminal (script(1)), with `onScreen` seeing what it shows; its exit code and screen. */
+function toolsOnTerminal(setup: Setup, onScreen: (screen: string) => void) {
+  const { DURABLE_MCP_TOKEN: _token, ...env } = process.env;
+  const command = `${process.execPath} ${BIN} tools --url ${setup.serve.url}`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...env, DURABLE_MCP_TOKEN_FILE: setup.tokenFile, DISPLAY: '', WAYLAND_DISPLAY: '' },
+  });
+  let screen = '';
+  child.stdout.on('data', (c: Buffer) => {
+    screen += c.toString();
+    onScreen(screen);
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise<{ code: number | null; screen: string }>((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, screen });
+    }),
+  );
+}
+
+describe('a client command on a terminal', () => {
+  it('asks for the sign-in it needs: a device code where the server offers the grant', async () => {
+    const setup = await setUp();
+    let approved = false;
+    const run = await toolsOnTerminal(setup, (screen) => {
+      const code = /enter the code (\S+)/.exec(screen)?.[1];
+      if (code !== undefined && !approved) approved = setup.as.approveDevice(code);
+    });
+    expect(run.code, run.screen).toBe(0);
+    expect(approved).toBe(true);
+    expect(run.screen).toMatch(/^echo/m);
+    expectNoTokens(setup.as, run.screen);
+  }, 40_000);
+
+  it('else the authorization URL, answered on the loopback redirect', async () => {
+    const setup = await setUp({ deviceGrant: false });
+    let followed: Promise<Response> | undefined;
+    const run = await toolsOnTerminal(setup, (screen) => {
+      const url = /Open this URL to sign in: (\S+)/.exec(screen)?.[1];
+      if (url !== undefined) followed ??= fetch(url);
+    });
+    expect(run.code, run.screen).toBe(0);
+    expect((await followed)?.status).toBe(200);
+    expect(run.screen).toMatch(/paste here the address the browser was sent to/);
+    expect(run.screen).toMatch(/^echo/m);
+    expect(readFileSync(setup.tokenFile, 'utf8')).toContain(setup.as.issuer);
+  }, 40_000);
+});
+
 describe('following a task on stored tokens', () => {
   it('task watch keeps going while its access tokens expire and are refreshed', async () => {
     // Tokens live 2 s; the outline takes 6 s: the watch outlives several of them.
