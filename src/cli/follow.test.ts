@@ -34,4 +34,24 @@ describe('the exit code of a sign-in error', () => {
     );
     expect(printed).toEqual(['sign-in failed: invalid_grant: the grant\\nexpired']);
   });
+
+  it('says how to sign in with a client registered by hand when the server registers none', () => {
+    const err = new OAuthFlowError(
+      'the authorization server https://as.example offers no client registration: …',
+    );
+    expect(report(err, 'https://mcp.example/mcp')).toBe(EXIT.serverError);
+    expect(printed[1]).toMatch(
+      /^register a client with it, then run: durable-mcp login --url https:\/\/mcp\.example\/mcp --client-id ID/,
+    );
+  });
+
+  it('says how to sign in with a client registered by hand when the server registers none', () => {
+    const err = new OAuthFlowError(
+      'the authorization server https://as.example offers no client registration: …',
+    );
+    expect(report(err, 'https://mcp.example/mcp')).toBe(EXIT.serverError);
+    expect(printed[1]).toMatch(
+      /^register a client with it, then run: durable-mcp login --url https:\/\/mcp\.example\/mcp --client-id ID/,
+    );
+  });
 });

@@ -114,6 +114,11 @@ export function reportError(err: unknown, url?: string): number {
   const flow = errorOfType(err, OAuthFlowError);
   if (flow !== undefined) {
     printErr(oneLine`sign-in failed: ${flow.message}`);
+    // An authorization server that registers no clients: one registered by hand is the way.
+    if (/offers no client registration/.test(flow.message))
+      printErr(
+        oneLine`register a client with it, then run: durable-mcp login --url ${url ?? '<url>'} --client-id ID (a secret in $DURABLE_MCP_CLIENT_SECRET)`,
+      );
     return EXIT.serverError;
   }
   const network = failureCode(err, NETWORK_CODES);

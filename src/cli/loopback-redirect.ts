@@ -42,7 +42,13 @@ function answer(res: ServerResponse, status: number, text: string): void {
 
 /** What a request to the server gets; the callback the waiter expects settles it. */
 function handle(req: IncomingMessage, res: ServerResponse, base: string, waiter: Waiter | undefined): void {
-  const url = new URL(req.url ?? '/', base);
+  // The request target appended to the base, never resolved against it: `//host/callback` is not the callback.
+  let url: URL;
+  try {
+    url = new URL(`${base}${req.url ?? '/'}`);
+  } catch {
+    return answer(res, 400, 'Bad request.');
+  }
   if (req.method !== 'GET') answer(res, 405, 'Method not allowed.');
   else if (url.pathname !== CALLBACK_PATH) answer(res, 404, 'Not found.');
   else if (waiter === undefined) answer(res, 400, 'No sign-in is waiting for this response.');

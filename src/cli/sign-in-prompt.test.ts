@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OAuthFlowError } from '../client/oauth/types.js';
@@ -23,6 +24,20 @@ async function started(options: Partial<Parameters<typeof createTerminalSignInPr
   prompt = createTerminalSignInPrompt({ browser: false, paste: false, device: false, ...options });
   await prompt.start();
   return prompt;
+}
+
+/** The status of a GET with `target` as its request target, as sent (fetch would normalise it). */
+function rawStatus(redirectUri: string, target: string): Promise<number> {
+  const { port } = new URL(redirectUri);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () =>
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`),
+    );
+    let head = '';
+    socket.on('data', (c: Buffer) => (head += c.toString()));
+    socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1])));
+    socket.on('error', reject);
+  });
 }
 
 const request = (p: TerminalSignInPrompt, url = AUTHORIZE, signal?: AbortSignal) => ({
@@ -52,6 +67,8 @@ describe('the terminal sign-in prompt', () => {
     expect((await fetch(`${p.redirectUri}?code=abc`)).status).toBe(400);
     expect((await fetch(`${p.redirectUri}?code=abc&state=other`)).status).toBe(400);
     expect((await fetch(p.redirectUri.replace('/callback', '/elsewhere?state=s-123'))).status).toBe(404);
+    expect(await rawStatus(p.redirectUri, '//elsewhere/callback?code=abc&state=s-123')).toBe(404);
+    expect(await rawStatus(p.redirectUri, 'http://[/callback?state=s-123')).toBe(400);
     expect((await fetch(`${p.redirectUri}?error=access_denied&state=s-123`)).status).toBe(200);
     expect((await result).searchParams.get('error')).toBe('access_denied');
   });
@@ -115,6 +132,12 @@ describe('the terminal sign-in prompt', () => {
     const result = p.authorize(request(p));
     input.end('code-1\n');
     expect((await result).href).toBe('http://127.0.0.1/callback?code=code-1&state=s-123');
+  });
+
+  it('times out a pasted answer too when there is no loopback server', async () => {
+    const input = new PassThrough();
+    const p = await started({ input, timeoutMs: 50, listen: () => Promise.reject(new Error('EACCES')) });
+    await expect(p.authorize(request(p))).rejects.toThrow(/no sign-in response arrived within/);
   });
 
   it('shows a device code only when the device grant is allowed', async () => {

@@ -1,7 +1,13 @@
 // How the CLI asks a person to approve a sign-in: it prints the authorization URL (and opens the browser where there
 // is one), then takes the response from its loopback redirect, or pasted in the terminal, or it shows a device code.
 import type { AuthorizationRequest, DeviceAuthorizationPrompt, SignInPrompt } from '../client/oauth/types.js';
-import { CALLBACK_PATH, startLoopbackRedirect, type LoopbackRedirect } from './loopback-redirect.js';
+import { OAuthFlowError } from '../client/oauth/types.js';
+import {
+  CALLBACK_PATH,
+  DEFAULT_REDIRECT_TIMEOUT_MS,
+  startLoopbackRedirect,
+  type LoopbackRedirect,
+} from './loopback-redirect.js';
 import { hasDisplay, openBrowser } from './open-browser.js';
 import { readPastedRedirect } from './pasted-redirect.js';
 import { oneLine, printErr } from './terminal-text.js';
@@ -31,6 +37,17 @@ export interface TerminalSignInPrompt extends SignInPrompt {
 const NO_LOOPBACK_URI = `http://127.0.0.1${CALLBACK_PATH}`;
 
 const never = new Promise<never>(() => undefined);
+
+/** Rejects after `ms` (the bound of a pasted answer when there is no loopback server to time out), unless aborted. */
+function expiry(ms: number, signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    const timer = setTimeout(
+      () => reject(new OAuthFlowError(`no sign-in response arrived within ${Math.round(ms / 1000)} s`)),
+      ms,
+    );
+    signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  });
+}
 
 /** Which ways of asking the flags and the terminal allow: `--no-browser`, `--paste`, `--device`. */
 export function promptOptionsFromFlags(
@@ -70,7 +87,8 @@ export function createTerminalSignInPrompt(options: TerminalPromptOptions): Term
     const stop = new AbortController();
     const signal = request.signal ? AbortSignal.any([request.signal, stop.signal]) : stop.signal;
     const wait = { state, timeoutMs: options.timeoutMs, signal };
-    const redirected = loopback?.next(wait) ?? never;
+    const redirected =
+      loopback?.next(wait) ?? expiry(options.timeoutMs ?? DEFAULT_REDIRECT_TIMEOUT_MS, signal);
     // With a loopback server too, input that ends (nothing to paste) leaves the redirect to decide.
     const pasted = paste
       ? readPastedRedirect(input, request.redirectUri, state, signal).catch((err: unknown) =>
