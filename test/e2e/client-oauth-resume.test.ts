@@ -89,7 +89,7 @@ describe('OAuth in the client library', () => {
     const refreshedBefore = tokenGrants('refresh_token').length;
 
     // The access token of the sign-in has expired (the server would refuse it) by the time the next client starts.
-    await new Promise((r) => setTimeout(r, 2_500));
+    await new Promise((r) => setTimeout(r, 3_200));
     const second = createClient({
       url: server.url,
       journal: createSqliteJournal(journalPath),
@@ -104,7 +104,7 @@ describe('OAuth in the client library', () => {
       status: 'completed',
       result: { content: [{ type: 'text', text: 'rested resumed' }] },
     });
-    expect(Date.now() - stoppedAt).toBeGreaterThan(2_000);
+    expect(Date.now() - stoppedAt).toBeGreaterThan(3_000);
     expect(tokenGrants('refresh_token').length).toBeGreaterThan(refreshedBefore);
     expect(tokenGrants('refresh_token').every((status) => status === 200)).toBe(true);
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);

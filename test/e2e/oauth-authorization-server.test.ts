@@ -67,7 +67,7 @@ const form = (fields: Record<string, string>) => ({ method: 'POST', body: new UR
 describe('the test authorization server', () => {
   it('signs in for serve in JWT mode: challenge, metadata, accepted token, refused once expired, rotated refresh', async () => {
     const as = await authorizationServer({
-      accessTokenLifetimeSeconds: 2,
+      accessTokenLifetimeSeconds: 3,
       verifierLeewaySeconds: SERVE_LEEWAY_SECONDS,
     });
     const p = await serveFor(as);
@@ -91,7 +91,7 @@ describe('the test authorization server', () => {
 
     const tokens = await signInDirectly(as.issuer, prm.resource);
     const signedInAt = Date.now();
-    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 2, scope: 'mcp' });
+    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3, scope: 'mcp' });
     const accepted = await echo(p.url, tokens.access_token);
     expect(accepted.status).toBe(200);
     expect(JSON.stringify(await accepted.json())).toContain('hi');
@@ -99,7 +99,7 @@ describe('the test authorization server', () => {
     const elsewhere = await as.issueAccessToken({ resource: 'http://127.0.0.1:9/mcp' });
     expect((await echo(p.url, elsewhere)).status).toBe(401);
 
-    await new Promise((r) => setTimeout(r, Math.max(0, signedInAt + 3_100 - Date.now())));
+    await new Promise((r) => setTimeout(r, Math.max(0, signedInAt + 4_500 - Date.now())));
     const expired = await echo(p.url, tokens.access_token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
