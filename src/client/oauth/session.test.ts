@@ -82,6 +82,16 @@ describe('createOAuth', () => {
     expect(await auth.token()).not.toBe(first);
   });
 
+  it('refreshes on a 401, and signs in again when the refreshed token is refused as well', async () => {
+    const { server, auth } = setup();
+    await auth.signIn();
+    const refused = () => new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+    expect(await auth.challenge(refused())).toBe(true);
+    expect(server.counts).toMatchObject({ refresh: 1, authorize: 1 });
+    expect(await auth.challenge(refused())).toBe(true);
+    expect(server.counts).toMatchObject({ refresh: 1, authorize: 2 });
+  });
+
   it('shares one refresh among concurrent callers', async () => {
     const { server, clock, auth } = setup({ tokenDelayMs: 30 });
     await auth.signIn();
