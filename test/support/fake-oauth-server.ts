@@ -44,6 +44,8 @@ export interface FakeOAuthServer {
   secrets: string[];
   /** The `resource` parameter of every token request. */
   tokenResources: (string | null)[];
+  /** While true, requests to the authorization server fail as an unreachable host's do. */
+  down: boolean;
 }
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
@@ -64,6 +66,7 @@ export function createFakeOAuthServer(options: FakeOAuthOptions = {}): FakeOAuth
     authorizeScopes: [],
     secrets: [],
     tokenResources: [],
+    down: false,
   };
   const issue = (scopes: string[]): Record<string, unknown> => {
     n += 1;
@@ -141,13 +144,13 @@ export function createFakeOAuthServer(options: FakeOAuthOptions = {}): FakeOAuth
 
   function mcp(headers: Headers, body: string): Response {
     server.counts.mcp += 1;
-    const method = (JSON.parse(body) as { method: string }).method;
+    const { id, method } = JSON.parse(body) as { id: unknown; method: string };
     const need = options.required?.[method] ?? [];
     const bearer = /^Bearer (.+)$/.exec(headers.get('authorization') ?? '')?.[1];
     const scopes = bearer === undefined ? undefined : granted.get(bearer);
     if (scopes === undefined) return challenge(401, need);
     if (!need.every((s) => scopes.includes(s))) return challenge(403, need, 'insufficient_scope');
-    return json({ jsonrpc: '2.0', id: 1, result: { ok: true } });
+    return json({ jsonrpc: '2.0', id, result: { resultType: 'complete', ok: true } });
   }
 
   server.fetch = async (input, init) => {
@@ -155,6 +158,7 @@ export function createFakeOAuthServer(options: FakeOAuthOptions = {}): FakeOAuth
     const headers = new Headers(init?.headers);
     const body = typeof init?.body === 'string' ? init.body : init?.body ? String(init.body) : '';
     const at = `${url.origin}${url.pathname}`;
+    if (server.down && url.origin === new URL(issuer).origin) throw new TypeError('fetch failed');
     if (at === `${RESOURCE_ORIGIN}/.well-known/oauth-protected-resource/mcp`)
       return json({
         resource: SERVER_URL,
@@ -194,6 +198,12 @@ export function createFakeOAuthServer(options: FakeOAuthOptions = {}): FakeOAuth
       return new Response(null, { status: 200 });
     }
     if (at === SERVER_URL) return mcp(headers, body);
+    if (at.startsWith(`${RESOURCE_ORIGIN}/tasks/`)) {
+      const bearer = /^Bearer (.+)$/.exec(headers.get('authorization') ?? '')?.[1];
+      return bearer !== undefined && granted.has(bearer)
+        ? json({ outcome: 'delivered' })
+        : challenge(401, []);
+    }
     return json({ error: 'not_found' }, 404);
   };
   server.prompt = {

@@ -42,6 +42,8 @@ export interface SessionState {
   known?: Discovered;
   privateKey?: Promise<oauth.PrivateKey>;
   flight?: Promise<SignInRecord | undefined>;
+  /** The access token the last refresh made on a 401 gave (refused again, it calls for a full sign-in). */
+  refreshedOnChallenge?: string | undefined;
 }
 
 export function createSessionState(options: OAuthOptions): SessionState {

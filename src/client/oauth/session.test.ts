@@ -5,6 +5,7 @@ import {
   SERVER_URL,
   type FakeOAuthOptions,
 } from '../../../test/support/fake-oauth-server.js';
+import { createClient } from '../client.js';
 import { createHttpTransport } from '../http-transport.js';
 import { createMemoryTokenStore } from './memory-store.js';
 import { createOAuth } from './session.js';
@@ -49,6 +50,15 @@ describe('createOAuth', () => {
     });
   });
 
+  it('signs createClient in, for its requests and for sendEvent alike', async () => {
+    const { server, auth } = setup();
+    const client = createClient({ url: SERVER_URL, auth, fetch: server.fetch, retry: false, tasks: false });
+    expect(await client.request('tools/list')).toMatchObject({ ok: true });
+    expect(await client.sendEvent('task-1', 'approved', { ok: true })).toBe('delivered');
+    expect(server.counts.authorize).toBe(1);
+    await client.close();
+  });
+
   it('refreshes the token once it is within refreshSkewMs of expiring, and not before', async () => {
     const { server, clock, auth } = setup({}, { refreshSkewMs: 60_000 });
     const first = (await auth.signIn()).tokens?.accessToken;
@@ -60,6 +70,26 @@ describe('createOAuth', () => {
     expect(server.counts.refresh).toBe(1);
     expect(second).not.toBe(first);
     expect(second).toBe((await auth.record())?.tokens?.accessToken);
+  });
+
+  it('sends the old token when the authorization server cannot be reached to refresh it', async () => {
+    const { server, clock, auth } = setup();
+    const first = (await auth.signIn()).tokens?.accessToken;
+    clock.now += HOUR;
+    server.down = true;
+    expect(await auth.token()).toBe(first);
+    server.down = false;
+    expect(await auth.token()).not.toBe(first);
+  });
+
+  it('refreshes on a 401, and signs in again when the refreshed token is refused as well', async () => {
+    const { server, auth } = setup();
+    await auth.signIn();
+    const refused = () => new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+    expect(await auth.challenge(refused())).toBe(true);
+    expect(server.counts).toMatchObject({ refresh: 1, authorize: 1 });
+    expect(await auth.challenge(refused())).toBe(true);
+    expect(server.counts).toMatchObject({ refresh: 1, authorize: 2 });
   });
 
   it('shares one refresh among concurrent callers', async () => {

@@ -23,7 +23,8 @@ async function currentToken(s: SessionState, signal?: AbortSignal): Promise<stri
     record = await single(s, () => signInNow(s, s.options.scope, signal));
   } else if (record?.tokens?.refreshToken !== undefined && expiring(s, record.tokens)) {
     const stale = record;
-    record = await single(s, () => refresh(s, stale, signal));
+    // A refresh that could not be made (the server unreachable) leaves the old token to the server's judgement.
+    record = await single(s, () => refresh(s, stale, signal)).catch(() => stale);
   }
   return record?.tokens?.accessToken;
 }

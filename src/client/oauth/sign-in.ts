@@ -124,9 +124,14 @@ export async function answerChallenge(
       return undefined;
     return signInWith(s, d, unionScopes(granted, c.scope), signal);
   }
-  if (record?.tokens?.refreshToken !== undefined && !s.machine) {
-    const refreshed = await refresh(s, record, signal).catch(() => undefined);
-    if (refreshed !== undefined) return refreshed;
+  // A refresh first, unless the token refused is one a refresh on a 401 just gave: then the grant itself is gone.
+  const tokens = record?.tokens;
+  if (record !== undefined && tokens?.refreshToken !== undefined && !s.machine) {
+    if (tokens.accessToken !== s.refreshedOnChallenge) {
+      const refreshed = await refresh(s, record, signal).catch(() => undefined);
+      s.refreshedOnChallenge = refreshed?.tokens?.accessToken;
+      if (refreshed !== undefined) return refreshed;
+    }
   }
   return signInWith(s, d, firstScope(s, d, c.scope, granted), signal);
 }
