@@ -1,6 +1,7 @@
 // The client library signed in with OAuth to `serve` in JWT mode: a client journals a durable task and stops; a
 // client started after the access token expired resumes it from the journal, refreshing with the stored sign-in
 // (nobody to ask), and follows it to its end. Neither the journal nor anything else but the token file holds a token.
+// A token the server refuses while the client still trusts it is refreshed on the 401.
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createClient,
   createFileTokenStore,
+  createMemoryTokenStore,
   createOAuth,
   type SignInPrompt,
 } from '../../src/client-entry.js';
@@ -112,6 +114,36 @@ describe('OAuth in the client library', () => {
     const tokens = as.issued.map((t) => t.value);
     const texts = { 'serve stdout': server.stdout(), 'serve stderr': server.stderr() };
     expect(tokenLeaks(tokens, texts, [dir], [tokenFile])).toEqual([]);
+  }, 60_000);
+
+  it('a token the server refuses before the client expected is refreshed on the 401, and the request sent again', async () => {
+    let lagMs = 0;
+    const statuses: number[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      statuses.push(res.status);
+      return res;
+    };
+    const auth = createOAuth({
+      serverUrl: server.url,
+      store: createMemoryTokenStore(),
+      prompt: approvingBrowser,
+      refreshSkewMs: 0,
+      now: () => Date.now() - lagMs,
+    });
+    await auth.signIn();
+    // From now on the client's clock lags a minute: to it the token has long to live, the server refuses it.
+    lagMs = 60_000;
+    await new Promise((r) => setTimeout(r, 3_200));
+    const refreshedBefore = tokenGrants('refresh_token').length;
+    const client = createClient({ url: server.url, auth, fetch: recording });
+    const called = await client.callTool('nap_job', { id: 'lagging', ms: 1 });
+    const outcome = called.kind === 'task' ? await called.task.result() : undefined;
+    await client.close();
+    expect(outcome).toMatchObject({ status: 'completed', result: { content: [{ text: 'rested lagging' }] } });
+    expect(statuses[0]).toBe(401);
+    expect(statuses[1]).toBe(200);
+    expect(tokenGrants('refresh_token').length).toBeGreaterThan(refreshedBefore);
   }, 60_000);
 });
 
