@@ -5,6 +5,9 @@ import * as oauth from 'oauth4webapi';
 import { assertSecureUrl, getJson, type HttpContext } from './http.js';
 import { OAuthFlowError } from './types.js';
 
+/** Neither protected-resource nor authorization-server metadata: the server does not sign in with OAuth. */
+export class NoAuthorizationServerError extends OAuthFlowError {}
+
 /** What a protected resource says of itself. */
 export interface ResourceInfo {
   /** The resource identifier tokens are asked for (`resource` parameter). */
@@ -140,5 +143,5 @@ export async function discoverAuthorizationServer(
     }
     return as;
   }
-  throw new OAuthFlowError(`no authorization server metadata found for ${issuer}`);
+  throw new NoAuthorizationServerError(`no authorization server metadata found for ${issuer}`);
 }

@@ -200,3 +200,33 @@ describe('createOAuth', () => {
     expect(record.tokens?.scope).toBe('read');
   });
 });
+
+describe('a server that does not sign in with OAuth', () => {
+  it('leaves its 401 standing on a request, and says so on a sign-in on purpose', async () => {
+    let mcp = 0;
+    const fetchNone: typeof fetch = async (input) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname === '/mcp') {
+        mcp += 1;
+        return new Response(
+          JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'no' } }),
+          {
+            status: 401,
+            headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
+          },
+        );
+      }
+      return new Response('not found', { status: 404 });
+    };
+    const auth = createOAuth({ serverUrl: SERVER_URL, store: createMemoryTokenStore(), fetch: fetchNone });
+    const transport = createHttpTransport({ url: SERVER_URL, auth, fetch: fetchNone, retry: false });
+    const reply = await transport.send({
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    });
+    expect(reply.status).toBe(401);
+    expect(mcp).toBe(1);
+    await expect(auth.signIn()).rejects.toThrow(/no authorization server metadata/);
+  });
+});

@@ -2,6 +2,7 @@
 // expires; a new sign-in or step-up when the server challenges) plus signing in and out on purpose. One refresh or
 // sign-in at a time: concurrent requests wait for the one in flight.
 import { parseBearerChallenge } from './challenge.js';
+import { NoAuthorizationServerError } from './discovery.js';
 import {
   authorizationServer,
   createSessionState,
@@ -54,7 +55,13 @@ export function createOAuth(options: OAuthOptions): OAuthSession {
         const c = parseBearerChallenge(response.headers.get('www-authenticate'));
         if (c.error !== 'insufficient_scope') return false;
       }
-      return (await single(s, () => answerChallenge(s, response, signal))) !== undefined;
+      try {
+        return (await single(s, () => answerChallenge(s, response, signal))) !== undefined;
+      } catch (err) {
+        // A server that names no authorization server anywhere does not use OAuth: its own answer stands.
+        if (err instanceof NoAuthorizationServerError) return false;
+        throw err;
+      }
     },
     async signIn(opts = {}) {
       const record = await single(s, () => signInNow(s, opts.scope ?? options.scope, opts.signal));
