@@ -19,6 +19,7 @@ import { ErrorCode } from '../wire/codes.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { LATEST_PROTOCOL_VERSION, META_LOG_LEVEL, TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { ProtocolError } from '../wire/protocol-error.js';
+import { upstreamFetch } from './authorized-fetch.js';
 import {
   backoff,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -26,6 +27,7 @@ import {
   describeTarget,
   errorMessage,
   readAgainLater,
+  signInFailure,
   UpstreamLostError,
   UpstreamNotSentError,
   UpstreamRefusedError,
@@ -57,8 +59,10 @@ const clientInfo = { name: 'durable-mcp-gateway', version: VERSION };
  * the gateway's own secrets), its stderr logged, started again after it exits (with back-off when it keeps exiting).
  */
 function clientFor(target: UpstreamTarget, log?: UpstreamOptions['log']): McpClient {
-  if (target.kind === 'http')
-    return createClient({ url: target.url.href, headers: target.headers, clientInfo, retry: false });
+  if (target.kind === 'http') {
+    const { url, headers } = target;
+    return createClient({ url: url.href, headers, fetch: upstreamFetch(target), clientInfo, retry: false });
+  }
   const name = describeTarget(target);
   const transport = createStdioTransport(
     target.command,
@@ -101,6 +105,9 @@ export async function discoverModern(
         const versions = found.supportedVersions;
         return Array.isArray(versions) && versions.includes(LATEST_PROTOCOL_VERSION) ? found : undefined;
       } catch (err) {
+        // A sign-in that cannot be made stops the gateway at once, with its own message (run `durable-mcp login`).
+        const signIn = signInFailure(err);
+        if (signIn !== undefined) throw signIn;
         if (target.kind === 'stdio' && signal?.aborted !== true && !neverSent(err)) return undefined;
         if (!unreachable(err)) return undefined;
         if (Date.now() >= until || signal?.aborted === true)
@@ -144,6 +151,8 @@ function idleTimer(ms: number, parent: AbortSignal | undefined) {
 /** A call's failure as one of ours: refused (a JSON-RPC error answer), not sent, or lost. */
 function classify(err: unknown, signal: AbortSignal | undefined, timedOut: boolean, ms: number): unknown {
   if (signal?.aborted === true) return err;
+  const signIn = signInFailure(err);
+  if (signIn !== undefined) return new UpstreamNotSentError(signIn.message, { cause: signIn });
   if (timedOut)
     return new UpstreamLostError(`the upstream did not answer in time (no progress for ${ms} ms)`);
   if (err instanceof ProtocolError) {
