@@ -1,5 +1,6 @@
 // Runs the official MCP conformance suite in client mode against our everything client, one scenario at a time:
-// every non-OAuth client scenario the 2026-07-28 requirements score. Exit code non-zero if any fails.
+// every client scenario the 2026-07-28 requirements score (the OAuth ones included), plus the client credentials
+// extension scenarios. Exit code non-zero if any fails, warns or is skipped.
 // Usage: npm run conformance:client [-- --scenario NAME ...] [-- --verbose] [-- -o DIR]
 // (expects a build: dist/examples/conformance-client/everything-client.js)
 import { spawnSync } from 'node:child_process';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 const REVISION = '2026-07-28';
 const CLIENT = 'dist/examples/conformance-client/everything-client.js';
-// What `conformance list --client --requirements 2026-07-28` gives without auth/* (checked at run time).
+// What `conformance list --client --requirements 2026-07-28` gives (checked at run time).
 const EXPECTED_SCENARIOS = [
   'tools_call',
   'request-metadata',
@@ -20,7 +21,35 @@ const EXPECTED_SCENARIOS = [
   'http-custom-headers',
   'http-invalid-tool-headers',
   'json-schema-ref-no-deref',
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/authorization-server-migration',
+  'auth/iss-supported',
+  'auth/iss-not-advertised',
+  'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer',
+  'auth/iss-unexpected',
+  'auth/iss-normalized',
+  'auth/metadata-issuer-mismatch',
 ];
+// Extension scenarios (not scored for 2026-07-28, run all the same) need `--force`: at `--spec-version 2026-07-28`
+// the suite skips them as not applicable, and without a version it runs them on the 2025-11-25 stateful wire.
+const EXTENSION_SCENARIOS = ['auth/client-credentials-basic', 'auth/client-credentials-jwt'];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -41,7 +70,7 @@ function suite(suiteArgs, timeoutMs) {
   });
 }
 
-/** The scored client scenarios, from the suite itself, without the OAuth ones. */
+/** The scored client scenarios, from the suite itself. */
 function requiredScenarios() {
   const r = suite(['list', '--client', '--requirements', REVISION], 5 * 60_000);
   if (r.status !== 0) throw new Error(`conformance list failed (exit ${r.status ?? r.signal}):\n${r.stderr}`);
@@ -54,7 +83,7 @@ function requiredScenarios() {
     if (m === null) break;
     names.push(m[1]);
   }
-  return names.filter((n) => !n.startsWith('auth/'));
+  return names;
 }
 
 function findChecks(dir) {
@@ -69,18 +98,13 @@ function findChecks(dir) {
 
 function runScenario(scenario, outDir) {
   const started = Date.now();
+  const version = [
+    '--spec-version',
+    REVISION,
+    ...(EXTENSION_SCENARIOS.includes(scenario) ? ['--force'] : []),
+  ];
   const r = suite(
-    [
-      'client',
-      '--command',
-      `node ${CLIENT}`,
-      '--scenario',
-      scenario,
-      '--spec-version',
-      REVISION,
-      '-o',
-      outDir,
-    ],
+    ['client', '--command', `node ${CLIENT}`, '--scenario', scenario, ...version, '-o', outDir],
     5 * 60_000,
   );
   const output = `${r.stdout ?? ''}${r.stderr ?? ''}`;
@@ -90,7 +114,11 @@ function runScenario(scenario, outDir) {
   const files = existsSync(outDir) ? findChecks(outDir) : [];
   if (files.length === 0) problems.push('no checks.json written');
   for (const file of files) {
-    for (const check of JSON.parse(readFileSync(file, 'utf8'))) {
+    const checks = JSON.parse(readFileSync(file, 'utf8'));
+    // A scenario whose checks were all skipped "passes" with 0/0: it was not run.
+    if (checks.length === 0 || checks.every((c) => c.status === 'SKIPPED'))
+      problems.push('every check skipped: the scenario did not run');
+    for (const check of checks) {
       if (check.status === 'FAILURE' || check.status === 'WARNING') {
         problems.push(
           `${check.status} ${check.id} (${check.name}): ${check.errorMessage ?? check.description}`,
@@ -112,7 +140,7 @@ if (only.length > 0) {
 } else {
   scenarios = requiredScenarios();
   if (scenarios.length === 0) {
-    console.error('conformance list returned no non-OAuth client scenarios');
+    console.error('conformance list returned no client scenarios');
     process.exit(2);
   }
   const missing = EXPECTED_SCENARIOS.filter((s) => !scenarios.includes(s));
@@ -122,6 +150,7 @@ if (only.length > 0) {
       `note: scored client scenarios changed (missing: ${missing.join(', ') || '-'}; new: ${extra.join(', ') || '-'})`,
     );
   }
+  scenarios.push(...EXTENSION_SCENARIOS.filter((s) => !scenarios.includes(s)));
 }
 
 const work =

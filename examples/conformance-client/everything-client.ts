@@ -8,6 +8,7 @@ import {
   type InputHandler,
   type McpClient,
 } from 'durable-mcp/client';
+import { authScenarios } from './auth-scenarios.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -194,6 +195,8 @@ const scenarios: Record<string, (url: string, context: JsonObject) => Promise<vo
     const tools = await client.listTools();
     log('tools:', JSON.stringify(tools));
   },
+
+  ...authScenarios,
 };
 
 async function main(): Promise<void> {

@@ -10,6 +10,7 @@ import { VERSION } from '../version.js';
 import { callTool, type CallOptions, type CallResult, type ToolCallDeps } from './call-tool.js';
 import { createHttpTransport } from './http-transport.js';
 import type { Journal } from './journal.js';
+import type { ClientAuth } from './oauth/types.js';
 import { createRequester, type Request, type RequestOptions } from './request.js';
 import { resumeAll, type ResumedTasks } from './resume.js';
 import type { RetryOptions } from './retry.js';
@@ -31,6 +32,12 @@ export interface CreateClientOptions {
   url?: string;
   transport?: ClientTransport;
   token?: string | (() => string | Promise<string>);
+  /**
+   * A sign-in (e.g. `createOAuth({ serverUrl: url, ... })` from this module) for the HTTP transport made from `url`
+   * and for `sendEvent`: its token is sent with each request, and it answers the server's 401 and
+   * `insufficient_scope` 403 challenges (the request is then sent again).
+   */
+  auth?: ClientAuth;
   /** Headers sent with every request over the HTTP transport made from `url` (e.g. a proxy's own credentials). */
   headers?: Record<string, string>;
   clientInfo?: { name: string; version: string };
@@ -154,6 +161,7 @@ export function createClient(options: CreateClientOptions): McpClient {
     createHttpTransport({
       url: options.url as string,
       token: options.token,
+      auth: options.auth,
       fetch: options.fetch,
       retry: options.retry,
       headers: (req) => ({ ...options.headers, ...mirrorParams(paramHeaders, req.method, req.params) }),
@@ -181,8 +189,8 @@ export function createClient(options: CreateClientOptions): McpClient {
     followStream: (taskId, name, opts) => followTaskStream(request, taskId, name, opts),
     async sendEvent(taskId, name, payload) {
       if (options.url === undefined) throw new Error('client.sendEvent needs the client to have a url');
-      const { token, headers, fetch } = options;
-      return postEvent(eventUrl(options.url, taskId, name), payload, { token, headers, fetch });
+      const { token, auth, headers, fetch } = options;
+      return postEvent(eventUrl(options.url, taskId, name), payload, { token, auth, headers, fetch });
     },
     close: () => transport.close(),
   };

@@ -1,6 +1,8 @@
 // Events from outside a task, sent by its owner (`POST /tasks/{id}/events/{name}` beside the MCP endpoint, with the
 // client's credentials): what `client.sendEvent` does.
 import type { JsonValue } from '../json.js';
+import { authorizationHeader, sendWithAuth } from './auth-retry.js';
+import type { ClientAuth } from './oauth/types.js';
 
 /** What came of a delivery the server took: handed to the task's wait, kept for it, or a repeat of an earlier one. */
 export type EventOutcome = 'delivered' | 'kept' | 'repeat';
@@ -21,6 +23,8 @@ export interface EventSendOptions {
   /** The MCP endpoint's URL; the route is at its origin. */
   url: string;
   token?: string | (() => string | Promise<string>);
+  /** A sign-in whose token is sent (and which answers a 401 or an `insufficient_scope` 403). */
+  auth?: ClientAuth;
   headers?: Record<string, string>;
   fetch?: typeof fetch;
 }
@@ -35,26 +39,24 @@ export async function postEvent(
   payload: JsonValue,
   options: Omit<EventSendOptions, 'url'>,
 ): Promise<EventOutcome> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
-  if (options.token !== undefined) {
-    const token = typeof options.token === 'function' ? await options.token() : options.token;
-    headers.authorization = `Bearer ${token}`;
-  }
-  const res = await (options.fetch ?? fetch)(target, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(payload),
-  });
+  const body = JSON.stringify(payload);
+  const attempt = async (): Promise<Response> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
+    const authorization = await authorizationHeader(options.auth, options.token);
+    if (authorization !== undefined) headers.authorization = authorization;
+    return (options.fetch ?? fetch)(target, { method: 'POST', headers, body });
+  };
+  const res = await sendWithAuth(options.auth, attempt);
   const text = await res.text();
-  let body: { outcome?: unknown; error?: { code?: unknown; message?: unknown } } = {};
+  let answer: { outcome?: unknown; error?: { code?: unknown; message?: unknown } } = {};
   try {
-    body = JSON.parse(text) as typeof body;
+    answer = JSON.parse(text) as typeof answer;
   } catch {
     // Not the routes' JSON (a proxy's page): refused with the status alone.
   }
-  if (res.ok && (body.outcome === 'delivered' || body.outcome === 'kept' || body.outcome === 'repeat'))
-    return body.outcome;
-  const code = typeof body.error?.code === 'string' ? body.error.code : `http_${res.status}`;
-  const message = typeof body.error?.message === 'string' ? body.error.message : `HTTP ${res.status}`;
+  if (res.ok && (answer.outcome === 'delivered' || answer.outcome === 'kept' || answer.outcome === 'repeat'))
+    return answer.outcome;
+  const code = typeof answer.error?.code === 'string' ? answer.error.code : `http_${res.status}`;
+  const message = typeof answer.error?.message === 'string' ? answer.error.message : `HTTP ${res.status}`;
   throw new EventRefusedError(res.status, code, message);
 }

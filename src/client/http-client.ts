@@ -12,11 +12,14 @@ import {
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import { createHttpTransport } from './http-transport.js';
+import type { ClientAuth } from './oauth/types.js';
 import type { RetryOptions } from './retry.js';
 
 export interface ClientOptions {
   url: string;
   token?: string;
+  /** A sign-in (`createOAuth`), as for the HTTP transport. */
+  auth?: ClientAuth;
   clientInfo?: { name: string; version: string };
   capabilities?: JsonObject;
   protocolVersion?: string;
@@ -51,6 +54,7 @@ export function createHttpClient(options: ClientOptions): McpHttpClient {
   const transport = createHttpTransport({
     url: options.url,
     token: options.token,
+    auth: options.auth,
     fetch: options.fetch,
     retry: options.retry,
   });

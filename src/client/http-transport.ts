@@ -3,7 +3,9 @@
 import { encodeHeaderValue, mcpNameSource } from '../wire/headers.js';
 import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
 import { META_PROTOCOL_VERSION } from '../wire/meta-keys.js';
+import { authorizationHeader, sendWithAuth } from './auth-retry.js';
 import { InvalidResponseError, StreamEndedError } from './errors.js';
+import type { ClientAuth } from './oauth/types.js';
 import { fetchWithRetry, isSafeToRepeat, retryPolicy, type RetryOptions } from './retry.js';
 import { readMessage, SseParser } from './sse-parser.js';
 import type { ClientTransport, OutgoingRequest, SendOptions, TransportReply } from './transport.js';
@@ -12,6 +14,11 @@ export interface HttpTransportOptions {
   url: string;
   /** Bearer token, or a function returning one (e.g. refreshed). */
   token?: string | (() => string | Promise<string>);
+  /**
+   * A sign-in (e.g. `createOAuth(...)`): its token is sent with each request (before `token`), and a 401 or an
+   * `insufficient_scope` 403 is handed to it; when it got new tokens the request is sent again (at most 3 times).
+   */
+  auth?: ClientAuth;
   /** Extra headers per request (e.g. Mcp-Param-* mirrors computed by the client). */
   headers?: (request: OutgoingRequest) => Record<string, string>;
   fetch?: typeof fetch;
@@ -26,6 +33,7 @@ export interface HttpTransportOptions {
 async function headersOf(
   options: HttpTransportOptions,
   request: OutgoingRequest,
+  signal: AbortSignal | undefined,
 ): Promise<Record<string, string>> {
   const meta = request.params._meta as JsonObject | undefined;
   const headers: Record<string, string> = {
@@ -37,10 +45,8 @@ async function headersOf(
   };
   const name = mcpNameSource(request.method, request.params);
   if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
-  if (options.token !== undefined) {
-    const token = typeof options.token === 'function' ? await options.token() : options.token;
-    headers.authorization = `Bearer ${token}`;
-  }
+  const authorization = await authorizationHeader(options.auth, options.token, signal);
+  if (authorization !== undefined) headers.authorization = authorization;
   return headers;
 }
 
@@ -109,11 +115,16 @@ export function createHttpTransport(options: HttpTransportOptions): ClientTransp
       const attempt = async (): Promise<Response> =>
         doFetch(options.url, {
           method: 'POST',
-          headers: await headersOf(options, request),
+          headers: await headersOf(options, request, opts.signal),
           body,
           signal: opts.signal ?? null,
         });
-      const res = await fetchWithRetry(isSafeToRepeat(request) ? policy : undefined, opts.signal, attempt);
+      const policyOf = isSafeToRepeat(request) ? policy : undefined;
+      const res = await sendWithAuth(
+        options.auth,
+        () => fetchWithRetry(policyOf, opts.signal, attempt),
+        opts.signal,
+      );
       const contentType = res.headers.get('content-type') ?? '';
       return contentType.startsWith('text/event-stream')
         ? streamReply(res, request, opts)

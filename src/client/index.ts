@@ -18,3 +18,24 @@ export { EventRefusedError, type EventOutcome } from './events.js';
 export { ProtocolError } from '../wire/protocol-error.js';
 export { ErrorCode } from '../wire/codes.js';
 export { encodeHeaderValue } from '../wire/headers.js';
+export {
+  createOAuth,
+  createMemoryTokenStore,
+  createFileTokenStore,
+  SignInRequiredError,
+  OAuthFlowError,
+} from './oauth/index.js';
+export type {
+  ClientAuth,
+  OAuthTokenSet,
+  TokenEndpointAuthMethod,
+  OAuthClientInfo,
+  SignInRecord,
+  TokenStore,
+  AuthorizationRequest,
+  DeviceAuthorizationPrompt,
+  SignInPrompt,
+  ClientCredentialsOptions,
+  OAuthOptions,
+  OAuthSession,
+} from './oauth/index.js';
