@@ -19,7 +19,6 @@ import { ErrorCode } from '../wire/codes.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { LATEST_PROTOCOL_VERSION, META_LOG_LEVEL, TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { ProtocolError } from '../wire/protocol-error.js';
-import { upstreamFetch } from './authorized-fetch.js';
 import {
   backoff,
   DEFAULT_CALL_TIMEOUT_MS,
@@ -55,13 +54,13 @@ const clientInfo = { name: 'durable-mcp-gateway', version: VERSION };
 
 /**
  * The client for an upstream, with no retries of its own (the gateway decides what is sent again): over HTTP with
- * its headers; over stdio a child process with only the environment it needs and the variables named for it (never
+ * its headers or sign-in; over stdio a child process with only the environment it needs and the variables named for it (never
  * the gateway's own secrets), its stderr logged, started again after it exits (with back-off when it keeps exiting).
  */
 function clientFor(target: UpstreamTarget, log?: UpstreamOptions['log']): McpClient {
   if (target.kind === 'http') {
-    const { url, headers } = target;
-    return createClient({ url: url.href, headers, fetch: upstreamFetch(target), clientInfo, retry: false });
+    const { url, headers, auth } = target;
+    return createClient({ url: url.href, headers, auth, clientInfo, retry: false });
   }
   const name = describeTarget(target);
   const transport = createStdioTransport(
