@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { ErrorCode } from '../wire/codes.js';
 import type { ProtocolError } from '../wire/protocol-error.js';
 import { UsageError } from './args.js';
+import { signInAuth, signInSession } from './sign-in-session.js';
 
 export const CLIENT_FLAGS = {
   url: { type: 'string' },
@@ -13,7 +14,7 @@ export const CLIENT_FLAGS = {
 } as const;
 
 export const clientFlagsHelp = `  --url URL        server endpoint (default $DURABLE_MCP_URL or http://127.0.0.1:3000/mcp)
-  --token TOKEN    bearer token (default $DURABLE_MCP_TOKEN)
+  --token TOKEN    bearer token (default $DURABLE_MCP_TOKEN; else the sign-in of durable-mcp login, if any)
   --output json    machine-readable output on stdout (default: human)`;
 
 /**
@@ -31,10 +32,10 @@ export const EXIT = {
   usage: 2,
   /**
    * The server could not be reached, failed (-32603, HTTP 5xx), did not accept the credentials (401/403), or answered
-   * something that is not the protocol.
+   * something that is not the protocol; or a sign-in failed (the authorization server refused or answered amiss).
    */
   serverError: 3,
-  /** Input was requested but there is no terminal to ask on. */
+  /** Input was requested, or a sign-in is needed, and there is no terminal to ask on. */
   inputNeeded: 4,
 } as const;
 
@@ -42,7 +43,7 @@ export const EXIT = {
 export const exitCodesHelp = `Exit codes: 0 done; 1 tool error, task failed or cancelled, or request refused (unknown task, idempotency
 key reused with other arguments, invalid arguments or answer, missing capability, rate limit or quota, an answer
 the task does not wait for); 2 usage; 3 server or connection error (unreachable, internal error, credentials not
-accepted, malformed answer); 4 input needed without a terminal.`;
+accepted, malformed answer), or a sign-in that failed; 4 input or sign-in needed without a terminal.`;
 
 /** The JSON-RPC errors that refuse a request (exit 1) rather than report a server that cannot serve it (exit 3). */
 const REFUSALS: ReadonlySet<number> = new Set([
@@ -65,15 +66,22 @@ export interface ClientContext {
 export function serverFromFlags(values: Record<string, unknown>): { url: string; token: string | undefined } {
   const url =
     (values.url as string | undefined) ?? process.env.DURABLE_MCP_URL ?? 'http://127.0.0.1:3000/mcp';
-  const token = (values.token as string | undefined) ?? process.env.DURABLE_MCP_TOKEN;
+  // An empty $DURABLE_MCP_TOKEN is unset (so `DURABLE_MCP_TOKEN= durable-mcp call …` uses the stored sign-in).
+  const token = (values.token as string | undefined) ?? (process.env.DURABLE_MCP_TOKEN || undefined);
   return { url, token };
 }
 
+/**
+ * The client of --url. Without a bearer token it uses the sign-in kept by `durable-mcp login` (refreshing its tokens
+ * as it goes); a sign-in that is needed is asked for on the terminal, and without one (stdin or stderr not a terminal)
+ * fails with SignInRequiredError, which `reportError` turns into exit 4.
+ */
 export function clientFromFlags(values: Record<string, unknown>, onInput?: InputHandler): ClientContext {
   const { url, token } = serverFromFlags(values);
+  const terminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const client = createClient({
     url,
-    token,
+    ...(token === undefined ? { auth: signInAuth(signInSession(url, {}, terminal)) } : { token }),
     clientInfo: { name: 'durable-mcp-cli', version: VERSION },
     onInput,
     capabilities: { elicitation: {}, roots: {} },

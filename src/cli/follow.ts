@@ -1,5 +1,6 @@
 // Prints results and follows tasks for the client commands (status line, terminal prompts, exit codes).
 import { InputRequiredError } from '../client/errors.js';
+import { OAuthFlowError, SignInRequiredError } from '../client/oauth/types.js';
 import { failureCode } from '../client/retry.js';
 import { ProtocolError } from '../wire/protocol-error.js';
 import type { TaskHandle, TaskOutcome } from '../client/task-handle.js';
@@ -86,6 +87,13 @@ const NETWORK_FAILURES: Readonly<Record<string, string>> = {
 
 const NETWORK_CODES: ReadonlySet<string> = new Set(Object.keys(NETWORK_FAILURES));
 
+/** `err`, or the first of its causes, that is an instance of `type` (a transport may wrap what the sign-in threw). */
+export function errorOfType<T extends Error>(err: unknown, type: new (...args: never[]) => T): T | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
+    if (e instanceof type) return e;
+  return undefined;
+}
+
 /** Maps errors of client commands to a message and an exit code; `url`: the server the command spoke to. */
 export function reportError(err: unknown, url?: string): number {
   if (err instanceof ProtocolError) {
@@ -95,6 +103,23 @@ export function reportError(err: unknown, url?: string): number {
   if (err instanceof InputRequiredError) {
     printErr(oneLine`${err.message}; run in a terminal to answer`);
     return EXIT.inputNeeded;
+  }
+  const signIn = errorOfType(err, SignInRequiredError);
+  if (signIn !== undefined) {
+    // The URL to sign in to is the one the command was given (the resource may be named otherwise).
+    const server = url ?? signIn.resource;
+    printErr(oneLine`sign-in needed for ${server}: run "durable-mcp login --url ${server}"`);
+    return EXIT.inputNeeded;
+  }
+  const flow = errorOfType(err, OAuthFlowError);
+  if (flow !== undefined) {
+    printErr(oneLine`sign-in failed: ${flow.message}`);
+    // An authorization server that registers no clients: one registered by hand is the way.
+    if (/offers no client registration/.test(flow.message))
+      printErr(
+        oneLine`register a client with it, then run: durable-mcp login --url ${url ?? '<url>'} --client-id ID (a secret in $DURABLE_MCP_CLIENT_SECRET)`,
+      );
+    return EXIT.serverError;
   }
   const network = failureCode(err, NETWORK_CODES);
   if (network !== undefined) {

@@ -10,6 +10,8 @@ import { gateway, gatewayUsage } from './commands/gateway.js';
 import { migrate, migrateUsage } from './commands/migrate.js';
 import { task, taskUsage } from './commands/task.js';
 import { event, eventUsage } from './commands/event.js';
+import { login, loginUsage } from './commands/login.js';
+import { logout, logoutUsage } from './commands/logout.js';
 import { printErr, printOut } from './terminal-text.js';
 import { VERSION } from '../version.js';
 
@@ -27,6 +29,8 @@ Client side:
   event      send an event to a task waiting for it (durable-mcp event --help)
   tools      list the server's tools
   discover   show what the server supports
+  login      sign in to an OAuth-protected server for the commands above (durable-mcp login --help)
+  logout     forget a sign-in, revoking its tokens where the server supports it
 Operators:
   admin      tasks list | get | cancel | retry | purge, overview, pause | resume, flow: every owner's tasks
              (durable-mcp admin --help)
@@ -54,6 +58,8 @@ const COMMANDS: Record<string, Command> = {
   event: { usage: eventUsage, run: (argv) => event(argv) },
   tools: { usage: toolsUsage, run: tools },
   discover: { usage: discoverUsage, run: discover },
+  login: { usage: loginUsage, run: login },
+  logout: { usage: logoutUsage, run: logout },
   admin: { usage: adminUsage, help: adminHelp, run: admin },
 };
 

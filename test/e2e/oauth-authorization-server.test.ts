@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envelope, killedAfterEach, mcpHeaders, startServe } from '../support/cli.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../support/oauth-authorization-server.js';
@@ -66,7 +67,7 @@ const form = (fields: Record<string, string>) => ({ method: 'POST', body: new UR
 describe('the test authorization server', () => {
   it('signs in for serve in JWT mode: challenge, metadata, accepted token, refused once expired, rotated refresh', async () => {
     const as = await authorizationServer({
-      accessTokenLifetimeSeconds: 2,
+      accessTokenLifetimeSeconds: 3,
       verifierLeewaySeconds: SERVE_LEEWAY_SECONDS,
     });
     const p = await serveFor(as);
@@ -90,7 +91,7 @@ describe('the test authorization server', () => {
 
     const tokens = await signInDirectly(as.issuer, prm.resource);
     const signedInAt = Date.now();
-    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 2, scope: 'mcp' });
+    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3, scope: 'mcp' });
     const accepted = await echo(p.url, tokens.access_token);
     expect(accepted.status).toBe(200);
     expect(JSON.stringify(await accepted.json())).toContain('hi');
@@ -98,7 +99,7 @@ describe('the test authorization server', () => {
     const elsewhere = await as.issueAccessToken({ resource: 'http://127.0.0.1:9/mcp' });
     expect((await echo(p.url, elsewhere)).status).toBe(401);
 
-    await new Promise((r) => setTimeout(r, Math.max(0, signedInAt + 3_100 - Date.now())));
+    await new Promise((r) => setTimeout(r, Math.max(0, signedInAt + 4_500 - Date.now())));
     const expired = await echo(p.url, tokens.access_token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -164,8 +165,9 @@ describe('the test authorization server', () => {
     expect(await token.json()).toEqual({ error: 'invalid_grant' });
   });
 
-  it('client credentials, the device grant with its approval, and revocation of a refresh token', async () => {
+  it('client credentials (RS256), the device grant with its approval, and revocation of a refresh token', async () => {
     const as = await authorizationServer({
+      algorithm: 'RS256',
       preRegisteredClients: [{ clientId: 'machine', clientSecret: 'machine-secret-123' }, { clientId: 'tv' }],
     });
     const basic = `Basic ${Buffer.from('machine:machine-secret-123').toString('base64')}`;
@@ -174,7 +176,15 @@ describe('the test authorization server', () => {
       headers: { authorization: basic },
     });
     expect(cc.status).toBe(200);
-    expect(await cc.json()).not.toHaveProperty('refresh_token');
+    const machine = (await cc.json()) as Record<string, string>;
+    expect(machine).not.toHaveProperty('refresh_token');
+    const { payload, protectedHeader } = await jwtVerify(
+      machine.access_token as string,
+      createLocalJWKSet(as.jwks),
+      { issuer: as.issuer, audience: 'http://127.0.0.1:2/mcp' },
+    );
+    expect(protectedHeader.alg).toBe('RS256');
+    expect(payload).toMatchObject({ sub: 'machine', scope: 'mcp' });
     const wrongSecret = await fetch(`${as.issuer}/token`, {
       ...form({ grant_type: 'client_credentials' }),
       headers: { authorization: `Basic ${Buffer.from('machine:nope').toString('base64')}` },

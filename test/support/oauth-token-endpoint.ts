@@ -21,7 +21,7 @@ const fail = (error: string, status = 400): Outcome => ({ ok: false, status, err
 
 /**
  * A signed access token for `grant`. Its `exp` is the lifetime minus `verifierLeewaySeconds`, so a resource server
- * that tolerates that much clock skew refuses it exactly when `expires_in` says it ends.
+ * that tolerates that much clock skew refuses it when `expires_in` says it ends (within the second after).
  */
 export async function mintAccessToken(
   state: AsState,
@@ -30,13 +30,15 @@ export async function mintAccessToken(
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const lifetime = lifetimeSeconds ?? state.options.accessTokenLifetimeSeconds;
+  // Rounded up: a token lives at least its lifetime (between it and one second more), never less.
+  const expires = Math.ceil(Date.now() / 1000) + lifetime - state.options.verifierLeewaySeconds;
   const jwt = new SignJWT({ scope: grant.scope, client_id: grant.clientId })
     .setProtectedHeader({ alg: state.options.algorithm, kid: state.key.kid, typ: 'at+jwt' })
     .setIssuer(state.issuer)
     .setSubject(grant.sub)
     .setIssuedAt(now)
     .setJti(randomToken(12))
-    .setExpirationTime(now + lifetime - state.options.verifierLeewaySeconds);
+    .setExpirationTime(expires);
   if (grant.resource !== undefined) jwt.setAudience(grant.resource);
   return jwt.sign(state.key.privateKey);
 }

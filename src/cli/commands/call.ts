@@ -3,10 +3,11 @@ import type { JsonObject } from '../../wire/jsonrpc.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT, exitCodesHelp } from '../client-flags.js';
 import { readJsonObject, readsStdin } from '../json-input.js';
-import { followTask, printResult, reportError } from '../follow.js';
+import { errorOfType, followTask, printResult, reportError } from '../follow.js';
 import { terminalInput } from '../prompt.js';
 import { oneLine, printErr, printJson, printOut, terminalLine } from '../terminal-text.js';
 import { InputRequiredError } from '../../client/errors.js';
+import { OAuthFlowError, SignInRequiredError } from '../../client/oauth/types.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import { newIdempotencyKey } from '../../client/idempotency-key.js';
 import { checkIdempotencyKey } from '../../wire/idempotency-key.js';
@@ -42,6 +43,10 @@ async function parseArgsFlags(values: Record<string, unknown>): Promise<JsonObje
   return args;
 }
 
+/** A sign-in that was needed or failed: the server took nothing, so there is no task to reach again. */
+const signInError = (err: unknown): boolean =>
+  errorOfType(err, SignInRequiredError) !== undefined || errorOfType(err, OAuthFlowError) !== undefined;
+
 export async function call(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -68,7 +73,12 @@ export async function call(argv: string[]): Promise<number> {
     const outcome = await client.callTool(tool, args, { idempotencyKey: key }).catch((err: unknown) => {
       // The answer may be lost while the task exists: say how to reach it again instead of calling anew (unless
       // the call never left: then there is no task to reach).
-      if (!(err instanceof ProtocolError) && !(err instanceof InputRequiredError) && !neverSent(err))
+      if (
+        !(err instanceof ProtocolError) &&
+        !(err instanceof InputRequiredError) &&
+        !neverSent(err) &&
+        !signInError(err)
+      )
         printErr(
           oneLine`the answer did not arrive; run the same call with --idempotency-key ${key} to reach its task`,
         );

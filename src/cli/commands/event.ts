@@ -8,6 +8,7 @@ import { adminApiFromFlags, type Answer } from '../admin-api.js';
 import { reportAdminError } from '../admin-report.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CLIENT_FLAGS, clientFlagsHelp, clientFromFlags, EXIT, jsonOutput } from '../client-flags.js';
+import { reportError } from '../follow.js';
 import { readJsonValue } from '../json-input.js';
 import { oneLine, printErr, printJson, printOut } from '../terminal-text.js';
 
@@ -71,14 +72,11 @@ export async function event(argv: string[], asOperator = false): Promise<number>
       return reportAdminError(err, api.base, taskId);
     }
   }
-  const { client } = clientFromFlags(values);
+  const { client, url } = clientFromFlags(values);
   try {
     return report(await client.sendEvent(taskId, name, payload));
   } catch (err) {
-    if (!(err instanceof EventRefusedError)) {
-      printErr(oneLine`error: ${err instanceof Error ? err.message : String(err)}`);
-      return EXIT.serverError;
-    }
+    if (!(err instanceof EventRefusedError)) return reportError(err, url);
     printErr(oneLine`event "${name}" for ${taskId} refused (${err.status}): ${err.message}`);
     return err.status === 401 || err.status === 403 || err.status >= 500 ? EXIT.serverError : EXIT.failed;
   } finally {
