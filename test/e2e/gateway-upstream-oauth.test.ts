@@ -1,11 +1,10 @@
 // `durable-mcp gateway` in front of an OAuth-protected upstream (`durable-mcp serve --jwt-issuer … --jwks …`, the test
 // authorization server issuing 2-second access tokens), over real processes: with client credentials
-// (--upstream-client-id) and with a stored sign-in of the gateway's (--upstream-sign-in), a durable call that outlives
-// the upstream's token completes and the next call goes with a new one, the authorization server having handed out
-// new tokens as it went; a missing sign-in
-// stops the gateway at start saying what to run; the flags that do not go together are usage errors; and no token or
-// secret appears in the gateway's output.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// (--upstream-client-id) and with the gateway's own sign-in made by `durable-mcp login` (--upstream-sign-in), a durable
+// call that outlives the upstream's token completes and the next call goes with a new one, the authorization server
+// having handed out new tokens as it went; a missing sign-in stops the gateway at start saying what to run; the flags
+// that do not go together are usage errors; and no token or secret appears in the gateway's output or files.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/advanced.js';
 import { createFileTokenStore } from '../../src/client/oauth/index.js';
 import { TOKENS, tokenFile, waitUntil } from '../support/admin-api.js';
+import { cliEnv, loginThroughLoopback, tokenLeaks } from '../support/cli-sign-in.js';
 import {
   BIN,
   killedAfterEach,
@@ -22,7 +22,6 @@ import {
   type ServeProcess,
 } from '../support/cli.js';
 import { startAuthorizationServer, type AuthorizationServer } from '../support/oauth-authorization-server.js';
-import { signInDirectly } from '../support/oauth-direct-sign-in.js';
 
 type Json = Record<string, unknown>;
 
@@ -77,7 +76,11 @@ const gatewayArgs = (upstream: string, extra: string[]): string[] => [
   ...['--tasks-get-rate', '0', '--shutdown-grace-ms', '200', '--log-level', 'info'],
 ];
 
-async function startGateway(upstream: ServeProcess, extra: string[], env: Json): Promise<ServeProcess> {
+async function startGateway(
+  upstream: ServeProcess,
+  extra: string[],
+  env: Record<string, string | undefined>,
+): Promise<ServeProcess> {
   const proc = await startListening(gatewayArgs(upstream.url, extra), {
     timeoutMs: 30_000,
     env: env as Record<string, string>,
@@ -111,11 +114,12 @@ async function durableSum(gateway: ServeProcess, ms: number): Promise<Json> {
 const grants = (server: AuthorizationServer, grantType: string): number =>
   server.requests.filter((r) => r.path === '/token' && r.grant_type === grantType && r.status === 200).length;
 
-/** No token the authorization server issued, and no secret, in what `proc` printed. */
-function expectNoCredentials(server: AuthorizationServer, proc: ServeProcess): void {
-  const printed = proc.stdout() + proc.stderr();
-  expect(printed).not.toContain(CLIENT.clientSecret);
-  for (const token of server.issued) expect(printed).not.toContain(token.value);
+/** No token the authorization server issued, and no secret, in what `proc` printed or in the test's files. */
+function expectNoCredentials(server: AuthorizationServer, proc: ServeProcess, except: string[] = []): void {
+  const texts = { stdout: proc.stdout(), stderr: proc.stderr() };
+  expect(texts.stdout + texts.stderr).not.toContain(CLIENT.clientSecret);
+  const tokens = server.issued.map((t) => t.value);
+  expect(tokenLeaks(tokens, texts, [dir], except)).toEqual([]);
 }
 
 describe('gateway in front of an OAuth-protected upstream', () => {
@@ -141,25 +145,17 @@ describe('gateway in front of an OAuth-protected upstream', () => {
     expectNoCredentials(server, gateway);
   });
 
-  it('with its stored sign-in, refreshes it as it goes and writes the new tokens back', async () => {
+  it('with its stored sign-in from durable-mcp login, refreshes it as it goes and writes the new tokens back', async () => {
     const { as: server, upstream } = await protectedUpstream();
+    const home = join(dir, 'home');
+    mkdirSync(home);
     const file = join(dir, 'signed-in.json');
-    const signedIn = await signInDirectly(server.issuer, upstream.url);
-    const store = createFileTokenStore(file);
-    await store.set({
-      resource: upstream.url,
-      issuer: server.issuer,
-      client: { clientId: signedIn.clientId, authMethod: 'none', registeredBy: 'dynamic' },
-      tokens: {
-        accessToken: signedIn.access_token,
-        tokenType: 'Bearer',
-        refreshToken: signedIn.refresh_token,
-        expiresAt: Date.now() + signedIn.expires_in * 1000,
-        scope: signedIn.scope,
-      },
-      updatedAt: new Date().toISOString(),
-    });
-    const gateway = await startGateway(upstream, ['--upstream-sign-in'], { DURABLE_MCP_TOKEN_FILE: file });
+    const env = cliEnv(home, file);
+    const login = await loginThroughLoopback(['--url', upstream.url], env);
+    expect(login.code).toBe(0);
+    const signedIn = await createFileTokenStore(file).get(upstream.url);
+    expect(signedIn?.tokens?.refreshToken).toBeDefined();
+    const gateway = await startGateway(upstream, ['--upstream-sign-in'], env);
     const task = await durableSum(gateway, 5_000);
     expect(task).toMatchObject({ status: 'completed', result: { structuredContent: { sum: 5 } } });
     expect(await durableSum(gateway, 0)).toMatchObject({ status: 'completed' });
@@ -167,8 +163,8 @@ describe('gateway in front of an OAuth-protected upstream', () => {
     expect(grants(server, 'client_credentials')).toBe(0);
     const kept = await createFileTokenStore(file).get(upstream.url);
     expect(kept?.tokens?.refreshToken).toBeDefined();
-    expect(kept?.tokens?.refreshToken).not.toBe(signedIn.refresh_token);
-    expectNoCredentials(server, gateway);
+    expect(kept?.tokens?.refreshToken).not.toBe(signedIn?.tokens?.refreshToken);
+    expectNoCredentials(server, gateway, [file]);
   });
 
   it('without a stored sign-in, does not start, and says to run durable-mcp login', async () => {
