@@ -255,7 +255,8 @@ export function createUpstream(target: UpstreamTarget, options: UpstreamOptions 
   const tokens = options.tenantTokens;
   if (target.kind === 'http' && tokens !== undefined && Object.keys(tokens).length > 0) {
     const withToken = (token: string): UpstreamTarget => ({
-      ...target,
+      kind: 'http',
+      url: target.url,
       headers: { ...target.headers, authorization: `Bearer ${token}` },
     });
     const plain = { ...options, tenantTokens: undefined };

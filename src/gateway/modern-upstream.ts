@@ -26,6 +26,7 @@ import {
   describeTarget,
   errorMessage,
   readAgainLater,
+  signInFailure,
   UpstreamLostError,
   UpstreamNotSentError,
   UpstreamRefusedError,
@@ -53,12 +54,14 @@ const clientInfo = { name: 'durable-mcp-gateway', version: VERSION };
 
 /**
  * The client for an upstream, with no retries of its own (the gateway decides what is sent again): over HTTP with
- * its headers; over stdio a child process with only the environment it needs and the variables named for it (never
+ * its headers or sign-in; over stdio a child process with only the environment it needs and the variables named for it (never
  * the gateway's own secrets), its stderr logged, started again after it exits (with back-off when it keeps exiting).
  */
 function clientFor(target: UpstreamTarget, log?: UpstreamOptions['log']): McpClient {
-  if (target.kind === 'http')
-    return createClient({ url: target.url.href, headers: target.headers, clientInfo, retry: false });
+  if (target.kind === 'http') {
+    const { url, headers, auth } = target;
+    return createClient({ url: url.href, headers, auth, clientInfo, retry: false });
+  }
   const name = describeTarget(target);
   const transport = createStdioTransport(
     target.command,
@@ -101,6 +104,9 @@ export async function discoverModern(
         const versions = found.supportedVersions;
         return Array.isArray(versions) && versions.includes(LATEST_PROTOCOL_VERSION) ? found : undefined;
       } catch (err) {
+        // A sign-in that cannot be made stops the gateway at once, with its own message (run `durable-mcp login`).
+        const signIn = signInFailure(err);
+        if (signIn !== undefined) throw signIn;
         if (target.kind === 'stdio' && signal?.aborted !== true && !neverSent(err)) return undefined;
         if (!unreachable(err)) return undefined;
         if (Date.now() >= until || signal?.aborted === true)
@@ -144,6 +150,8 @@ function idleTimer(ms: number, parent: AbortSignal | undefined) {
 /** A call's failure as one of ours: refused (a JSON-RPC error answer), not sent, or lost. */
 function classify(err: unknown, signal: AbortSignal | undefined, timedOut: boolean, ms: number): unknown {
   if (signal?.aborted === true) return err;
+  const signIn = signInFailure(err);
+  if (signIn !== undefined) return new UpstreamNotSentError(signIn.message, { cause: signIn });
   if (timedOut)
     return new UpstreamLostError(`the upstream did not answer in time (no progress for ${ms} ms)`);
   if (err instanceof ProtocolError) {

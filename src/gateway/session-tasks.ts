@@ -27,6 +27,7 @@ import type { CallToolResult, JsonObject } from '../protocol/types.js';
 import { isJsonObject } from '../wire/jsonrpc.js';
 import { TASKS_EXTENSION } from '../wire/meta-keys.js';
 import { VERSION } from '../version.js';
+import { upstreamFetch } from './authorized-fetch.js';
 import { linkedFetch } from './linked-fetch.js';
 import {
   errorMessage,
@@ -205,7 +206,7 @@ async function reopen(parts: TaskParts, taskId: string, created: UpstreamTaskCre
   const { url, headers } = parts.target;
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: headers === undefined ? undefined : { headers },
-    fetch: linkedFetch(),
+    fetch: linkedFetch(upstreamFetch(parts.target)),
     sessionId,
   });
   const client = new Client({ name: 'durable-mcp-gateway', version: VERSION }, { capabilities: {} });

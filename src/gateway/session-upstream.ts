@@ -24,6 +24,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { CallToolResult, JsonObject } from '../protocol/types.js';
 import { VERSION } from '../version.js';
+import { upstreamFetch } from './authorized-fetch.js';
 import { linkedFetch } from './linked-fetch.js';
 import {
   acceptInput,
@@ -49,6 +50,7 @@ import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   describeTarget,
   errorMessage,
+  signInFailure,
   UpstreamLostError,
   UpstreamNotSentError,
   UpstreamRefusedError,
@@ -65,7 +67,7 @@ function transportFor(
 ): { transport: Transport; stderr: Readable | undefined } {
   if (target.kind === 'http') {
     const requestInit = target.headers === undefined ? undefined : { headers: target.headers };
-    const fetch = originNotingFetch(linkedFetch(), calls);
+    const fetch = originNotingFetch(linkedFetch(upstreamFetch(target)), calls);
     const transport = new StreamableHTTPClientTransport(target.url, { requestInit, fetch });
     return { transport, stderr: undefined };
   }
@@ -102,6 +104,8 @@ function notTaken(err: unknown): boolean {
 /** A call's SDK error as one of ours: refused (a JSON-RPC error answer) or lost (closed, timed out). */
 function classify(err: unknown, signal: AbortSignal | undefined): Error {
   if (signal?.aborted === true) return err instanceof Error ? err : new Error(String(err));
+  const signIn = signInFailure(err);
+  if (signIn !== undefined) return new UpstreamNotSentError(signIn.message, { cause: signIn });
   if (err instanceof McpError) {
     if (err.code === (ErrorCode.ConnectionClosed as number))
       return new UpstreamLostError(`the upstream session closed during the call: ${err.message}`);
@@ -149,6 +153,9 @@ async function openSession(parts: SessionParts): Promise<Client> {
     await client.connect(transport, { timeout: parts.connectTimeoutMs });
   } catch (err) {
     await client.close().catch(() => undefined);
+    // A sign-in that cannot be made is said as it is (run `durable-mcp login`), and not tried again at once.
+    const signIn = signInFailure(err);
+    if (signIn !== undefined) throw new UpstreamNotSentError(signIn.message, { cause: signIn });
     throw new UpstreamNotSentError(`cannot reach the upstream (${name}): ${errorMessage(err)}`);
   }
   parts.tasks.add(client, (transport as { sessionId?: string }).sessionId);
@@ -243,7 +250,7 @@ function sessionKeeper(parts: Omit<SessionParts, 'closed' | 'failed'>) {
         try {
           return await connected();
         } catch (err) {
-          if (Date.now() >= until || signal?.aborted === true || closed) throw err;
+          if (Date.now() >= until || signal?.aborted === true || closed || signInFailure(err)) throw err;
         }
       }
     },

@@ -14,14 +14,18 @@ import type {
   JsonObject,
   JsonValue,
 } from '../protocol/types.js';
+import { OAuthFlowError, SignInRequiredError, type ClientAuth } from '../client/oauth/types.js';
 import { delay } from '../client/wait.js';
 import { META_SERVER_INFO } from '../wire/meta-keys.js';
 import { backoffCeilingMs } from '../pacing/backoff.js';
 
-/** Where the upstream is: a command to run (stdio) or the URL of its Streamable HTTP endpoint. */
+/**
+ * Where the upstream is: a command to run (stdio) or the URL of its Streamable HTTP endpoint, with fixed headers (a
+ * static token) or a sign-in (`auth`: client credentials or a stored sign-in of the gateway's, refreshed as it goes).
+ */
 export type UpstreamTarget =
   | { kind: 'stdio'; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
-  | { kind: 'http'; url: URL; headers?: Record<string, string> };
+  | { kind: 'http'; url: URL; headers?: Record<string, string>; auth?: ClientAuth };
 
 /** The `_meta` key under which a call's idempotency key goes upstream (a gateway task's). */
 export const META_UPSTREAM_IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
@@ -260,6 +264,19 @@ export function describeTarget(target: UpstreamTarget): string {
 
 /** An error's message, for what the gateway logs or reports of it. */
 export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * The sign-in's own failure behind `err` (a sign-in needed that nobody can make, or an authorization server's
+ * refusal), found along its causes; undefined for any other error. The request it stopped was not sent, or was
+ * refused before the upstream took it, and sending it again will not help until the sign-in is put right.
+ */
+export function signInFailure(err: unknown): SignInRequiredError | OAuthFlowError | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++, e = e.cause) {
+    if (e instanceof SignInRequiredError || e instanceof OAuthFlowError) return e;
+  }
+  return undefined;
+}
 
 /**
  * After a failed read of an upstream task being followed: lost (thrown) once there has been no news of it for

@@ -75,12 +75,16 @@ export const envelope = (caps: Record<string, unknown> = {}): Record<string, unk
   'io.modelcontextprotocol/clientCapabilities': caps,
 });
 
-/** `serve` that is expected to stop at start: its exit code and stderr (killed after 15 s if it does not). */
-export function serveFails(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: 'pipe' });
+/** `node <argv>`, expected to stop at start: its exit code and stderr (killed after `timeoutMs` if it does not). */
+export function startFails(
+  argv: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, argv, { stdio: 'pipe', env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return new Promise((resolve) =>
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -88,6 +92,10 @@ export function serveFails(args: string[]): Promise<{ code: number | null; stder
     }),
   );
 }
+
+/** `serve` that is expected to stop at start: its exit code and stderr (killed after 15 s if it does not). */
+export const serveFails = (args: string[]): Promise<{ code: number | null; stderr: string }> =>
+  startFails([BIN, 'serve', '--port', '0', ...args]);
 
 /** A list for the `serve` processes a test starts: each is SIGKILLed, and its exit awaited, after every test. */
 export function killedAfterEach(): ServeProcess[] {

@@ -23,6 +23,14 @@ import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
 import { serveWith } from './serve.js';
 import { serveUsage } from './serve-usage.js';
+import {
+  createUpstreamAuth,
+  unusableSignIn,
+  UPSTREAM_AUTH_FLAGS,
+  upstreamAuthSetting,
+  upstreamAuthUsage,
+  type UpstreamAuthSetting,
+} from '../upstream-auth.js';
 
 const GATEWAY_FLAGS = {
   upstream: { type: 'string' },
@@ -41,6 +49,7 @@ const GATEWAY_FLAGS = {
   'upstream-session': { type: 'string' },
   'upstream-tenant-tokens': { type: 'string' },
   'upstream-concurrency': { type: 'string' },
+  ...UPSTREAM_AUTH_FLAGS,
 } as const;
 
 export const gatewayUsage = `durable-mcp gateway --upstream <URL | stdio:COMMAND [ARGS…]> [gateway flags] [serve flags]
@@ -69,6 +78,7 @@ extension: every call of one can be a durable task whose one step is the upstrea
   --upstream-token-env VAR | --upstream-token-file PATH  a bearer token for an HTTP upstream (never the caller's)
   --upstream-tenant-tokens FILE  a JSON object of bearer tokens for an HTTP upstream by tenant ({"acme": "…"}): a
                          tenant named there has its calls sent with its own token, any other with the token above
+${upstreamAuthUsage}
   --upstream-concurrency N  at most N of the upstream's calls run as tasks at once, across every replica on the
                          store; more wait, working, for a free slot (synchronous calls are not counted)
   --tools LIST           tool modules of the gateway's own, served beside the upstream's (default none)
@@ -146,6 +156,17 @@ export function upstreamTarget(values: Record<string, string | boolean | undefin
     url,
     headers: token === undefined ? undefined : { authorization: `Bearer ${token}` },
   };
+}
+
+/** The upstream's target with the sign-in the flags ask for (--upstream-client-id, --upstream-sign-in), if any. */
+function signedInTarget(values: Record<string, string | boolean | undefined>): {
+  target: UpstreamTarget;
+  setting?: UpstreamAuthSetting;
+} {
+  const setting = upstreamAuthSetting(values);
+  const target = upstreamTarget(values);
+  if (setting === undefined || target.kind !== 'http') return { target };
+  return { target: { ...target, auth: createUpstreamAuth(setting, target.url.href) }, setting };
 }
 
 /** --upstream-tenant-tokens: a JSON object of non-empty strings, read once at start. */
@@ -236,7 +257,7 @@ const ownToolSets = async (settings: ServeSettings): Promise<ToolSet[]> =>
 
 export async function gateway(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, { ...SERVE_FLAGS, ...GATEWAY_FLAGS });
-  const target = upstreamTarget(values);
+  const { target, setting } = signedInTarget(values);
   const catalog = catalogSettings(values);
   const settings = serveSettings({ ...values, tools: values.tools ?? '' });
   const callTimeoutMs = intFlag(values['upstream-timeout-ms'], 'upstream-timeout-ms', 3_600_000, 1);
@@ -286,7 +307,10 @@ export async function gateway(argv: string[]): Promise<void> {
     );
   } catch (err) {
     await upstream.close();
-    throw new Error(`--upstream ${upstream.name}: ${err instanceof Error ? err.message : String(err)}`);
+    throw (
+      unusableSignIn(err, setting, describeTarget(target)) ??
+      new Error(`--upstream ${upstream.name}: ${err instanceof Error ? err.message : String(err)}`)
+    );
   }
   logger.info({ upstream: upstream.name, tools: read.tools.length }, 'gateway: upstream tools read');
   const ownTools = new Set(own.flatMap((set) => (set.tools ?? []).map((tool) => tool.name)));
