@@ -32,6 +32,7 @@ import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { advertises } from './advertised.js';
+import { discoverResult } from './discover.js';
 import type { RoundDeps } from './run-round.js';
 import type { TakeStepSlot } from './inline-steps.js';
 import type { MethodHandler, RequestScope } from './scope.js';
@@ -177,19 +178,6 @@ class Scope implements RequestScope {
 
 const REMOVED: ReadonlySet<string> = new Set(REMOVED_METHODS);
 
-/** Whether some prompt or resource template completes its arguments. */
-/** The capabilities server/discover advertises: what is registered, and each extension's. */
-function capabilitiesOf(registry: Registry, extensions: readonly ServerExtension[]): JsonObject {
-  const caps: JsonObject = { tools: { listChanged: true } };
-  const providers = providersOf(extensions).length;
-  if (advertises(registry, 'prompts', providers)) caps.prompts = { listChanged: true };
-  if (advertises(registry, 'resources', providers)) caps.resources = { subscribe: true, listChanged: true };
-  if (advertises(registry, 'completions', providers)) caps.completions = {};
-  if (extensions.length > 0)
-    caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
-  return caps;
-}
-
 /** Capability-gated methods (`capability` in the method traits) answer -32601 while it is not advertised. */
 function isAvailable(table: MethodTable, method: string): boolean {
   const capability = traitsOf(method)?.capability;
@@ -253,17 +241,14 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   const cachedList = listCache(registry, core.serverMeta);
   const listens = listenLimit(options.maxListensPerPrincipal ?? 100);
   return {
-    'server/discover': () => {
-      const result: JsonObject = {
-        resultType: 'complete',
-        supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: capabilitiesOf(registry, extensions),
-        ttlMs: options.discoverTtlMs ?? 300_000,
-        cacheScope: 'public',
-      };
-      if (options.instructions !== undefined) result.instructions = options.instructions;
-      return result;
-    },
+    'server/discover': discoverResult({
+      registry,
+      extensions,
+      providers,
+      instructions: options.instructions,
+      ttlMs: options.discoverTtlMs ?? 300_000,
+      serverMeta: core.serverMeta,
+    }),
     'tools/list': (params, scope) => {
       const view = viewOf(scope);
       return cachedList(view === undefined ? 'tools' : `tools:${view.key}`, params, () =>

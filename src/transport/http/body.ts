@@ -42,6 +42,8 @@ export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget)
     req.on('end', () => {
       if (!settle()) return;
       const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      // The listeners stay on the request as long as it lives (a stream's, for hours): they keep no bytes.
+      chunks.length = 0;
       try {
         resolve(UTF8.decode(buf));
       } catch {
