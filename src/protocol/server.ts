@@ -272,15 +272,14 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
       cachedList('templates', params, () => listTemplates(registry, params, pageSize, hints, providers)),
     'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints, providers),
     'completion/complete': (params) => complete(registry, params),
-    'subscriptions/listen': async (params, scope) => {
+    // Chained, not awaited: an open stream holds no suspended frame of this handler.
+    'subscriptions/listen': (params, scope) => {
       const release = listens.open(scope.auth);
       options.onSubscription?.(1);
-      try {
-        return await listen(registry, subscriptionExts, core.shutdown, params, scope, providers);
-      } finally {
+      return listen(registry, subscriptionExts, core.shutdown, params, scope, providers).finally(() => {
         options.onSubscription?.(-1);
         release();
-      }
+      });
     },
   };
 }
@@ -318,14 +317,32 @@ async function dispatchNow(table: MethodTable, input: DispatchInput): Promise<Di
     return fail(methodNotFound(request.method));
   }
   const scope = new Scope(request, envelope.value, input);
+  let pending: Promise<JsonObject> | JsonObject;
   try {
-    const result = await handler(request.params as JsonObject, scope);
+    pending = handler(request.params as JsonObject, scope);
+  } catch (err) {
+    return handlerFailed(err);
+  }
+  // Chained, not awaited: a long request (a stream) holds no suspended frame of the dispatch.
+  if (!(pending instanceof Promise)) return answered(pending, serverMeta);
+  return pending.then((result) => answered(result, serverMeta), handlerFailed);
+}
+
+const handlerFailed = (err: unknown): DispatchOutcome => ({
+  ok: false,
+  error: toProtocolError(err),
+  origin: 'handler',
+});
+
+/** A handler's result with the server's `_meta` (a result that is no object fails as the handler's error). */
+function answered(result: JsonObject, serverMeta: JsonObject): DispatchOutcome {
+  try {
     const meta = result._meta as JsonObject | undefined;
     if (meta === undefined) result._meta = serverMeta;
     else if (meta[META_SERVER_INFO] === undefined) result._meta = { ...serverMeta, ...meta };
     return { ok: true, result };
   } catch (err) {
-    return { ok: false, error: toProtocolError(err), origin: 'handler' };
+    return handlerFailed(err);
   }
 }
 

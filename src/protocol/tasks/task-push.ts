@@ -18,14 +18,46 @@ interface PushState {
   sentRevision: number | undefined;
 }
 
-const stateOf = (state: Map<string, PushState>, id: string): PushState => {
-  let s = state.get(id);
-  if (s === undefined) {
-    s = { sending: false, dirty: false, needsRead: false, carried: undefined, sentRevision: undefined };
-    state.set(id, s);
+/**
+ * The push states of one subscription: a task's is kept only while something is to be sent; in between, only the
+ * revision last sent (an open stream watching tasks that do not change holds one number per task).
+ */
+class PushStates {
+  private readonly busy = new Map<string, PushState>();
+  private readonly sent = new Map<string, number>();
+
+  of(id: string): PushState {
+    let s = this.busy.get(id);
+    if (s === undefined) {
+      s = {
+        sending: false,
+        dirty: false,
+        needsRead: false,
+        carried: undefined,
+        sentRevision: this.sent.get(id),
+      };
+      this.busy.set(id, s);
+    }
+    return s;
   }
-  return s;
-};
+
+  /** Drops the task's state once nothing is to be sent, keeping the revision last sent. */
+  settle(id: string, s: PushState): void {
+    if (s.sending || s.dirty || s.needsRead || s.carried !== undefined) return;
+    if (s.sentRevision !== undefined) this.sent.set(id, s.sentRevision);
+    this.busy.delete(id);
+  }
+
+  forget(id: string): void {
+    this.busy.delete(id);
+    this.sent.delete(id);
+  }
+
+  clear(): void {
+    this.busy.clear();
+    this.sent.clear();
+  }
+}
 
 type Next = TaskSnapshot | LookupMiss;
 
@@ -94,11 +126,11 @@ async function nextSnapshot(
 
 /** The pushes of the `watched` tasks; a task that expired or was purged leaves `watched`. */
 export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPusher {
-  const state = new Map<string, PushState>();
+  const state = new PushStates();
   let stopped = false;
 
   const push = async (id: string): Promise<void> => {
-    const s = stateOf(state, id);
+    const s = state.of(id);
     if (s.sending) {
       s.dirty = true;
       return;
@@ -113,6 +145,7 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
         if (stopped) return;
         if (typeof snapshot === 'string') {
           watched.delete(id); // expired or purged: nothing more will come
+          state.forget(id);
           return;
         }
         if (isStale(snapshot.revision, s.sentRevision, carried)) continue;
@@ -123,6 +156,7 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
       // A store hiccup drops this event; the next change (or the client's own poll) catches up.
     } finally {
       s.sending = false;
+      if (!stopped && watched.has(id)) state.settle(id, s);
     }
   };
 
@@ -131,7 +165,7 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
     changed(change) {
       if (!watched.has(change.taskId)) return;
       deps.forget(change.taskId);
-      const s = stateOf(state, change.taskId);
+      const s = state.of(change.taskId);
       const committed = change.committed;
       // A change that carries the task as committed spares a read; one that does not needs one.
       if (committed === undefined) s.needsRead = true;
@@ -143,7 +177,7 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
     resync() {
       for (const id of watched) {
         deps.forget(id);
-        stateOf(state, id).needsRead = true;
+        state.of(id).needsRead = true;
         void push(id);
       }
     },
