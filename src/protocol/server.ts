@@ -16,7 +16,7 @@ import {
   type RequestId,
 } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
-import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
+import { methodNotFound, type ProtocolError } from '../wire/protocol-error.js';
 import type { ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
@@ -33,6 +33,7 @@ import { listResources, listTemplates, readResource } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { advertises } from './advertised.js';
 import { discoverResult } from './discover.js';
+import { answered, handlerFailed } from './handler-outcome.js';
 import type { RoundDeps } from './run-round.js';
 import type { TakeStepSlot } from './inline-steps.js';
 import type { MethodHandler, RequestScope } from './scope.js';
@@ -284,16 +285,16 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   };
 }
 
-/** What a dispatch looks requests up in. */
+/** What a dispatch looks requests up in (`providers`: the extensions' resource providers). */
 interface MethodTable {
   registry: Registry;
-  /** The extensions' resource providers. */
   providers: readonly ResourceProvider[];
   methods: Record<string, MethodHandler>;
   serverMeta: JsonObject;
 }
 
-async function dispatchNow(table: MethodTable, input: DispatchInput): Promise<DispatchOutcome> {
+/** The outcome of one request: at once when the checks refuse it or its handler answers synchronously. */
+function dispatchNow(table: MethodTable, input: DispatchInput): DispatchOutcome | Promise<DispatchOutcome> {
   const { request } = input;
   const { methods, serverMeta } = table;
   // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
@@ -328,24 +329,6 @@ async function dispatchNow(table: MethodTable, input: DispatchInput): Promise<Di
   return pending.then((result) => answered(result, serverMeta), handlerFailed);
 }
 
-const handlerFailed = (err: unknown): DispatchOutcome => ({
-  ok: false,
-  error: toProtocolError(err),
-  origin: 'handler',
-});
-
-/** A handler's result with the server's `_meta` (a result that is no object fails as the handler's error). */
-function answered(result: JsonObject, serverMeta: JsonObject): DispatchOutcome {
-  try {
-    const meta = result._meta as JsonObject | undefined;
-    if (meta === undefined) result._meta = serverMeta;
-    else if (meta[META_SERVER_INFO] === undefined) result._meta = { ...serverMeta, ...meta };
-    return { ok: true, result };
-  } catch (err) {
-    return handlerFailed(err);
-  }
-}
-
 export function createMcpServer(options: ServerOptions): CoreServer {
   const problem = options.steps === undefined ? undefined : stepOptionsProblem(options.steps);
   if (problem !== undefined) throw new Error(`step defaults: ${problem}`);
@@ -371,10 +354,20 @@ export function createMcpServer(options: ServerOptions): CoreServer {
   const table: MethodTable = { registry, providers: providersOf(extensions), methods, serverMeta };
 
   const wrap = options.wrapDispatch;
-  async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
-    return wrap === undefined
-      ? dispatchNow(table, input)
-      : wrap(input.request.method, () => dispatchNow(table, input), input.request.params?._meta);
+  // Not an async function: a long request (a stream) holds no promise of its own here.
+  function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
+    try {
+      if (wrap !== undefined)
+        return wrap(
+          input.request.method,
+          () => Promise.resolve(dispatchNow(table, input)),
+          input.request.params?._meta,
+        );
+      const outcome = dispatchNow(table, input);
+      return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   return {

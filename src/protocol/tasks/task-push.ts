@@ -19,43 +19,54 @@ interface PushState {
 }
 
 /**
- * The push states of one subscription: a task's is kept only while something is to be sent; in between, only the
- * revision last sent (an open stream watching tasks that do not change holds one number per task).
+ * The watched tasks of one subscription and their push states: a task's state is kept only while something is to
+ * be sent; in between, only the revision last sent (an open stream watching tasks that do not change holds one
+ * entry per task).
  */
 class PushStates {
-  private readonly busy = new Map<string, PushState>();
-  private readonly sent = new Map<string, number>();
+  /** Each watched task, with the revision last sent (if the store numbers them). */
+  private readonly watched = new Map<string, number | undefined>();
+  private busy: Map<string, PushState> | undefined;
+
+  constructor(ids: Iterable<string>) {
+    for (const id of ids) this.watched.set(id, undefined);
+  }
+
+  has(id: string): boolean {
+    return this.watched.has(id);
+  }
+
+  ids(): string[] {
+    return [...this.watched.keys()];
+  }
 
   of(id: string): PushState {
+    this.busy ??= new Map();
     let s = this.busy.get(id);
     if (s === undefined) {
-      s = {
-        sending: false,
-        dirty: false,
-        needsRead: false,
-        carried: undefined,
-        sentRevision: this.sent.get(id),
-      };
+      const sentRevision = this.watched.get(id);
+      s = { sending: false, dirty: false, needsRead: false, carried: undefined, sentRevision };
       this.busy.set(id, s);
     }
     return s;
   }
 
-  /** Drops the task's state once nothing is to be sent, keeping the revision last sent. */
+  /** Drops the task's state once nothing is to be sent, keeping the revision last sent while it is watched. */
   settle(id: string, s: PushState): void {
     if (s.sending || s.dirty || s.needsRead || s.carried !== undefined) return;
-    if (s.sentRevision !== undefined) this.sent.set(id, s.sentRevision);
-    this.busy.delete(id);
+    if (this.watched.has(id)) this.watched.set(id, s.sentRevision);
+    this.busy?.delete(id);
+    if (this.busy?.size === 0) this.busy = undefined;
   }
 
-  forget(id: string): void {
-    this.busy.delete(id);
-    this.sent.delete(id);
+  /** The task expired or was purged: nothing more will come. */
+  unwatch(id: string): void {
+    this.watched.delete(id);
+    this.busy?.delete(id);
   }
 
   clear(): void {
-    this.busy.clear();
-    this.sent.clear();
+    this.busy = undefined;
   }
 }
 
@@ -87,6 +98,8 @@ export interface PushDeps {
 export interface TaskPusher {
   /** Sends the task's state now, or once the snapshot in flight went out. */
   push(id: string): void;
+  /** Sends the state of every watched task (the subscription's first snapshots). */
+  pushAll(): void;
   /** A committed change of some task: pushed if the subscription watches it. */
   changed(change: TaskChange): void;
   /** Changes committed before the feed heard them may be missing: every watched task is read again. */
@@ -124,9 +137,9 @@ async function nextSnapshot(
   return { snapshot: read, carried: false };
 }
 
-/** The pushes of the `watched` tasks; a task that expired or was purged leaves `watched`. */
-export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPusher {
-  const state = new PushStates();
+/** The pushes of the `watched` tasks; a task that expired or was purged is no longer watched. */
+export function createTaskPusher(watched: Iterable<string>, deps: PushDeps): TaskPusher {
+  const state = new PushStates(watched);
   let stopped = false;
 
   const push = async (id: string): Promise<void> => {
@@ -144,8 +157,7 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
         const { snapshot, carried } = await nextSnapshot(s, id, deps);
         if (stopped) return;
         if (typeof snapshot === 'string') {
-          watched.delete(id); // expired or purged: nothing more will come
-          state.forget(id);
+          state.unwatch(id);
           return;
         }
         if (isStale(snapshot.revision, s.sentRevision, carried)) continue;
@@ -156,14 +168,17 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
       // A store hiccup drops this event; the next change (or the client's own poll) catches up.
     } finally {
       s.sending = false;
-      if (!stopped && watched.has(id)) state.settle(id, s);
+      if (!stopped) state.settle(id, s);
     }
   };
 
   return {
     push: (id) => void push(id),
+    pushAll() {
+      for (const id of state.ids()) void push(id);
+    },
     changed(change) {
-      if (!watched.has(change.taskId)) return;
+      if (!state.has(change.taskId)) return;
       deps.forget(change.taskId);
       const s = state.of(change.taskId);
       const committed = change.committed;
@@ -175,7 +190,7 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
       void push(change.taskId);
     },
     resync() {
-      for (const id of watched) {
+      for (const id of state.ids()) {
         deps.forget(id);
         state.of(id).needsRead = true;
         void push(id);
