@@ -2,7 +2,12 @@
 import { META_SERVER_INFO } from '../wire/meta-keys.js';
 import { toProtocolError } from '../wire/protocol-error.js';
 import type { JsonObject } from '../wire/jsonrpc.js';
-import type { DispatchOutcome } from './server.js';
+import type { ErrorOrigin } from '../wire/codes.js';
+import type { ProtocolError } from '../wire/protocol-error.js';
+
+/** What a dispatch answers: the handler's result, or the error and where it arose. */
+export type DispatchOutcome =
+  { ok: true; result: JsonObject } | { ok: false; error: ProtocolError; origin: ErrorOrigin };
 
 /** A handler's error as the outcome (origin `handler`). */
 export const handlerFailed = (err: unknown): DispatchOutcome => ({

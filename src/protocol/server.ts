@@ -17,7 +17,6 @@ import {
 } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
 import { methodNotFound, type ProtocolError } from '../wire/protocol-error.js';
-import type { ErrorOrigin } from '../wire/codes.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
 import type { AuthInfo, ServerControl } from './tool-types.js';
@@ -33,7 +32,7 @@ import { listResources, listTemplates, readResource } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { advertises } from './advertised.js';
 import { discoverResult } from './discover.js';
-import { answered, handlerFailed } from './handler-outcome.js';
+import { answered, handlerFailed, type DispatchOutcome } from './handler-outcome.js';
 import type { RoundDeps } from './run-round.js';
 import type { TakeStepSlot } from './inline-steps.js';
 import type { MethodHandler, RequestScope } from './scope.js';
@@ -122,8 +121,7 @@ export interface DispatchInput {
   whenWritable?: () => Promise<void>;
 }
 
-export type DispatchOutcome =
-  { ok: true; result: JsonObject } | { ok: false; error: ProtocolError; origin: ErrorOrigin };
+export type { DispatchOutcome };
 
 export interface McpServer {
   readonly info: ServerInfo;
