@@ -45,6 +45,7 @@ export function mcpRequest(
 export const callEcho = (): LoadRequest =>
   mcpRequest('tools/call', { name: 'echo', arguments: { text: 'hi' } }, 'echo');
 export const listTools = (): LoadRequest => mcpRequest('tools/list');
+export const discover = (): LoadRequest => mcpRequest('server/discover');
 
 /** The protocol version of the requests sent straight to a 2025-11-25 server (the gateway's upstream). */
 export const LEGACY_PROTOCOL_VERSION = '2025-11-25';

@@ -13,6 +13,7 @@ import type { ThroughputTarget } from '../types.js';
 export const ECHO = 'baseline echo';
 export const PEER_LIST = 'peer SDK v2 tools/list';
 export const PEER_CALL = 'peer SDK v2 tools/call echo';
+export const PEER_DISCOVER = 'peer SDK v2 server/discover';
 export const RAW_INSERT = 'raw better-sqlite3 insert (FULL sync)';
 export const CREATION = 'ours task creation over HTTP';
 /**
@@ -43,6 +44,12 @@ export const GATEWAY_NO_WORKER = 'gateway task creation, no worker';
 export const READ_TARGETS: ThroughputTarget[] = [
   { vs: ECHO, min: 0.5 },
   { vs: PEER_LIST, min: 5 },
+];
+
+/** server/discover: ≥ 0.75 × the bare echo's requests/s and ≥ 5 × the peer's. */
+export const DISCOVER_TARGETS: ThroughputTarget[] = [
+  { vs: ECHO, min: 0.75 },
+  { vs: PEER_DISCOVER, min: 5 },
 ];
 
 /** The keyed and retry-backoff creation rows' target against the same creation without keys or waits. */

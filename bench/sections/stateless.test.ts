@@ -1,9 +1,9 @@
-// The stateless rows' tools/list check: it expects the demo tool set's tools, whatever the demo holds.
+// The stateless rows' checks: tools/list expects the demo tool set's tools, whatever the demo holds; server/discover its version.
 import { describe, expect, it } from 'vitest';
 import { defineTool, textResult, type ToolSet } from 'durable-mcp';
 import demo from '../../examples/demo/index.js';
 import { listedTools, toolListProblem } from '../harness/demo-tools.js';
-import { verifyToolList } from './stateless.js';
+import { verifyDiscover, verifyToolList } from './stateless.js';
 
 /** A tools/list answer as a server lists `tools`. */
 const answer = (tools: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools } });
@@ -41,5 +41,24 @@ describe('bench tools/list check', () => {
     expect(expected.find((t) => t.name === 'brand_new')!.inputSchema).toEqual({ type: 'object' });
     expect(toolListProblem(demoListing(), expected)).toMatch(/brand_new/);
     expect(toolListProblem(demoListing(grown), expected)).toBeUndefined();
+  });
+});
+
+describe('bench server/discover check', () => {
+  const discovered = (result: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, result });
+
+  it('accepts a result with the 2026-07-28 version and the tools capability', () => {
+    const result = { supportedVersions: ['2026-07-28'], capabilities: { tools: { listChanged: true } } };
+    expect(verifyDiscover(200, discovered(result))).toBeUndefined();
+  });
+
+  it('rejects a result without the version, without the tools capability, or an error', () => {
+    expect(
+      verifyDiscover(200, discovered({ supportedVersions: ['2025-11-25'], capabilities: { tools: {} } })),
+    ).toMatch(/supportedVersions/);
+    expect(verifyDiscover(200, discovered({ supportedVersions: ['2026-07-28'], capabilities: {} }))).toMatch(
+      /tools capability/,
+    );
+    expect(verifyDiscover(404, '{}')).toMatch(/HTTP 404/);
   });
 });

@@ -70,6 +70,26 @@ describe('SseWriter', () => {
     expect(res.written).toHaveLength(2);
   });
 
+  it('shares one timer between the writers of one interval, and drops a writer whose response ended', () => {
+    vi.useFakeTimers();
+    const timers = vi.getTimerCount();
+    const [a, b] = [new FakeResponse(), new FakeResponse()];
+    const [first, second] = [new SseWriter(a), new SseWriter(b)];
+    first.keepAlive(1_000);
+    second.keepAlive(1_000);
+    expect(vi.getTimerCount()).toBe(timers + 1);
+    vi.advanceTimersByTime(1_000);
+    expect([a.written, b.written]).toEqual([[': keep-alive\n\n'], [': keep-alive\n\n']]);
+    b.writableEnded = true;
+    vi.advanceTimersByTime(1_000);
+    expect([a.written.length, b.written.length]).toEqual([2, 1]);
+    first.stop();
+    expect(vi.getTimerCount()).toBe(timers);
+    second.stop();
+    vi.advanceTimersByTime(5_000);
+    expect([a.written.length, b.written.length]).toEqual([2, 1]);
+  });
+
   it('says when the reader leaves more than the bound unread, keep-alives included', () => {
     vi.useFakeTimers();
     const res = new FakeResponse();

@@ -47,9 +47,40 @@ export interface SseWriterOptions {
   onOverflow?: () => void;
 }
 
+/**
+ * The writers that send keep-alives, by interval: one timer per interval for all of them, not one per stream (an open
+ * stream then holds no timer of its own). A writer's first comment comes within one interval of its start.
+ */
+const sweeps = new Map<number, { timer: ReturnType<typeof setInterval>; writers: Set<SseWriter> }>();
+
+function joinSweep(ms: number, writer: SseWriter): void {
+  let sweep = sweeps.get(ms);
+  if (sweep === undefined) {
+    const writers = new Set<SseWriter>();
+    const timer = setInterval(() => {
+      // A writer whose response ended without stop() leaves the sweep here.
+      for (const w of writers)
+        if (w.open) w.write(KEEP_ALIVE);
+        else leaveSweep(ms, w);
+    }, ms);
+    timer.unref();
+    sweep = { timer, writers };
+    sweeps.set(ms, sweep);
+  }
+  sweep.writers.add(writer);
+}
+
+function leaveSweep(ms: number, writer: SseWriter): void {
+  const sweep = sweeps.get(ms);
+  if (sweep === undefined || !sweep.writers.delete(writer) || sweep.writers.size > 0) return;
+  clearInterval(sweep.timer);
+  sweeps.delete(ms);
+}
+
 /** Writes the frames of one event stream; the caller writes the response's head and ends it. */
 export class SseWriter {
-  private timer: ReturnType<typeof setInterval> | undefined;
+  /** The keep-alive interval this writer's comments go out at (0: none). */
+  private keepAliveMs = 0;
 
   constructor(
     private readonly target: SseTarget,
@@ -74,18 +105,22 @@ export class SseWriter {
     if (this.overflowing) this.options.onOverflow?.();
   }
 
-  /** A keep-alive comment every `ms` from now while the response is open (none for 0); it holds no process open. */
+  /**
+   * A keep-alive comment every `ms` while the response is open, the first within `ms` from now (none for 0); it
+   * holds no process open.
+   */
   keepAlive(ms: number): void {
     this.stop();
     if (ms <= 0) return;
-    this.timer = setInterval(() => this.write(KEEP_ALIVE), ms);
-    this.timer.unref();
+    this.keepAliveMs = ms;
+    joinSweep(ms, this);
   }
 
   /** Stops the keep-alives. */
   stop(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+    if (this.keepAliveMs === 0) return;
+    leaveSweep(this.keepAliveMs, this);
+    this.keepAliveMs = 0;
   }
 
   /** Resolves once the reader took what waits (at once when nothing does), or the response closed. */

@@ -16,8 +16,7 @@ import {
   type RequestId,
 } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
-import { methodNotFound, toProtocolError, type ProtocolError } from '../wire/protocol-error.js';
-import type { ErrorOrigin } from '../wire/codes.js';
+import { methodNotFound, type ProtocolError } from '../wire/protocol-error.js';
 import type { CacheHints } from './cache-hints.js';
 import { complete } from './completion.js';
 import type { AuthInfo, ServerControl } from './tool-types.js';
@@ -32,6 +31,8 @@ import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { advertises } from './advertised.js';
+import { discoverResult } from './discover.js';
+import { answered, handlerFailed, type DispatchOutcome } from './handler-outcome.js';
 import type { RoundDeps } from './run-round.js';
 import type { TakeStepSlot } from './inline-steps.js';
 import type { MethodHandler, RequestScope } from './scope.js';
@@ -120,8 +121,7 @@ export interface DispatchInput {
   whenWritable?: () => Promise<void>;
 }
 
-export type DispatchOutcome =
-  { ok: true; result: JsonObject } | { ok: false; error: ProtocolError; origin: ErrorOrigin };
+export type { DispatchOutcome };
 
 export interface McpServer {
   readonly info: ServerInfo;
@@ -176,19 +176,6 @@ class Scope implements RequestScope {
 }
 
 const REMOVED: ReadonlySet<string> = new Set(REMOVED_METHODS);
-
-/** Whether some prompt or resource template completes its arguments. */
-/** The capabilities server/discover advertises: what is registered, and each extension's. */
-function capabilitiesOf(registry: Registry, extensions: readonly ServerExtension[]): JsonObject {
-  const caps: JsonObject = { tools: { listChanged: true } };
-  const providers = providersOf(extensions).length;
-  if (advertises(registry, 'prompts', providers)) caps.prompts = { listChanged: true };
-  if (advertises(registry, 'resources', providers)) caps.resources = { subscribe: true, listChanged: true };
-  if (advertises(registry, 'completions', providers)) caps.completions = {};
-  if (extensions.length > 0)
-    caps.extensions = Object.fromEntries(extensions.map((e) => [e.id, e.capability]));
-  return caps;
-}
 
 /** Capability-gated methods (`capability` in the method traits) answer -32601 while it is not advertised. */
 function isAvailable(table: MethodTable, method: string): boolean {
@@ -253,17 +240,14 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   const cachedList = listCache(registry, core.serverMeta);
   const listens = listenLimit(options.maxListensPerPrincipal ?? 100);
   return {
-    'server/discover': () => {
-      const result: JsonObject = {
-        resultType: 'complete',
-        supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: capabilitiesOf(registry, extensions),
-        ttlMs: options.discoverTtlMs ?? 300_000,
-        cacheScope: 'public',
-      };
-      if (options.instructions !== undefined) result.instructions = options.instructions;
-      return result;
-    },
+    'server/discover': discoverResult({
+      registry,
+      extensions,
+      providers,
+      instructions: options.instructions,
+      ttlMs: options.discoverTtlMs ?? 300_000,
+      serverMeta: core.serverMeta,
+    }),
     'tools/list': (params, scope) => {
       const view = viewOf(scope);
       return cachedList(view === undefined ? 'tools' : `tools:${view.key}`, params, () =>
@@ -287,29 +271,28 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
       cachedList('templates', params, () => listTemplates(registry, params, pageSize, hints, providers)),
     'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints, providers),
     'completion/complete': (params) => complete(registry, params),
-    'subscriptions/listen': async (params, scope) => {
+    // Chained, not awaited: an open stream holds no suspended frame of this handler.
+    'subscriptions/listen': (params, scope) => {
       const release = listens.open(scope.auth);
       options.onSubscription?.(1);
-      try {
-        return await listen(registry, subscriptionExts, core.shutdown, params, scope, providers);
-      } finally {
+      return listen(registry, subscriptionExts, core.shutdown, params, scope, providers).finally(() => {
         options.onSubscription?.(-1);
         release();
-      }
+      });
     },
   };
 }
 
-/** What a dispatch looks requests up in. */
+/** What a dispatch looks requests up in (`providers`: the extensions' resource providers). */
 interface MethodTable {
   registry: Registry;
-  /** The extensions' resource providers. */
   providers: readonly ResourceProvider[];
   methods: Record<string, MethodHandler>;
   serverMeta: JsonObject;
 }
 
-async function dispatchNow(table: MethodTable, input: DispatchInput): Promise<DispatchOutcome> {
+/** The outcome of one request: at once when the checks refuse it or its handler answers synchronously. */
+function dispatchNow(table: MethodTable, input: DispatchInput): DispatchOutcome | Promise<DispatchOutcome> {
   const { request } = input;
   const { methods, serverMeta } = table;
   // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
@@ -333,15 +316,15 @@ async function dispatchNow(table: MethodTable, input: DispatchInput): Promise<Di
     return fail(methodNotFound(request.method));
   }
   const scope = new Scope(request, envelope.value, input);
+  let pending: Promise<JsonObject> | JsonObject;
   try {
-    const result = await handler(request.params as JsonObject, scope);
-    const meta = result._meta as JsonObject | undefined;
-    if (meta === undefined) result._meta = serverMeta;
-    else if (meta[META_SERVER_INFO] === undefined) result._meta = { ...serverMeta, ...meta };
-    return { ok: true, result };
+    pending = handler(request.params as JsonObject, scope);
   } catch (err) {
-    return { ok: false, error: toProtocolError(err), origin: 'handler' };
+    return handlerFailed(err);
   }
+  // Chained, not awaited: a long request (a stream) holds no suspended frame of the dispatch.
+  if (!(pending instanceof Promise)) return answered(pending, serverMeta);
+  return pending.then((result) => answered(result, serverMeta), handlerFailed);
 }
 
 export function createMcpServer(options: ServerOptions): CoreServer {
@@ -369,10 +352,20 @@ export function createMcpServer(options: ServerOptions): CoreServer {
   const table: MethodTable = { registry, providers: providersOf(extensions), methods, serverMeta };
 
   const wrap = options.wrapDispatch;
-  async function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
-    return wrap === undefined
-      ? dispatchNow(table, input)
-      : wrap(input.request.method, () => dispatchNow(table, input), input.request.params?._meta);
+  // Not an async function: a long request (a stream) holds no promise of its own here.
+  function dispatch(input: DispatchInput): Promise<DispatchOutcome> {
+    try {
+      if (wrap !== undefined)
+        return wrap(
+          input.request.method,
+          () => Promise.resolve(dispatchNow(table, input)),
+          input.request.params?._meta,
+        );
+      const outcome = dispatchNow(table, input);
+      return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   return {

@@ -76,11 +76,34 @@ export async function listen(
     }
     send('notifications/subscriptions/acknowledged', { notifications: agreed });
     for (const start of starts) start();
-    await untilAborted(scope.signal, shutdown);
-  } finally {
+  } catch (err) {
     for (const cleanup of cleanups) cleanup();
+    throw err;
   }
-  return { resultType: 'complete', _meta: meta };
+  // Returned, not awaited: while the stream is open, only the cleanups and the subscription's `_meta` are held.
+  return untilClosed(scope.signal, shutdown, cleanups, meta);
+}
+
+/** Waits for the stream's end, then stops every part of the subscription and answers with the listen result. */
+function untilClosed(
+  request: AbortSignal,
+  shutdown: AbortSignal,
+  cleanups: readonly (() => void)[],
+  meta: JsonObject,
+): Promise<JsonObject> {
+  const stop = (): void => {
+    for (const cleanup of cleanups) cleanup();
+  };
+  return untilAborted(request, shutdown).then(
+    () => {
+      stop();
+      return { resultType: 'complete', _meta: meta };
+    },
+    (err: unknown) => {
+      stop();
+      throw err;
+    },
+  );
 }
 
 /**

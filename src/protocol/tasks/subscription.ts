@@ -73,7 +73,7 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
         if (++looked % 32 === 0) await new Promise((resolve) => setImmediate(resolve));
         if (typeof (await store.get(id, owner, now())) !== 'string') accepted.push(id);
       }
-      const pusher = createTaskPusher(new Set(accepted), {
+      const pusher = createTaskPusher(accepted, {
         read: (id) => reads.read(id, owner),
         forget: (id) => reads.forget(id, owner),
         now,
@@ -81,15 +81,17 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
         send,
       });
       let unsubscribe: (() => void) | undefined;
+      // What the open stream holds from here on is the pusher's (start and stop keep no list of their own).
+      const watching = accepted.length > 0;
       return {
         agreed: accepted,
         start() {
-          if (accepted.length === 0) return;
+          if (!watching) return;
           unsubscribe = store.changes?.subscribe(
             (change) => pusher.changed(change),
             () => pusher.resync(),
           );
-          for (const id of accepted) pusher.push(id);
+          pusher.pushAll();
         },
         stop() {
           pusher.stop();

@@ -18,14 +18,57 @@ interface PushState {
   sentRevision: number | undefined;
 }
 
-const stateOf = (state: Map<string, PushState>, id: string): PushState => {
-  let s = state.get(id);
-  if (s === undefined) {
-    s = { sending: false, dirty: false, needsRead: false, carried: undefined, sentRevision: undefined };
-    state.set(id, s);
+/**
+ * The watched tasks of one subscription and their push states: a task's state is kept only while something is to
+ * be sent; in between, only the revision last sent (an open stream watching tasks that do not change holds one
+ * entry per task).
+ */
+class PushStates {
+  /** Each watched task, with the revision last sent (if the store numbers them). */
+  private readonly watched = new Map<string, number | undefined>();
+  private busy: Map<string, PushState> | undefined;
+
+  constructor(ids: Iterable<string>) {
+    for (const id of ids) this.watched.set(id, undefined);
   }
-  return s;
-};
+
+  has(id: string): boolean {
+    return this.watched.has(id);
+  }
+
+  ids(): string[] {
+    return [...this.watched.keys()];
+  }
+
+  of(id: string): PushState {
+    this.busy ??= new Map();
+    let s = this.busy.get(id);
+    if (s === undefined) {
+      const sentRevision = this.watched.get(id);
+      s = { sending: false, dirty: false, needsRead: false, carried: undefined, sentRevision };
+      this.busy.set(id, s);
+    }
+    return s;
+  }
+
+  /** Drops the task's state once nothing is to be sent, keeping the revision last sent while it is watched. */
+  settle(id: string, s: PushState): void {
+    if (s.sending || s.dirty || s.needsRead || s.carried !== undefined) return;
+    if (this.watched.has(id)) this.watched.set(id, s.sentRevision);
+    this.busy?.delete(id);
+    if (this.busy?.size === 0) this.busy = undefined;
+  }
+
+  /** The task expired or was purged: nothing more will come. */
+  unwatch(id: string): void {
+    this.watched.delete(id);
+    this.busy?.delete(id);
+  }
+
+  clear(): void {
+    this.busy = undefined;
+  }
+}
 
 type Next = TaskSnapshot | LookupMiss;
 
@@ -55,6 +98,8 @@ export interface PushDeps {
 export interface TaskPusher {
   /** Sends the task's state now, or once the snapshot in flight went out. */
   push(id: string): void;
+  /** Sends the state of every watched task (the subscription's first snapshots). */
+  pushAll(): void;
   /** A committed change of some task: pushed if the subscription watches it. */
   changed(change: TaskChange): void;
   /** Changes committed before the feed heard them may be missing: every watched task is read again. */
@@ -92,13 +137,13 @@ async function nextSnapshot(
   return { snapshot: read, carried: false };
 }
 
-/** The pushes of the `watched` tasks; a task that expired or was purged leaves `watched`. */
-export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPusher {
-  const state = new Map<string, PushState>();
+/** The pushes of the `watched` tasks; a task that expired or was purged is no longer watched. */
+export function createTaskPusher(watched: Iterable<string>, deps: PushDeps): TaskPusher {
+  const state = new PushStates(watched);
   let stopped = false;
 
   const push = async (id: string): Promise<void> => {
-    const s = stateOf(state, id);
+    const s = state.of(id);
     if (s.sending) {
       s.dirty = true;
       return;
@@ -112,7 +157,7 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
         const { snapshot, carried } = await nextSnapshot(s, id, deps);
         if (stopped) return;
         if (typeof snapshot === 'string') {
-          watched.delete(id); // expired or purged: nothing more will come
+          state.unwatch(id);
           return;
         }
         if (isStale(snapshot.revision, s.sentRevision, carried)) continue;
@@ -123,15 +168,19 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
       // A store hiccup drops this event; the next change (or the client's own poll) catches up.
     } finally {
       s.sending = false;
+      if (!stopped) state.settle(id, s);
     }
   };
 
   return {
     push: (id) => void push(id),
+    pushAll() {
+      for (const id of state.ids()) void push(id);
+    },
     changed(change) {
-      if (!watched.has(change.taskId)) return;
+      if (!state.has(change.taskId)) return;
       deps.forget(change.taskId);
-      const s = stateOf(state, change.taskId);
+      const s = state.of(change.taskId);
       const committed = change.committed;
       // A change that carries the task as committed spares a read; one that does not needs one.
       if (committed === undefined) s.needsRead = true;
@@ -141,9 +190,9 @@ export function createTaskPusher(watched: Set<string>, deps: PushDeps): TaskPush
       void push(change.taskId);
     },
     resync() {
-      for (const id of watched) {
+      for (const id of state.ids()) {
         deps.forget(id);
-        stateOf(state, id).needsRead = true;
+        state.of(id).needsRead = true;
         void push(id);
       }
     },

@@ -15,23 +15,28 @@ export interface BodyBudget {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget): Promise<string> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolvePromise, rejectPromise) => {
+    // The listeners stay on the request as long as it lives (a stream's, for hours): once settled, they hold
+    // neither the bytes nor the promise (and through it the body).
+    let resolve: ((body: string) => void) | undefined = resolvePromise;
+    let reject: ((err: Error) => void) | undefined = rejectPromise;
     const chunks: Buffer[] = [];
     let size = 0;
-    let settled = false;
     const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
+      if (resolve === undefined) return false;
+      resolve = undefined;
+      reject = undefined;
+      chunks.length = 0;
       if (budget !== undefined) budget.used -= size;
       return true;
     };
+    const settled = (): boolean => resolve === undefined;
     const fail = (err: Error): void => {
-      if (!settle()) return;
-      chunks.length = 0;
-      reject(err);
+      const rejectNow = reject;
+      if (settle()) rejectNow?.(err);
     };
     req.on('data', (chunk: Buffer) => {
-      if (settled) return;
+      if (settled()) return;
       if (size + chunk.length > max) return fail(new BodyTooLargeError(`Request body exceeds ${max} bytes`));
       if (budget !== undefined && budget.used + chunk.length > budget.max)
         return fail(new BodyBudgetError('Server busy: too many request bodies in flight'));
@@ -40,13 +45,17 @@ export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget)
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!settle()) return;
+      const resolveNow = resolve;
+      if (resolveNow === undefined) return;
       const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      settle();
+      let text: string;
       try {
-        resolve(UTF8.decode(buf));
+        text = UTF8.decode(buf);
       } catch {
-        resolve('\u0000invalid-utf8');
+        text = '\u0000invalid-utf8';
       }
+      resolveNow(text);
     });
     req.on('error', (err) => fail(err));
   });

@@ -310,5 +310,6 @@ async function servePost(
   }
   const message = parsed.value;
   if (message.kind === 'notification') reply.json(202);
-  else await answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header));
+  // Returned, not awaited: a long answer (a stream) does not hold this frame, the body and its parse for its life.
+  else return answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header));
 }

@@ -16,12 +16,32 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
 } as const;
 
+/** `silence` of a reply whose timer is to be armed at the end of this turn of the event loop. */
+const ARMING = 'arming';
+
+/**
+ * Replies whose silence limit is armed once this turn of the event loop is over: most requests have answered by
+ * then, and one shared `setImmediate` replaces a timer set and cleared for each of them.
+ */
+let arming: HttpReply[] = [];
+
+function armLater(reply: HttpReply): void {
+  if (arming.length === 0) setImmediate(armAll);
+  arming.push(reply);
+}
+
+function armAll(): void {
+  const batch = arming;
+  arming = [];
+  for (const reply of batch) reply.armSilence();
+}
+
 export class HttpReply {
   private sse = false;
   /** The event stream's frames and keep-alives (written once the response became one). */
   private readonly events: SseWriter;
   /** Armed by `limitSilence`: switches to SSE if nothing went out within the keep-alive interval. */
-  private silence: NodeJS.Timeout | undefined;
+  private silence: NodeJS.Timeout | typeof ARMING | undefined;
   /** What `onResponse` calls the request: the JSON-RPC method once known, the path before. */
   method: string;
 
@@ -47,6 +67,15 @@ export class HttpReply {
    */
   limitSilence(): void {
     if (this.keepAliveMs <= 0 || this.sse || this.silence !== undefined) return;
+    this.silence = ARMING;
+    armLater(this);
+  }
+
+  /** Arms the silence limit of `limitSilence`, unless the response went out (or was quieted) meanwhile. */
+  armSilence(): void {
+    if (this.silence !== ARMING) return;
+    this.silence = undefined;
+    if (this.sse || !this.open() || this.res.headersSent) return;
     this.silence = setTimeout(() => {
       this.silence = undefined;
       if (!this.sse && this.open() && !this.res.headersSent) this.begin();
@@ -135,7 +164,7 @@ export class HttpReply {
 
   private quiet(): void {
     if (this.silence === undefined) return;
-    clearTimeout(this.silence);
+    if (this.silence !== ARMING) clearTimeout(this.silence);
     this.silence = undefined;
   }
 
