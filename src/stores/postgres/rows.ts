@@ -25,6 +25,10 @@ export interface SnapshotRow extends TaskRow {
   outstanding: OutstandingList;
 }
 
+/** A task as its owner reads it (getOwned): the snapshot's columns, its parent, and its outstanding inputs. */
+export type OwnedRow = SnapshotColumns &
+  Pick<TaskRow, 'parent_id' | 'has_children'> & { outstanding: OutstandingList };
+
 export interface ClaimRow extends TaskRow {
   previous_owner: string | null;
   /** The lease the claim replaced (null: none): what a claim parking the task puts back (slots.ts). */

@@ -1,13 +1,16 @@
 // SQL of the PostgreSQL task store. Reads: a task for its owner or an operator, the next wake-up, and the counts.
 import { MAX_FAMILY_CHILDREN } from '../../core/children.js';
-import { DUE, NON_TERMINAL, OWNED_BY } from './fragments.js';
+import { DUE, NON_TERMINAL, OWNED_BY, SNAPSHOT_COLUMNS } from './fragments.js';
 
 /** `s`: the quoted schema name. */
 export function readSql(s: string) {
   return {
-    /** One statement, one snapshot: the task and, while it waits for input, its outstanding requests. */
+    /**
+     * One statement, one snapshot: the task and, while it waits for input, its outstanding requests. Only the
+     * columns a snapshot is built from: every column costs the driver its description and parsing on each poll.
+     */
     getOwned: `
-      SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
+      SELECT ${SNAPSHOT_COLUMNS}, parent_id, CASE WHEN t.status = 'input_required' THEN (
           SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
           FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
         ) END AS outstanding,
