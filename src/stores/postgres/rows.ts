@@ -5,6 +5,7 @@ import type { ChildTaskRef, TaskInspection } from '../../tasks/inspection.js';
 import type { HistoryRow } from '../status-history.js';
 import type { Opener } from '../payload-sealing.js';
 import * as core from '../core/rows.js';
+import { OWNED_PACKED } from './sql/reads.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -28,6 +29,22 @@ export interface SnapshotRow extends TaskRow {
 /** A task as its owner reads it (getOwned): the snapshot's columns, its parent, and its outstanding inputs. */
 export type OwnedRow = SnapshotColumns &
   Pick<TaskRow, 'parent_id' | 'has_children'> & { outstanding: OutstandingList };
+
+/** getOwned's row: OWNED_PACKED, the outstanding requests and has_children in one JSON array; result and error. */
+export type PackedOwnedRow = {
+  r: unknown[];
+  result: string | null;
+  error: string | null;
+};
+
+/** Unpacks getOwned's row (its integers arrive as JSON numbers: epoch ms and revisions fit a double). */
+export function fromPacked({ r, result, error }: PackedOwnedRow): OwnedRow {
+  const row: Record<string, unknown> = { result, error };
+  for (let i = 0; i < OWNED_PACKED.length; i++) row[OWNED_PACKED[i] as string] = r[i];
+  row.outstanding = r[OWNED_PACKED.length];
+  row.has_children = r[OWNED_PACKED.length + 1];
+  return row as unknown as OwnedRow;
+}
 
 export interface ClaimRow extends TaskRow {
   previous_owner: string | null;
