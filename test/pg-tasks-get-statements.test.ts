@@ -1,9 +1,12 @@
 // How many statements one tasks/get sends to PostgreSQL: one, whatever the task's state (working, waiting for input,
-// finished) and for a task the caller may not see, so that a poll costs one round trip and a regression fails here.
+// finished) and for a task the caller may not see, so that a poll costs one round trip and a regression fails here;
+// and the unpacking of the one JSON array that statement returns.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDurableMcp, type DurableMcp } from '../src/index.js';
 import { createPostgresTaskStore } from '../src/stores/postgres/task-store.js';
+import { fromPacked } from '../src/stores/postgres/rows.js';
+import { OWNED_PACKED } from '../src/stores/postgres/sql/reads.js';
 import { ALICE, BOB, newTask, T0 } from '../src/stores/contract/harness.contract.js';
 import {
   LATEST_PROTOCOL_VERSION,
@@ -130,5 +133,15 @@ await withPostgres('tasks/get statements on PostgreSQL', () => {
       expect(statements[0]).not.toMatch(/\bt\.\*/);
       expect(statements[0]).not.toMatch(/\bargs\b|\bclient_caps\b/);
     });
+  });
+});
+
+describe('the packed row of tasks/get on PostgreSQL', () => {
+  it('unpacks each column of the JSON array under its name', () => {
+    const r = [...OWNED_PACKED, 'outstanding', 'has_children'];
+    const row = fromPacked({ r, result: 'result', error: 'error' }) as unknown as Record<string, unknown>;
+    for (const name of r) expect(row[name], name).toBe(name);
+    expect(row).toMatchObject({ result: 'result', error: 'error' });
+    expect(Object.keys(row)).toHaveLength(r.length + 2);
   });
 });

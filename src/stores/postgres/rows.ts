@@ -5,7 +5,6 @@ import type { ChildTaskRef, TaskInspection } from '../../tasks/inspection.js';
 import type { HistoryRow } from '../status-history.js';
 import type { Opener } from '../payload-sealing.js';
 import * as core from '../core/rows.js';
-import { OWNED_PACKED } from './sql/reads.js';
 
 /** bigint columns arrive as strings (pg does not guess at 64-bit precision); epoch ms fit a double. */
 type Int8 = string | number;
@@ -30,20 +29,45 @@ export interface SnapshotRow extends TaskRow {
 export type OwnedRow = SnapshotColumns &
   Pick<TaskRow, 'parent_id' | 'has_children'> & { outstanding: OutstandingList };
 
-/** getOwned's row: OWNED_PACKED, the outstanding requests and has_children in one JSON array; result and error. */
+/** getOwned's row: OWNED_PACKED (sql/reads.ts), the outstanding requests and has_children in one JSON array; result and error. */
 export type PackedOwnedRow = {
   r: unknown[];
   result: string | null;
   error: string | null;
 };
 
-/** Unpacks getOwned's row (its integers arrive as JSON numbers: epoch ms and revisions fit a double). */
+/**
+ * Unpacks getOwned's row (its integers arrive as JSON numbers: epoch ms and revisions fit a double). An object
+ * literal in OWNED_PACKED's order, not a loop over the names: one shape, built at once, on every poll.
+ */
 export function fromPacked({ r, result, error }: PackedOwnedRow): OwnedRow {
-  const row: Record<string, unknown> = { result, error };
-  for (let i = 0; i < OWNED_PACKED.length; i++) row[OWNED_PACKED[i] as string] = r[i];
-  row.outstanding = r[OWNED_PACKED.length];
-  row.has_children = r[OWNED_PACKED.length + 1];
-  return row as unknown as OwnedRow;
+  return {
+    id: r[0],
+    status: r[1],
+    status_message: r[2],
+    created_at: r[3],
+    updated_at: r[4],
+    ttl_ms: r[5],
+    poll_interval_ms: r[6],
+    expires_at: r[7],
+    revision: r[8],
+    tool: r[9],
+    tool_version: r[10],
+    attempt: r[11],
+    version_wait: r[12],
+    progress: r[13],
+    concurrency_key: r[14],
+    parked_at: r[15],
+    rate_key: r[16],
+    rate_reserved_at: r[17],
+    wake_at: r[18],
+    paused_at: r[19],
+    parent_id: r[20],
+    outstanding: r[21],
+    has_children: r[22],
+    result,
+    error,
+  } as unknown as OwnedRow;
 }
 
 export interface ClaimRow extends TaskRow {
