@@ -7,7 +7,14 @@ import type { StoreContext } from './context.js';
 import { parkedStats, pausedStats, rateWaitStats } from '../core/parked.js';
 import { missOf } from '../core/rows.js';
 import { holderOf, type KeyedLookup } from './creations.js';
-import { toInspection, toNumber, toSnapshot, type InspectRow, type SnapshotRow } from './rows.js';
+import {
+  fromPacked,
+  toInspection,
+  toNumber,
+  toSnapshot,
+  type InspectRow,
+  type PackedOwnedRow,
+} from './rows.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
 
 export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads {
@@ -17,7 +24,8 @@ export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads
   };
   return {
     async get(id, owner, now) {
-      const [row] = await db.query<SnapshotRow>(q.getOwned, [id, owner.tenant, owner.principal]);
+      const [packed] = await db.query<PackedOwnedRow>(q.getOwned, [id, owner.tenant, owner.principal]);
+      const row = packed && fromPacked(packed);
       const miss = missOf(row, now);
       return miss !== undefined || row === undefined ? (miss ?? 'not_found') : toSnapshot(row, codec.open);
     },

@@ -25,6 +25,51 @@ export interface SnapshotRow extends TaskRow {
   outstanding: OutstandingList;
 }
 
+/** A task as its owner reads it (getOwned): the snapshot's columns, its parent, and its outstanding inputs. */
+export type OwnedRow = SnapshotColumns &
+  Pick<TaskRow, 'parent_id' | 'has_children'> & { outstanding: OutstandingList };
+
+/** getOwned's row: OWNED_PACKED (sql/reads.ts), the outstanding requests and has_children in one JSON array; result and error. */
+export type PackedOwnedRow = {
+  r: unknown[];
+  result: string | null;
+  error: string | null;
+};
+
+/**
+ * Unpacks getOwned's row (its integers arrive as JSON numbers: epoch ms and revisions fit a double). An object
+ * literal in OWNED_PACKED's order, not a loop over the names: one shape, built at once, on every poll.
+ */
+export function fromPacked({ r, result, error }: PackedOwnedRow): OwnedRow {
+  return {
+    id: r[0],
+    status: r[1],
+    status_message: r[2],
+    created_at: r[3],
+    updated_at: r[4],
+    ttl_ms: r[5],
+    poll_interval_ms: r[6],
+    expires_at: r[7],
+    revision: r[8],
+    tool: r[9],
+    tool_version: r[10],
+    attempt: r[11],
+    version_wait: r[12],
+    progress: r[13],
+    concurrency_key: r[14],
+    parked_at: r[15],
+    rate_key: r[16],
+    rate_reserved_at: r[17],
+    wake_at: r[18],
+    paused_at: r[19],
+    parent_id: r[20],
+    outstanding: r[21],
+    has_children: r[22],
+    result,
+    error,
+  } as unknown as OwnedRow;
+}
+
 export interface ClaimRow extends TaskRow {
   previous_owner: string | null;
   /** The lease the claim replaced (null: none): what a claim parking the task puts back (slots.ts). */

@@ -2,16 +2,50 @@
 import { MAX_FAMILY_CHILDREN } from '../../core/children.js';
 import { DUE, NON_TERMINAL, OWNED_BY } from './fragments.js';
 
+/**
+ * The columns getOwned packs into its JSON array, in order (then its outstanding requests and whether it has
+ * children): those of SNAPSHOT_COLUMNS but the result and the error, and its parent.
+ */
+export const OWNED_PACKED = [
+  'id',
+  'status',
+  'status_message',
+  'created_at',
+  'updated_at',
+  'ttl_ms',
+  'poll_interval_ms',
+  'expires_at',
+  'revision',
+  'tool',
+  'tool_version',
+  'attempt',
+  'version_wait',
+  'progress',
+  'concurrency_key',
+  'parked_at',
+  'rate_key',
+  'rate_reserved_at',
+  'wake_at',
+  'paused_at',
+  'parent_id',
+] as const;
+
 /** `s`: the quoted schema name. */
 export function readSql(s: string) {
   return {
-    /** One statement, one snapshot: the task and, while it waits for input, its outstanding requests. */
+    /**
+     * One statement, one snapshot: the task and, while it waits for input, its outstanding requests. Only the
+     * columns a snapshot is built from, and all but the result and the error packed into one JSON array (OWNED_PACKED,
+     * then the outstanding requests and whether the task has children): each column of a result costs the driver
+     * its description and parsing on every poll, one JSON array a single parse.
+     */
     getOwned: `
-      SELECT t.*, CASE WHEN t.status = 'input_required' THEN (
+      SELECT json_build_array(${OWNED_PACKED.join(', ')},
+        CASE WHEN t.status = 'input_required' THEN (
           SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
           FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
-        ) END AS outstanding,
-        EXISTS (SELECT 1 FROM ${s}.tasks c WHERE c.parent_id = t.id) AS has_children
+        ) END,
+        EXISTS (SELECT 1 FROM ${s}.tasks c WHERE c.parent_id = t.id)) AS r, result, error
       FROM ${s}.tasks t WHERE t.id = $1 AND ${OWNED_BY('t.')}`,
 
     /** $1 now: the earliest wake-up still to come. */
