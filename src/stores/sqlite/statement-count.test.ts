@@ -32,12 +32,18 @@ function countingStore() {
     await fn();
     return log.filter((sql) => !sql.startsWith('PRAGMA'));
   };
+  /** Every statement `fn` ran, PRAGMAs included. */
+  const all = async (fn: () => Promise<unknown>): Promise<string[]> => {
+    log = [];
+    await fn();
+    return log;
+  };
   /** Claims up to `max` tasks at T0 + 100 (the SQLite store always claims in batches). */
   const claim = (max: number): Promise<ClaimedTask[]> => {
     if (store.claimBatch === undefined) throw new Error('the SQLite store claims in batches');
     return store.claimBatch('worker', LEASE, T0 + 100, max);
   };
-  return { store, during, claim };
+  return { store, db, during, all, claim };
 }
 
 const count = (statements: string[], prefix: string): number =>
@@ -105,5 +111,17 @@ describe('statements per created and run task (SQLite)', () => {
     );
     expect(count(end, 'DELETE FROM concurrency_slots AS c WHERE c.task_id')).toBe(1);
     expect(end.some((sql) => sql.includes('child_ended = 1'))).toBe(true);
+  });
+
+  it('commits a claim without the fsync and sets the connection back to FULL for every other write', async () => {
+    const { store, db, claim, all } = countingStore();
+    const synchronous = (): unknown => db.pragma('synchronous', { simple: true });
+    await store.create(newTask());
+    const sql = await all(() => claim(1));
+    expect(sql[0]).toBe('PRAGMA synchronous = NORMAL');
+    expect(sql.at(-2)).toBe('COMMIT');
+    expect(sql.at(-1)).toBe('PRAGMA synchronous = FULL');
+    // 2: FULL.
+    expect(synchronous()).toBe(2);
   });
 });
