@@ -9,11 +9,14 @@ import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
 import { sqlState, translate } from './errors.js';
 import { DEBOUNCE_INDEX, KEY_INDEX } from './queries.js';
 import { debouncedCreation } from './debounce.js';
-import { toNumberOrNull, toSnapshot, type SnapshotRow, type TaskRow } from './rows.js';
+import { toNumberOrNull, toSnapshot, type SnapshotColumns, type SnapshotRow, type TaskRow } from './rows.js';
 import type { Run } from './transaction.js';
 import { decideKey, joinedTask, type KeyHolder } from '../core/idempotency.js';
 import { creationOver, ownerLimited, tenantLimited } from '../core/quota.js';
 import { creationBytes, overStoredBytes } from '../stored-bytes.js';
+
+/** What insertTasks returns of each task it inserted: its snapshot's columns and its sealed flag. */
+type InsertedRow = SnapshotColumns & Pick<TaskRow, 'sealed'>;
 
 /** A unique violation of the idempotency key index (or of the debounce key index: another replica's task won it). */
 const isKeyTaken = (err: unknown): boolean => {
@@ -118,7 +121,7 @@ async function insertCounted(
   tasks: EncodedTask[],
   refused: WeakMap<EncodedTask, ActiveLimitError>,
   admitBytes: (run: Run, fitting: EncodedTask[]) => Promise<EncodedTask[]>,
-): Promise<TaskRow[]> {
+): Promise<InsertedRow[]> {
   return db.tx(async (run) => {
     const count = async (sql: string, params: string[]): Promise<number> =>
       Number((await run<{ n: number }>(sql, params))[0]?.n ?? 0);
@@ -166,7 +169,7 @@ async function insertCounted(
       fitting.push(task);
     }
     const inserting = await admitBytes(run, fitting);
-    return inserting.length === 0 ? [] : run<TaskRow>(q.insertTasks, encodeTasks(inserting));
+    return inserting.length === 0 ? [] : run<InsertedRow>(q.insertTasks, encodeTasks(inserting));
   });
 }
 
@@ -175,7 +178,7 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
   const refused = new WeakMap<EncodedTask, ActiveLimitError>();
   const admit = byteQuota(q);
   const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
-    let rows: TaskRow[];
+    let rows: InsertedRow[];
     const releases: (() => void)[] = [];
     const admitBytes = async (run: Run, fitting: EncodedTask[]): Promise<EncodedTask[]> => {
       const { admitted, release } = await admit(run, fitting, refused);
@@ -188,7 +191,7 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
       else {
         const inserting = await admitBytes(db.queryRaw, tasks);
         rows =
-          inserting.length === 0 ? [] : await db.queryRaw<TaskRow>(q.insertTasks, encodeTasks(inserting));
+          inserting.length === 0 ? [] : await db.queryRaw<InsertedRow>(q.insertTasks, encodeTasks(inserting));
       }
     } catch (err) {
       // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.

@@ -9,6 +9,7 @@ import { WOKEN_BATCH, type ClaimCandidate } from './sql/claims.js';
 import { admit, MAX_PARKED_PER_CLAIM, releaseSlot } from './slots.js';
 import { admitRate } from './rate-limits.js';
 import { admitUnpaused, pausesInForce } from './pauses.js';
+import type { PauseTarget } from '../../tasks/pauses.js';
 import { scopeParams, type ScopeParams } from '../claim-scope.js';
 import { overStoredBytes, storedBytes } from '../stored-bytes.js';
 import { startsCountedRun } from '../core/rate.js';
@@ -30,13 +31,14 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
     write: (endings) =>
       endings.map(({ id, token, outcome, now }) => {
         const ended = q.finish(id, token, outcome, now);
-        const ok = ended !== false;
-        const runnable = outcome.kind === 'released' || ended === 'due';
-        if (ok) log.changed({ taskId: id, runnable, cancelRequested: false });
-        if (ok) releaseSlot(ctx, id, token, now);
+        if (ended === undefined) return { value: false };
+        const runnable = outcome.kind === 'released' || ended.due;
+        log.changed({ taskId: id, runnable, cancelRequested: false });
+        // Only a task with a concurrency key took a slot when claimed (claimOne), only a child has a parent to wake.
+        if (ended.keyed) releaseSlot(ctx, id, token, now);
         // A wait or an ask ends the task cancelled when a cancel was requested during the run: its parent hears too.
-        if (ok && outcome.kind !== 'released') childEnded(ctx, id, now);
-        return { value: ok };
+        if (ended.child && outcome.kind !== 'released') childEnded(ctx, id, now);
+        return { value: true };
       }),
   };
 }
@@ -47,7 +49,7 @@ export function endingLane(ctx: StoreContext): Lane<Ending, boolean> {
  * that took its place first goes, which need not be the first in line (a task handed back by a lapsed lease keeps
  * its early place-taking, behind a place taken later), so leaving it out would change which task runs.
  */
-function nextInLine({ q }: StoreContext, now: number, scope: ScopeParams) {
+function nextInLine({ q }: StoreContext, { now, scope }: ClaimTurn) {
   const head = scope.scoped ? q.nextInScope(now, scope) : q.nextClaimable(now);
   if (head === undefined) return undefined;
   const best = (scope.scoped ? q.ownerBestInScope(now, scope, head) : q.ownerBest(now, head)) ?? head;
@@ -55,16 +57,39 @@ function nextInLine({ q }: StoreContext, now: number, scope: ScopeParams) {
 }
 
 /**
+ * What one claim transaction weighs every task it claims by: the worker, its lease, the time, its scope and the pauses
+ * in force (read once per transaction: no claim changes them, and no other writer shares the transaction).
+ */
+interface ClaimTurn {
+  workerId: string;
+  leaseMs: number;
+  now: number;
+  scope: ScopeParams;
+  pauses: readonly PauseTarget[];
+}
+
+/** The turn of a claim transaction, read inside it. */
+function claimTurn(
+  ctx: StoreContext,
+  workerId: string,
+  leaseMs: number,
+  now: number,
+  scope: Parameters<typeof scopeParams>[0],
+): ClaimTurn {
+  return { workerId, leaseMs, now, scope: scopeParams(scope), pauses: pausesInForce(ctx) };
+}
+
+/**
  * The first in line that may run now: tasks an operator's pause holds back are paused on the way (pauses.ts), those
  * over the rate of their key wait for the start reserved for them (rate-limits.ts), and those whose concurrency key is
  * full are parked (slots.ts).
  */
-function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): ClaimCandidate | undefined {
+function nextAdmitted(ctx: StoreContext, turn: ClaimTurn): ClaimCandidate | undefined {
   const { log } = ctx;
-  const pauses = pausesInForce(ctx);
+  const { now, pauses } = turn;
   let last = '';
   for (let parked = 0; parked < MAX_PARKED_PER_CLAIM; parked++) {
-    const next = nextInLine(ctx, now, scope);
+    const next = nextInLine(ctx, turn);
     if (next === undefined) return undefined;
     const { head, best } = next;
     if (admitUnpaused(ctx, pauses, best, now) && admitRate(ctx, best, now) && admit(ctx, best, now)) {
@@ -80,17 +105,11 @@ function nextAdmitted(ctx: StoreContext, now: number, scope: ScopeParams): Claim
 }
 
 /** Leases the next runnable task (inside a lease transaction). */
-function claimOne(
-  ctx: StoreContext,
-  workerId: string,
-  leaseMs: number,
-  now: number,
-  scope: ScopeParams,
-): ClaimedTask | undefined {
+function claimOne(ctx: StoreContext, turn: ClaimTurn): ClaimedTask | undefined {
   const { q, codec, log } = ctx;
-  const candidate = nextAdmitted(ctx, now, scope);
+  const candidate = nextAdmitted(ctx, turn);
   if (candidate === undefined) return undefined;
-  const row = q.takeLease(candidate.id, workerId, now + leaseMs);
+  const row = q.takeLease(candidate.id, turn.workerId, turn.now + turn.leaseMs);
   if (candidate.concurrency_key !== null) q.takeSlot(row.id, candidate.concurrency_key, row.attempt);
   // Its owner was told it waits for a version, its rate limit (shown-status.ts) or its debounce window: no longer, and subscribers
   // hear so.
@@ -144,23 +163,22 @@ export function runWrites(ctx: StoreContext, end: (ending: Ending) => Promise<bo
   const { q, log, writes } = ctx;
   return {
     async claim(workerId, leaseMs, now, scope): Promise<ClaimedTask | undefined> {
-      const params = scopeParams(scope);
       return writes.leaseTx(() => {
         const woken = q.requeueWoken(now);
-        const task = claimOne(ctx, workerId, leaseMs, now, params);
+        const task = claimOne(ctx, claimTurn(ctx, workerId, leaseMs, now, scope));
         announceWoken(ctx, woken, task === undefined ? [] : [task]);
         return task;
       });
     },
 
     async claimBatch(workerId, leaseMs, now, max, scope): Promise<ClaimedTask[]> {
-      const params = scopeParams(scope);
       return writes.leaseTx(() => {
         const claimed: ClaimedTask[] = [];
         let batch = q.requeueWoken(now);
         const woken = [...batch];
+        const turn = claimTurn(ctx, workerId, leaseMs, now, scope);
         while (claimed.length < max) {
-          const task = claimOne(ctx, workerId, leaseMs, now, params);
+          const task = claimOne(ctx, turn);
           if (task !== undefined) {
             claimed.push(task);
             continue;

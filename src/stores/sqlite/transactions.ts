@@ -31,6 +31,9 @@ export function createTransactions(
   const immediate = <T>(fn: () => T): Promise<T> => retry(() => inTransaction.immediate(fn) as T);
   const synchronous = options.synchronous ?? 'FULL';
   const relaxed = synchronous !== 'NORMAL';
+  // Prepared once: db.pragma() prepares its statement on every call, twice per lease write.
+  const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
+  const syncBack = db.prepare(`PRAGMA synchronous = ${synchronous}`);
   return {
     immediate,
     async tx<T>(fn: () => T): Promise<T> {
@@ -50,11 +53,11 @@ export function createTransactions(
       };
       const value = await (relaxed
         ? retry(() => {
-            db.pragma('synchronous = NORMAL');
+            syncNormal.run();
             try {
               return inTransaction.immediate(write) as T;
             } finally {
-              db.pragma(`synchronous = ${synchronous}`);
+              syncBack.run();
             }
           })
         : immediate(write));

@@ -1,6 +1,6 @@
 // SQL of the PostgreSQL task store. Creation: the multi-row insert, the idempotency keys it may find taken, and the
 // holders of debounce keys.
-import { FAIR_STEP, fairPlace, type Notify } from './fragments.js';
+import { FAIR_STEP, fairPlace, SNAPSHOT_COLUMNS, type Notify } from './fragments.js';
 
 /** `s`: the quoted schema name. */
 export function creationSql(s: string, notify: Notify) {
@@ -13,7 +13,9 @@ export function creationSql(s: string, notify: Notify) {
     /**
      * A task whose idempotency key another task of its owner and tool holds fails the statement with a unique
      * violation of tasks_idempotency (KEY_INDEX); the caller then inserts the batch's tasks one by one and resolves
-     * that one with `keyed`. (No ON CONFLICT clause: its speculative insertion would cost every creation.)
+     * that one with `keyed`. (No ON CONFLICT clause: its speculative insertion would cost every creation.) It
+     * returns only what the new tasks' snapshots are built from, and their sealed flag: the arguments and the rest
+     * of each row would be sent back and decoded for nothing.
      */
     insertTasks: `
       WITH input AS (
@@ -43,7 +45,7 @@ export function creationSql(s: string, notify: Notify) {
           trace_parent, trace_state, parent_id, detached
         FROM placed
         ORDER BY ord
-        RETURNING *
+        RETURNING ${SNAPSHOT_COLUMNS}, sealed
       ), answers AS (
         INSERT INTO ${s}.task_inputs (task_id, key, request, answer, asked_at, answered_at)
         SELECT task_id, key, NULL, answer, at, at

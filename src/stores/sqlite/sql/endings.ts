@@ -6,12 +6,37 @@ import type { SqliteDatabase } from '../database.js';
 import { errorOutcomeOf } from '../../../tasks/error-outcome.js';
 import { sealedAt, sealStatus } from '../../payload-sealing.js';
 
+/**
+ * What every ending returns besides its own columns: whether the task has a concurrency key (its run may hold a slot
+ * to free) and a parent (to be told the child ended). Both are set at creation and never change.
+ */
+const TIES = 'concurrency_key IS NOT NULL AS keyed, parent_id IS NOT NULL AS child';
+
+interface TiesRow {
+  keyed: 0 | 1;
+  child: 0 | 1;
+}
+
+/**
+ * How a run ended: `due` when it began a wait that a child's ending made due at once; `keyed` and `child` as TIES
+ * says, so that the ending frees a slot and wakes a parent only when there can be one.
+ */
+export interface Ended {
+  due: boolean;
+  keyed: boolean;
+  child: boolean;
+}
+
+const endedOf = (row: TiesRow | undefined, due = false): Ended | undefined =>
+  row === undefined ? undefined : { due, keyed: row.keyed === 1, child: row.child === 1 };
+
 function prepareEndingStatements(db: SqliteDatabase) {
   const terminal = db.prepare(`
     UPDATE tasks SET status = @status, result = @result, error = @error, failure = @failure,
       tool_error = @toolError, error_outcome = @errorOutcome, status_message = COALESCE(@message, status_message), updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL, wake_at = NULL
-    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL`);
+    WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
+    RETURNING ${TIES}`);
   // Waits without a lease until @until; a cancel requested during the run ends the task cancelled instead. A child
   // that ended during the run (child_ended, migration 28) or an event it waits for that arrived during the run
   // (outside-events.ts) ends the wait at once: the run may have looked at it before.
@@ -26,7 +51,7 @@ function prepareEndingStatements(db: SqliteDatabase) {
         ELSE @until END,
       child_ended = NULL, updated_at = @now, runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
-    RETURNING wake_at`);
+    RETURNING wake_at, ${TIES}`);
   const suspend = db.prepare(`
     UPDATE tasks SET
       status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE 'input_required' END,
@@ -34,7 +59,7 @@ function prepareEndingStatements(db: SqliteDatabase) {
         ELSE COALESCE(@message, status_message) END, updated_at = @now,
       runnable = 0, lease_owner = NULL, lease_until = NULL
     WHERE id = @id AND attempt = @token AND status = 'working' AND lease_owner IS NOT NULL
-    RETURNING status`);
+    RETURNING status, ${TIES}`);
   const ask = db.prepare(
     `INSERT INTO task_inputs (task_id, key, request, asked_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (task_id, key) DO UPDATE SET superseded = 0 WHERE answer IS NULL`,
@@ -44,27 +69,25 @@ function prepareEndingStatements(db: SqliteDatabase) {
   );
   const release = db.prepare(`
     UPDATE tasks SET lease_owner = NULL, lease_until = NULL
-    WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL`);
+    WHERE id = ? AND attempt = ? AND status = 'working' AND lease_owner IS NOT NULL
+    RETURNING ${TIES}`);
   return { terminal, wait, suspend, ask, supersede, release };
 }
 
 type EndingStatements = ReturnType<typeof prepareEndingStatements>;
 
-/** A wait begun (true), due at once because a child ended during the run ('due'), or refused (false). */
+/** A wait begun, due at once when a child ended during the run; undefined when refused. */
 function waitRun(
   s: EndingStatements,
   params: { id: string; token: number; now: number; until: number; message: string | null },
-): boolean | 'due' {
-  const row = s.wait.get(params) as { wake_at: number | null } | undefined;
-  if (row === undefined) return false;
+): Ended | undefined {
+  const row = s.wait.get(params) as (TiesRow & { wake_at: number | null }) | undefined;
+  if (row === undefined) return undefined;
   const { now, until } = params;
-  return row.wake_at !== null && row.wake_at <= now && row.wake_at < until ? 'due' : true;
+  return endedOf(row, row.wake_at !== null && row.wake_at <= now && row.wake_at < until);
 }
 
-/**
- * Ends the run holding `token` (inside the caller's transaction); false when the run no longer holds the task, 'due'
- * when it began a wait that a child's ending made due at once.
- */
+/** Ends the run holding `token` (inside the caller's transaction); undefined when the run no longer holds the task. */
 function finishRun(
   s: EndingStatements,
   codec: PayloadCodec,
@@ -72,7 +95,9 @@ function finishRun(
   token: number,
   outcome: RunOutcome,
   now: number,
-): boolean | 'due' {
+): Ended | undefined {
+  const terminal = (params: Record<string, unknown>): Ended | undefined =>
+    endedOf(s.terminal.get(params) as TiesRow | undefined);
   const base = {
     id,
     token,
@@ -91,39 +116,35 @@ function finishRun(
     text === null || text === undefined ? null : sealStatus(codec, codec.sealsTask(id), id, text);
   switch (outcome.kind) {
     case 'completed':
-      return (
-        s.terminal.run({
-          ...base,
-          status: 'completed',
-          result: codec.seal(id, JSON.stringify(outcome.result), sealedAt('tasks.result', id)),
-          // Known here, before the result is sealed: operators find tool errors without opening results.
-          toolError: isToolErrorResult(outcome.result) ? 1 : 0,
-          message: status(outcome.statusMessage),
-          failure: failureOf(outcome),
-        }).changes === 1
-      );
+      return terminal({
+        ...base,
+        status: 'completed',
+        result: codec.seal(id, JSON.stringify(outcome.result), sealedAt('tasks.result', id)),
+        // Known here, before the result is sealed: operators find tool errors without opening results.
+        toolError: isToolErrorResult(outcome.result) ? 1 : 0,
+        message: status(outcome.statusMessage),
+        failure: failureOf(outcome),
+      });
     case 'failed':
-      return (
-        s.terminal.run({
-          ...base,
-          status: 'failed',
-          error: codec.seal(id, JSON.stringify(outcome.error), sealedAt('tasks.error', id)),
-          // Known here, before the error is sealed: operators find outcome-unknown calls without opening errors.
-          errorOutcome: errorOutcomeOf(outcome.error),
-          message: status(outcome.statusMessage),
-          failure: failureOf(outcome),
-        }).changes === 1
-      );
+      return terminal({
+        ...base,
+        status: 'failed',
+        error: codec.seal(id, JSON.stringify(outcome.error), sealedAt('tasks.error', id)),
+        // Known here, before the error is sealed: operators find outcome-unknown calls without opening errors.
+        errorOutcome: errorOutcomeOf(outcome.error),
+        message: status(outcome.statusMessage),
+        failure: failureOf(outcome),
+      });
     case 'waiting':
       return waitRun(s, { id, token, now, until: outcome.until, message: status(outcome.statusMessage) });
     case 'cancelled':
-      return s.terminal.run({ ...base, status: 'cancelled', message: 'Task was cancelled.' }).changes === 1;
+      return terminal({ ...base, status: 'cancelled', message: 'Task was cancelled.' });
     case 'released':
-      return s.release.run(id, token).changes === 1;
+      return endedOf(s.release.get(id, token) as TiesRow | undefined);
     case 'input_required': {
       const row = s.suspend.get({ ...base, message: status(outcome.statusMessage) }) as
-        { status: string } | undefined;
-      if (row === undefined) return false;
+        (TiesRow & { status: string }) | undefined;
+      if (row === undefined) return undefined;
       for (const [key, request] of Object.entries(outcome.requests))
         s.ask.run(
           id,
@@ -132,7 +153,7 @@ function finishRun(
           now,
         );
       s.supersede.run(id, JSON.stringify(Object.keys(outcome.requests)));
-      return true;
+      return endedOf(row);
     }
   }
 }
@@ -140,7 +161,7 @@ function finishRun(
 export function prepareEndingQueries(db: SqliteDatabase, codec: PayloadCodec) {
   const statements = prepareEndingStatements(db);
   return {
-    finish: (id: string, token: number, outcome: RunOutcome, now: number): boolean | 'due' =>
+    finish: (id: string, token: number, outcome: RunOutcome, now: number): Ended | undefined =>
       finishRun(statements, codec, id, token, outcome, now),
   };
 }
