@@ -1,13 +1,14 @@
 // Prometheus metrics (prom-client): tasks by status, runnable backlog, input waits, HTTP requests by method and code,
 // open subscriptions, the process, and the task metrics by tool (task-metrics.ts); served on GET /metrics.
 import { SERVED_METHODS } from '../wire/methods.js';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { VERSION } from '../version.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuditEvent } from '../protocol/audit.js';
 import type { TaskObserver } from '../tasks/observer.js';
 import type { TaskStore } from '../tasks/store.js';
+import { createHttpMetrics, type HttpTally } from './http-metrics.js';
 import { createStatsCache } from './stats-cache.js';
 import { createTaskMetrics } from './task-metrics.js';
 import { createToolLabels } from './tool-labels.js';
@@ -95,29 +96,14 @@ function storeGauges(registry: Registry) {
   };
 }
 
-/** HTTP requests by method and code, their durations, open subscriptions. */
-function httpInstruments(registry: Registry) {
-  return {
-    http: new Counter({
-      name: `${P}http_requests_total`,
-      help: 'HTTP requests',
-      labelNames: ['method', 'code'],
-      registers: [registry],
-    }),
-    httpDuration: new Histogram({
-      name: `${P}http_request_duration_seconds`,
-      help: 'HTTP request duration (time to the end of the response; long for subscriptions)',
-      labelNames: ['method'],
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
-      registers: [registry],
-    }),
-    subscriptions: new Gauge({
-      name: `${P}open_subscriptions`,
-      help: 'Open event streams: subscriptions/listen (kind="listen") and the operator API\'s (kind="operator")',
-      labelNames: ['kind'],
-      registers: [registry],
-    }),
-  };
+/** Open subscriptions (registered after the HTTP request metrics, as /metrics lists them). */
+function subscriptionGauge(registry: Registry) {
+  return new Gauge({
+    name: `${P}open_subscriptions`,
+    help: 'Open event streams: subscriptions/listen (kind="listen") and the operator API\'s (kind="operator")',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
 }
 
 /** Reads the store's task counts (at most once per interval) into the gauges; nothing when the store has none. */
@@ -173,23 +159,9 @@ function bearerCheck(token: string | undefined): (req: IncomingMessage) => boole
 }
 
 /** Counts an HTTP response under its method (or "other") and status code. */
-function httpRecorder(instruments: ReturnType<typeof httpInstruments>): Metrics['httpResponse'] {
-  const children = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
-  return (method, status, durationMs) => {
-    const label = KNOWN_METHODS.has(method) ? method : 'other';
-    const key = `${label} ${status}`;
-    let child = children.get(key);
-    if (child === undefined) {
-      // Labelled children are looked up once per (method, code): no label hashing per request.
-      child = {
-        count: instruments.http.labels(label, String(status)),
-        duration: instruments.httpDuration.labels(label),
-      };
-      children.set(key, child);
-    }
-    child.count.inc();
-    child.duration.observe(durationMs / 1000);
-  };
+function httpRecorder(tally: HttpTally): Metrics['httpResponse'] {
+  return (method, status, durationMs) =>
+    tally(KNOWN_METHODS.has(method) ? method : 'other', status, durationMs);
 }
 
 export function createMetrics(
@@ -209,9 +181,10 @@ export function createMetrics(
   const gauges = storeGauges(registry);
   const toolLabel = createToolLabels({ tools: options.tools, max: options.maxToolLabels });
   const tasks = createTaskMetrics(registry, toolLabel);
-  const http = httpInstruments(registry);
+  const http = createHttpMetrics(registry);
+  const subscriptions = subscriptionGauge(registry);
   // Both kinds shown from the start, at 0.
-  for (const kind of ['listen', 'operator'] as const) http.subscriptions.set({ kind }, 0);
+  for (const kind of ['listen', 'operator'] as const) subscriptions.set({ kind }, 0);
   const intervalMs = options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS;
   const collect = statsCollector(store, gauges, intervalMs, now, toolLabel);
   const allowed = bearerCheck(options.token);
@@ -222,7 +195,7 @@ export function createMetrics(
     audit: (event) => tasks.audit(event),
     httpResponse: httpRecorder(http),
     subscription(delta, kind = 'listen') {
-      http.subscriptions.inc({ kind }, delta);
+      subscriptions.inc({ kind }, delta);
     },
     route(req, res) {
       if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return false;

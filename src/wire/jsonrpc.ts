@@ -36,9 +36,17 @@ export function isRequestId(value: unknown): value is RequestId {
 /** Deeper JSON than this is refused before parsing: every later recursive walk stays bounded. */
 export const MAX_DEPTH = 64;
 
+/** Whether the text holds at most `max` opening brackets in all (strings included): then none nests deeper. */
+function openingsAtMost(text: string, max: number): boolean {
+  let n = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++n > max) return false;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++n > max) return false;
+  return true;
+}
+
 /** Scans the text once (strings skipped) and tells whether brackets nest deeper than `max`. */
 export function nestingExceeds(text: string, max: number): boolean {
-  if (text.length <= max) return false; // too short to hold max + 1 brackets
+  if (text.length <= max || openingsAtMost(text, max)) return false; // too few brackets to nest deeper
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

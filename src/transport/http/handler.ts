@@ -29,7 +29,7 @@ export interface HttpEdgeOptions {
   protectedResourceMetadata?: Record<string, unknown>;
   /** Called when a response has been sent: JSON-RPC method (or the path), HTTP status, duration. */
   onResponse?: ResponseReport;
-  /** Extra routes (e.g. /metrics); return true when handled. */
+  /** Extra routes (e.g. /metrics), offered every path but the endpoint's own; return true when handled. */
   extraRoutes?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Other wires on the same endpoint, offered each request in order before the modern core. */
   wires?: readonly HttpWire[];
@@ -233,8 +233,9 @@ function servedRoute(edge: Edge, req: IncomingMessage, reply: HttpReply, pathnam
     reply.json(200, edge.prm, { 'cache-control': 'max-age=300' });
     return true;
   }
-  if (edge.options.extraRoutes?.(req, reply.res) === true) return true;
+  // The endpoint's own path, the common case, is never an extra route's: they are offered every other path.
   if (pathname === edge.path) return false;
+  if (edge.options.extraRoutes?.(req, reply.res) === true) return true;
   reply.json(404, NOT_FOUND_BODY);
   return true;
 }
