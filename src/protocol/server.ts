@@ -31,6 +31,7 @@ import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { advertises } from './advertised.js';
+import { onAbort } from './on-abort.js';
 import { discoverResult } from './discover.js';
 import { answered, handlerFailed, type DispatchOutcome } from './handler-outcome.js';
 import type { RoundDeps } from './run-round.js';
@@ -119,6 +120,8 @@ export interface DispatchInput {
   emit(method: string, params: JsonObject): void;
   /** Back-pressure of the response stream (defaults to always writable). */
   whenWritable?: () => Promise<void>;
+  /** Calls `fn` once when the client goes away (defaults to waiting on `signal`); returns the way to stop waiting. */
+  onGone?: (fn: () => void) => () => void;
 }
 
 export type { DispatchOutcome };
@@ -172,6 +175,10 @@ class Scope implements RequestScope {
 
   whenWritable(): Promise<void> {
     return this.input.whenWritable === undefined ? Promise.resolve() : this.input.whenWritable();
+  }
+
+  onGone(fn: () => void): () => void {
+    return this.input.onGone === undefined ? onAbort(this.input.signal, fn) : this.input.onGone(fn);
   }
 }
 

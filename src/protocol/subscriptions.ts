@@ -9,6 +9,7 @@ import type { AuthInfo } from './tool-types.js';
 import type { Registry } from './registry.js';
 import type { ResourceProvider } from './resource-provider.js';
 import type { RequestScope } from './scope.js';
+import { onAbort } from './on-abort.js';
 
 /** An extension's part of a subscription (e.g. task ids); returns what it agreed to and how to stop. */
 export interface SubscriptionExtension {
@@ -37,34 +38,33 @@ export async function listen(
   const filter = params.notifications;
   if (!isJsonObject(filter))
     throw invalidParams('Invalid params: subscriptions/listen requires params.notifications');
-  const meta = { [META_SUBSCRIPTION_ID]: scope.id };
-  const send = (method: string, p: JsonObject): void => {
-    if (!scope.signal.aborted) scope.emit(method, { ...p, _meta: meta });
-  };
+  const open = new OpenListen(scope, shutdown);
+  const send = (method: string, p: JsonObject): void => open.send(method, p);
   const agreed: JsonObject = {};
-  const cleanups: (() => void)[] = [];
   const starts: (() => void)[] = [];
-  for (const [key, event, method] of BOOLEAN_FILTERS) {
-    const value = filter[key];
-    if (value === undefined || value === false) continue;
-    if (value !== true) throw invalidParams(`Invalid params: notifications.${key} must be a boolean`);
-    agreed[key] = true;
-    const listener = (): void => send(method, {});
-    starts.push(() => registry.events.on(event, listener));
-    cleanups.push(() => registry.events.off(event, listener));
-  }
-  const uris = filter.resourceSubscriptions;
-  if (uris !== undefined) {
-    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
-      throw invalidParams('Invalid params: notifications.resourceSubscriptions must be an array of strings');
-    }
-  }
   try {
+    for (const [key, event, method] of BOOLEAN_FILTERS) {
+      const value = filter[key];
+      if (value === undefined || value === false) continue;
+      if (value !== true) throw invalidParams(`Invalid params: notifications.${key} must be a boolean`);
+      agreed[key] = true;
+      const listener = (): void => send(method, {});
+      starts.push(() => registry.events.on(event, listener));
+      open.cleanups.push(() => registry.events.off(event, listener));
+    }
+    const uris = filter.resourceSubscriptions;
+    if (uris !== undefined) {
+      if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+        throw invalidParams(
+          'Invalid params: notifications.resourceSubscriptions must be an array of strings',
+        );
+      }
+    }
     if (Array.isArray(uris) && uris.length > 0) {
       const resourceUris = await subscribeResources(registry, providers, uris as string[], scope, send);
       agreed.resourceSubscriptions = resourceUris.agreed;
       starts.push(...resourceUris.starts);
-      cleanups.push(...resourceUris.cleanups);
+      open.cleanups.push(...resourceUris.cleanups);
     }
     for (const ext of extensions) {
       if (filter[ext.key] === undefined) continue;
@@ -72,38 +72,92 @@ export async function listen(
       if (accepted === undefined) continue;
       agreed[ext.key] = accepted.agreed;
       starts.push(accepted.start);
-      cleanups.push(accepted.stop);
+      open.cleanups.push(accepted.stop);
     }
     send('notifications/subscriptions/acknowledged', { notifications: agreed });
     for (const start of starts) start();
   } catch (err) {
-    for (const cleanup of cleanups) cleanup();
+    open.fail();
     throw err;
   }
-  // Returned, not awaited: while the stream is open, only the cleanups and the subscription's `_meta` are held.
-  return untilClosed(scope.signal, shutdown, cleanups, meta);
+  // Returned, not awaited: while the stream is open, only the OpenListen (and what its cleanups hold) is kept.
+  return open.result();
 }
 
-/** Waits for the stream's end, then stops every part of the subscription and answers with the listen result. */
-function untilClosed(
-  request: AbortSignal,
-  shutdown: AbortSignal,
-  cleanups: readonly (() => void)[],
-  meta: JsonObject,
-): Promise<JsonObject> {
-  const stop = (): void => {
-    for (const cleanup of cleanups) cleanup();
-  };
-  return untilAborted(request, shutdown).then(
-    () => {
-      stop();
-      return { resultType: 'complete', _meta: meta };
-    },
-    (err: unknown) => {
-      stop();
-      throw err;
-    },
-  );
+/**
+ * One open subscription: its `_meta`, the ways to stop its parts, and its end (the client went away or the server
+ * shuts down). One object with its methods on the prototype, not a set of closures per open stream.
+ */
+class OpenListen {
+  readonly meta: JsonObject;
+  /** Stops every part of the subscription (run once, at its end). */
+  readonly cleanups: (() => void)[] = [];
+  private ended = false;
+  private resolve: ((result: JsonObject) => void) | undefined;
+  private stopGone: (() => void) | undefined;
+
+  constructor(
+    private readonly scope: RequestScope,
+    private readonly shutdown: AbortSignal,
+  ) {
+    this.meta = { [META_SUBSCRIPTION_ID]: scope.id };
+    const end = (): void => this.end();
+    const stopGone = scope.onGone === undefined ? onAbort(scope.signal, end) : scope.onGone(end);
+    if (this.ended) return;
+    this.stopGone = stopGone;
+    if (shutdown.aborted) this.end();
+    else shutdownWaiters(shutdown).add(this);
+  }
+
+  /** A notification on the stream, with the subscription's `_meta`; nothing once it ended. */
+  send(method: string, p: JsonObject): void {
+    if (!this.ended) this.scope.emit(method, { ...p, _meta: this.meta });
+  }
+
+  /** The listen result once the stream ends (at once when it already has). */
+  result(): Promise<JsonObject> {
+    if (this.ended) {
+      this.stop();
+      return Promise.resolve(this.completed());
+    }
+    return new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+  }
+
+  /** The client went away or the server shuts down: every part stops, the listen answers. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.forget();
+    const resolve = this.resolve;
+    if (resolve === undefined) return;
+    this.resolve = undefined;
+    this.stop();
+    resolve(this.completed());
+  }
+
+  /** The subscription was refused while being set up: what was set up so far stops. */
+  fail(): void {
+    this.ended = true;
+    this.forget();
+    this.stop();
+  }
+
+  private completed(): JsonObject {
+    return { resultType: 'complete', _meta: this.meta };
+  }
+
+  private forget(): void {
+    this.stopGone?.();
+    this.stopGone = undefined;
+    fanOuts.get(this.shutdown)?.delete(this);
+  }
+
+  private stop(): void {
+    for (const cleanup of this.cleanups) cleanup();
+    this.cleanups.length = 0;
+  }
 }
 
 /**
@@ -142,37 +196,21 @@ async function subscribeResources(
   return { agreed, starts, cleanups };
 }
 
+const fanOuts = new WeakMap<AbortSignal, Set<OpenListen>>();
+
 /**
- * Waits for the request's signal or the server's shutdown. The shutdown signal lives as long as the server and is
- * shared by every open listen: it gets one listener, fanned out (onShutdown), not one per listen.
+ * The open listens that end with the server's shutdown. That signal lives as long as the server and is shared by
+ * every open listen: it gets one listener, fanned out, not one per listen.
  */
-function untilAborted(request: AbortSignal, shutdown: AbortSignal): Promise<void> {
-  if (request.aborted || shutdown.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      request.removeEventListener('abort', done);
-      forget();
-      resolve();
-    };
-    const forget = onShutdown(shutdown, done);
-    request.addEventListener('abort', done, { once: true });
-  });
-}
-
-const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
-
-/** Calls `fn` when the long-lived `signal` aborts, through one listener per signal; returns the way to stop waiting. */
-function onShutdown(signal: AbortSignal, fn: () => void): () => void {
+function shutdownWaiters(signal: AbortSignal): Set<OpenListen> {
   let waiters = fanOuts.get(signal);
   if (waiters === undefined) {
-    const all = new Set<() => void>();
-    signal.addEventListener('abort', () => [...all].forEach((w) => w()), { once: true });
+    const all = new Set<OpenListen>();
+    signal.addEventListener('abort', () => [...all].forEach((w) => w.end()), { once: true });
     fanOuts.set(signal, all);
     waiters = all;
   }
-  const set = waiters;
-  set.add(fn);
-  return () => void set.delete(fn);
+  return waiters;
 }
 
 /** Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. */
