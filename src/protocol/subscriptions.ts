@@ -11,14 +11,20 @@ import type { ResourceProvider } from './resource-provider.js';
 import type { RequestScope } from './scope.js';
 import { onAbort } from './on-abort.js';
 
-/** An extension's part of a subscription (e.g. task ids); returns what it agreed to and how to stop. */
+/** One part of an open subscription: started once it is acknowledged, stopped at its end (called as methods). */
+export interface SubscriptionPart {
+  start(): void;
+  stop(): void;
+}
+
+/** An extension's part of a subscription (e.g. task ids); returns what it agreed to and how to start and stop. */
 export interface SubscriptionExtension {
   key: string;
   accept(
     requested: unknown,
     scope: RequestScope,
     send: (method: string, params: JsonObject) => void,
-  ): Promise<{ agreed: unknown; start: () => void; stop: () => void } | undefined>;
+  ): Promise<({ agreed: unknown } & SubscriptionPart) | undefined>;
 }
 
 const BOOLEAN_FILTERS = [
@@ -41,7 +47,7 @@ export async function listen(
   const open = new OpenListen(scope, shutdown);
   const send = (method: string, p: JsonObject): void => open.send(method, p);
   const agreed: JsonObject = {};
-  const starts: (() => void)[] = [];
+  const parts = open.parts;
   try {
     for (const [key, event, method] of BOOLEAN_FILTERS) {
       const value = filter[key];
@@ -49,8 +55,10 @@ export async function listen(
       if (value !== true) throw invalidParams(`Invalid params: notifications.${key} must be a boolean`);
       agreed[key] = true;
       const listener = (): void => send(method, {});
-      starts.push(() => registry.events.on(event, listener));
-      open.cleanups.push(() => registry.events.off(event, listener));
+      parts.push({
+        start: () => registry.events.on(event, listener),
+        stop: () => registry.events.off(event, listener),
+      });
     }
     const uris = filter.resourceSubscriptions;
     if (uris !== undefined) {
@@ -63,24 +71,22 @@ export async function listen(
     if (Array.isArray(uris) && uris.length > 0) {
       const resourceUris = await subscribeResources(registry, providers, uris as string[], scope, send);
       agreed.resourceSubscriptions = resourceUris.agreed;
-      starts.push(...resourceUris.starts);
-      open.cleanups.push(...resourceUris.cleanups);
+      parts.push(...resourceUris.parts);
     }
     for (const ext of extensions) {
       if (filter[ext.key] === undefined) continue;
       const accepted = await ext.accept(filter[ext.key], scope, send);
       if (accepted === undefined) continue;
       agreed[ext.key] = accepted.agreed;
-      starts.push(accepted.start);
-      open.cleanups.push(accepted.stop);
+      parts.push(accepted);
     }
     send('notifications/subscriptions/acknowledged', { notifications: agreed });
-    for (const start of starts) start();
+    for (const part of parts) part.start();
   } catch (err) {
     open.fail();
     throw err;
   }
-  // Returned, not awaited: while the stream is open, only the OpenListen (and what its cleanups hold) is kept.
+  // Returned, not awaited: while the stream is open, only the OpenListen (and what its parts hold) is kept.
   return open.result();
 }
 
@@ -90,8 +96,8 @@ export async function listen(
  */
 class OpenListen {
   readonly meta: JsonObject;
-  /** Stops every part of the subscription (run once, at its end). */
-  readonly cleanups: (() => void)[] = [];
+  /** The parts of the subscription, stopped once at its end (or when it is refused while being set up). */
+  readonly parts: SubscriptionPart[] = [];
   private ended = false;
   private resolve: ((result: JsonObject) => void) | undefined;
   private stopGone: (() => void) | undefined;
@@ -155,8 +161,8 @@ class OpenListen {
   }
 
   private stop(): void {
-    for (const cleanup of this.cleanups) cleanup();
-    this.cleanups.length = 0;
+    for (const part of this.parts) part.stop();
+    this.parts.length = 0;
   }
 }
 
@@ -170,11 +176,10 @@ async function subscribeResources(
   uris: readonly string[],
   scope: RequestScope,
   send: (method: string, params: JsonObject) => void,
-): Promise<{ agreed: string[]; starts: (() => void)[]; cleanups: (() => void)[] }> {
+): Promise<{ agreed: string[]; parts: SubscriptionPart[] }> {
   const wanted = new Set(uris);
   const agreed: string[] = [];
-  const starts: (() => void)[] = [];
-  const cleanups: (() => void)[] = [];
+  const parts: SubscriptionPart[] = [];
   const updated = (uri: string): void => send('notifications/resources/updated', { uri });
   for (const provider of providers) {
     const own = [...wanted].filter((uri) => provider.owns(uri));
@@ -182,18 +187,19 @@ async function subscribeResources(
     for (const uri of own) wanted.delete(uri);
     const accepted = await provider.subscribe(own, scope, updated);
     agreed.push(...accepted.agreed);
-    starts.push(accepted.start);
-    cleanups.push(accepted.stop);
+    parts.push(accepted);
   }
   if (wanted.size > 0) {
     agreed.push(...wanted);
     const listener = (uri: string): void => {
       if (wanted.has(uri)) updated(uri);
     };
-    starts.push(() => registry.events.on('resourceUpdated', listener));
-    cleanups.push(() => registry.events.off('resourceUpdated', listener));
+    parts.push({
+      start: () => registry.events.on('resourceUpdated', listener),
+      stop: () => registry.events.off('resourceUpdated', listener),
+    });
   }
-  return { agreed, starts, cleanups };
+  return { agreed, parts };
 }
 
 const fanOuts = new WeakMap<AbortSignal, Set<OpenListen>>();
