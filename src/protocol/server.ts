@@ -298,13 +298,14 @@ interface MethodTable {
   serverMeta: JsonObject;
 }
 
+const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
+
 /** The outcome of one request: at once when the checks refuse it or its handler answers synchronously. */
 function dispatchNow(table: MethodTable, input: DispatchInput): DispatchOutcome | Promise<DispatchOutcome> {
   const { request } = input;
   const { methods, serverMeta } = table;
   // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
   // method existence; capability gating and params errors come from the handlers.
-  const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
   if (input.header !== undefined) {
     const mismatch = checkRoutingHeaders(input.header, request.method, request.params);
     if (mismatch !== undefined) return fail(mismatch);

@@ -1,7 +1,7 @@
 // One POST on the modern (2026-07-28) path: its dispatch input for the core, and its answer.
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '../../protocol/tool-types.js';
-import type { DispatchInput, McpServer } from '../../protocol/server.js';
+import type { DispatchInput, DispatchOutcome, McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
 import {
@@ -88,19 +88,30 @@ export const takesEvents = (header: HeaderLookup): boolean =>
   /text\/event-stream|\*\/\*/i.test(header('accept') ?? '');
 
 /** Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end. */
-export async function answerRequest(server: McpServer, exchange: HttpExchange): Promise<void> {
-  const { reply, request } = exchange;
-  if (takesEvents(exchange.header)) reply.limitSilence();
-  let outcome;
+export function answerRequest(server: McpServer, exchange: HttpExchange): Promise<void> {
+  if (takesEvents(exchange.header)) exchange.reply.limitSilence();
+  let pending: Promise<DispatchOutcome>;
   try {
-    outcome = await server.dispatch(exchange);
-  } catch {
-    outcome = {
-      ok: false as const,
-      error: new ProtocolError(ErrorCode.InternalError, 'Internal error'),
-      origin: 'handler' as const,
-    };
+    pending = server.dispatch(exchange);
+  } catch (err) {
+    pending = Promise.reject(err as Error);
   }
+  // Chained, not awaited: an open stream holds no suspended frame of this function.
+  return pending.then(
+    (outcome) => writeAnswer(exchange, outcome),
+    () => writeAnswer(exchange, internalError()),
+  );
+}
+
+const internalError = (): DispatchOutcome => ({
+  ok: false,
+  error: new ProtocolError(ErrorCode.InternalError, 'Internal error'),
+  origin: 'handler',
+});
+
+/** Writes the request's answer: JSON with the code's status, or the stream's end (nothing when the client left). */
+function writeAnswer(exchange: HttpExchange, outcome: DispatchOutcome): void {
+  const { reply, request } = exchange;
   if (exchange.aborted()) {
     reply.stop();
     return;
