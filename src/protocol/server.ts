@@ -282,7 +282,8 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
     'subscriptions/listen': (params, scope) => {
       const release = listens.open(scope.auth);
       options.onSubscription?.(1);
-      return listen(registry, subscriptionExts, core.shutdown, params, scope, providers).finally(() => {
+      // Told once, when the subscription stops or is refused: no promise of its own waits for the stream's end.
+      return listen(registry, subscriptionExts, core.shutdown, params, scope, providers, () => {
         options.onSubscription?.(-1);
         release();
       });

@@ -9,7 +9,7 @@ import type { AuthInfo } from './tool-types.js';
 import type { Registry } from './registry.js';
 import type { ResourceProvider } from './resource-provider.js';
 import type { RequestScope } from './scope.js';
-import { onAbort } from './on-abort.js';
+import { noop, onAbort } from './on-abort.js';
 
 /** One part of an open subscription: started once it is acknowledged, stopped at its end (called as methods). */
 export interface SubscriptionPart {
@@ -33,61 +33,80 @@ const BOOLEAN_FILTERS = [
   ['resourcesListChanged', 'resourcesListChanged', 'notifications/resources/list_changed'],
 ] as const;
 
-export async function listen(
+/**
+ * Opens a subscription: the acknowledgement goes out once every part agreed, then its notifications. The promise
+ * answers with the listen result when the stream ends; `onEnd` is called once, when the subscription stops or is
+ * refused. Not an async function: while the stream is open, its OpenListen (and what its parts hold) is all that is
+ * kept, with no promise of the set-up waiting on it.
+ */
+export function listen(
   registry: Registry,
   extensions: readonly SubscriptionExtension[],
   shutdown: AbortSignal,
   params: JsonObject,
   scope: RequestScope,
   providers: readonly ResourceProvider[] = [],
+  onEnd: () => void = noop,
 ): Promise<JsonObject> {
   const filter = params.notifications;
-  if (!isJsonObject(filter))
-    throw invalidParams('Invalid params: subscriptions/listen requires params.notifications');
-  const open = new OpenListen(scope, shutdown);
+  if (!isJsonObject(filter)) {
+    onEnd();
+    return Promise.reject(
+      invalidParams('Invalid params: subscriptions/listen requires params.notifications'),
+    );
+  }
+  const open = new OpenListen(scope, shutdown, onEnd);
+  const result = open.result();
+  setUp(open, registry, extensions, filter, scope, providers).then(
+    () => open.opened(),
+    (err: unknown) => open.fail(err),
+  );
+  return result;
+}
+
+/** Sets up every part the filter asks for and sends the acknowledgement; throws when one is refused. */
+async function setUp(
+  open: OpenListen,
+  registry: Registry,
+  extensions: readonly SubscriptionExtension[],
+  filter: JsonObject,
+  scope: RequestScope,
+  providers: readonly ResourceProvider[],
+): Promise<void> {
   const send = (method: string, p: JsonObject): void => open.send(method, p);
   const agreed: JsonObject = {};
   const parts = open.parts;
-  try {
-    for (const [key, event, method] of BOOLEAN_FILTERS) {
-      const value = filter[key];
-      if (value === undefined || value === false) continue;
-      if (value !== true) throw invalidParams(`Invalid params: notifications.${key} must be a boolean`);
-      agreed[key] = true;
-      const listener = (): void => send(method, {});
-      parts.push({
-        start: () => registry.events.on(event, listener),
-        stop: () => registry.events.off(event, listener),
-      });
-    }
-    const uris = filter.resourceSubscriptions;
-    if (uris !== undefined) {
-      if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
-        throw invalidParams(
-          'Invalid params: notifications.resourceSubscriptions must be an array of strings',
-        );
-      }
-    }
-    if (Array.isArray(uris) && uris.length > 0) {
-      const resourceUris = await subscribeResources(registry, providers, uris as string[], scope, send);
-      agreed.resourceSubscriptions = resourceUris.agreed;
-      parts.push(...resourceUris.parts);
-    }
-    for (const ext of extensions) {
-      if (filter[ext.key] === undefined) continue;
-      const accepted = await ext.accept(filter[ext.key], scope, send);
-      if (accepted === undefined) continue;
-      agreed[ext.key] = accepted.agreed;
-      parts.push(accepted);
-    }
-    send('notifications/subscriptions/acknowledged', { notifications: agreed });
-    for (const part of parts) part.start();
-  } catch (err) {
-    open.fail();
-    throw err;
+  for (const [key, event, method] of BOOLEAN_FILTERS) {
+    const value = filter[key];
+    if (value === undefined || value === false) continue;
+    if (value !== true) throw invalidParams(`Invalid params: notifications.${key} must be a boolean`);
+    agreed[key] = true;
+    const listener = (): void => send(method, {});
+    parts.push({
+      start: () => registry.events.on(event, listener),
+      stop: () => registry.events.off(event, listener),
+    });
   }
-  // Returned, not awaited: while the stream is open, only the OpenListen (and what its parts hold) is kept.
-  return open.result();
+  const uris = filter.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+      throw invalidParams('Invalid params: notifications.resourceSubscriptions must be an array of strings');
+    }
+  }
+  if (Array.isArray(uris) && uris.length > 0) {
+    const resourceUris = await subscribeResources(registry, providers, uris as string[], scope, send);
+    agreed.resourceSubscriptions = resourceUris.agreed;
+    parts.push(...resourceUris.parts);
+  }
+  for (const ext of extensions) {
+    if (filter[ext.key] === undefined) continue;
+    const accepted = await ext.accept(filter[ext.key], scope, send);
+    if (accepted === undefined) continue;
+    agreed[ext.key] = accepted.agreed;
+    parts.push(accepted);
+  }
+  send('notifications/subscriptions/acknowledged', { notifications: agreed });
+  for (const part of parts) part.start();
 }
 
 /**
@@ -98,15 +117,22 @@ class OpenListen {
   readonly meta: JsonObject;
   /** The parts of the subscription, stopped once at its end (or when it is refused while being set up). */
   readonly parts: SubscriptionPart[] = [];
+  /** The client went away or the server shuts down (perhaps while it was being set up). */
   private ended = false;
+  /** Every part is set up and started. */
+  private open = false;
   private resolve: ((result: JsonObject) => void) | undefined;
+  private reject: ((err: unknown) => void) | undefined;
   private stopGone: (() => void) | undefined;
+  private onEnd: (() => void) | undefined;
 
   constructor(
     private readonly scope: RequestScope,
     private readonly shutdown: AbortSignal,
+    onEnd: () => void,
   ) {
     this.meta = { [META_SUBSCRIPTION_ID]: scope.id };
+    this.onEnd = onEnd;
     const end = (): void => this.end();
     const stopGone = scope.onGone === undefined ? onAbort(scope.signal, end) : scope.onGone(end);
     if (this.ended) return;
@@ -120,15 +146,19 @@ class OpenListen {
     if (!this.ended) this.scope.emit(method, { ...p, _meta: this.meta });
   }
 
-  /** The listen result once the stream ends (at once when it already has). */
+  /** The listen result once the stream ends (called once, before it is set up). */
   result(): Promise<JsonObject> {
-    if (this.ended) {
-      this.stop();
-      return Promise.resolve(this.completed());
-    }
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       this.resolve = resolve;
+      this.reject = reject;
     });
+  }
+
+  /** Every part is set up and started: the stream stays open until its end (at once when it already came). */
+  opened(): void {
+    this.open = true;
+    this.reject = undefined;
+    if (this.ended) this.finish();
   }
 
   /** The client went away or the server shuts down: every part stops, the listen answers. */
@@ -136,22 +166,25 @@ class OpenListen {
     if (this.ended) return;
     this.ended = true;
     this.forget();
-    const resolve = this.resolve;
-    if (resolve === undefined) return;
-    this.resolve = undefined;
-    this.stop();
-    resolve(this.completed());
+    if (this.open) this.finish();
   }
 
-  /** The subscription was refused while being set up: what was set up so far stops. */
-  fail(): void {
+  /** The subscription was refused while being set up: what was set up so far stops, the listen fails. */
+  fail(err: unknown): void {
+    const reject = this.reject;
     this.ended = true;
     this.forget();
     this.stop();
+    this.resolve = undefined;
+    this.reject = undefined;
+    reject?.(err);
   }
 
-  private completed(): JsonObject {
-    return { resultType: 'complete', _meta: this.meta };
+  private finish(): void {
+    const resolve = this.resolve;
+    this.stop();
+    this.resolve = undefined;
+    resolve?.({ resultType: 'complete', _meta: this.meta });
   }
 
   private forget(): void {
@@ -160,9 +193,13 @@ class OpenListen {
     fanOuts.get(this.shutdown)?.delete(this);
   }
 
+  /** Stops every part, and tells the subscription's end once. */
   private stop(): void {
     for (const part of this.parts) part.stop();
     this.parts.length = 0;
+    const onEnd = this.onEnd;
+    this.onEnd = undefined;
+    onEnd?.();
   }
 }
 

@@ -87,8 +87,16 @@ export class HttpExchange implements DispatchInput {
 export const takesEvents = (header: HeaderLookup): boolean =>
   /text\/event-stream|\*\/\*/i.test(header('accept') ?? '');
 
-/** Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end. */
-export function answerRequest(server: McpServer, exchange: HttpExchange): Promise<void> {
+/**
+ * Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end.
+ * `onError` is told of an error in writing it. Chained, not awaited, and no promise returned: an open stream holds
+ * no suspended frame of this function, and nothing waits on it but the one reaction that writes the answer.
+ */
+export function answerRequest(
+  server: McpServer,
+  exchange: HttpExchange,
+  onError: (err: unknown) => void,
+): void {
   if (takesEvents(exchange.header)) exchange.reply.limitSilence();
   let pending: Promise<DispatchOutcome>;
   try {
@@ -96,10 +104,9 @@ export function answerRequest(server: McpServer, exchange: HttpExchange): Promis
   } catch (err) {
     pending = Promise.reject(err as Error);
   }
-  // Chained, not awaited: an open stream holds no suspended frame of this function.
-  return pending.then(
-    (outcome) => writeAnswer(exchange, outcome),
-    () => writeAnswer(exchange, internalError()),
+  pending.then(
+    (outcome) => writeAnswer(exchange, outcome, onError),
+    () => writeAnswer(exchange, internalError(), onError),
   );
 }
 
@@ -110,7 +117,19 @@ const internalError = (): DispatchOutcome => ({
 });
 
 /** Writes the request's answer: JSON with the code's status, or the stream's end (nothing when the client left). */
-function writeAnswer(exchange: HttpExchange, outcome: DispatchOutcome): void {
+function writeAnswer(
+  exchange: HttpExchange,
+  outcome: DispatchOutcome,
+  onError: (err: unknown) => void,
+): void {
+  try {
+    writeOutcome(exchange, outcome);
+  } catch (err) {
+    onError(err);
+  }
+}
+
+function writeOutcome(exchange: HttpExchange, outcome: DispatchOutcome): void {
   const { reply, request } = exchange;
   if (exchange.aborted()) {
     reply.stop();
