@@ -122,6 +122,8 @@ export interface DispatchInput {
   whenWritable?: () => Promise<void>;
   /** Calls `fn` once when the client goes away (defaults to waiting on `signal`); returns the way to stop waiting. */
   onGone?: (fn: () => void) => () => void;
+  /** Told once the request went to its handler: the input (a stream's lives on) need not keep its params. */
+  handed?: () => void;
 }
 
 export type { DispatchOutcome };
@@ -330,6 +332,8 @@ function dispatchNow(table: MethodTable, input: DispatchInput): DispatchOutcome 
     pending = handler(request.params as JsonObject, scope);
   } catch (err) {
     return handlerFailed(err);
+  } finally {
+    input.handed?.();
   }
   // Chained, not awaited: a long request (a stream) holds no suspended frame of the dispatch.
   if (!(pending instanceof Promise)) return answered(pending, serverMeta);

@@ -27,10 +27,16 @@ export class HttpExchange implements DispatchInput {
   constructor(
     private readonly req: IncomingMessage,
     readonly reply: HttpReply,
-    readonly request: IncomingRequest,
+    public request: IncomingRequest,
     readonly auth: AuthInfo,
     readonly header: HeaderLookup,
   ) {}
+
+  /** The request went to its handler: only its id and method are kept for the answer (not its params). */
+  handed(): void {
+    const { id, method } = this.request;
+    this.request = { kind: 'request', id, method, params: undefined };
+  }
 
   /** The client went away before the response was finished. */
   private gone(): boolean {
