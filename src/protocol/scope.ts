@@ -16,6 +16,11 @@ export interface RequestScope {
   emit(method: string, params: JsonObject): void;
   /** Resolves once the response stream can take more (back-pressure); at once when it is not congested. */
   whenWritable(): Promise<void>;
+  /**
+   * Calls `fn` once when the client goes away (at once when it already has); returns the way to stop waiting. For a
+   * long-lived waiter it holds less than a listener on `signal`. Absent: wait on `signal`.
+   */
+  onGone?(fn: () => void): () => void;
 }
 
 export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise<JsonObject> | JsonObject;

@@ -31,6 +31,7 @@ import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { advertises } from './advertised.js';
+import { onAbort } from './on-abort.js';
 import { discoverResult } from './discover.js';
 import { answered, handlerFailed, type DispatchOutcome } from './handler-outcome.js';
 import type { RoundDeps } from './run-round.js';
@@ -119,6 +120,10 @@ export interface DispatchInput {
   emit(method: string, params: JsonObject): void;
   /** Back-pressure of the response stream (defaults to always writable). */
   whenWritable?: () => Promise<void>;
+  /** Calls `fn` once when the client goes away (defaults to waiting on `signal`); returns the way to stop waiting. */
+  onGone?: (fn: () => void) => () => void;
+  /** Told once the request went to its handler: the input (a stream's lives on) need not keep its params. */
+  handed?: () => void;
 }
 
 export type { DispatchOutcome };
@@ -172,6 +177,10 @@ class Scope implements RequestScope {
 
   whenWritable(): Promise<void> {
     return this.input.whenWritable === undefined ? Promise.resolve() : this.input.whenWritable();
+  }
+
+  onGone(fn: () => void): () => void {
+    return this.input.onGone === undefined ? onAbort(this.input.signal, fn) : this.input.onGone(fn);
   }
 }
 
@@ -275,7 +284,8 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
     'subscriptions/listen': (params, scope) => {
       const release = listens.open(scope.auth);
       options.onSubscription?.(1);
-      return listen(registry, subscriptionExts, core.shutdown, params, scope, providers).finally(() => {
+      // Told once, when the subscription stops or is refused: no promise of its own waits for the stream's end.
+      return listen(registry, subscriptionExts, core.shutdown, params, scope, providers, () => {
         options.onSubscription?.(-1);
         release();
       });
@@ -291,13 +301,14 @@ interface MethodTable {
   serverMeta: JsonObject;
 }
 
+const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
+
 /** The outcome of one request: at once when the checks refuse it or its handler answers synchronously. */
 function dispatchNow(table: MethodTable, input: DispatchInput): DispatchOutcome | Promise<DispatchOutcome> {
   const { request } = input;
   const { methods, serverMeta } = table;
   // Order matters (and is pinned by tests): routing headers, _meta presence, version header, version support,
   // method existence; capability gating and params errors come from the handlers.
-  const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
   if (input.header !== undefined) {
     const mismatch = checkRoutingHeaders(input.header, request.method, request.params);
     if (mismatch !== undefined) return fail(mismatch);
@@ -321,6 +332,8 @@ function dispatchNow(table: MethodTable, input: DispatchInput): DispatchOutcome 
     pending = handler(request.params as JsonObject, scope);
   } catch (err) {
     return handlerFailed(err);
+  } finally {
+    input.handed?.();
   }
   // Chained, not awaited: a long request (a stream) holds no suspended frame of the dispatch.
   if (!(pending instanceof Promise)) return answered(pending, serverMeta);

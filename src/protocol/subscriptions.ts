@@ -9,15 +9,22 @@ import type { AuthInfo } from './tool-types.js';
 import type { Registry } from './registry.js';
 import type { ResourceProvider } from './resource-provider.js';
 import type { RequestScope } from './scope.js';
+import { noop, onAbort } from './on-abort.js';
 
-/** An extension's part of a subscription (e.g. task ids); returns what it agreed to and how to stop. */
+/** One part of an open subscription: started once it is acknowledged, stopped at its end (called as methods). */
+export interface SubscriptionPart {
+  start(): void;
+  stop(): void;
+}
+
+/** An extension's part of a subscription (e.g. task ids); returns what it agreed to and how to start and stop. */
 export interface SubscriptionExtension {
   key: string;
   accept(
     requested: unknown,
     scope: RequestScope,
     send: (method: string, params: JsonObject) => void,
-  ): Promise<{ agreed: unknown; start: () => void; stop: () => void } | undefined>;
+  ): Promise<({ agreed: unknown } & SubscriptionPart) | undefined>;
 }
 
 const BOOLEAN_FILTERS = [
@@ -26,32 +33,59 @@ const BOOLEAN_FILTERS = [
   ['resourcesListChanged', 'resourcesListChanged', 'notifications/resources/list_changed'],
 ] as const;
 
-export async function listen(
+/**
+ * Opens a subscription: the acknowledgement goes out once every part agreed, then its notifications. The promise
+ * answers with the listen result when the stream ends; `onEnd` is called once, when the subscription stops or is
+ * refused. Not an async function: while the stream is open, its OpenListen (and what its parts hold) is all that is
+ * kept, with no promise of the set-up waiting on it.
+ */
+export function listen(
   registry: Registry,
   extensions: readonly SubscriptionExtension[],
   shutdown: AbortSignal,
   params: JsonObject,
   scope: RequestScope,
   providers: readonly ResourceProvider[] = [],
+  onEnd: () => void = noop,
 ): Promise<JsonObject> {
   const filter = params.notifications;
-  if (!isJsonObject(filter))
-    throw invalidParams('Invalid params: subscriptions/listen requires params.notifications');
-  const meta = { [META_SUBSCRIPTION_ID]: scope.id };
-  const send = (method: string, p: JsonObject): void => {
-    if (!scope.signal.aborted) scope.emit(method, { ...p, _meta: meta });
-  };
+  if (!isJsonObject(filter)) {
+    onEnd();
+    return Promise.reject(
+      invalidParams('Invalid params: subscriptions/listen requires params.notifications'),
+    );
+  }
+  const open = new OpenListen(scope, shutdown, onEnd);
+  const result = open.result();
+  setUp(open, registry, extensions, filter, scope, providers).then(
+    () => open.opened(),
+    (err: unknown) => open.fail(err),
+  );
+  return result;
+}
+
+/** Sets up every part the filter asks for and sends the acknowledgement; throws when one is refused. */
+async function setUp(
+  open: OpenListen,
+  registry: Registry,
+  extensions: readonly SubscriptionExtension[],
+  filter: JsonObject,
+  scope: RequestScope,
+  providers: readonly ResourceProvider[],
+): Promise<void> {
+  const send = (method: string, p: JsonObject): void => open.send(method, p);
   const agreed: JsonObject = {};
-  const cleanups: (() => void)[] = [];
-  const starts: (() => void)[] = [];
+  const parts = open.parts;
   for (const [key, event, method] of BOOLEAN_FILTERS) {
     const value = filter[key];
     if (value === undefined || value === false) continue;
     if (value !== true) throw invalidParams(`Invalid params: notifications.${key} must be a boolean`);
     agreed[key] = true;
     const listener = (): void => send(method, {});
-    starts.push(() => registry.events.on(event, listener));
-    cleanups.push(() => registry.events.off(event, listener));
+    parts.push({
+      start: () => registry.events.on(event, listener),
+      stop: () => registry.events.off(event, listener),
+    });
   }
   const uris = filter.resourceSubscriptions;
   if (uris !== undefined) {
@@ -59,51 +93,114 @@ export async function listen(
       throw invalidParams('Invalid params: notifications.resourceSubscriptions must be an array of strings');
     }
   }
-  try {
-    if (Array.isArray(uris) && uris.length > 0) {
-      const resourceUris = await subscribeResources(registry, providers, uris as string[], scope, send);
-      agreed.resourceSubscriptions = resourceUris.agreed;
-      starts.push(...resourceUris.starts);
-      cleanups.push(...resourceUris.cleanups);
-    }
-    for (const ext of extensions) {
-      if (filter[ext.key] === undefined) continue;
-      const accepted = await ext.accept(filter[ext.key], scope, send);
-      if (accepted === undefined) continue;
-      agreed[ext.key] = accepted.agreed;
-      starts.push(accepted.start);
-      cleanups.push(accepted.stop);
-    }
-    send('notifications/subscriptions/acknowledged', { notifications: agreed });
-    for (const start of starts) start();
-  } catch (err) {
-    for (const cleanup of cleanups) cleanup();
-    throw err;
+  if (Array.isArray(uris) && uris.length > 0) {
+    const resourceUris = await subscribeResources(registry, providers, uris as string[], scope, send);
+    agreed.resourceSubscriptions = resourceUris.agreed;
+    parts.push(...resourceUris.parts);
   }
-  // Returned, not awaited: while the stream is open, only the cleanups and the subscription's `_meta` are held.
-  return untilClosed(scope.signal, shutdown, cleanups, meta);
+  for (const ext of extensions) {
+    if (filter[ext.key] === undefined) continue;
+    const accepted = await ext.accept(filter[ext.key], scope, send);
+    if (accepted === undefined) continue;
+    agreed[ext.key] = accepted.agreed;
+    parts.push(accepted);
+  }
+  send('notifications/subscriptions/acknowledged', { notifications: agreed });
+  for (const part of parts) part.start();
 }
 
-/** Waits for the stream's end, then stops every part of the subscription and answers with the listen result. */
-function untilClosed(
-  request: AbortSignal,
-  shutdown: AbortSignal,
-  cleanups: readonly (() => void)[],
-  meta: JsonObject,
-): Promise<JsonObject> {
-  const stop = (): void => {
-    for (const cleanup of cleanups) cleanup();
-  };
-  return untilAborted(request, shutdown).then(
-    () => {
-      stop();
-      return { resultType: 'complete', _meta: meta };
-    },
-    (err: unknown) => {
-      stop();
-      throw err;
-    },
-  );
+/**
+ * One open subscription: its `_meta`, the ways to stop its parts, and its end (the client went away or the server
+ * shuts down). One object with its methods on the prototype, not a set of closures per open stream.
+ */
+class OpenListen {
+  readonly meta: JsonObject;
+  /** The parts of the subscription, stopped once at its end (or when it is refused while being set up). */
+  readonly parts: SubscriptionPart[] = [];
+  /** The client went away or the server shuts down (perhaps while it was being set up). */
+  private ended = false;
+  /** Every part is set up and started. */
+  private open = false;
+  private resolve: ((result: JsonObject) => void) | undefined;
+  private reject: ((err: unknown) => void) | undefined;
+  private stopGone: (() => void) | undefined;
+  private onEnd: (() => void) | undefined;
+
+  constructor(
+    private readonly scope: RequestScope,
+    private readonly shutdown: AbortSignal,
+    onEnd: () => void,
+  ) {
+    this.meta = { [META_SUBSCRIPTION_ID]: scope.id };
+    this.onEnd = onEnd;
+    const end = (): void => this.end();
+    const stopGone = scope.onGone === undefined ? onAbort(scope.signal, end) : scope.onGone(end);
+    if (this.ended) return;
+    this.stopGone = stopGone;
+    if (shutdown.aborted) this.end();
+    else shutdownWaiters(shutdown).add(this);
+  }
+
+  /** A notification on the stream, with the subscription's `_meta`; nothing once it ended. */
+  send(method: string, p: JsonObject): void {
+    if (!this.ended) this.scope.emit(method, { ...p, _meta: this.meta });
+  }
+
+  /** The listen result once the stream ends (called once, before it is set up). */
+  result(): Promise<JsonObject> {
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** Every part is set up and started: the stream stays open until its end (at once when it already came). */
+  opened(): void {
+    this.open = true;
+    this.reject = undefined;
+    if (this.ended) this.finish();
+  }
+
+  /** The client went away or the server shuts down: every part stops, the listen answers. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.forget();
+    if (this.open) this.finish();
+  }
+
+  /** The subscription was refused while being set up: what was set up so far stops, the listen fails. */
+  fail(err: unknown): void {
+    const reject = this.reject;
+    this.ended = true;
+    this.forget();
+    this.stop();
+    this.resolve = undefined;
+    this.reject = undefined;
+    reject?.(err);
+  }
+
+  private finish(): void {
+    const resolve = this.resolve;
+    this.stop();
+    this.resolve = undefined;
+    resolve?.({ resultType: 'complete', _meta: this.meta });
+  }
+
+  private forget(): void {
+    this.stopGone?.();
+    this.stopGone = undefined;
+    fanOuts.get(this.shutdown)?.delete(this);
+  }
+
+  /** Stops every part, and tells the subscription's end once. */
+  private stop(): void {
+    for (const part of this.parts) part.stop();
+    this.parts.length = 0;
+    const onEnd = this.onEnd;
+    this.onEnd = undefined;
+    onEnd?.();
+  }
 }
 
 /**
@@ -116,11 +213,10 @@ async function subscribeResources(
   uris: readonly string[],
   scope: RequestScope,
   send: (method: string, params: JsonObject) => void,
-): Promise<{ agreed: string[]; starts: (() => void)[]; cleanups: (() => void)[] }> {
+): Promise<{ agreed: string[]; parts: SubscriptionPart[] }> {
   const wanted = new Set(uris);
   const agreed: string[] = [];
-  const starts: (() => void)[] = [];
-  const cleanups: (() => void)[] = [];
+  const parts: SubscriptionPart[] = [];
   const updated = (uri: string): void => send('notifications/resources/updated', { uri });
   for (const provider of providers) {
     const own = [...wanted].filter((uri) => provider.owns(uri));
@@ -128,51 +224,36 @@ async function subscribeResources(
     for (const uri of own) wanted.delete(uri);
     const accepted = await provider.subscribe(own, scope, updated);
     agreed.push(...accepted.agreed);
-    starts.push(accepted.start);
-    cleanups.push(accepted.stop);
+    parts.push(accepted);
   }
   if (wanted.size > 0) {
     agreed.push(...wanted);
     const listener = (uri: string): void => {
       if (wanted.has(uri)) updated(uri);
     };
-    starts.push(() => registry.events.on('resourceUpdated', listener));
-    cleanups.push(() => registry.events.off('resourceUpdated', listener));
+    parts.push({
+      start: () => registry.events.on('resourceUpdated', listener),
+      stop: () => registry.events.off('resourceUpdated', listener),
+    });
   }
-  return { agreed, starts, cleanups };
+  return { agreed, parts };
 }
+
+const fanOuts = new WeakMap<AbortSignal, Set<OpenListen>>();
 
 /**
- * Waits for the request's signal or the server's shutdown. The shutdown signal lives as long as the server and is
- * shared by every open listen: it gets one listener, fanned out (onShutdown), not one per listen.
+ * The open listens that end with the server's shutdown. That signal lives as long as the server and is shared by
+ * every open listen: it gets one listener, fanned out, not one per listen.
  */
-function untilAborted(request: AbortSignal, shutdown: AbortSignal): Promise<void> {
-  if (request.aborted || shutdown.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      request.removeEventListener('abort', done);
-      forget();
-      resolve();
-    };
-    const forget = onShutdown(shutdown, done);
-    request.addEventListener('abort', done, { once: true });
-  });
-}
-
-const fanOuts = new WeakMap<AbortSignal, Set<() => void>>();
-
-/** Calls `fn` when the long-lived `signal` aborts, through one listener per signal; returns the way to stop waiting. */
-function onShutdown(signal: AbortSignal, fn: () => void): () => void {
+function shutdownWaiters(signal: AbortSignal): Set<OpenListen> {
   let waiters = fanOuts.get(signal);
   if (waiters === undefined) {
-    const all = new Set<() => void>();
-    signal.addEventListener('abort', () => [...all].forEach((w) => w()), { once: true });
+    const all = new Set<OpenListen>();
+    signal.addEventListener('abort', () => [...all].forEach((w) => w.end()), { once: true });
     fanOuts.set(signal, all);
     waiters = all;
   }
-  const set = waiters;
-  set.add(fn);
-  return () => void set.delete(fn);
+  return waiters;
 }
 
 /** Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. */

@@ -2,12 +2,13 @@
 import { isTaskIdShape } from '../../tasks/ids.js';
 import type { TaskStore } from '../../tasks/store.js';
 import { ownerKey, ownerOf, type LookupMiss, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
+import type { JsonObject } from '../../wire/jsonrpc.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { TASKS_EXTENSION } from '../../wire/meta-keys.js';
 import { invalidParams, missingCapability } from '../../wire/protocol-error.js';
 import type { SubscriptionExtension } from '../subscriptions.js';
 import type { RequestScope } from '../scope.js';
-import { createTaskPusher } from './task-push.js';
+import { TaskPusher, type PushDeps } from './task-push.js';
 
 export const MAX_TASK_IDS = 1_000;
 
@@ -73,31 +74,57 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
         if (++looked % 32 === 0) await new Promise((resolve) => setImmediate(resolve));
         if (typeof (await store.get(id, owner, now())) !== 'string') accepted.push(id);
       }
-      const pusher = createTaskPusher(accepted, {
-        read: (id) => reads.read(id, owner),
-        forget: (id) => reads.forget(id, owner),
-        now,
-        whenWritable: () => scope.whenWritable(),
-        send,
-      });
-      let unsubscribe: (() => void) | undefined;
-      // What the open stream holds from here on is the pusher's (start and stop keep no list of their own).
-      const watching = accepted.length > 0;
-      return {
-        agreed: accepted,
-        start() {
-          if (!watching) return;
-          unsubscribe = store.changes?.subscribe(
-            (change) => pusher.changed(change),
-            () => pusher.resync(),
-          );
-          pusher.pushAll();
-        },
-        stop() {
-          pusher.stop();
-          unsubscribe?.();
-        },
-      };
+      return new TaskWatch(accepted, store, reads, owner, scope, send, now);
     },
   };
+}
+
+/**
+ * The `taskIds` part of one open subscription: the pushes of its tasks, fed by the store's changes, reading as its
+ * owner. One object with its methods on the prototype (it is the pusher's deps too): no closures per open stream
+ * beyond the change feed's listener.
+ */
+class TaskWatch implements PushDeps {
+  private readonly pusher: TaskPusher;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    readonly agreed: string[],
+    private readonly store: TaskStore,
+    private readonly reads: SharedReads,
+    private readonly owner: TaskOwner,
+    private readonly scope: RequestScope,
+    readonly send: (method: string, params: JsonObject) => void,
+    readonly now: () => number,
+  ) {
+    this.pusher = new TaskPusher(agreed, this);
+  }
+
+  start(): void {
+    if (this.agreed.length === 0) return;
+    const pusher = this.pusher;
+    this.unsubscribe = this.store.changes?.subscribe(
+      (change) => pusher.changed(change),
+      () => pusher.resync(),
+    );
+    pusher.pushAll();
+  }
+
+  stop(): void {
+    this.pusher.stop();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  read(id: string): Promise<TaskSnapshot | LookupMiss> {
+    return this.reads.read(id, this.owner);
+  }
+
+  forget(id: string): void {
+    this.reads.forget(id, this.owner);
+  }
+
+  whenWritable(): Promise<void> {
+    return this.scope.whenWritable();
+  }
 }

@@ -95,18 +95,6 @@ export interface PushDeps {
   send(method: string, params: JsonObject): void;
 }
 
-export interface TaskPusher {
-  /** Sends the task's state now, or once the snapshot in flight went out. */
-  push(id: string): void;
-  /** Sends the state of every watched task (the subscription's first snapshots). */
-  pushAll(): void;
-  /** A committed change of some task: pushed if the subscription watches it. */
-  changed(change: TaskChange): void;
-  /** Changes committed before the feed heard them may be missing: every watched task is read again. */
-  resync(): void;
-  stop(): void;
-}
-
 /**
  * The next snapshot to send: the carried one when no read is needed, else a read (or a newer carried one).
  * `carried` tells which it is.
@@ -137,12 +125,61 @@ async function nextSnapshot(
   return { snapshot: read, carried: false };
 }
 
-/** The pushes of the `watched` tasks; a task that expired or was purged is no longer watched. */
-export function createTaskPusher(watched: Iterable<string>, deps: PushDeps): TaskPusher {
-  const state = new PushStates(watched);
-  let stopped = false;
+/**
+ * The pushes of the `watched` tasks; a task that expired or was purged is no longer watched. One object with its
+ * methods on the prototype: an open stream holds no closures of its own for them.
+ */
+export class TaskPusher {
+  private readonly state: PushStates;
+  private stopped = false;
 
-  const push = async (id: string): Promise<void> => {
+  constructor(
+    watched: Iterable<string>,
+    private readonly deps: PushDeps,
+  ) {
+    this.state = new PushStates(watched);
+  }
+
+  /** Sends the task's state now, or once the snapshot in flight went out. */
+  push(id: string): void {
+    void this.run(id);
+  }
+
+  /** Sends the state of every watched task (the subscription's first snapshots). */
+  pushAll(): void {
+    for (const id of this.state.ids()) void this.run(id);
+  }
+
+  /** A committed change of some task: pushed if the subscription watches it. */
+  changed(change: TaskChange): void {
+    if (!this.state.has(change.taskId)) return;
+    this.deps.forget(change.taskId);
+    const s = this.state.of(change.taskId);
+    const committed = change.committed;
+    // A change that carries the task as committed spares a read; one that does not needs one.
+    if (committed === undefined) s.needsRead = true;
+    else if (s.carried === undefined || !isBefore(committed.revision, s.carried.revision)) {
+      s.carried = committed;
+    }
+    void this.run(change.taskId);
+  }
+
+  /** Changes committed before the feed heard them may be missing: every watched task is read again. */
+  resync(): void {
+    for (const id of this.state.ids()) {
+      this.deps.forget(id);
+      this.state.of(id).needsRead = true;
+      void this.run(id);
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.state.clear();
+  }
+
+  private async run(id: string): Promise<void> {
+    const { state, deps } = this;
     const s = state.of(id);
     if (s.sending) {
       s.dirty = true;
@@ -153,9 +190,9 @@ export function createTaskPusher(watched: Iterable<string>, deps: PushDeps): Tas
       do {
         s.dirty = false;
         await deps.whenWritable();
-        if (stopped) return;
+        if (this.stopped) return;
         const { snapshot, carried } = await nextSnapshot(s, id, deps);
-        if (stopped) return;
+        if (this.stopped) return;
         if (typeof snapshot === 'string') {
           state.unwatch(id);
           return;
@@ -168,37 +205,10 @@ export function createTaskPusher(watched: Iterable<string>, deps: PushDeps): Tas
       // A store hiccup drops this event; the next change (or the client's own poll) catches up.
     } finally {
       s.sending = false;
-      if (!stopped) state.settle(id, s);
+      if (!this.stopped) state.settle(id, s);
     }
-  };
-
-  return {
-    push: (id) => void push(id),
-    pushAll() {
-      for (const id of state.ids()) void push(id);
-    },
-    changed(change) {
-      if (!state.has(change.taskId)) return;
-      deps.forget(change.taskId);
-      const s = state.of(change.taskId);
-      const committed = change.committed;
-      // A change that carries the task as committed spares a read; one that does not needs one.
-      if (committed === undefined) s.needsRead = true;
-      else if (s.carried === undefined || !isBefore(committed.revision, s.carried.revision)) {
-        s.carried = committed;
-      }
-      void push(change.taskId);
-    },
-    resync() {
-      for (const id of state.ids()) {
-        deps.forget(id);
-        state.of(id).needsRead = true;
-        void push(id);
-      }
-    },
-    stop() {
-      stopped = true;
-      state.clear();
-    },
-  };
+  }
 }
+
+export const createTaskPusher = (watched: Iterable<string>, deps: PushDeps): TaskPusher =>
+  new TaskPusher(watched, deps);

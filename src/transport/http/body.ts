@@ -16,8 +16,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget): Promise<string> {
   return new Promise((resolvePromise, rejectPromise) => {
-    // The listeners stay on the request as long as it lives (a stream's, for hours): once settled, they hold
-    // neither the bytes nor the promise (and through it the body).
+    // Once the body is read, its listeners leave the request (a stream's lives for hours); after a failure they
+    // stay, holding neither the bytes nor the promise (and through it the body).
     let resolve: ((body: string) => void) | undefined = resolvePromise;
     let reject: ((err: Error) => void) | undefined = rejectPromise;
     const chunks: Buffer[] = [];
@@ -35,7 +35,7 @@ export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget)
       const rejectNow = reject;
       if (settle()) rejectNow?.(err);
     };
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       if (settled()) return;
       if (size + chunk.length > max) return fail(new BodyTooLargeError(`Request body exceeds ${max} bytes`));
       if (budget !== undefined && budget.used + chunk.length > budget.max)
@@ -43,12 +43,17 @@ export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget)
       size += chunk.length;
       if (budget !== undefined) budget.used += chunk.length;
       chunks.push(chunk);
-    });
-    req.on('end', () => {
+    };
+    const onError = (err: Error): void => fail(err);
+    const onEnd = (): void => {
       const resolveNow = resolve;
       if (resolveNow === undefined) return;
       const buf = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       settle();
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.on('error', ignoreError);
       let text: string;
       try {
         text = UTF8.decode(buf);
@@ -56,7 +61,12 @@ export function readBody(req: IncomingMessage, max: number, budget?: BodyBudget)
         text = '\u0000invalid-utf8';
       }
       resolveNow(text);
-    });
-    req.on('error', (err) => fail(err));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
   });
 }
+
+/** A request whose body was read may still fail (its client going away): nothing is waiting for it any more. */
+const ignoreError = (): void => undefined;

@@ -1,7 +1,7 @@
 // One POST on the modern (2026-07-28) path: its dispatch input for the core, and its answer.
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '../../protocol/tool-types.js';
-import type { DispatchInput, McpServer } from '../../protocol/server.js';
+import type { DispatchInput, DispatchOutcome, McpServer } from '../../protocol/server.js';
 import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import type { HeaderLookup } from '../../wire/headers.js';
 import {
@@ -13,6 +13,7 @@ import {
 } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
 import type { HttpReply } from './reply.js';
+import { noop, onAbort } from '../../protocol/on-abort.js';
 
 /**
  * One POST's dispatch input. A class rather than an object literal: a literal with a getter (the lazy `signal`)
@@ -26,10 +27,16 @@ export class HttpExchange implements DispatchInput {
   constructor(
     private readonly req: IncomingMessage,
     readonly reply: HttpReply,
-    readonly request: IncomingRequest,
+    public request: IncomingRequest,
     readonly auth: AuthInfo,
     readonly header: HeaderLookup,
   ) {}
+
+  /** The request went to its handler: only its id and method are kept for the answer (not its params). */
+  handed(): void {
+    const { id, method } = this.request;
+    this.request = { kind: 'request', id, method, params: undefined };
+  }
 
   /** The client went away before the response was finished. */
   private gone(): boolean {
@@ -55,6 +62,24 @@ export class HttpExchange implements DispatchInput {
     return this.abort.signal;
   }
 
+  /**
+   * Calls `fn` once if the client goes away before the response is finished (at once when it already has); returns
+   * the way to stop waiting. Cheaper than `signal` for one long-lived waiter: a close listener, no AbortController.
+   */
+  onGone(fn: () => void): () => void {
+    if (this.abort !== undefined) return onAbort(this.abort.signal, fn);
+    if (this.gone()) {
+      fn();
+      return noop;
+    }
+    const res = this.reply.res;
+    const onClose = (): void => {
+      if (!res.writableFinished) fn();
+    };
+    res.once('close', onClose);
+    return () => void res.off('close', onClose);
+  }
+
   emit(method: string, params: JsonObject): void {
     if (!this.aborted()) this.reply.send(notificationMessage(method, params));
   }
@@ -68,20 +93,50 @@ export class HttpExchange implements DispatchInput {
 export const takesEvents = (header: HeaderLookup): boolean =>
   /text\/event-stream|\*\/\*/i.test(header('accept') ?? '');
 
-/** Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end. */
-export async function answerRequest(server: McpServer, exchange: HttpExchange): Promise<void> {
-  const { reply, request } = exchange;
-  if (takesEvents(exchange.header)) reply.limitSilence();
-  let outcome;
+/**
+ * Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end.
+ * `onError` is told of an error in writing it. Chained, not awaited, and no promise returned: an open stream holds
+ * no suspended frame of this function, and nothing waits on it but the one reaction that writes the answer.
+ */
+export function answerRequest(
+  server: McpServer,
+  exchange: HttpExchange,
+  onError: (err: unknown) => void,
+): void {
+  if (takesEvents(exchange.header)) exchange.reply.limitSilence();
+  let pending: Promise<DispatchOutcome>;
   try {
-    outcome = await server.dispatch(exchange);
-  } catch {
-    outcome = {
-      ok: false as const,
-      error: new ProtocolError(ErrorCode.InternalError, 'Internal error'),
-      origin: 'handler' as const,
-    };
+    pending = server.dispatch(exchange);
+  } catch (err) {
+    pending = Promise.reject(err as Error);
   }
+  pending.then(
+    (outcome) => writeAnswer(exchange, outcome, onError),
+    () => writeAnswer(exchange, internalError(), onError),
+  );
+}
+
+const internalError = (): DispatchOutcome => ({
+  ok: false,
+  error: new ProtocolError(ErrorCode.InternalError, 'Internal error'),
+  origin: 'handler',
+});
+
+/** Writes the request's answer: JSON with the code's status, or the stream's end (nothing when the client left). */
+function writeAnswer(
+  exchange: HttpExchange,
+  outcome: DispatchOutcome,
+  onError: (err: unknown) => void,
+): void {
+  try {
+    writeOutcome(exchange, outcome);
+  } catch (err) {
+    onError(err);
+  }
+}
+
+function writeOutcome(exchange: HttpExchange, outcome: DispatchOutcome): void {
+  const { reply, request } = exchange;
   if (exchange.aborted()) {
     reply.stop();
     return;

@@ -311,6 +311,9 @@ async function servePost(
   }
   const message = parsed.value;
   if (message.kind === 'notification') reply.json(202);
-  // Returned, not awaited: a long answer (a stream) does not hold this frame, the body and its parse for its life.
-  else return answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header));
+  // Not awaited: a long answer (a stream) holds neither this frame, the body and its parse, nor this promise.
+  else
+    answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header), (err) =>
+      failed(edge, reply, err),
+    );
 }
