@@ -20,7 +20,7 @@ export type {
 export type { Registry, RegisteredTool } from './protocol/registry.js';
 export type { TakeStepSlot } from './protocol/inline-steps.js';
 export type { RequestScope, MethodHandler } from './protocol/scope.js';
-export type { SubscriptionExtension } from './protocol/subscriptions.js';
+export type { SubscriptionExtension, SubscriptionPart } from './protocol/subscriptions.js';
 export type { ResourceProvider } from './protocol/resource-provider.js';
 export type { ToolCall } from './protocol/tools.js';
 export type { RoundDeps } from './protocol/run-round.js';
