@@ -2,12 +2,16 @@
 // redirect, the token file, stored tokens used by the other commands, exit 4 without a terminal, and no token, code
 // or secret printed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, killedAfterEach, startServe, type ServeProcess } from '../support/cli.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../support/oauth-authorization-server.js';
+import {
+  jwtServeArgs,
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../support/oauth-authorization-server.js';
 
 const procs = killedAfterEach();
 const servers: AuthorizationServer[] = [];
@@ -37,21 +41,7 @@ async function setUp(
   servers.push(as);
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-login-'));
   dirs.push(dir);
-  writeFileSync(join(dir, 'jwks.json'), JSON.stringify(as.jwks));
-  const serve = await startServe(
-    [
-      '--port',
-      '0',
-      '--store',
-      join(dir, 'tasks.db'),
-      '--jwt-issuer',
-      as.issuer,
-      '--jwks',
-      join(dir, 'jwks.json'),
-    ],
-    15_000,
-    serveEnv,
-  );
+  const serve = await startServe([...jwtServeArgs(as, dir)], 15_000, serveEnv);
   procs.push(serve);
   return { as, serve, tokenFile: join(dir, 'config', 'tokens.json') };
 }

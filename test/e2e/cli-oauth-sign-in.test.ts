@@ -1,14 +1,18 @@
 // Signing in with the CLI to `serve` in JWT mode: `login` through the loopback redirect, a durable task that outlives
 // several access tokens followed to its end with refreshes, no token anywhere but the token file, `logout` revoking,
 // and then exit 4 naming `durable-mcp login`; a task stays its owner's across sign-ins of the same subject.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../support/cli.js';
 import { cliEnv, loginThroughLoopback, runCli, tokenLeaks, type CliRun } from '../support/cli-sign-in.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../support/oauth-authorization-server.js';
+import {
+  jwtServeArgs,
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../support/oauth-authorization-server.js';
 
 const DURABLE_TOOLS = fileURLToPath(new URL('../fixtures/tools/durable-tools.mjs', import.meta.url));
 /** The clock skew `serve` tolerates on `exp` (src/auth/jwt.ts): taken off by the authorization server. */
@@ -35,23 +39,9 @@ beforeAll(async () => {
     accessTokenLifetimeSeconds: LIFETIME_SECONDS,
     verifierLeewaySeconds: SERVE_LEEWAY_SECONDS,
   });
-  writeFileSync(join(serverDir, 'jwks.json'), JSON.stringify(as.jwks));
   // No push streams (--max-listens 0): the client polls the task throughout, each poll with a live token.
   server = await startServe(
-    [
-      '--port',
-      '0',
-      '--store',
-      join(serverDir, 'tasks.db'),
-      '--jwt-issuer',
-      as.issuer,
-      '--jwks',
-      join(serverDir, 'jwks.json'),
-      '--tools',
-      DURABLE_TOOLS,
-      '--max-listens',
-      '0',
-    ],
+    [...jwtServeArgs(as, serverDir), '--tools', DURABLE_TOOLS, '--max-listens', '0'],
     15_000,
     { DURABLE_MCP_TEST_LOG: join(serverDir, 'runs.log') },
   );

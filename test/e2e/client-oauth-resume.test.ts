@@ -2,7 +2,7 @@
 // client started after the access token expired resumes it from the journal, refreshing with the stored sign-in
 // (nobody to ask), and follows it to its end. Neither the journal nor anything else but the token file holds a token.
 // A token the server refuses while the client still trusts it is refreshed on the 401.
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,11 @@ import {
 import { createSqliteJournal } from '../../src/journal.js';
 import { startServe, type ServeProcess } from '../support/cli.js';
 import { tokenLeaks } from '../support/cli-sign-in.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../support/oauth-authorization-server.js';
+import {
+  jwtServeArgs,
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../support/oauth-authorization-server.js';
 
 const DURABLE_TOOLS = fileURLToPath(new URL('../fixtures/tools/durable-tools.mjs', import.meta.url));
 /** The clock skew `serve` tolerates on `exp` (src/auth/jwt.ts): taken off by the authorization server. */
@@ -33,23 +37,9 @@ beforeAll(async () => {
     accessTokenLifetimeSeconds: 2,
     verifierLeewaySeconds: SERVE_LEEWAY_SECONDS,
   });
-  writeFileSync(join(dir, 'jwks.json'), JSON.stringify(as.jwks));
-  server = await startServe(
-    [
-      '--port',
-      '0',
-      '--store',
-      join(dir, 'tasks.db'),
-      '--jwt-issuer',
-      as.issuer,
-      '--jwks',
-      join(dir, 'jwks.json'),
-      '--tools',
-      DURABLE_TOOLS,
-    ],
-    15_000,
-    { DURABLE_MCP_TEST_LOG: join(dir, 'runs.log') },
-  );
+  server = await startServe([...jwtServeArgs(as, dir), '--tools', DURABLE_TOOLS], 15_000, {
+    DURABLE_MCP_TEST_LOG: join(dir, 'runs.log'),
+  });
 });
 
 afterAll(async () => {

@@ -1,12 +1,16 @@
 // The test authorization server against `durable-mcp serve` in JWT mode: the 401 challenge and RFC 9728 metadata
 // name it, its tokens are accepted for their resource until they expire; and its grants behave as the RFCs say.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envelope, killedAfterEach, mcpHeaders, startServe } from '../support/cli.js';
-import { startAuthorizationServer, type AuthorizationServer } from '../support/oauth-authorization-server.js';
+import {
+  jwtServeArgs,
+  startAuthorizationServer,
+  type AuthorizationServer,
+} from '../support/oauth-authorization-server.js';
 import { refreshDirectly, signInDirectly } from '../support/oauth-direct-sign-in.js';
 
 /** The clock skew `serve` tolerates on `exp` (src/auth/jwt.ts). */
@@ -32,17 +36,7 @@ async function authorizationServer(
 async function serveFor(as: AuthorizationServer) {
   const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-oauth-'));
   dirs.push(dir);
-  writeFileSync(join(dir, 'jwks.json'), JSON.stringify(as.jwks));
-  const p = await startServe([
-    '--port',
-    '0',
-    '--store',
-    join(dir, 'tasks.db'),
-    '--jwt-issuer',
-    as.issuer,
-    '--jwks',
-    join(dir, 'jwks.json'),
-  ]);
+  const p = await startServe([...jwtServeArgs(as, dir)]);
   procs.push(p);
   return p;
 }

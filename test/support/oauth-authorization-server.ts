@@ -1,8 +1,10 @@
 // A small OAuth 2.1 authorization server for tests, on 127.0.0.1: RFC 8414 metadata, JWKS, an auto-approving
 // authorization endpoint (PKCE S256, `resource`, `iss`), JWT access tokens, refresh with rotation, client
 // credentials, the device grant, dynamic registration and revocation. It records every request without its secrets.
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JSONWebKeySet } from 'jose';
 import {
   authenticateClient,
@@ -278,4 +280,14 @@ export async function startAuthorizationServer(
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The flags of `durable-mcp serve` in JWT mode trusting `as`, on a SQLite file in `dir` (its JWKS written there,
+ * since `--jwks` takes a file or an https URL).
+ */
+export function jwtServeArgs(as: AuthorizationServer, dir: string): string[] {
+  const jwks = join(dir, 'jwks.json');
+  writeFileSync(jwks, JSON.stringify(as.jwks));
+  return ['--port', '0', '--store', join(dir, 'tasks.db'), '--jwt-issuer', as.issuer, '--jwks', jwks];
 }
