@@ -12,6 +12,7 @@ import type { TaskStore } from '../tasks/store.js';
 import type { ClaimedTask, RunOutcome } from '../tasks/task.js';
 import type { RunInfo, TaskObserver, WaitInfo, WaitKind } from '../tasks/observer.js';
 import { createEventWait } from './event-waits.js';
+import { createLeaseKeeper, type LeaseKeeper } from './lease-keeper.js';
 import { createLiveInput } from './live-input.js';
 import { createAppendChunk, type StreamDeps } from './streams.js';
 import { createShowing } from './progress.js';
@@ -88,6 +89,18 @@ export function startRun(deps: RunDeps, task: ClaimedTask): RunningTask {
   return { id: task.id, abort, done };
 }
 
+/** One keeper per worker (per RunDeps): its runs share a heartbeat and a change subscription. */
+const keepers = new WeakMap<RunDeps, LeaseKeeper>();
+
+const keeperOf = (deps: RunDeps): LeaseKeeper => {
+  let keeper = keepers.get(deps);
+  if (keeper === undefined) {
+    keeper = createLeaseKeeper(deps.store, Math.max(10, Math.floor(deps.leaseMs / 3)));
+    keepers.set(deps, keeper);
+  }
+  return keeper;
+};
+
 /**
  * Renews the lease every third of it; a lost lease or a cancel request aborts the run. A change that says the task
  * is cancelled only makes it renew at once: notifications are hints (on PostgreSQL any database session can send
@@ -121,14 +134,7 @@ function keepLease(deps: RunDeps, task: ClaimedTask, abort: (why: AbortReason) =
         }
       });
   };
-  const heartbeat = setInterval(renew, Math.max(10, Math.floor(deps.leaseMs / 3)));
-  const unsubscribe = store.changes?.subscribe((c) => {
-    if (c.taskId === task.id && c.cancelRequested) renew();
-  });
-  return () => {
-    clearInterval(heartbeat);
-    unsubscribe?.();
-  };
+  return keeperOf(deps).hold({ taskId: task.id, renew });
 }
 
 /** The outcome to write, given how the handler ended and why the run was stopped (if it was). */
