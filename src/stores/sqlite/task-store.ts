@@ -50,7 +50,10 @@ export function createSqliteTaskStore(
   const { db } = ctx;
   // Creations and run endings queued in the same turn share one transaction; one WAL sync covers every transaction
   // committed before it started (wal-sync.ts).
-  const grouped = createGroupCommit((fn) => ctx.writes.tx(fn));
+  const grouped = createGroupCommit(
+    (fn) => ctx.writes.tx(fn),
+    (fn) => ctx.writes.afterSync(fn),
+  );
   const create = grouped.lane(creationLane(ctx));
   const end = grouped.lane(endingLane(ctx));
   const terminal = createTerminalCache();

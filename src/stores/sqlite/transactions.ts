@@ -21,6 +21,12 @@ export interface Transactions {
    */
   leaseTx<T>(fn: () => T): Promise<T>;
   /**
+   * While a WAL sync is in flight: keeps `fn` to run once it has ended, just before the next sync starts, and says
+   * true; else false. A write committed while a sync is in flight waits for the next one anyway: committing it then,
+   * with whatever else arrived meanwhile, costs one transaction instead of several and no later answer.
+   */
+  afterSync(fn: () => void): boolean;
+  /**
    * Resolves once every durable commit made so far is durable; undefined when none waits. A read that answers a
    * task's owner awaits it, so that it never shows what a power cut could still undo.
    */
@@ -102,6 +108,7 @@ export function createTransactions(
     immediate: (fn) => commit(fn, true),
     tx: (fn) => recording(fn, true),
     leaseTx: (fn) => recording(fn, false),
+    afterSync: (fn) => wal?.afterSync(fn) ?? false,
     settled: () => wal?.settled(),
     async close() {
       closed = true;

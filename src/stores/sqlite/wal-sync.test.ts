@@ -66,36 +66,76 @@ describe('durable commits synced off the event loop (SQLite, synchronous FULL)',
     expect(changes.some((c) => c.taskId === task.id)).toBe(true);
   });
 
-  it('covers the commits made while a sync is in flight with the next one: far fewer syncs than creations', async () => {
+  it('holds creations queued during a sync back for one transaction that the next sync covers', async () => {
     const syncs = heldSyncs();
     const path = freshPath();
     const store = open(path);
+    const rows = (): unknown => {
+      const other = new Database(path, { readonly: true });
+      try {
+        return other.prepare('SELECT count(*) FROM tasks').pluck().get();
+      } finally {
+        other.close();
+      }
+    };
     const first = tracked(store.create(newTask()));
     const sync1 = await syncs.next();
-    // 40 creations in 8 turns of the event loop: 8 transactions, all committed while the first sync is held.
+    // 40 creations in 8 turns of the event loop while the first sync is in flight: they would wait for the next
+    // sync anyway, so they are not committed yet.
     const later: ReturnType<typeof tracked>[] = [];
     for (let t = 0; t < 8; t++) {
       for (let i = 0; i < 5; i++) later.push(tracked(store.create(newTask({ createdAt: T0 + t * 5 + i }))));
       await turn();
     }
     await turns();
-    const other = new Database(path, { readonly: true });
-    try {
-      expect(other.prepare('SELECT count(*) FROM tasks').pluck().get()).toBe(41);
-    } finally {
-      other.close();
-    }
+    expect(rows()).toBe(1);
     expect(syncs.spy).toHaveBeenCalledTimes(1);
     sync1.release();
     await vi.waitUntil(() => first.done);
     const sync2 = await syncs.next();
+    // Committed together before the second sync started, answered only once it has finished.
+    expect(rows()).toBe(41);
     await turns();
-    // The first sync started before they committed: it does not answer them.
     expect(later.filter((c) => c.done)).toEqual([]);
     sync2.release();
     await vi.waitUntil(() => later.every((c) => c.done));
     expect(later.filter((c) => c.error !== undefined)).toEqual([]);
     expect(syncs.spy).toHaveBeenCalledTimes(2);
+  });
+
+  it('covers the durable writes committed while a sync is in flight with the next one', async () => {
+    const syncs = heldSyncs();
+    const path = freshPath();
+    const store = open(path);
+    const task = newTask();
+    const created = store.create(task);
+    (await syncs.next()).release();
+    await created;
+    const claimed = await (store.claimBatch?.('worker', LEASE, T0 + 100, 1) ?? Promise.resolve([]));
+    const token = claimed[0]?.token ?? 0;
+    const before = syncs.spy.mock.calls.length;
+    const first = tracked(store.saveStep(task.id, token, 's0', 0, T0 + 200));
+    const sync1 = await syncs.next();
+    // 10 step saves, each its own transaction, committed while the first sync is held.
+    const saves = Array.from({ length: 10 }, (_, i) =>
+      tracked(store.saveStep(task.id, token, `s${i + 1}`, i + 1, T0 + 200)),
+    );
+    await turns();
+    const other = new Database(path, { readonly: true });
+    try {
+      expect(other.prepare('SELECT count(*) FROM task_steps').pluck().get()).toBe(11);
+    } finally {
+      other.close();
+    }
+    sync1.release();
+    await vi.waitUntil(() => first.done);
+    const sync2 = await syncs.next();
+    await turns();
+    expect(saves.filter((s) => s.done)).toEqual([]);
+    sync2.release();
+    await vi.waitUntil(() => saves.every((s) => s.done));
+    expect(saves.map((s) => s.value)).toEqual(Array.from({ length: 10 }, () => true));
+    expect(syncs.spy.mock.calls.length - before).toBe(2);
   });
 
   it('answers a claim, a step save and a read only once the creation before them is durable', async () => {

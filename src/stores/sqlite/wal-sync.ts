@@ -25,6 +25,11 @@ export const walFiles = {
 export interface WalSync {
   /** Right after a commit that must be durable: resolves once a sync that started after it has finished. */
   committed(): Promise<void>;
+  /**
+   * While a sync is in flight: keeps `fn` to call when it has ended, just before the next sync starts (so that what
+   * `fn` commits is covered by that one), and says true. Without a sync in flight: false (`fn` is not kept).
+   */
+  afterSync(fn: () => void): boolean;
   /** Resolves once every durable commit made so far has been synced; undefined when none waits. */
   settled(): Promise<void> | undefined;
   /** Set once a sync has failed: every durable write fails with it from then on (the WAL can no longer be trusted). */
@@ -61,6 +66,7 @@ export function createWalSync(walPath: string): WalSync {
   let inFlight: Promise<void> | undefined;
   let fd: number | undefined;
   let failure: StoreUnavailableError | undefined;
+  let after: (() => void)[] = [];
 
   // Without the cause attached: a failed sync is about the file, never about a write's rows (isDataError).
   const fail = (err: unknown): void => {
@@ -91,6 +97,9 @@ export function createWalSync(walPath: string): WalSync {
       } finally {
         inFlight = undefined;
       }
+      const run = after;
+      after = [];
+      for (const fn of run) fn();
       kick();
     })();
   };
@@ -108,6 +117,11 @@ export function createWalSync(walPath: string): WalSync {
 
   return {
     committed: () => waitFor(++commits),
+    afterSync(fn) {
+      if (inFlight === undefined) return false;
+      after.push(fn);
+      return true;
+    },
     settled,
     get failure() {
       return failure;
