@@ -3,7 +3,9 @@
 // libuv's thread pool, one sync at a time, each covering every commit made before it started (group commit).
 //
 // Why it is as durable as synchronous=FULL: in WAL mode FULL differs from NORMAL only by the sync of the WAL after
-// each commit's frames (NORMAL still syncs a new WAL header, the WAL before a checkpoint and the database after it).
+// each commit's frames (sqlite3WalFrames: WAL_SYNC_FLAGS are 0 at NORMAL; NORMAL still syncs a new WAL header, the
+// WAL before a checkpoint and the database after it, with CKPT_SYNC_FLAGS). FULL pads the last frame to a sector
+// first only where the file system lacks powersafe overwrite, which SQLite assumes on unix by default.
 // fdatasync works on the file, not on the descriptor: ours flushes the frames SQLite wrote through its own. The WAL is
 // appended in order and its frames are checksummed in a chain, so once a sync that started after a commit has
 // finished, that commit and every one before it survive a power cut. The WAL file holds no locks (they are on the
@@ -58,6 +60,10 @@ async function openWal(walPath: string): Promise<number> {
   return fd;
 }
 
+/** Without the cause attached: a failed sync is about the file, never about a write's rows (isDataError). */
+const syncFailure = (err: unknown): StoreUnavailableError =>
+  new StoreUnavailableError(`WAL sync failed: ${err instanceof Error ? err.message : String(err)}`);
+
 export function createWalSync(walPath: string): WalSync {
   /** Durable commits so far, and how many of them a finished sync covers. */
   let commits = 0;
@@ -66,13 +72,11 @@ export function createWalSync(walPath: string): WalSync {
   let inFlight: Promise<void> | undefined;
   let fd: number | undefined;
   let failure: StoreUnavailableError | undefined;
-  let after: (() => void)[] = [];
+  const after: (() => void)[] = [];
+  let holding = false;
 
-  // Without the cause attached: a failed sync is about the file, never about a write's rows (isDataError).
   const fail = (err: unknown): void => {
-    failure = new StoreUnavailableError(
-      `WAL sync failed: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    failure = syncFailure(err);
     for (const w of waiters.splice(0)) w.reject(failure);
   };
 
@@ -85,7 +89,7 @@ export function createWalSync(walPath: string): WalSync {
 
   /** Starts a sync if commits wait for one and none is in flight; commits made meanwhile wait for the next. */
   const kick = (): void => {
-    if (inFlight !== undefined || failure !== undefined || waiters.length === 0) return;
+    if (holding || inFlight !== undefined || failure !== undefined || waiters.length === 0) return;
     const upTo = commits;
     inFlight = (async () => {
       try {
@@ -97,9 +101,13 @@ export function createWalSync(walPath: string): WalSync {
       } finally {
         inFlight = undefined;
       }
-      const run = after;
-      after = [];
-      for (const fn of run) fn();
+      // What these commit is covered by the next sync, started once they all have.
+      holding = true;
+      try {
+        for (const fn of after.splice(0)) fn();
+      } finally {
+        holding = false;
+      }
       kick();
     })();
   };
