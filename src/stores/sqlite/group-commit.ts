@@ -1,4 +1,5 @@
-// Group commit: writes queued in one turn of the event loop share one transaction, so one fsync covers them all.
+// Group commit: writes queued in one turn of the event loop share one transaction, so one fsync covers them all;
+// while a WAL sync is in flight, the writes queued meanwhile wait for it to end and then share one transaction.
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { isDataError, translate } from './write-retry.js';
 
@@ -57,8 +58,14 @@ function batchOf<I, R>(lane: Lane<I, R>, queued: Queued<I, R>[]): Batch {
   };
 }
 
-/** `tx` runs a write transaction (its changes recorded and emitted after commit). */
-export function createGroupCommit(tx: (fn: () => void) => Promise<void>): GroupCommit {
+/**
+ * `tx` runs a write transaction (its changes recorded and emitted once durable). `afterSync`, if given, may hold a
+ * flush back until the sync in flight has ended (Transactions.afterSync): it says whether it did.
+ */
+export function createGroupCommit(
+  tx: (fn: () => void) => Promise<void>,
+  afterSync: (fn: () => void) => boolean = () => false,
+): GroupCommit {
   const takers: (() => Batch | undefined)[] = [];
   let scheduled = false;
   let closed = false;
@@ -116,7 +123,10 @@ export function createGroupCommit(tx: (fn: () => void) => Promise<void>): GroupC
           queue.push({ input, resolve, reject });
           if (scheduled) return;
           scheduled = true;
-          setImmediate(() => void flush());
+          setImmediate(() => {
+            const run = (): void => void flush();
+            if (!afterSync(run)) run();
+          });
         });
       };
     },

@@ -17,16 +17,22 @@ export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
       const row = lookup(ctx, id, owner, now);
       if (typeof row === 'string') return row;
       const snapshot = snapshotOf(ctx, row);
+      // What the owner is shown is durable: a commit it read may still wait for its WAL sync.
+      await ctx.writes.settled();
       if (isTerminal(row.status)) terminal.remember(owner, snapshot);
       return snapshot;
     },
 
     async findByIdempotencyKey(owner, tool, key, args, now) {
       const decision = decideKey(q.keyed(owner, tool, key), args, now, codec.open);
-      return joinedTask(decision, (id) => {
-        const row = q.getOwned(id, owner);
-        return row === undefined ? undefined : snapshotOf(ctx, row);
-      });
+      try {
+        return await joinedTask(decision, (id) => {
+          const row = q.getOwned(id, owner);
+          return row === undefined ? undefined : snapshotOf(ctx, row);
+        });
+      } finally {
+        await ctx.writes.settled();
+      }
     },
 
     async nextWakeAt(now) {

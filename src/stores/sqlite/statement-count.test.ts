@@ -113,6 +113,16 @@ describe('statements per created and run task (SQLite)', () => {
     expect(end.some((sql) => sql.includes('child_ended = 1'))).toBe(true);
   });
 
+  it('commits a creation at NORMAL, to be synced off the event loop, and sets the connection back to FULL', async () => {
+    const { store, db, all } = countingStore();
+    const sql = await all(() => store.create(newTask()));
+    expect(sql[0]).toBe('PRAGMA synchronous = NORMAL');
+    expect(sql.at(-2)).toBe('COMMIT');
+    expect(sql.at(-1)).toBe('PRAGMA synchronous = FULL');
+    // 2: FULL.
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+  });
+
   it('commits a claim without the fsync and sets the connection back to FULL for every other write', async () => {
     const { store, db, claim, all } = countingStore();
     const synchronous = (): unknown => db.pragma('synchronous', { simple: true });

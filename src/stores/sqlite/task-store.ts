@@ -48,8 +48,12 @@ export function createSqliteTaskStore(
   const ownsDb = options.db === undefined;
   const ctx = openContext(options);
   const { db } = ctx;
-  // Creations and run endings queued in the same turn share one transaction, so one fsync covers both.
-  const grouped = createGroupCommit((fn) => ctx.writes.tx(fn));
+  // Creations and run endings queued in the same turn share one transaction; one WAL sync covers every transaction
+  // committed before it started (wal-sync.ts).
+  const grouped = createGroupCommit(
+    (fn) => ctx.writes.tx(fn),
+    (fn) => ctx.writes.afterSync(fn),
+  );
   const create = grouped.lane(creationLane(ctx));
   const end = grouped.lane(endingLane(ctx));
   const terminal = createTerminalCache();
@@ -83,8 +87,8 @@ export function createSqliteTaskStore(
       if (closed) return;
       closed = true;
       await grouped.close();
+      await ctx.writes.close();
       ctx.log.close();
-      ctx.writes.close();
       if (ownsDb) db.close();
     },
   };
