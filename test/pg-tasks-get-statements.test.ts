@@ -1,6 +1,6 @@
 // How many statements one tasks/get sends to PostgreSQL: one, whatever the task's state (working, waiting for input,
 // finished) and for a task the caller may not see, so that a poll costs one round trip and a regression fails here;
-// and the unpacking of the one JSON array that statement returns.
+// concurrent polls share statements; and the unpacking of the one JSON array that statement returns.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDurableMcp, type DurableMcp } from '../src/index.js';
@@ -126,6 +126,40 @@ await withPostgres('tasks/get statements on PostgreSQL', () => {
       expect(other.value).toBe(missing.value);
       expect(other.statements).toHaveLength(1);
       expect(missing.statements).toHaveLength(1);
+    });
+
+    it('answers concurrent polls with fewer statements than polls, each as its caller may see it', async () => {
+      const missingId = newTaskId();
+      const polls: [TaskOwner, string][] = [
+        ...Array.from({ length: 12 }, (_, i): [TaskOwner, string] => [
+          ALICE,
+          [ids.working, ids.waiting, ids.completed][i % 3]!,
+        ]),
+        [BOB, ids.working],
+        [BOB, ids.completed],
+        [ALICE, missingId],
+        [{ tenant: 'other', principal: ALICE.principal }, ids.working],
+      ];
+      const { value, statements } = await statementsOf(() =>
+        Promise.all(polls.map(([owner, id]) => tasksGet(mcp, owner, id))),
+      );
+      expect(statements.length).toBeGreaterThanOrEqual(1);
+      expect(statements.length).toBeLessThan(polls.length);
+      const statuses = {
+        [ids.working]: 'working',
+        [ids.waiting]: 'input_required',
+        [ids.completed]: 'completed',
+      };
+      for (let i = 0; i < 12; i++) {
+        const id = polls[i]![1];
+        expect(value[i], `poll ${i}`).toMatchObject({ taskId: id, status: statuses[id] });
+      }
+      expect(value[1]).toMatchObject({ inputRequests: { go: REQUEST } });
+      expect(JSON.stringify(value[2])).toContain('done');
+      // Another principal's task, another tenant's and a missing one: one and the same error.
+      const denied = value.slice(12);
+      expect(typeof denied[0]).toBe('number');
+      expect(denied).toEqual([denied[0], denied[0], denied[0], denied[0]]);
     });
 
     it('reads only the columns a snapshot needs, not every column of the task', async () => {

@@ -1,5 +1,5 @@
-// Reads: a task for its owner or by its idempotency key, everything about it for operators, the next wake-up, and
-// the counts (quota, metrics, backlog).
+// Reads: a task for its owner (concurrent polls share a statement, owned-reads.ts) or by its idempotency key,
+// everything about it for operators, the next wake-up, and the counts (quota, metrics, backlog).
 import type { TaskStats } from '../../tasks/store.js';
 import type { StoreReads as Reads } from '../built-in.js';
 import type { TaskStatus } from '../../tasks/task.js';
@@ -7,24 +7,19 @@ import type { StoreContext } from './context.js';
 import { parkedStats, pausedStats, rateWaitStats } from '../core/parked.js';
 import { missOf } from '../core/rows.js';
 import { holderOf, type KeyedLookup } from './creations.js';
-import {
-  fromPacked,
-  toInspection,
-  toNumber,
-  toSnapshot,
-  type InspectRow,
-  type PackedOwnedRow,
-} from './rows.js';
+import { fromPacked, toInspection, toNumber, toSnapshot, type InspectRow } from './rows.js';
+import { createOwnedReads } from './owned-reads.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
 
 export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads {
+  const owned = createOwnedReads(db, q);
   const count = async (sql: string, params: unknown[]): Promise<number> => {
     const [row] = await db.query<{ n: number }>(sql, params);
     return row?.n ?? 0;
   };
   return {
     async get(id, owner, now) {
-      const [packed] = await db.query<PackedOwnedRow>(q.getOwned, [id, owner.tenant, owner.principal]);
+      const packed = await owned(id, owner);
       const row = packed && fromPacked(packed);
       const miss = missOf(row, now);
       return miss !== undefined || row === undefined ? (miss ?? 'not_found') : toSnapshot(row, codec.open);

@@ -78,6 +78,15 @@ function defineSuites(): void {
         expect(plan, name).toMatch(/using tasks_pkey/);
         expect(plan, name).not.toMatch(/tasks_owner_created/);
       }
+      // Coalesced polls: one primary-key probe per id, never a scan of the table (as a hash join would).
+      const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${q.getOwnedMany}`, [
+        ids.slice(0, 20),
+        Array(20).fill(owner.tenant),
+        Array(20).fill(owner.principal),
+      ]);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toMatch(/Index Scan using tasks_pkey/);
+      expect(plan).not.toMatch(/Seq Scan on tasks|tasks_owner_created/);
       expect(await store.get(ids[1234] as string, owner, 1_700_000_000_001)).toMatchObject({ id: ids[1234] });
       expect(await store.get(ids[1234] as string, { ...owner, principal: 'bob' }, 1_700_000_000_001)).toBe(
         'not_found',

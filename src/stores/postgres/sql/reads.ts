@@ -30,8 +30,18 @@ export const OWNED_PACKED = [
   'parent_id',
 ] as const;
 
-/** `s`: the quoted schema name. */
-export function readSql(s: string) {
+/** getOwned's select of task `id` (an SQL expression) under the owner test `owned` (OWNED_BY's). */
+const ownedSelect = (s: string, id: string, owned: string): string => `
+      SELECT json_build_array(${OWNED_PACKED.join(', ')},
+        CASE WHEN t.status = 'input_required' THEN (
+          SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
+          FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
+        ) END,
+        EXISTS (SELECT 1 FROM ${s}.tasks c WHERE c.parent_id = t.id)) AS r, result, error
+      FROM ${s}.tasks t WHERE t.id = ${id} AND ${owned}`;
+
+/** An owner's reads of one task, or of several at once (tasks/get). */
+function ownedReadSql(s: string) {
   return {
     /**
      * One statement, one snapshot: the task and, while it waits for input, its outstanding requests. Only the
@@ -39,14 +49,27 @@ export function readSql(s: string) {
      * then the outstanding requests and whether the task has children): each column of a result costs the driver
      * its description and parsing on every poll, one JSON array a single parse.
      */
-    getOwned: `
-      SELECT json_build_array(${OWNED_PACKED.join(', ')},
-        CASE WHEN t.status = 'input_required' THEN (
-          SELECT json_agg(json_build_array(i.key, i.request) ORDER BY i.asked_at, i.key COLLATE "C")
-          FROM ${s}.task_inputs i WHERE i.task_id = t.id AND i.answer IS NULL AND NOT i.superseded
-        ) END,
-        EXISTS (SELECT 1 FROM ${s}.tasks c WHERE c.parent_id = t.id)) AS r, result, error
-      FROM ${s}.tasks t WHERE t.id = $1 AND ${OWNED_BY('t.')}`,
+    getOwned: ownedSelect(s, '$1', OWNED_BY('t.')),
+
+    /**
+     * getOwned of several tasks at once ($1 ids, $2 tenants, $3 principals, pairwise; owned-reads.ts coalesces concurrent
+     * polls into it): a row per pair whose task exists and belongs to that owner (the same owner test as getOwned's,
+     * so another owner's task is as absent as a missing one and none of its columns leaves the database), with `n`,
+     * the pair's position from 1. The LIMIT keeps the lookup a nested loop of primary-key probes: joined plainly,
+     * the planner may hash the pairs and scan the whole table.
+     */
+    getOwnedMany: `
+    SELECT o.r, o.result, o.error, w.n::int AS n
+    FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS w(id, tenant, principal, n)
+    CROSS JOIN LATERAL (${ownedSelect(s, 'w.id', '(t.tenant = w.tenant AND t.principal = w.principal) IS TRUE')}
+      LIMIT 1) o`,
+  };
+}
+
+/** `s`: the quoted schema name. */
+export function readSql(s: string) {
+  return {
+    ...ownedReadSql(s),
 
     /** $1 now: the earliest wake-up still to come. */
     nextWake: `
