@@ -60,6 +60,8 @@ interface Edge {
   readonly prm: string | undefined;
   readonly wires: readonly HttpWire[];
   readonly budget: BodyBudget;
+  /** An error no request handler caught: `failed` for this edge (one function, not one per request). */
+  readonly fail: (reply: HttpReply, err: unknown) => void;
 }
 
 const refuse = (reply: HttpReply, status: number, message: string, headers?: Record<string, string>): void =>
@@ -67,6 +69,7 @@ const refuse = (reply: HttpReply, status: number, message: string, headers?: Rec
 
 export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
   const edge: Edge = {
+    fail: (reply, err) => failed(edge, reply, err),
     options,
     path: options.path ?? '/mcp',
     maxBody: options.maxBodyBytes ?? 4 * 1024 * 1024,
@@ -313,7 +316,10 @@ async function servePost(
   if (message.kind === 'notification') reply.json(202);
   // Not awaited: a long answer (a stream) holds neither this frame, the body and its parse, nor this promise.
   else
-    answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header), (err) =>
-      failed(edge, reply, err),
+    answerRequest(
+      edge.options.server,
+      new HttpExchange(req, reply, message, auth, header),
+      header,
+      edge.fail,
     );
 }

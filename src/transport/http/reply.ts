@@ -44,6 +44,12 @@ export class HttpReply {
   private silence: NodeJS.Timeout | typeof ARMING | undefined;
   /** What `onResponse` calls the request: the JSON-RPC method once known, the path before. */
   method: string;
+  /** Called once if the client goes away before the response is finished (see `onGone`). */
+  private gone: (() => void) | undefined;
+  /** Whether `closed` listens for the response's close: one listener for the report and `gone`, once needed. */
+  private watching = false;
+  /** What `onGone` returns: made once. */
+  private offGone: (() => void) | undefined;
 
   constructor(
     readonly res: ServerResponse,
@@ -162,6 +168,36 @@ export class HttpReply {
     return this.events.writable();
   }
 
+  /**
+   * Calls `fn` once if the response closes before it is finished (the client went away); returns the way to stop
+   * waiting, or undefined when another waits already (one waiter at a time: the caller waits some other way then).
+   * It adds nothing to the response but one listener of its own, shared with the stream's report.
+   */
+  onGone(fn: () => void): (() => void) | undefined {
+    if (this.gone !== undefined) return undefined;
+    this.gone = fn;
+    this.watchClose();
+    return (this.offGone ??= this.forgetGone.bind(this));
+  }
+
+  private forgetGone(): void {
+    this.gone = undefined;
+  }
+
+  private watchClose(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.res.on('close', this.closed.bind(this));
+  }
+
+  /** The response closed: an event stream is reported, and a waiter told if it closed unfinished. */
+  private closed(): void {
+    if (this.sse) this.done(200);
+    const gone = this.gone;
+    this.gone = undefined;
+    if (gone !== undefined && !this.res.writableFinished) gone();
+  }
+
   private quiet(): void {
     if (this.silence === undefined) return;
     if (this.silence !== ARMING) clearTimeout(this.silence);
@@ -181,7 +217,7 @@ export class HttpReply {
     res.flushHeaders();
     this.events.keepAlive(this.keepAliveMs);
     // A stream ends whenever its writer or the client ends it: reported then.
-    if (this.report !== undefined) res.once('close', () => this.done(200));
+    if (this.report !== undefined) this.watchClose();
   }
 
   private done(status: number): void {
