@@ -126,6 +126,11 @@ export interface McpServer {
   /** Whether the server serves any resource or resource template. */
   servesResources(): boolean;
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;
+  /**
+   * As `dispatch`, but the outcome itself when it is known at once (the checks refused the request, or its handler
+   * answered synchronously): no promise to wait on. Optional: without it, `dispatch`.
+   */
+  dispatchNow?(input: DispatchInput): DispatchOutcome | Promise<DispatchOutcome>;
   /** Ends open subscriptions (they answer with their listen result) and closes extensions. */
   close(): Promise<void>;
 }
@@ -332,6 +337,8 @@ export function createMcpServer(options: ServerOptions): CoreServer {
       return Promise.reject(err as Error);
     }
   }
+  // With a wrapper, every dispatch goes through it (and its promise).
+  const now = wrap === undefined ? (input: DispatchInput) => dispatchNow(table, input) : undefined;
 
   return {
     registry,
@@ -340,6 +347,7 @@ export function createMcpServer(options: ServerOptions): CoreServer {
     toolDefinition: (name) => registry.tools.get(name)?.def,
     servesResources: () => registry.resources.size > 0 || registry.templates.size > 0,
     dispatch,
+    dispatchNow: now,
     async close() {
       shutdown.abort();
       for (const ext of extensions) await ext.close?.();

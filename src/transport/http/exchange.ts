@@ -112,11 +112,16 @@ export function answerRequest(
   onError: (reply: HttpReply, err: unknown) => void,
 ): void {
   if (takesEvents(header)) exchange.reply.limitSilence();
-  let pending: Promise<DispatchOutcome>;
+  let pending: DispatchOutcome | Promise<DispatchOutcome>;
   try {
-    pending = server.dispatch(exchange);
+    pending = server.dispatchNow === undefined ? server.dispatch(exchange) : server.dispatchNow(exchange);
   } catch (err) {
     pending = Promise.reject(err as Error);
+  }
+  // Known at once (a refusal, a synchronous handler): written now, without a promise and its turn.
+  if (!(pending instanceof Promise)) {
+    writeAnswer(exchange, pending, onError);
+    return;
   }
   pending.then(
     (outcome) => writeAnswer(exchange, outcome, onError),
@@ -167,6 +172,9 @@ function writeOutcome(exchange: HttpExchange, outcome: DispatchOutcome): void {
     text,
     status === 429 && typeof retryAfterMs === 'number'
       ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }
-      : {},
+      : NO_HEADERS,
   );
 }
+
+/** The extra headers of most answers: none (one object for all of them, never written to). */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
