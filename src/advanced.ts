@@ -19,7 +19,7 @@ export type {
 } from './protocol/server.js';
 export type { Registry, RegisteredTool } from './protocol/registry.js';
 export type { TakeStepSlot } from './protocol/inline-steps.js';
-export type { RequestScope, MethodHandler } from './protocol/scope.js';
+export type { RequestScope, ResponseStream, MethodHandler } from './protocol/scope.js';
 export type { SubscriptionExtension, SubscriptionPart } from './protocol/subscriptions.js';
 export type { ResourceProvider } from './protocol/resource-provider.js';
 export type { ToolCall } from './protocol/tools.js';

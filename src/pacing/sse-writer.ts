@@ -77,6 +77,9 @@ function leaveSweep(ms: number, writer: SseWriter): void {
   sweeps.delete(ms);
 }
 
+/** The options of a writer given none: one object for all of them. */
+const NO_OPTIONS: SseWriterOptions = Object.freeze({});
+
 /** Writes the frames of one event stream; the caller writes the response's head and ends it. */
 export class SseWriter {
   /** The keep-alive interval this writer's comments go out at (0: none). */
@@ -84,7 +87,7 @@ export class SseWriter {
 
   constructor(
     private readonly target: SseTarget,
-    private readonly options: SseWriterOptions = {},
+    private readonly options: SseWriterOptions = NO_OPTIONS,
   ) {}
 
   /** Whether the response still takes bytes. */

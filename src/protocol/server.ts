@@ -2,19 +2,9 @@
 import { REMOVED_METHODS, type CoreMethod } from '../wire/methods.js';
 import { traitsOf } from '../wire/method-traits.js';
 import { randomBytes } from 'node:crypto';
-import {
-  checkVersionSupported,
-  readEnvelope,
-  type ClientCapabilities,
-  type RequestEnvelope,
-} from '../wire/envelope.js';
+import { checkVersionSupported, readEnvelope, type ClientCapabilities } from '../wire/envelope.js';
 import { checkRoutingHeaders, checkVersionHeader, type HeaderLookup } from '../wire/headers.js';
-import {
-  memoizeSerialization,
-  type IncomingRequest,
-  type JsonObject,
-  type RequestId,
-} from '../wire/jsonrpc.js';
+import { memoizeSerialization, type IncomingRequest, type JsonObject } from '../wire/jsonrpc.js';
 import { META_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from '../wire/meta-keys.js';
 import { methodNotFound, type ProtocolError } from '../wire/protocol-error.js';
 import type { CacheHints } from './cache-hints.js';
@@ -31,13 +21,12 @@ import { createStateSealer } from './request-state.js';
 import { listResources, listTemplates, readResource } from './resources.js';
 import type { ResourceProvider } from './resource-provider.js';
 import { advertises } from './advertised.js';
-import { onAbort } from './on-abort.js';
 import { discoverResult } from './discover.js';
 import { answered, handlerFailed, type DispatchOutcome } from './handler-outcome.js';
 import type { RoundDeps } from './run-round.js';
 import type { TakeStepSlot } from './inline-steps.js';
-import type { MethodHandler, RequestScope } from './scope.js';
-import { listen, listenLimit, type SubscriptionExtension } from './subscriptions.js';
+import { Scope, type MethodHandler, type RequestScope } from './scope.js';
+import { listen, ListenSlots, type SubscriptionExtension } from './subscriptions.js';
 import { callToolSync, listTools, resolveToolCall, type ToolCall } from './tools.js';
 
 export interface ServerInfo {
@@ -137,6 +126,11 @@ export interface McpServer {
   /** Whether the server serves any resource or resource template. */
   servesResources(): boolean;
   dispatch(input: DispatchInput): Promise<DispatchOutcome>;
+  /**
+   * As `dispatch`, but the outcome itself when it is known at once (the checks refused the request, or its handler
+   * answered synchronously): no promise to wait on. Optional: without it, `dispatch`.
+   */
+  dispatchNow?(input: DispatchInput): DispatchOutcome | Promise<DispatchOutcome>;
   /** Ends open subscriptions (they answer with their listen result) and closes extensions. */
   close(): Promise<void>;
 }
@@ -144,44 +138,6 @@ export interface McpServer {
 /** The server core as `createMcpServer` builds it: the registry too, for the parts that assemble around it. */
 export interface CoreServer extends McpServer {
   readonly registry: Registry;
-}
-
-/**
- * What a method handler sees of its request. A class rather than an object literal: a literal with a getter gets
- * a hidden class of its own on every request, allocated where only full collections free it.
- */
-class Scope implements RequestScope {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly auth: AuthInfo;
-  readonly header: HeaderLookup | undefined;
-
-  constructor(
-    request: IncomingRequest,
-    readonly envelope: RequestEnvelope,
-    private readonly input: DispatchInput,
-  ) {
-    this.id = request.id;
-    this.method = request.method;
-    this.auth = input.auth;
-    this.header = input.header;
-  }
-
-  get signal(): AbortSignal {
-    return this.input.signal;
-  }
-
-  emit(method: string, params: JsonObject): void {
-    this.input.emit(method, params);
-  }
-
-  whenWritable(): Promise<void> {
-    return this.input.whenWritable === undefined ? Promise.resolve() : this.input.whenWritable();
-  }
-
-  onGone(fn: () => void): () => void {
-    return this.input.onGone === undefined ? onAbort(this.input.signal, fn) : this.input.onGone(fn);
-  }
 }
 
 const REMOVED: ReadonlySet<string> = new Set(REMOVED_METHODS);
@@ -247,7 +203,7 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
   const interceptors = extensions.flatMap((e) => (e.interceptToolCall ? [e.interceptToolCall] : []));
   const viewOf = toolsViewOf(extensions);
   const cachedList = listCache(registry, core.serverMeta);
-  const listens = listenLimit(options.maxListensPerPrincipal ?? 100);
+  const listens = new ListenSlots(options.maxListensPerPrincipal ?? 100, options.onSubscription);
   return {
     'server/discover': discoverResult({
       registry,
@@ -281,15 +237,8 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
     'resources/read': (params, scope) => readResource(deps, registry, params, scope, hints, providers),
     'completion/complete': (params) => complete(registry, params),
     // Chained, not awaited: an open stream holds no suspended frame of this handler.
-    'subscriptions/listen': (params, scope) => {
-      const release = listens.open(scope.auth);
-      options.onSubscription?.(1);
-      // Told once, when the subscription stops or is refused: no promise of its own waits for the stream's end.
-      return listen(registry, subscriptionExts, core.shutdown, params, scope, providers, () => {
-        options.onSubscription?.(-1);
-        release();
-      });
-    },
+    'subscriptions/listen': (params, scope) =>
+      listen(registry, subscriptionExts, core.shutdown, params, scope, providers, listens),
   };
 }
 
@@ -299,6 +248,8 @@ interface MethodTable {
   providers: readonly ResourceProvider[];
   methods: Record<string, MethodHandler>;
   serverMeta: JsonObject;
+  /** A handler's result as the outcome (with the server's `_meta`): one function, not one per request. */
+  answer: (result: JsonObject) => DispatchOutcome;
 }
 
 const fail = (error: ProtocolError): DispatchOutcome => ({ ok: false, error, origin: 'envelope' });
@@ -337,7 +288,7 @@ function dispatchNow(table: MethodTable, input: DispatchInput): DispatchOutcome 
   }
   // Chained, not awaited: a long request (a stream) holds no suspended frame of the dispatch.
   if (!(pending instanceof Promise)) return answered(pending, serverMeta);
-  return pending.then((result) => answered(result, serverMeta), handlerFailed);
+  return pending.then(table.answer, handlerFailed);
 }
 
 export function createMcpServer(options: ServerOptions): CoreServer {
@@ -362,7 +313,13 @@ export function createMcpServer(options: ServerOptions): CoreServer {
   const serverMeta = { [META_SERVER_INFO]: options.info };
   const methods = coreMethods({ options, registry, deps, extensions, serverMeta, shutdown: shutdown.signal });
   for (const ext of extensions) Object.assign(methods, ext.methods ?? {});
-  const table: MethodTable = { registry, providers: providersOf(extensions), methods, serverMeta };
+  const table: MethodTable = {
+    registry,
+    providers: providersOf(extensions),
+    methods,
+    serverMeta,
+    answer: (result) => answered(result, serverMeta),
+  };
 
   const wrap = options.wrapDispatch;
   // Not an async function: a long request (a stream) holds no promise of its own here.
@@ -380,6 +337,8 @@ export function createMcpServer(options: ServerOptions): CoreServer {
       return Promise.reject(err as Error);
     }
   }
+  // With a wrapper, every dispatch goes through it (and its promise).
+  const now = wrap === undefined ? (input: DispatchInput) => dispatchNow(table, input) : undefined;
 
   return {
     registry,
@@ -388,6 +347,7 @@ export function createMcpServer(options: ServerOptions): CoreServer {
     toolDefinition: (name) => registry.tools.get(name)?.def,
     servesResources: () => registry.resources.size > 0 || registry.templates.size > 0,
     dispatch,
+    dispatchNow: now,
     async close() {
       shutdown.abort();
       for (const ext of extensions) await ext.close?.();

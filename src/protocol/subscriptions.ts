@@ -1,6 +1,5 @@
 // subscriptions/listen: a long-lived response stream of list-changed and resource-updated notifications.
-import { createOpenLimit } from '../tasks/open-limit.js';
-import { isJsonObject, type JsonObject } from '../wire/jsonrpc.js';
+import { isJsonObject, type JsonObject, type RequestId } from '../wire/jsonrpc.js';
 import { META_SUBSCRIPTION_ID } from '../wire/meta-keys.js';
 import { ErrorCode } from '../wire/codes.js';
 import { invalidParams, ProtocolError } from '../wire/protocol-error.js';
@@ -8,8 +7,8 @@ import { ownerKey } from '../tasks/task.js';
 import type { AuthInfo } from './tool-types.js';
 import type { Registry } from './registry.js';
 import type { ResourceProvider } from './resource-provider.js';
-import type { RequestScope } from './scope.js';
-import { noop, onAbort } from './on-abort.js';
+import type { RequestScope, ResponseStream } from './scope.js';
+import { onAbort } from './on-abort.js';
 
 /** One part of an open subscription: started once it is acknowledged, stopped at its end (called as methods). */
 export interface SubscriptionPart {
@@ -35,9 +34,10 @@ const BOOLEAN_FILTERS = [
 
 /**
  * Opens a subscription: the acknowledgement goes out once every part agreed, then its notifications. The promise
- * answers with the listen result when the stream ends; `onEnd` is called once, when the subscription stops or is
- * refused. Not an async function: while the stream is open, its OpenListen (and what its parts hold) is all that is
- * kept, with no promise of the set-up waiting on it.
+ * answers with the listen result when the stream ends. The caller's slot in `slots` is held from now until the
+ * subscription stops or is refused (a caller who holds every slot already is refused with 429 at once). Not an async
+ * function: while the stream is open, its OpenListen (and what its parts hold) is all that is kept, with no promise of
+ * the set-up waiting on it, nor the request's scope.
  */
 export function listen(
   registry: Registry,
@@ -45,17 +45,18 @@ export function listen(
   shutdown: AbortSignal,
   params: JsonObject,
   scope: RequestScope,
-  providers: readonly ResourceProvider[] = [],
-  onEnd: () => void = noop,
+  providers: readonly ResourceProvider[],
+  slots: ListenSlots,
 ): Promise<JsonObject> {
+  const slot = slots.open(scope.auth);
   const filter = params.notifications;
   if (!isJsonObject(filter)) {
-    onEnd();
+    slots.close(slot);
     return Promise.reject(
       invalidParams('Invalid params: subscriptions/listen requires params.notifications'),
     );
   }
-  const open = new OpenListen(scope, shutdown, onEnd);
+  const open = new OpenListen(scope.stream ?? streamOf(scope), scope.id, shutdown, slots, slot);
   const result = open.result();
   setUp(open, registry, extensions, filter, scope, providers).then(
     () => open.opened(),
@@ -63,6 +64,13 @@ export function listen(
   );
   return result;
 }
+
+/** A scope without a stream of its own is its own stream (waiting on its signal when it cannot tell otherwise). */
+const streamOf = (scope: RequestScope): ResponseStream => ({
+  emit: (method, params) => scope.emit(method, params),
+  whenWritable: () => scope.whenWritable(),
+  onGone: (fn) => (scope.onGone === undefined ? onAbort(scope.signal, fn) : scope.onGone(fn)),
+});
 
 /** Sets up every part the filter asks for and sends the acknowledgement; throws when one is refused. */
 async function setUp(
@@ -73,7 +81,8 @@ async function setUp(
   scope: RequestScope,
   providers: readonly ResourceProvider[],
 ): Promise<void> {
-  const send = (method: string, p: JsonObject): void => open.send(method, p);
+  // Bound, not a closure of this frame: a part that keeps it keeps nothing else of the set-up.
+  const send = open.send.bind(open);
   const agreed: JsonObject = {};
   const parts = open.parts;
   for (const [key, event, method] of BOOLEAN_FILTERS) {
@@ -109,14 +118,17 @@ async function setUp(
   for (const part of parts) part.start();
 }
 
+/** The `_meta` of a subscription's notifications and result: its id (the listen request's). */
+const metaOf = (id: RequestId): JsonObject => ({ [META_SUBSCRIPTION_ID]: id });
+
 /**
- * One open subscription: its `_meta`, the ways to stop its parts, and its end (the client went away or the server
- * shuts down). One object with its methods on the prototype, not a set of closures per open stream.
+ * One open subscription: its stream, the ways to stop its parts, and its end (the client went away or the server
+ * shuts down). One object with its methods on the prototype, not a set of closures per open stream; it keeps the
+ * request's stream and id, not its scope (envelope, capabilities, headers).
  */
 class OpenListen {
-  readonly meta: JsonObject;
   /** The parts of the subscription, stopped once at its end (or when it is refused while being set up). */
-  readonly parts: SubscriptionPart[] = [];
+  parts: SubscriptionPart[] = [];
   /** The client went away or the server shuts down (perhaps while it was being set up). */
   private ended = false;
   /** Every part is set up and started. */
@@ -124,17 +136,18 @@ class OpenListen {
   private resolve: ((result: JsonObject) => void) | undefined;
   private reject: ((err: unknown) => void) | undefined;
   private stopGone: (() => void) | undefined;
-  private onEnd: (() => void) | undefined;
+  /** The caller's slot in `slots`, given back once (at the subscription's end or refusal). */
+  private slot: ListenSlot | undefined;
 
   constructor(
-    private readonly scope: RequestScope,
+    private readonly stream: ResponseStream,
+    private readonly id: RequestId,
     private readonly shutdown: AbortSignal,
-    onEnd: () => void,
+    private readonly slots: ListenSlots,
+    slot: ListenSlot,
   ) {
-    this.meta = { [META_SUBSCRIPTION_ID]: scope.id };
-    this.onEnd = onEnd;
-    const end = (): void => this.end();
-    const stopGone = scope.onGone === undefined ? onAbort(scope.signal, end) : scope.onGone(end);
+    this.slot = slot;
+    const stopGone = stream.onGone(this.end.bind(this));
     if (this.ended) return;
     this.stopGone = stopGone;
     if (shutdown.aborted) this.end();
@@ -143,7 +156,7 @@ class OpenListen {
 
   /** A notification on the stream, with the subscription's `_meta`; nothing once it ended. */
   send(method: string, p: JsonObject): void {
-    if (!this.ended) this.scope.emit(method, { ...p, _meta: this.meta });
+    if (!this.ended) this.stream.emit(method, { ...p, _meta: metaOf(this.id) });
   }
 
   /** The listen result once the stream ends (called once, before it is set up). */
@@ -158,6 +171,8 @@ class OpenListen {
   opened(): void {
     this.open = true;
     this.reject = undefined;
+    // Just the parts: the array they were pushed onto has room for many more.
+    this.parts = this.parts.slice();
     if (this.ended) this.finish();
   }
 
@@ -184,7 +199,7 @@ class OpenListen {
     const resolve = this.resolve;
     this.stop();
     this.resolve = undefined;
-    resolve?.({ resultType: 'complete', _meta: this.meta });
+    resolve?.({ resultType: 'complete', _meta: metaOf(this.id) });
   }
 
   private forget(): void {
@@ -193,13 +208,13 @@ class OpenListen {
     fanOuts.get(this.shutdown)?.delete(this);
   }
 
-  /** Stops every part, and tells the subscription's end once. */
+  /** Stops every part, and gives the caller's slot back once. */
   private stop(): void {
     for (const part of this.parts) part.stop();
     this.parts.length = 0;
-    const onEnd = this.onEnd;
-    this.onEnd = undefined;
-    onEnd?.();
+    const slot = this.slot;
+    this.slot = undefined;
+    if (slot !== undefined) this.slots.close(slot);
   }
 }
 
@@ -256,17 +271,42 @@ function shutdownWaiters(signal: AbortSignal): Set<OpenListen> {
   return waiters;
 }
 
-/** Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. */
-export function listenLimit(max: number): { open(auth: AuthInfo): () => void } {
-  const limit = createOpenLimit(max);
-  return {
-    open(auth) {
-      const held = limit.open(ownerKey(auth));
-      if (!held.ok)
-        throw new ProtocolError(ErrorCode.TooManyRequests, `Too many open subscriptions (limit ${max})`, {
-          limit: max,
-        });
-      return held.release;
-    },
-  };
+/** One principal's open listen streams: one object shared by all of them. */
+export interface ListenSlot {
+  readonly key: string;
+  open: number;
+}
+
+/**
+ * Open listen streams per principal: one caller cannot hold the server's streams (and their lookups) for all. Each
+ * open and close is told to `onChange` (+1, -1).
+ */
+export class ListenSlots {
+  private readonly held = new Map<string, ListenSlot>();
+
+  constructor(
+    private readonly max: number,
+    private readonly onChange?: (delta: 1 | -1) => void,
+  ) {}
+
+  /** Holds one more stream for the caller: their slot (close it once), or 429 when they hold `max` already. */
+  open(auth: AuthInfo): ListenSlot {
+    const key = ownerKey(auth);
+    const slot = this.held.get(key) ?? { key, open: 0 };
+    if (slot.open >= this.max)
+      throw new ProtocolError(ErrorCode.TooManyRequests, `Too many open subscriptions (limit ${this.max})`, {
+        limit: this.max,
+      });
+    if (slot.open === 0) this.held.set(key, slot);
+    slot.open += 1;
+    this.onChange?.(1);
+    return slot;
+  }
+
+  /** One stream of the slot's principal closed. */
+  close(slot: ListenSlot): void {
+    slot.open -= 1;
+    if (slot.open === 0) this.held.delete(slot.key);
+    this.onChange?.(-1);
+  }
 }

@@ -74,10 +74,12 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
         if (++looked % 32 === 0) await new Promise((resolve) => setImmediate(resolve));
         if (typeof (await store.get(id, owner, now())) !== 'string') accepted.push(id);
       }
-      return new TaskWatch(accepted, store, reads, owner, scope, send, now);
+      return new TaskWatch(accepted, store, reads, owner, scope.stream ?? scope, send, now);
     },
   };
 }
+
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * The `taskIds` part of one open subscription: the pushes of its tasks, fed by the store's changes, reading as its
@@ -87,26 +89,29 @@ export function createTaskSubscriptions(store: TaskStore, now: () => number): Su
 class TaskWatch implements PushDeps {
   private readonly pusher: TaskPusher;
   private unsubscribe: (() => void) | undefined;
+  /** The ids agreed to, for the acknowledgement: let go once started (the pusher has them). */
+  agreed: readonly string[];
 
   constructor(
-    readonly agreed: string[],
+    agreed: string[],
     private readonly store: TaskStore,
     private readonly reads: SharedReads,
     private readonly owner: TaskOwner,
-    private readonly scope: RequestScope,
+    private readonly stream: Pick<RequestScope, 'whenWritable'>,
     readonly send: (method: string, params: JsonObject) => void,
     readonly now: () => number,
   ) {
+    this.agreed = agreed;
     this.pusher = new TaskPusher(agreed, this);
   }
 
   start(): void {
-    if (this.agreed.length === 0) return;
+    const none = this.agreed.length === 0;
+    this.agreed = NONE;
+    if (none) return;
     const pusher = this.pusher;
-    this.unsubscribe = this.store.changes?.subscribe(
-      (change) => pusher.changed(change),
-      () => pusher.resync(),
-    );
+    // Bound, not closures: they keep the pusher alone.
+    this.unsubscribe = this.store.changes?.subscribe(pusher.changed.bind(pusher), pusher.resync.bind(pusher));
     pusher.pushAll();
   }
 
@@ -125,6 +130,6 @@ class TaskWatch implements PushDeps {
   }
 
   whenWritable(): Promise<void> {
-    return this.scope.whenWritable();
+    return this.stream.whenWritable();
   }
 }

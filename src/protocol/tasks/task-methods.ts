@@ -61,7 +61,9 @@ export function taskMethods(access: TaskAccess): Record<TaskMethod, MethodHandle
   const { store, now } = access;
   const getResult = getResults();
   return {
-    'tasks/get': async (params, scope) => {
+    // Not an async function: the store's read is the only promise waited on (a refusal before it is thrown, and
+    // answered as a rejection would be).
+    'tasks/get': (params, scope) => {
       requireExtension(scope);
       const id = readId(access, params, scope);
       const wait = access.pollWait(scope.auth, scope.method, id);
@@ -74,11 +76,13 @@ export function taskMethods(access: TaskAccess): Record<TaskMethod, MethodHandle
           },
         );
       }
-      const snapshot = await store.get(id, ownerOf(scope.auth), now());
-      if (typeof snapshot === 'string') throw deny(access, scope, id, snapshot);
-      const result = getResult(snapshot);
-      if (snapshot.parentId === undefined && snapshot.hasChildren !== true) return result;
-      return { ...result, _meta: await familyMeta(store, snapshot, ownerOf(scope.auth)) };
+      const owner = ownerOf(scope.auth);
+      return store.get(id, owner, now()).then((snapshot) => {
+        if (typeof snapshot === 'string') throw deny(access, scope, id, snapshot);
+        const result = getResult(snapshot);
+        if (snapshot.parentId === undefined && snapshot.hasChildren !== true) return result;
+        return familyMeta(store, snapshot, owner).then((meta): JsonObject => ({ ...result, _meta: meta }));
+      });
     },
     'tasks/update': async (params, scope) => {
       requireExtension(scope);

@@ -18,33 +18,63 @@ interface PushState {
   sentRevision: number | undefined;
 }
 
+/** Up to this many watched tasks are kept in one array and looked for one by one; more in a map. */
+const FEW = 16;
+
 /**
  * The watched tasks of one subscription and their push states: a task's state is kept only while something is to
  * be sent; in between, only the revision last sent (an open stream watching tasks that do not change holds one
- * entry per task).
+ * entry per task). A few tasks are kept as one array (each id followed by its revision), which holds a fraction of
+ * what a map of them would.
  */
 class PushStates {
-  /** Each watched task, with the revision last sent (if the store numbers them). */
-  private readonly watched = new Map<string, number | undefined>();
+  /** Each watched task followed by the revision last sent (if the store numbers them), for FEW tasks or fewer. */
+  private readonly few: Array<string | number | undefined> | undefined;
+  /** Each watched task with the revision last sent, for more than FEW. */
+  private readonly many: Map<string, number | undefined> | undefined;
   private busy: Map<string, PushState> | undefined;
 
-  constructor(ids: Iterable<string>) {
-    for (const id of ids) this.watched.set(id, undefined);
+  constructor(ids: readonly string[]) {
+    if (ids.length > FEW) {
+      this.many = new Map();
+      for (const id of ids) this.many.set(id, undefined);
+      return;
+    }
+    // Exactly the room needed: an array that grows by pushes keeps spare room.
+    const few = new Array<string | number | undefined>(ids.length * 2);
+    for (let i = 0; i < ids.length; i++) {
+      few[2 * i] = ids[i];
+      few[2 * i + 1] = undefined;
+    }
+    this.few = few;
   }
 
   has(id: string): boolean {
-    return this.watched.has(id);
+    // A revision is never a string: only an id matches.
+    return this.many === undefined ? this.few!.indexOf(id) !== -1 : this.many.has(id);
   }
 
   ids(): string[] {
-    return [...this.watched.keys()];
+    if (this.many !== undefined) return [...this.many.keys()];
+    const few = this.few!;
+    const ids: string[] = [];
+    for (let i = 0; i < few.length; i += 2) ids.push(few[i] as string);
+    return ids;
+  }
+
+  /** The revision last sent of a watched task (undefined when none, or when it is not watched). */
+  private sent(id: string): number | undefined {
+    if (this.many !== undefined) return this.many.get(id);
+    const few = this.few!;
+    const i = few.indexOf(id);
+    return i === -1 ? undefined : (few[i + 1] as number | undefined);
   }
 
   of(id: string): PushState {
     this.busy ??= new Map();
     let s = this.busy.get(id);
     if (s === undefined) {
-      const sentRevision = this.watched.get(id);
+      const sentRevision = this.sent(id);
       s = { sending: false, dirty: false, needsRead: false, carried: undefined, sentRevision };
       this.busy.set(id, s);
     }
@@ -54,14 +84,23 @@ class PushStates {
   /** Drops the task's state once nothing is to be sent, keeping the revision last sent while it is watched. */
   settle(id: string, s: PushState): void {
     if (s.sending || s.dirty || s.needsRead || s.carried !== undefined) return;
-    if (this.watched.has(id)) this.watched.set(id, s.sentRevision);
+    if (this.many !== undefined) {
+      if (this.many.has(id)) this.many.set(id, s.sentRevision);
+    } else {
+      const i = this.few!.indexOf(id);
+      if (i !== -1) this.few![i + 1] = s.sentRevision;
+    }
     this.busy?.delete(id);
     if (this.busy?.size === 0) this.busy = undefined;
   }
 
   /** The task expired or was purged: nothing more will come. */
   unwatch(id: string): void {
-    this.watched.delete(id);
+    if (this.many !== undefined) this.many.delete(id);
+    else {
+      const i = this.few!.indexOf(id);
+      if (i !== -1) this.few!.splice(i, 2);
+    }
     this.busy?.delete(id);
   }
 
@@ -137,7 +176,7 @@ export class TaskPusher {
     watched: Iterable<string>,
     private readonly deps: PushDeps,
   ) {
-    this.state = new PushStates(watched);
+    this.state = new PushStates(Array.isArray(watched) ? (watched as string[]) : [...watched]);
   }
 
   /** Sends the task's state now, or once the snapshot in flight went out. */

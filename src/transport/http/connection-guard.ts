@@ -4,7 +4,7 @@
 // an address that opens connections faster than it sends requests only ever closes its own, and connections that
 // only wait cannot keep anyone out. Optionally, what one client address holds is capped too: its connections, or, for
 // a request from a trusted proxy, the requests in flight for the address it forwards.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { normalAddress, type TrustedProxies } from './client-address.js';
 
@@ -16,14 +16,14 @@ export interface ConnectionGuardOptions {
   proxies: TrustedProxies | undefined;
 }
 
-/** What a request was let in with. */
-export type Admission = { ok: true; release: () => void } | { ok: false; limit: number };
-
 export interface ConnectionGuard {
   /** A new connection: kept (an idle one closed if the cap is reached), or closed at once. */
   connected(socket: Socket): void;
-  /** A request on a kept connection: in flight until `release`, or refused (its forwarded client is over its cap). */
-  request(req: IncomingMessage): Admission;
+  /**
+   * A request: in flight until its response closes (undefined), or refused because the client a trusted proxy
+   * forwards it for holds its share already (the cap, then).
+   */
+  admit(req: IncomingMessage, res: ServerResponse): number | undefined;
   /** Closes every connection without a request in flight (at shutdown). */
   closeIdle(): void;
 }
@@ -83,6 +83,21 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
     forget(socket);
     socket.destroy();
   };
+  // Listeners shared by every connection and response (`this` is the emitter): none of their own per connection.
+  function socketClosed(this: Socket): void {
+    forget(this);
+  }
+  const release = (socket: Socket, client: string | undefined): void => {
+    const held = open.get(socket);
+    if (client !== undefined) count(client, -1);
+    if (held === undefined) return;
+    held.inFlight -= 1;
+    // Idle from now on: behind every connection of its address that was idle before it.
+    if (held.inFlight === 0) held.peer.idle.add(socket);
+  };
+  function responseClosed(this: ServerResponse): void {
+    release(this.req.socket, undefined);
+  }
   return {
     connected(socket) {
       if (socket.remoteAddress === undefined) return void socket.destroy();
@@ -94,36 +109,29 @@ export function createConnectionGuard(options: ConnectionGuardOptions): Connecti
       peer.open += 1;
       peer.idle.add(socket);
       open.set(socket, { peer, address, proxy, inFlight: 0 });
-      socket.once('close', () => forget(socket));
+      socket.on('close', socketClosed);
       if (open.size <= maxConnections) return;
       // When every other connection is busy, the new one goes.
       close(yielding(peers.values(), socket, peer) ?? socket);
     },
-    request(req) {
+    admit(req, res) {
       const socket = req.socket;
       const held = open.get(socket);
-      if (held === undefined) return { ok: true, release: () => undefined };
+      if (held === undefined) return undefined;
       const client =
         held.proxy && maxPerSource > 0
           ? (proxies as TrustedProxies).clientOf(held.address, header(req, 'x-forwarded-for'))
           : undefined;
-      if (client !== undefined && (forwarded.get(client) ?? 0) >= maxPerSource)
-        return { ok: false, limit: maxPerSource };
-      if (client !== undefined) count(client, 1);
+      if (client !== undefined && (forwarded.get(client) ?? 0) >= maxPerSource) return maxPerSource;
       held.inFlight += 1;
       held.peer.idle.delete(socket);
-      let released = false;
-      return {
-        ok: true,
-        release: () => {
-          if (released) return;
-          released = true;
-          if (client !== undefined) count(client, -1);
-          held.inFlight -= 1;
-          // Idle from now on: behind every connection of its address that was idle before it.
-          if (held.inFlight === 0 && open.has(socket)) held.peer.idle.add(socket);
-        },
-      };
+      // A response closes once: its close releases the request.
+      if (client === undefined) res.on('close', responseClosed);
+      else {
+        count(client, 1);
+        res.on('close', () => release(socket, client));
+      }
+      return undefined;
     },
     closeIdle() {
       for (const peer of [...peers.values()]) for (const socket of [...peer.idle]) close(socket);

@@ -29,13 +29,17 @@ export class HttpExchange implements DispatchInput {
     readonly reply: HttpReply,
     public request: IncomingRequest,
     readonly auth: AuthInfo,
-    readonly header: HeaderLookup,
+    public header: HeaderLookup | undefined,
   ) {}
 
-  /** The request went to its handler: only its id and method are kept for the answer (not its params). */
+  /**
+   * The request went to its handler: only its id and method are kept for the answer (not its params, nor the
+   * headers, which its scope has).
+   */
   handed(): void {
     const { id, method } = this.request;
     this.request = { kind: 'request', id, method, params: undefined };
+    this.header = undefined;
   }
 
   /** The client went away before the response was finished. */
@@ -72,6 +76,9 @@ export class HttpExchange implements DispatchInput {
       fn();
       return noop;
     }
+    // The reply's own close listener, when no other waiter has it; else a listener of this waiter's.
+    const stop = this.reply.onGone(fn);
+    if (stop !== undefined) return stop;
     const res = this.reply.res;
     const onClose = (): void => {
       if (!res.writableFinished) fn();
@@ -95,20 +102,26 @@ export const takesEvents = (header: HeaderLookup): boolean =>
 
 /**
  * Dispatches one request to the core and writes its answer: JSON with the code's status, or the stream's end.
- * `onError` is told of an error in writing it. Chained, not awaited, and no promise returned: an open stream holds
+ * `onError` is told of an error in writing it (one function for every request: nothing of its own per stream). Chained, not awaited, and no promise returned: an open stream holds
  * no suspended frame of this function, and nothing waits on it but the one reaction that writes the answer.
  */
 export function answerRequest(
   server: McpServer,
   exchange: HttpExchange,
-  onError: (err: unknown) => void,
+  header: HeaderLookup,
+  onError: (reply: HttpReply, err: unknown) => void,
 ): void {
-  if (takesEvents(exchange.header)) exchange.reply.limitSilence();
-  let pending: Promise<DispatchOutcome>;
+  if (takesEvents(header)) exchange.reply.limitSilence();
+  let pending: DispatchOutcome | Promise<DispatchOutcome>;
   try {
-    pending = server.dispatch(exchange);
+    pending = server.dispatchNow === undefined ? server.dispatch(exchange) : server.dispatchNow(exchange);
   } catch (err) {
     pending = Promise.reject(err as Error);
+  }
+  // Known at once (a refusal, a synchronous handler): written now, without a promise and its turn.
+  if (!(pending instanceof Promise)) {
+    writeAnswer(exchange, pending, onError);
+    return;
   }
   pending.then(
     (outcome) => writeAnswer(exchange, outcome, onError),
@@ -126,12 +139,12 @@ const internalError = (): DispatchOutcome => ({
 function writeAnswer(
   exchange: HttpExchange,
   outcome: DispatchOutcome,
-  onError: (err: unknown) => void,
+  onError: (reply: HttpReply, err: unknown) => void,
 ): void {
   try {
     writeOutcome(exchange, outcome);
   } catch (err) {
-    onError(err);
+    onError(exchange.reply, err);
   }
 }
 
@@ -159,6 +172,9 @@ function writeOutcome(exchange: HttpExchange, outcome: DispatchOutcome): void {
     text,
     status === 429 && typeof retryAfterMs === 'number'
       ? { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) }
-      : {},
+      : NO_HEADERS,
   );
 }
+
+/** The extra headers of most answers: none (one object for all of them, never written to). */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;

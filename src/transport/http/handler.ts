@@ -10,11 +10,11 @@ import { ErrorCode, httpStatusFor } from '../../wire/codes.js';
 import { notModernVersionHeader, type HeaderLookup } from '../../wire/headers.js';
 import { errorResponse, parseMessage, requestIdOf, type RequestId } from '../../wire/jsonrpc.js';
 import { ProtocolError } from '../../wire/protocol-error.js';
-import { BodyBudgetError, BodyTooLargeError, readBody, type BodyBudget } from './body.js';
+import { BodyBudgetError, BodyTooLargeError, readBody, receiveBody, type BodyBudget } from './body.js';
 import { answerRequest, HttpExchange } from './exchange.js';
 import { checkOrigin, type OriginPolicy } from './origin-check.js';
 import { HttpReply, type ResponseReport } from './reply.js';
-import type { HttpWire } from './wire.js';
+import type { HttpWire, WirePost } from './wire.js';
 
 export interface HttpEdgeOptions {
   server: McpServer;
@@ -60,13 +60,19 @@ interface Edge {
   readonly prm: string | undefined;
   readonly wires: readonly HttpWire[];
   readonly budget: BodyBudget;
+  /** An error no request handler caught: `failed` for this edge (one function, not one per request). */
+  readonly fail: (reply: HttpReply, err: unknown) => void;
 }
+
+/** JSON media types: application/json and application/*+json, with or without parameters. */
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
 const refuse = (reply: HttpReply, status: number, message: string, headers?: Record<string, string>): void =>
   reply.json(status, errorResponse(null, new ProtocolError(ErrorCode.InvalidRequest, message)), headers);
 
 export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
   const edge: Edge = {
+    fail: (reply, err) => failed(edge, reply, err),
     options,
     path: options.path ?? '/mcp',
     maxBody: options.maxBodyBytes ?? 4 * 1024 * 1024,
@@ -111,7 +117,11 @@ export function createHttpEdge(options: HttpEdgeOptions): HttpHandler {
       return;
     }
     const contentType = header('content-type');
-    if (contentType !== undefined && !/^application\/(?:[\w.+-]*\+)?json\b/i.test(contentType.trim())) {
+    if (
+      contentType !== undefined &&
+      contentType !== 'application/json' &&
+      !JSON_TYPE.test(contentType.trim())
+    ) {
       refuse(reply, 415, 'Unsupported Media Type: send application/json');
       req.resume();
       return;
@@ -138,11 +148,11 @@ function afterAuth(
     refuseUnauthenticated(edge, req, reply, header, outcome);
     return;
   }
-  readBody(req, edge.maxBody, edge.budget).then(
-    (body) =>
-      servePost(edge, req, reply, header, body, outcome.auth).catch((err: unknown) =>
-        failed(edge, reply, err),
-      ),
+  receiveBody(
+    req,
+    edge.maxBody,
+    edge.budget,
+    (body) => servePost(edge, req, reply, header, body, outcome.auth),
     (err: unknown) => {
       if (err instanceof BodyBudgetError) refuse(reply, 503, err.message, { 'retry-after': '1' });
       else if (err instanceof BodyTooLargeError) refuse(reply, 413, err.message);
@@ -291,29 +301,57 @@ function failed(edge: Edge, reply: HttpReply, err: unknown): void {
   else reply.json(500, errorResponse(null, new ProtocolError(ErrorCode.InternalError, 'Internal error')));
 }
 
-async function servePost(
+/**
+ * One POST with its body: offered to the wires in order, then answered by the modern core. Not an async function: a
+ * request no wire claims (the common case) waits on no promise of its own here.
+ */
+function servePost(
   edge: Edge,
   req: IncomingMessage,
   reply: HttpReply,
   header: HeaderLookup,
   body: string,
   auth: AuthInfo,
-): Promise<void> {
-  const parsed = parseMessage(body);
-  if (parsed.ok) reply.method = parsed.value.method;
-  for (const wire of edge.wires) {
-    if (wire.claimsPost(parsed, header) && (await wire.servePost({ req, reply, header, auth, body, parsed })))
-      return;
+): void {
+  try {
+    const parsed = parseMessage(body);
+    if (parsed.ok) reply.method = parsed.value.method;
+    offerWires(edge, 0, { req, reply, header, auth, body, parsed });
+  } catch (err) {
+    failed(edge, reply, err);
   }
+}
+
+/** Offers the POST to the wires from `from` on; the first that serves it answers, else the modern core. */
+function offerWires(edge: Edge, from: number, post: WirePost): void {
+  for (let i = from; i < edge.wires.length; i++) {
+    const wire = edge.wires[i]!;
+    if (!wire.claimsPost(post.parsed, post.header)) continue;
+    wire.servePost(post).then(
+      (served) => {
+        if (!served) offerWires(edge, i + 1, post);
+      },
+      (err: unknown) => failed(edge, post.reply, err),
+    );
+    return;
+  }
+  serveModern(edge, post);
+}
+
+/** The modern (2026-07-28) core's answer to a POST no wire served. */
+function serveModern(edge: Edge, { req, reply, header, auth, parsed }: WirePost): void {
   if (!parsed.ok) {
     reply.json(httpStatusFor(parsed.error.code, 'envelope'), errorResponse(parsed.id, parsed.error));
     return;
   }
   const message = parsed.value;
   if (message.kind === 'notification') reply.json(202);
-  // Not awaited: a long answer (a stream) holds neither this frame, the body and its parse, nor this promise.
+  // Not awaited: a long answer (a stream) holds neither this frame, the body and its parse, nor a promise.
   else
-    answerRequest(edge.options.server, new HttpExchange(req, reply, message, auth, header), (err) =>
-      failed(edge, reply, err),
+    answerRequest(
+      edge.options.server,
+      new HttpExchange(req, reply, message, auth, header),
+      header,
+      edge.fail,
     );
 }

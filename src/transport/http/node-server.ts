@@ -122,12 +122,11 @@ export async function listenHttp(
   let handler = typeof handlerOrFactory === 'function' ? handlerOrFactory : undefined;
   const guard = connectionGuardFor(limits);
   const server = createServer(serverOptions(limits), (req, res) => {
-    const admitted = guard.request(req);
-    if (!admitted.ok) {
-      tooManyFromSource(res, admitted.limit);
+    const refused = guard.admit(req, res);
+    if (refused !== undefined) {
+      tooManyFromSource(res, refused);
       return;
     }
-    res.once('close', admitted.release);
     (handler as HttpHandler)(req, res);
   });
   server.on('connection', (socket: Socket) => guard.connected(socket));

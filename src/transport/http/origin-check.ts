@@ -47,31 +47,48 @@ export function isIpLiteral(name: string): boolean {
   return isIP(name) === 4;
 }
 
+/** Whether the policy accepts a host name (as `hostName` or `URL.hostname` gives it). */
+const allows = (policy: OriginPolicy, name: string): boolean =>
+  policy.allowedHosts.includes(name) || (policy.ipLiterals === true && isIpLiteral(name));
+
+/** A refusal: told to the policy's listener, and its reason returned. */
+function refusal(
+  policy: OriginPolicy,
+  header: 'host' | 'origin',
+  value: string | undefined,
+  reason: string,
+): string {
+  policy.onRefused?.({ header, value: value?.slice(0, 100), reason });
+  return reason;
+}
+
+/** Where a refusal points to. */
+const see = (policy: OriginPolicy): string => `(see ${policy.setting ?? '--allowed-hosts'})`;
+
 /** Returns undefined when allowed, or the reason for a 403, naming the value refused. */
 export function checkOrigin(
   policy: OriginPolicy,
   host: string | undefined,
   origin: string | undefined,
 ): string | undefined {
-  const refuse = (header: 'host' | 'origin', value: string | undefined, reason: string): string => {
-    policy.onRefused?.({ header, value: value?.slice(0, 100), reason });
-    return reason;
-  };
   if (policy.allowedHosts.includes('*')) return undefined;
-  const see = `(see ${policy.setting ?? '--allowed-hosts'})`;
-  const allowed = (name: string): boolean =>
-    policy.allowedHosts.includes(name) || (policy.ipLiterals === true && isIpLiteral(name));
-  if (host === undefined) return refuse('host', host, 'Forbidden: no Host header');
-  if (!allowed(hostName(host)))
-    return refuse('host', host, `Forbidden: Host ${shown(hostName(host))} is not allowed ${see}`);
+  if (host === undefined) return refusal(policy, 'host', host, 'Forbidden: no Host header');
+  const name = hostName(host);
+  if (!allows(policy, name))
+    return refusal(policy, 'host', host, `Forbidden: Host ${shown(name)} is not allowed ${see(policy)}`);
   if (origin === undefined) return undefined;
   let originHost: string;
   try {
     originHost = new URL(origin).hostname.toLowerCase();
   } catch {
-    return refuse('origin', origin, `Forbidden: invalid Origin ${shown(origin)}`);
+    return refusal(policy, 'origin', origin, `Forbidden: invalid Origin ${shown(origin)}`);
   }
-  return allowed(originHost)
+  return allows(policy, originHost)
     ? undefined
-    : refuse('origin', origin, `Forbidden: Origin ${shown(originHost)} is not allowed ${see}`);
+    : refusal(
+        policy,
+        'origin',
+        origin,
+        `Forbidden: Origin ${shown(originHost)} is not allowed ${see(policy)}`,
+      );
 }

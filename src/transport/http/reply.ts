@@ -16,6 +16,9 @@ const SSE_HEADERS = {
   connection: 'keep-alive',
 } as const;
 
+/** No extra headers: one object for every response that has none (never written to). */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** `silence` of a reply whose timer is to be armed at the end of this turn of the event loop. */
 const ARMING = 'arming';
 
@@ -38,12 +41,18 @@ function armAll(): void {
 
 export class HttpReply {
   private sse = false;
-  /** The event stream's frames and keep-alives (written once the response became one). */
-  private readonly events: SseWriter;
+  /** The event stream's frames and keep-alives: made when the response becomes one (most never do). */
+  private events: SseWriter | undefined;
   /** Armed by `limitSilence`: switches to SSE if nothing went out within the keep-alive interval. */
   private silence: NodeJS.Timeout | typeof ARMING | undefined;
   /** What `onResponse` calls the request: the JSON-RPC method once known, the path before. */
   method: string;
+  /** Called once if the client goes away before the response is finished (see `onGone`). */
+  private gone: (() => void) | undefined;
+  /** Whether `closed` listens for the response's close: one listener for the report and `gone`, once needed. */
+  private watching = false;
+  /** What `onGone` returns: made once. */
+  private offGone: (() => void) | undefined;
 
   constructor(
     readonly res: ServerResponse,
@@ -53,7 +62,6 @@ export class HttpReply {
     private readonly started = report === undefined ? 0 : performance.now(),
   ) {
     this.method = label;
-    this.events = new SseWriter(res);
   }
 
   /** Whether the response became an event stream. */
@@ -87,7 +95,7 @@ export class HttpReply {
    * body goes out as its last event instead (its status is then the stream's 200); otherwise nothing happens once
    * headers went out.
    */
-  json(status: number, body?: string, headers: Record<string, string> = {}): void {
+  json(status: number, body?: string, headers: Record<string, string> = NO_HEADERS): void {
     const res = this.res;
     if (this.sse) {
       if (body !== undefined) this.send(body);
@@ -118,24 +126,24 @@ export class HttpReply {
   send(json: string, eventId?: string): void {
     if (!this.open()) return;
     if (!this.sse) this.begin();
-    this.events.write(sseFrame({ id: eventId, event: 'message', data: json }));
+    this.events!.write(sseFrame({ id: eventId, event: 'message', data: json }));
   }
 
   /** An event with an id and no data: where a client that reconnects with it as Last-Event-ID resumes. */
   mark(eventId: string): void {
     if (!this.open()) return;
     if (!this.sse) this.begin();
-    this.events.write(sseFrame({ id: eventId, data: '' }));
+    this.events!.write(sseFrame({ id: eventId, data: '' }));
   }
 
   /** Ends the event stream unfinished, telling the client to reconnect after `retryMs` (the SSE `retry` field). */
   pause(retryMs: number): void {
-    if (this.sse) this.events.write(sseFrame({ retry: retryMs }));
+    if (this.sse) this.events!.write(sseFrame({ retry: retryMs }));
     this.end();
   }
 
   /** The final message: the last SSE event, or a JSON body with this status. */
-  finish(json: string, status = 200, headers: Record<string, string> = {}): void {
+  finish(json: string, status = 200, headers: Record<string, string> = NO_HEADERS): void {
     if (!this.sse) {
       this.stop();
       this.json(status, json, headers);
@@ -154,12 +162,42 @@ export class HttpReply {
   /** Stops the keep-alives (the stream is left to whoever closes it). */
   stop(): void {
     this.quiet();
-    this.events.stop();
+    this.events?.stop();
   }
 
   /** Resolves once the client took what waits to be sent (at once when nothing does), or the response closed. */
   writable(): Promise<void> {
-    return this.events.writable();
+    return this.events === undefined ? Promise.resolve() : this.events.writable();
+  }
+
+  /**
+   * Calls `fn` once if the response closes before it is finished (the client went away); returns the way to stop
+   * waiting, or undefined when another waits already (one waiter at a time: the caller waits some other way then).
+   * It adds nothing to the response but one listener of its own, shared with the stream's report.
+   */
+  onGone(fn: () => void): (() => void) | undefined {
+    if (this.gone !== undefined) return undefined;
+    this.gone = fn;
+    this.watchClose();
+    return (this.offGone ??= this.forgetGone.bind(this));
+  }
+
+  private forgetGone(): void {
+    this.gone = undefined;
+  }
+
+  private watchClose(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.res.on('close', this.closed.bind(this));
+  }
+
+  /** The response closed: an event stream is reported, and a waiter told if it closed unfinished. */
+  private closed(): void {
+    if (this.sse) this.done(200);
+    const gone = this.gone;
+    this.gone = undefined;
+    if (gone !== undefined && !this.res.writableFinished) gone();
   }
 
   private quiet(): void {
@@ -169,7 +207,8 @@ export class HttpReply {
   }
 
   private open(): boolean {
-    return this.events.open;
+    // What the writer would tell (it writes only while this holds).
+    return !this.res.writableEnded && !this.res.destroyed;
   }
 
   private begin(): void {
@@ -179,9 +218,10 @@ export class HttpReply {
     res.writeHead(200, SSE_HEADERS);
     // Headers go out now, whatever follows and whenever.
     res.flushHeaders();
+    this.events ??= new SseWriter(res);
     this.events.keepAlive(this.keepAliveMs);
     // A stream ends whenever its writer or the client ends it: reported then.
-    if (this.report !== undefined) res.once('close', () => this.done(200));
+    if (this.report !== undefined) this.watchClose();
   }
 
   private done(status: number): void {
