@@ -24,14 +24,16 @@ export const CLAIMABLE = (t: string, now: string): string =>
  * the time it took it (`placed_at`): at one place the first to take it goes first (LINE_ORDER). So one owner's
  * backlog is spread out behind the head while another owner's task goes to it, claims alternate between the owners
  * that wait, and tasks woken again and again queue behind whoever waits at the head (sqlite/sql/conditions.ts says
- * the same rule for SQLite).
+ * the same rule for SQLite). Written as the owner's last place plus the step, else the head's (or `now`): the greater
+ * of the two, as an owner's last waiting task is at or behind the head, and the head is looked for only when the owner
+ * has no task waiting (COALESCE evaluates its arguments in order).
  */
-export const fairPlace = (s: string, now: string, tenant: string, principal: string): string => `greatest(
-  coalesce((SELECT h.fair_at FROM ${s}.tasks h WHERE h.runnable AND h.fair_at IS NOT NULL AND ${CLAIMABLE('h', now)}
-    ORDER BY h.fair_at NULLS FIRST LIMIT 1), ${now}),
-  coalesce((SELECT o.fair_at FROM ${s}.tasks o
+export const fairPlace = (s: string, now: string, tenant: string, principal: string): string => `coalesce(
+  (SELECT o.fair_at FROM ${s}.tasks o
     WHERE o.runnable AND o.tenant = ${tenant} AND o.principal = ${principal} AND o.fair_at IS NOT NULL
-      AND ${CLAIMABLE('o', now)} ORDER BY o.fair_at DESC LIMIT 1) + ${FAIR_STEP}, 0))`;
+      AND ${CLAIMABLE('o', now)} ORDER BY o.fair_at DESC LIMIT 1) + ${FAIR_STEP},
+  greatest(coalesce((SELECT h.fair_at FROM ${s}.tasks h WHERE h.runnable AND h.fair_at IS NOT NULL
+    AND ${CLAIMABLE('h', now)} ORDER BY h.fair_at NULLS FIRST LIMIT 1), ${now}), 0))`;
 
 /** The order of the line (tasks_fair); a place taken by an older replica (no placed_at) first among its place. */
 export const LINE_ORDER = `fair_at NULLS FIRST, placed_at NULLS FIRST, created_at`;

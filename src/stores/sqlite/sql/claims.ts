@@ -58,8 +58,10 @@ export function prepareClaimQueries(db: SqliteDatabase) {
     `UPDATE tasks SET fair_at = ${FAIR_PLACE}, placed_at = @now, runnable = 1, wake_at = NULL WHERE id = @id`,
   );
   // The run reads its children after this: a child's ending noted before it (child_ended, children.ts) is not news.
+  // A candidate is runnable already (read so in this transaction): `runnable` is not set again, which would rewrite
+  // its entries in the three indexes of runnable tasks.
   const takeLease = db.prepare(`
-    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, runnable = 1, wake_at = NULL,
+    UPDATE tasks SET lease_owner = ?, lease_until = ?, attempt = attempt + 1, wake_at = NULL,
       child_ended = NULL,
       status_message = CASE WHEN attempt = 0 AND debounce_key IS NOT NULL THEN NULL ELSE status_message END
     WHERE id = ? RETURNING *`);

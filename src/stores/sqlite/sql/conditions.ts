@@ -23,12 +23,18 @@ export const CLAIMABLE = `(lease_owner IS NULL OR lease_until < @now) AND (expir
  * run, a lapsed lease after a crash) keeps its place.
  */
 export const FAIR_STEP = 0.001;
-export const FAIR_PLACE = `max(
-  coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND fair_at IS NOT NULL
-    AND ${CLAIMABLE} ORDER BY fair_at LIMIT 1), @now),
-  coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_owner_fair
+/**
+ * The place: the greater of the head's place (or now) and the owner's last place plus FAIR_STEP (or 0). An owner with
+ * a task waiting in line has a last place at or behind the head's, so the greater is then its last place plus the step,
+ * and the head is looked for only when the owner has no task waiting (coalesce reads its arguments in order): the head
+ * is found past every running task before it, where the owner's last place is mostly its newest task's.
+ */
+export const FAIR_PLACE = `coalesce(
+  (SELECT fair_at FROM tasks INDEXED BY tasks_owner_fair
     WHERE runnable = 1 AND tenant = @tenant AND principal = @principal AND fair_at IS NOT NULL AND ${CLAIMABLE}
-    ORDER BY fair_at DESC LIMIT 1) + ${FAIR_STEP}, 0))`;
+    ORDER BY fair_at DESC LIMIT 1) + ${FAIR_STEP},
+  max(coalesce((SELECT fair_at FROM tasks INDEXED BY tasks_fair WHERE runnable = 1 AND fair_at IS NOT NULL
+    AND ${CLAIMABLE} ORDER BY fair_at LIMIT 1), @now), 0))`;
 /** The order of the line (tasks_fair): a place taken by an older process (no placed_at) first among its place. */
 export const LINE_ORDER = `fair_at, placed_at, created_at`;
 /**
