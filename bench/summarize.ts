@@ -37,6 +37,13 @@ function summarizeOne(scenario: Scenario, list: Array<Rounded<ThroughputSample>>
       writtenKb: list.every((x) => typeof x.writtenKb === 'number')
         ? median(list.map((x) => x.writtenKb!))
         : null,
+      ...(list.some((x) => x.xactsPerOp != null)
+        ? {
+            xactsPerOp: list.every((x) => typeof x.xactsPerOp === 'number')
+              ? median(list.map((x) => x.xactsPerOp!))
+              : null,
+          }
+        : {}),
     },
     min: { rps: Math.min(...rps) },
     max: { rps: Math.max(...rps) },

@@ -30,7 +30,14 @@ export interface ThroughputRow {
   targets?: TargetResult[];
   unit: string;
   samples: Array<Rounded<ThroughputSample>>;
-  median: { rps: number; p50: number; p99: number; cpuUs: number | null; writtenKb: number | null };
+  median: {
+    rps: number;
+    p50: number;
+    p99: number;
+    cpuUs: number | null;
+    writtenKb: number | null;
+    xactsPerOp?: number | null;
+  };
   min: { rps: number };
   max: { rps: number };
   non2xx: number;

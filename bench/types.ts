@@ -109,6 +109,8 @@ export interface ThroughputSample extends SampleCounts, Partial<DrainInfo> {
   p99: number;
   cpuUs?: number | null;
   writtenKb?: number | null;
+  /** pg rows: writing transactions PostgreSQL committed per operation (harness/pg-xacts.ts). */
+  xactsPerOp?: number | null;
 }
 
 export interface ByStatus<T> {

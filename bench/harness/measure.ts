@@ -16,6 +16,7 @@ import {
 } from '../types.js';
 import { expectJsonRpcResult, send } from './http.js';
 import { loadRun } from './load.js';
+import { nextXid } from './pg-xacts.js';
 import { targetCpuMs, targetWrittenBytes } from './proc-stats.js';
 import type { RowFailures } from './failures.js';
 import { askChild } from './processes.js';
@@ -116,6 +117,24 @@ function measure(
   return measureHttp(scenario, target, state, params, duration);
 }
 
+/** A measured run; a pg throughput row's also with the writing transactions PostgreSQL committed per operation. */
+async function measureRound(
+  scenario: Scenario,
+  target: Target,
+  state: RowState | undefined,
+  params: Params,
+): Promise<Sample> {
+  const counted = scenario.needs === 'pg' && scenario.kind === undefined;
+  const before = counted ? await nextXid() : undefined;
+  const sample = await measure(scenario, target, state, params, params.duration);
+  if (before !== undefined) {
+    const after = await nextXid();
+    const s = sample as ThroughputSample;
+    s.xactsPerOp = perOp(before, after, s.ok, (n) => Math.round((n / s.ok) * 1000) / 1000);
+  }
+  return sample;
+}
+
 function fmtProgress(scenario: Scenario, sample: Sample): string {
   if (scenario.kind === 'memory' && 'bytesPerStream' in sample) {
     return `${fmtInt(sample.bytesPerStream).padStart(8)} bytes/stream (RSS ${fmtInt(sample.rssPerStream)})`;
@@ -150,7 +169,7 @@ export async function runRounds(
   for (let round = 1; round <= params.rounds; round++) {
     for (const s of scenarios.filter((x) => !failures.has(x.name))) {
       try {
-        const sample = await measure(s, targets[s.server]!, states.get(s.name), params, params.duration);
+        const sample = await measureRound(s, targets[s.server]!, states.get(s.name), params);
         samples.get(s.name)!.push({ round, ...sample });
         log(`round ${round}/${params.rounds}  ${s.name.padEnd(40)} ${fmtProgress(s, sample)}`);
       } catch (err) {

@@ -12,6 +12,7 @@ import { hasLatencyClient, prepare, runRounds, useLatencyClient, warmUp, type Ta
 import { preparePgScale } from './pg-fill.js';
 import { startProcess, stopChild } from './processes.js';
 import type { RunContext } from './server-spec.js';
+import { usePgXacts } from './pg-xacts.js';
 import { pgRun, SERVERS, startServer } from './servers.js';
 import { prepareScale, prepareSleepers } from './store-fill.js';
 
@@ -98,6 +99,7 @@ export async function measureSection(
   const rows = section.rows;
   const failures = new RowFailures(section.id);
   await fillStores(rows, ctx);
+  usePgXacts(ctx.pg.skipped === undefined ? ctx.pg.url : undefined);
   const targets = await startTargets(rows, ctx, failures);
   const stop = () => stopTargets(targets);
   signal.addEventListener('abort', () => void stop(), { once: true });

@@ -61,6 +61,14 @@ function writtenNote(r: ThroughputRow, rows: ThroughputRow[]): string | undefine
   );
 }
 
+/** For a pg row: the writing transactions PostgreSQL committed per operation (harness/pg-xacts.ts). */
+function xactsNote(r: ThroughputRow): string | undefined {
+  const x = r.median.xactsPerOp;
+  if (x == null) return undefined;
+  const per = x > 0 ? ` (one per ${(1 / x).toFixed(1)} operations)` : '';
+  return `${r.name}: ${x.toFixed(3)} writing commits per operation${per}, median over rounds.`;
+}
+
 function drainNote(r: ThroughputRow & Required<Pick<ThroughputRow, 'drain'>>): string {
   return (
     `${r.name}: at the end of a run at most ${fmtInt(r.drain.maxBacklog)} created tasks were still ` +
@@ -116,6 +124,16 @@ export function throughputTable(throughput: ThroughputRow[]): string[] {
   if (drained.length > 0) lines.push('', ...drained.map((r) => `- ${drainNote(r)}`));
   const written = throughput.map((r) => writtenNote(r, throughput)).filter((line) => line !== undefined);
   if (written.length > 0) lines.push('', ...written.map((line) => `- ${line}`));
+  const xacts = throughput.map(xactsNote).filter((line) => line !== undefined);
+  if (xacts.length > 0) {
+    lines.push(
+      '',
+      '- Writing commits per operation of the pg rows: transaction ids PostgreSQL assigned over a run ' +
+        "(a transaction gets one when it writes; only such a commit waits for its WAL flush) ÷ the run's " +
+        'operations. Every writer of the same PostgreSQL counts, so other work on it adds to the figure.',
+      ...xacts.map((line) => `- ${line}`),
+    );
+  }
   return lines;
 }
 

@@ -1,4 +1,5 @@
-// Group commit for create(): creations queued in one turn of the event loop are inserted by one statement.
+// Group commit for create(): creations queued in one turn of the event loop, or while earlier batches are
+// inserting, are inserted by one statement.
 import type { NewTask, TaskSnapshot } from '../../tasks/task.js';
 import { ActiveLimitError, IdempotencyConflictError } from '../../tasks/errors.js';
 import { isDataError, translate } from './errors.js';
@@ -15,6 +16,17 @@ export interface CreateBatcher {
   /** Resolves once every queued and in-flight creation has settled. */
   drain(): Promise<void>;
 }
+
+/**
+ * Batches inserting at once per store instance. A transaction that notifies commits under PostgreSQL's one lock on
+ * the notification queue, held until its commit is flushed, so batches running side by side only queue for that
+ * lock; the creations that arrive meanwhile wait here instead and leave as one larger batch. Two keep the database
+ * busy: one batch executes its insert while the other commits.
+ */
+export const BATCHES_IN_FLIGHT = 2;
+
+/** The most creations one statement inserts; more wait for the next batch. */
+export const MAX_BATCH = 500;
 
 /** Settles a creation the insert left out through `resolveMissing`. */
 async function settleBy<E>(
@@ -34,8 +46,8 @@ async function settleBy<E>(
 }
 
 /** The creations whose tasks encode; each one that cannot is rejected on its own. */
-function encodeEach<E>(batch: Pending<E>[], encode: (task: NewTask) => E): (Pending<E> & { encoded: E })[] {
-  const ready: (Pending<E> & { encoded: E })[] = [];
+function encodeEach<E>(batch: Pending<E>[], encode: (task: NewTask) => E): Encoded<E>[] {
+  const ready: Encoded<E>[] = [];
   for (const item of batch) {
     try {
       ready.push({ ...item, encoded: encode(item.task) });
@@ -46,24 +58,21 @@ function encodeEach<E>(batch: Pending<E>[], encode: (task: NewTask) => E): (Pend
   return ready;
 }
 
+type Encoded<E> = Pending<E> & { encoded: E };
+
 /**
  * `encode` turns a task into statement parameters (and may throw for that task alone); `insert` writes many in
- * one statement, throwing the driver's own error, and returns the snapshots of the tasks it inserted. A task it
- * left out (its idempotency key is held by another task) is settled by `resolveMissing`. When a batch fails on its
- * data (a duplicate id, a value the database refuses), each creation is retried on its own so one bad row does not
- * fail its neighbours; when it fails for want of a database, all of them fail at once with StoreUnavailableError.
+ * one statement, throwing the driver's own error, and returns the snapshots of the tasks it inserted. The batch
+ * insert answers the creations it left out (their idempotency key is held by another task), to be settled by
+ * `settleMissing` once the batch's slot is free again. When a batch fails on its data (a duplicate id, a value the
+ * database refuses), each creation is retried on its own so one bad row does not fail its neighbours; when it fails
+ * for want of a database, all of them fail at once with StoreUnavailableError.
  */
-export function createBatcher<E>(
+function batchInsert<E>(
   encode: (task: NewTask) => E,
   insert: (tasks: E[]) => Promise<TaskSnapshot[]>,
-  resolveMissing: (task: NewTask, encoded: E) => Promise<TaskSnapshot>,
-): CreateBatcher {
-  let queue: Pending<E>[] = [];
-  const inFlight = new Set<Promise<void>>();
-
-  const settleMissing = (item: Pending<E>, encoded: E): Promise<void> =>
-    settleBy(resolveMissing, item, encoded);
-
+  settleMissing: (item: Pending<E>, encoded: E) => Promise<void>,
+): (batch: Pending<E>[]) => Promise<Encoded<E>[]> {
   const insertAlone = async (item: Pending<E>, encoded: E): Promise<void> => {
     let snapshot: TaskSnapshot | undefined;
     try {
@@ -76,9 +85,9 @@ export function createBatcher<E>(
     else item.resolve(snapshot);
   };
 
-  const flush = async (batch: Pending<E>[]): Promise<void> => {
+  return async (batch) => {
     const ready = encodeEach(batch, encode);
-    if (ready.length === 0) return;
+    if (ready.length === 0) return [];
     let snapshots: TaskSnapshot[];
     try {
       snapshots = await insert(ready.map((item) => item.encoded));
@@ -89,36 +98,79 @@ export function createBatcher<E>(
         const failure = translate(err);
         for (const item of ready) item.reject(failure);
       }
-      return;
+      return [];
     }
     const byId = new Map(snapshots.map((s) => [s.id, s]));
-    const missing: Promise<void>[] = [];
+    const missing: Encoded<E>[] = [];
     for (const item of ready) {
       const snapshot = byId.get(item.task.id);
       if (snapshot !== undefined) item.resolve(snapshot);
-      else missing.push(settleMissing(item, item.encoded));
+      else missing.push(item);
     }
-    await Promise.all(missing);
+    return missing;
   };
+}
+
+/**
+ * Group commit: creations queued while fewer than `maxInFlight` batches are inserting leave at the end of the turn
+ * of the event loop, at most MAX_BATCH together; the others wait for a batch to end and then leave together. See
+ * batchInsert for `encode` and `insert`; a creation left out because its idempotency key is held is settled by
+ * `resolveMissing`.
+ */
+export function createBatcher<E>(
+  encode: (task: NewTask) => E,
+  insert: (tasks: E[]) => Promise<TaskSnapshot[]>,
+  resolveMissing: (task: NewTask, encoded: E) => Promise<TaskSnapshot>,
+  maxInFlight = BATCHES_IN_FLIGHT,
+): CreateBatcher {
+  const queue: Pending<E>[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const settleMissing = (item: Pending<E>, encoded: E): Promise<void> =>
+    settleBy(resolveMissing, item, encoded);
+  const insertBatch = batchInsert(encode, insert, settleMissing);
+
+  let inserting = 0;
+  let scheduled = false;
 
   const start = (): void => {
-    const batch = queue;
-    queue = [];
-    const done = flush(batch);
+    scheduled = false;
+    if (queue.length === 0 || inserting >= maxInFlight) return;
+    const batch = queue.splice(0, MAX_BATCH);
+    inserting += 1;
+    const done = insertBatch(batch).then(
+      (missing) => {
+        inserting -= 1;
+        schedule();
+        return Promise.all(missing.map((item) => settleMissing(item, item.encoded))).then(() => undefined);
+      },
+      () => {
+        inserting -= 1;
+        schedule();
+      },
+    );
     inFlight.add(done);
     void done.finally(() => inFlight.delete(done));
+    schedule();
   };
+
+  function schedule(): void {
+    if (scheduled || queue.length === 0 || inserting >= maxInFlight) return;
+    scheduled = true;
+    setImmediate(start);
+  }
 
   return {
     add(task) {
       return new Promise<TaskSnapshot>((resolve, reject) => {
-        if (queue.length === 0) setImmediate(start);
         queue.push({ task, resolve, reject });
+        schedule();
       });
     },
     async drain() {
-      if (queue.length > 0) start();
-      await Promise.all([...inFlight]);
+      while (queue.length > 0 || inFlight.size > 0) {
+        if (queue.length > 0 && inserting < maxInFlight) start();
+        await Promise.all([...inFlight]);
+      }
     },
   };
 }
