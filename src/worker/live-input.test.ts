@@ -53,6 +53,8 @@ describe('waitForInput', () => {
     };
     worker({ store, runner: asking({ confirm: CONFIRM }), observer });
     await waitFor(statusIs(other, task.id, 'input_required'), 'the live wait');
+    // Told once the ask is durable: another connection may see it up to one WAL sync earlier.
+    await waitFor(() => waits.length > 0, 'the observer to be told of the wait');
     expect(waits).toEqual(['input started']);
     const waiting = await snapshot(other, task.id);
     expect(waiting.inputRequests).toEqual({ confirm: CONFIRM });

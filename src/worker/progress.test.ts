@@ -104,6 +104,8 @@ describe('what runs show', () => {
       [3, 4, 5],
       [3, 5],
     ]).toContainEqual(shown);
+    // Written before the run's ending (even while the write of 3 is still being synced): the task ends showing it.
+    expect((await snapshot(rec.store, task.id)).progress).toEqual({ progress: 5, total: 5 });
   });
 
   it('shows everything again once the run records a step of its own, behind what was shown or not', async () => {

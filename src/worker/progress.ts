@@ -23,12 +23,14 @@ type Write = (message: string, progress: TaskProgress | undefined) => Promise<vo
 /**
  * One write at a time, in call order; while one is in flight the calls that follow merge into the next (its message
  * the latest, its progress the latest given), so a tight loop of progress calls costs one write per store round trip.
- * Resolves once the write that carried the call is done; a run that stopped writes nothing more.
+ * Resolves once the write that carried the call is done; a run that stopped writes nothing more. `written` resolves
+ * once every call made so far is written (or dropped, the run stopped).
  */
 function createShowQueue(write: Write, stopped: () => boolean) {
   type Waiter = { resolve: () => void; reject: (err: unknown) => void };
   let queued: { message: string; progress?: TaskProgress; waiters: Waiter[] } | undefined;
   let pumping = false;
+  let pumped: Promise<void> = Promise.resolve();
   const pump = async (): Promise<void> => {
     pumping = true;
     while (queued !== undefined) {
@@ -45,7 +47,7 @@ function createShowQueue(write: Write, stopped: () => boolean) {
     }
     pumping = false;
   };
-  return (message: string, progress?: TaskProgress): Promise<void> =>
+  const show = (message: string, progress?: TaskProgress): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const waiter = { resolve, reject };
       if (queued === undefined) queued = { message, progress, waiters: [waiter] };
@@ -54,8 +56,10 @@ function createShowQueue(write: Write, stopped: () => boolean) {
         if (progress !== undefined) queued.progress = progress;
         queued.waiters.push(waiter);
       }
-      if (!pumping) void pump();
+      // pump() never rejects: each write's outcome goes to its waiters.
+      if (!pumping) pumped = pump();
     });
+  return { show, written: (): Promise<void> => pumped };
 }
 
 /**
@@ -136,6 +140,12 @@ export function createShowing(
 ): Pick<ExecutionContext, 'status' | 'progress'> & {
   /** The new steps running now (in the order they started): named in the statusMessage while several run. */
   inFlight(names: readonly string[]): void;
+  /**
+   * Resolves once what the run showed so far is written (or dropped, the run stopped). The run's ending awaits it:
+   * progress shown last, its write queued behind one in flight, would otherwise be refused once the ending has
+   * taken the lease, and the ended task would show an earlier one.
+   */
+  shown(): Promise<void>;
 } {
   const write: Write = async (message, progress) => {
     const storeError = run.storeError();
@@ -147,7 +157,7 @@ export function createShowing(
         throw run.onWriteError(err);
       });
   };
-  const show = createShowQueue(write, () => run.signal.aborted);
+  const { show, written } = createShowQueue(write, () => run.signal.aborted);
   const caughtUp = createCatchUp(task, position);
   return {
     status: async (message) => {
@@ -158,5 +168,6 @@ export function createShowing(
       if (caughtUp(progress)) show(message, progress).catch(() => undefined);
     },
     inFlight: createInFlightStatus(show, position),
+    shown: written,
   };
 }

@@ -195,7 +195,7 @@ function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: Run
   const { store, clock } = deps;
   // The showing reads where the steps stand, and the steps tell it which of them run: one is made before the other.
   let replaying = (): boolean => true;
-  const { inFlight, ...showing } = createShowing({ store, clock }, task, state, {
+  const { inFlight, shown, ...showing } = createShowing({ store, clock }, task, state, {
     replaying: () => replaying(),
   });
   const stepDeps: StepDeps = {
@@ -225,7 +225,7 @@ function createExec(deps: RunDeps, task: ClaimedTask, state: RunState, info: Run
   if (appendChunk !== undefined) exec.appendChunk = appendChunk;
   const waitForEvent = createEventWait(stepDeps, task, state, records);
   if (waitForEvent !== undefined) exec.waitForEvent = waitForEvent;
-  return { exec, idle: () => idle(state.signal) };
+  return { exec, idle: () => idle(state.signal), shown };
 }
 
 /** The observer's hooks of steps and waits bound to the run, or undefined when it has none. */
@@ -316,11 +316,13 @@ async function run(
     diverge: (err) => (diverged ??= err),
     divergence: () => diverged,
   };
-  const { exec, idle } = createExec(deps, task, state, info);
+  const { exec, idle, shown } = createExec(deps, task, state, info);
   try {
     let outcome = await runHandler(deps, task, exec, storeLost);
     // A run that runs again keeps what the steps still running beside the one that ended it produce.
     if (wait !== undefined || outcome.kind === 'waiting' || outcome.kind === 'input_required') await idle();
+    // What the run showed last is written before its ending: after that, its writes are refused.
+    await shown();
     const why = reason();
     if (why === 'lease-lost' || why === 'store-unavailable') {
       finished(outcome.kind, false);

@@ -117,7 +117,9 @@ describe('step retries', () => {
       const wakeAt = await until(waitingUntil(store, task.id), `the wait after attempt ${attempt}`);
       waits.push(wakeAt - failedAt);
       expect(attempts).toEqual([1, 2, 3].slice(0, attempt));
-      expect(worker.active).toBe(0); // no slot, lease or run is held during the wait
+      // No slot, lease or run is held during the wait (the run ends once its ending is durable, which the store's
+      // operator view may show up to one WAL sync earlier).
+      await until(() => worker.active === 0, `the run to end before attempt ${attempt + 1}`);
       expect((await snapshot(store, task.id)).statusMessage).toMatch(
         new RegExp(`^Retrying step "flaky" \\(attempt ${attempt + 1} of 5\\) at `),
       );
@@ -315,7 +317,8 @@ describe('durable sleeps', () => {
     await first.create(task);
     const wakeAt = await until(waitingUntil(first, task.id), 'the sleep');
     expect(wakeAt).toBe(T0 + 10_000);
-    expect(a.active).toBe(0);
+    // The run ends once its ending is durable; the operator view may show it up to one WAL sync earlier.
+    await until(() => a.active === 0, 'the run to end');
     expect((await snapshot(first, task.id)).statusMessage).toBe(
       `Sleeping until ${new Date(T0 + 10_000).toISOString()}.`,
     );
