@@ -12,9 +12,13 @@ export interface Recorded extends TaskHistory {
   runs: Record<string, number>;
 }
 
-/** A run of the kit: the steps it saved, the count after which it crashes (if armed), and its handle. */
+/**
+ * A run of the kit: the steps it saved, the saves under way or done (begun), the count after which it crashes (if
+ * armed), and its handle.
+ */
 export interface KitRun {
   saved: number;
+  begun: number;
   after: number | undefined;
   handle: RunningTask | undefined;
 }
@@ -41,7 +45,7 @@ export function enterRun(crashes: Crashes, task: ClaimedTask): KitRun {
   const armed = crashes.armed;
   const crashHere = armedFor(armed, task.id);
   if (crashHere) crashes.armed = undefined;
-  const run: KitRun = { saved: 0, after: crashHere ? armed?.after : undefined, handle: undefined };
+  const run: KitRun = { saved: 0, begun: 0, after: crashHere ? armed?.after : undefined, handle: undefined };
   crashes.runs.set(runKey(task.id, task.token), run);
   return run;
 }
@@ -81,10 +85,17 @@ export function recordingStore(
     },
     async saveStep(id, token, name, value, now, options) {
       if (refused(id, token)) return false;
-      const saved = await store.saveStep(id, token, name, value, now, options);
-      if (!saved) return false;
-      recorded.get(id)?.steps.push([name, value]);
       const run = crashes.runs.get(runKey(id, token));
+      // A run armed to crash after its Nth step stores no step begun after the Nth: with steps in parallel, one begun
+      // before the Nth was answered could otherwise share its commit, and the crash would keep N + 1.
+      if (run?.after !== undefined && run.begun >= run.after) return false;
+      if (run !== undefined) run.begun++;
+      const saved = await store.saveStep(id, token, name, value, now, options);
+      if (!saved) {
+        if (run !== undefined) run.begun--;
+        return false;
+      }
+      recorded.get(id)?.steps.push([name, value]);
       if (run !== undefined && run.after !== undefined && ++run.saved >= run.after)
         kill(crashes, runKey(id, token));
       return true;
