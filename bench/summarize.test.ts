@@ -71,3 +71,37 @@ describe('bench throughput targets', () => {
     expect(table).toContain("CPU µs/op ≤ 1.2 × no cpu's: not measured; ≥ 0.5 × no cpu: **not met**");
   });
 });
+
+describe("bench pg rows' CPU figures", () => {
+  it('are medians over rounds, null when a round lacks one, and noted under the table', () => {
+    const pg = row('ours pg tasks/get, 1 replica');
+    const figures = (pgCpuUs: number | null, busyCores: number) => ({
+      ...sample(1000, 100),
+      xactsPerOp: 0,
+      pgCpuUs,
+      pgAllCpuUs: 90,
+      loadCpuUs: 40,
+      kernelUs: 10,
+      busyCores,
+      otherCores: 0.5,
+    });
+    const [withAll] = summarize(
+      [pg],
+      new Map([[pg.name, [figures(30, 1.9), figures(50, 2), figures(40, 1.8)]]]),
+    ) as ThroughputRow[];
+    expect(withAll!.median).toMatchObject({ pgCpuUs: 40, busyCores: 1.9, loadCpuUs: 40, otherCores: 0.5 });
+    const [missing] = summarize(
+      [pg],
+      new Map([[pg.name, [figures(30, 2), figures(null, 2)]]]),
+    ) as ThroughputRow[];
+    expect(missing!.median.pgCpuUs).toBeNull();
+    const table = throughputTable([withAll!]).join('\n');
+    expect(table).toContain(
+      'ours pg tasks/get, 1 replica: server 100.0 µs, PostgreSQL 40.0 µs, (every postgres process 90.0 µs), ' +
+        'load generator 40.0 µs, kernel interrupts 10.0 µs per operation; cores busy 1.90, of which other work 0.50.',
+    );
+    // Rows that measure none of them get none.
+    const [plain] = rate([[row('plain'), 1000, 100]]);
+    expect('pgCpuUs' in plain!.median).toBe(false);
+  });
+});

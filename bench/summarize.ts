@@ -16,6 +16,37 @@ import type {
   ThroughputSample,
 } from './types.js';
 
+/** The pg rows' own figures: writing commits and where the CPU went (each median over rounds). */
+const PG_FIGURES = [
+  'xactsPerOp',
+  'pgCpuUs',
+  'pgAllCpuUs',
+  'loadCpuUs',
+  'kernelUs',
+  'busyCores',
+  'otherCores',
+  'windowS',
+] as const;
+
+/**
+ * The median over rounds of each of `keys` that some round has: null unless every round has it; absent when none
+ * has (rows that do not measure it).
+ */
+function optionalMedians<K extends string>(
+  list: Array<Partial<Record<K, number | null>>>,
+  keys: readonly K[],
+): Partial<Record<K, number | null>> {
+  const out: Partial<Record<K, number | null>> = {};
+  for (const key of keys) {
+    if (!list.some((x) => x[key] != null)) continue;
+    const values = list.map((x) => x[key]);
+    out[key] = values.every((v) => typeof v === 'number')
+      ? Math.round(median(values as number[]) * 1000) / 1000
+      : null;
+  }
+  return out;
+}
+
 /** A throughput row: medians over rounds; `also` and `targets` get their ratios in `summarize`. */
 function summarizeOne(scenario: Scenario, list: Array<Rounded<ThroughputSample>>): ThroughputRow {
   const rps = list.map((x) => x.rps);
@@ -37,13 +68,7 @@ function summarizeOne(scenario: Scenario, list: Array<Rounded<ThroughputSample>>
       writtenKb: list.every((x) => typeof x.writtenKb === 'number')
         ? median(list.map((x) => x.writtenKb!))
         : null,
-      ...(list.some((x) => x.xactsPerOp != null)
-        ? {
-            xactsPerOp: list.every((x) => typeof x.xactsPerOp === 'number')
-              ? median(list.map((x) => x.xactsPerOp!))
-              : null,
-          }
-        : {}),
+      ...optionalMedians(list, PG_FIGURES),
     },
     min: { rps: Math.min(...rps) },
     max: { rps: Math.max(...rps) },

@@ -1,6 +1,7 @@
 // Types of the summarised rows and of the report written to bench/results/latest.json.
 import type {
   ByStatus,
+  CpuFigures,
   FootprintSample,
   FootprintTargetSpec,
   LatencyTargetSpec,
@@ -37,7 +38,7 @@ export interface ThroughputRow {
     cpuUs: number | null;
     writtenKb: number | null;
     xactsPerOp?: number | null;
-  };
+  } & Partial<CpuFigures>;
   min: { rps: number };
   max: { rps: number };
   non2xx: number;

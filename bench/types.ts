@@ -103,7 +103,28 @@ export interface DrainInfo {
   drainMs: number;
 }
 
-export interface ThroughputSample extends SampleCounts, Partial<DrainInfo> {
+/**
+ * Where the machine's CPU went during a pg row's run (harness/cpu-window.ts): µs per operation, cores as averages
+ * over the run; null where /proc does not tell (another OS, PostgreSQL out of view).
+ */
+export interface CpuFigures {
+  /** PostgreSQL's CPU per operation: the row's own backends, the background processes and the postmaster. */
+  pgCpuUs: number | null;
+  /** Every `postgres` process's CPU per operation, other clients' backends and exited backends included. */
+  pgAllCpuUs: number | null;
+  /** The load generator's (the harness process's) CPU per operation; null for rows that bring their own load. */
+  loadCpuUs: number | null;
+  /** The kernel's interrupt work (irq + softirq of /proc/stat, in no process's time) per operation. */
+  kernelUs: number | null;
+  /** Cores busy on average (every process, the kernel's interrupt work, time stolen by the hypervisor). */
+  busyCores: number | null;
+  /** Cores taken by other work: busy − the target's, PostgreSQL's own, the load generator's and the kernel's. */
+  otherCores: number | null;
+  /** Seconds between the two readings (a little longer than the run: its start-up and end are inside). */
+  windowS: number | null;
+}
+
+export interface ThroughputSample extends SampleCounts, Partial<DrainInfo>, Partial<CpuFigures> {
   rps: number;
   p50: number;
   p99: number;

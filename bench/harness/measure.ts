@@ -16,7 +16,8 @@ import {
 } from '../types.js';
 import { expectJsonRpcResult, send } from './http.js';
 import { loadRun } from './load.js';
-import { nextXid } from './pg-xacts.js';
+import { pgPort, pgProbe, type PgBackend } from './pg-xacts.js';
+import { clientPorts, cpuFigures, cpuSnapshot, ownPostgresPids } from './cpu-window.js';
 import { targetCpuMs, targetWrittenBytes } from './proc-stats.js';
 import type { RowFailures } from './failures.js';
 import { askChild } from './processes.js';
@@ -117,7 +118,14 @@ function measure(
   return measureHttp(scenario, target, state, params, duration);
 }
 
-/** A measured run; a pg throughput row's also with the writing transactions PostgreSQL committed per operation. */
+/** The pids of a target's processes (its replicas, or a raw child). */
+const targetPids = (target: Target) => target.children.flatMap((c) => (c.pid === undefined ? [] : [c.pid]));
+
+/**
+ * A measured run; a pg throughput row's also with the writing transactions PostgreSQL committed per operation, and
+ * where the machine's CPU went meanwhile (harness/cpu-window.ts): PostgreSQL's, the load generator's, the kernel's
+ * and other work's.
+ */
 async function measureRound(
   scenario: Scenario,
   target: Target,
@@ -125,14 +133,29 @@ async function measureRound(
   params: Params,
 ): Promise<Sample> {
   const counted = scenario.needs === 'pg' && scenario.kind === undefined;
-  const before = counted ? await nextXid() : undefined;
-  const sample = await measure(scenario, target, state, params, params.duration);
-  if (before !== undefined) {
-    const after = await nextXid();
-    const s = sample as ThroughputSample;
-    s.xactsPerOp = perOp(before, after, s.ok, (n) => Math.round((n / s.ok) * 1000) / 1000);
-  }
-  return sample;
+  if (!counted) return measure(scenario, target, state, params, params.duration);
+  const before = await pgProbe();
+  const portsBefore = clientPorts(targetPids(target), pgPort());
+  const cpuBefore = cpuSnapshot(target, 'start');
+  const sample = (await measure(scenario, target, state, params, params.duration)) as ThroughputSample;
+  const cpuAfter = cpuSnapshot(target, 'end');
+  const after = await pgProbe();
+  const s = sample;
+  s.xactsPerOp = perOp(before?.next, after?.next, s.ok, (n) => Math.round((n / s.ok) * 1000) / 1000);
+  const ports = new Set([...portsBefore, ...clientPorts(targetPids(target), pgPort())]);
+  const backends: PgBackend[] = [...(before?.backends ?? []), ...(after?.backends ?? [])];
+  const own =
+    before === undefined || after === undefined
+      ? undefined
+      : ownPostgresPids(backends, ports, new Map([...cpuBefore.postgres, ...cpuAfter.postgres]));
+  Object.assign(
+    s,
+    cpuFigures(cpuBefore, cpuAfter, s.ok, {
+      ...(own === undefined ? {} : { own }),
+      load: isHttpScenario(scenario),
+    }),
+  );
+  return s;
 }
 
 function fmtProgress(scenario: Scenario, sample: Sample): string {

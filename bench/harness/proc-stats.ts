@@ -4,21 +4,55 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Target } from '../types.js';
 
-const CLOCK_TICKS = (() => {
+export const CLOCK_TICKS = (() => {
   const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
   const n = Number(out.stdout?.trim());
   return Number.isInteger(n) && n > 0 ? n : 100;
 })();
 
-/** User + system CPU time of a process in ms, from /proc (Linux); undefined elsewhere. */
-function processCpuMs(pid: number | undefined): number | undefined {
+/** What /proc/<pid>/stat says of a process: its name, parent, and CPU ticks (its own, and its reaped children's). */
+export interface PidStat {
+  comm: string;
+  ppid: number;
+  /** utime + stime (fields 14–15), in clock ticks. */
+  ticks: number;
+  /** cutime + cstime (fields 16–17): the CPU of the children it has waited for, in clock ticks. */
+  childTicks: number;
+}
+
+/**
+ * Parses /proc/<pid>/stat. The name (field 2) is in parentheses and may hold spaces or parentheses itself, so the
+ * fields are counted from the last `)`: after it come field 3 (state), 4 (ppid), … 14 (utime), 15 (stime), 16
+ * (cutime), 17 (cstime). Undefined for text of another shape.
+ */
+export function parsePidStat(text: string): PidStat | undefined {
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const fields = text
+    .slice(close + 2)
+    .trim()
+    .split(' ');
+  const n = (i: number) => Number(fields[i - 3]);
+  const values = [n(4), n(14), n(15), n(16), n(17)];
+  if (!values.every(Number.isFinite)) return undefined;
+  return { comm: text.slice(open + 1, close), ppid: n(4), ticks: n(14) + n(15), childTicks: n(16) + n(17) };
+}
+
+/** /proc/<pid>/stat of a process, parsed; undefined without /proc or once it has exited. */
+export function readPidStat(pid: number | undefined): PidStat | undefined {
+  if (pid === undefined) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    return parsePidStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return undefined;
   }
+}
+
+/** User + system CPU time of a process in ms, from /proc (Linux); undefined elsewhere. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  const stat = readPidStat(pid);
+  return stat === undefined ? undefined : (stat.ticks * 1000) / CLOCK_TICKS;
 }
 
 /** CPU time of all the target's processes (replicas), in ms. */

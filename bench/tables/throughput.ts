@@ -69,6 +69,29 @@ function xactsNote(r: ThroughputRow): string | undefined {
   return `${r.name}: ${x.toFixed(3)} writing commits per operation${per}, median over rounds.`;
 }
 
+const fmtUs = (x: number | null | undefined, what: string) =>
+  x == null ? undefined : `${what} ${x.toFixed(1)} µs`;
+
+/** For a pg row: where the machine's CPU went during its runs (harness/cpu-window.ts). */
+export function cpuNote(r: ThroughputRow): string | undefined {
+  const m = r.median;
+  if (m.busyCores === undefined && m.pgCpuUs === undefined) return undefined;
+  const perOp = [
+    fmtUs(m.cpuUs, 'server'),
+    fmtUs(m.pgCpuUs, 'PostgreSQL'),
+    m.pgAllCpuUs == null || m.pgAllCpuUs === m.pgCpuUs
+      ? undefined
+      : `(every postgres process ${m.pgAllCpuUs.toFixed(1)} µs)`,
+    fmtUs(m.loadCpuUs, 'load generator'),
+    fmtUs(m.kernelUs, 'kernel interrupts'),
+  ].filter((x) => x !== undefined);
+  const cores =
+    m.busyCores == null
+      ? 'cores busy: unknown (no /proc/stat)'
+      : `cores busy ${m.busyCores.toFixed(2)}, of which other work ${(m.otherCores ?? 0).toFixed(2)}`;
+  return `${r.name}: ${perOp.length === 0 ? 'no per-operation CPU figures' : perOp.join(', ')} per operation; ${cores}.`;
+}
+
 function drainNote(r: ThroughputRow & Required<Pick<ThroughputRow, 'drain'>>): string {
   return (
     `${r.name}: at the end of a run at most ${fmtInt(r.drain.maxBacklog)} created tasks were still ` +
@@ -134,6 +157,20 @@ export function throughputTable(throughput: ThroughputRow[]): string[] {
       ...xacts.map((line) => `- ${line}`),
     );
   }
+  const cpu = throughput.map(cpuNote).filter((line) => line !== undefined);
+  if (cpu.length > 0) {
+    lines.push(
+      '',
+      '- Where the CPU went during the pg rows (medians over rounds; docs/scaling.md builds its capacity model from ' +
+        "these): per operation the server's processes, PostgreSQL's (user + system time of its processes in " +
+        "/proc/<pid>/stat: the row's own backends, found by their clients' ports, the background processes and the " +
+        "postmaster), the load generator's (the harness process running autocannon; none for raw rows, which bring " +
+        "their own) and the kernel's interrupt work (irq + softirq of /proc/stat, in no process's time); then the " +
+        'cores busy on average over the run (/proc/stat, steal included) and the part of them other work took ' +
+        '(busy minus all of the above). Other work on the cores shrinks what a row can reach by its share.',
+      ...cpu.map((line) => `- ${line}`),
+    );
+  }
   return lines;
 }
 
@@ -146,6 +183,7 @@ export function postgresNote(report: Report): string {
     'servers run no worker (`--concurrency 0`), so the creation rows are the creation path and the tasks ' +
     `stay \`working\`; ${PG_REPLICAS} replicas = ${PG_REPLICAS} processes on one schema, one autocannon ` +
     'instance each (connections split evenly; p50/p99 the largest of the instances). CPU µs/op: our ' +
-    "processes' (all replicas), or the raw child's; PostgreSQL's own CPU is in neither."
+    "processes' (all replicas), or the raw child's; PostgreSQL's own CPU is in neither (it is in the note on " +
+    'where the CPU went).'
   );
 }
