@@ -100,6 +100,14 @@ describe("bench pg rows' CPU figures", () => {
       'ours pg tasks/get, 1 replica: server 100.0 µs, PostgreSQL 40.0 µs, (every postgres process 90.0 µs), ' +
         'load generator 40.0 µs, kernel interrupts 10.0 µs per operation; cores busy 1.90, of which other work 0.50.',
     );
+    // Without /proc the rounds hold nulls: the note says so.
+    const blank = { pgCpuUs: null, pgAllCpuUs: null, loadCpuUs: null, kernelUs: null, busyCores: null };
+    const noProc = { ...sample(1000, null), xactsPerOp: null, ...blank, otherCores: null, windowS: null };
+    const [bare] = summarize([pg], new Map([[pg.name, [noProc]]])) as ThroughputRow[];
+    expect(bare!.median.busyCores).toBeNull();
+    expect(throughputTable([bare!]).join('\n')).toContain(
+      'ours pg tasks/get, 1 replica: no CPU figures (no /proc); cores busy: unknown (no /proc/stat).',
+    );
     // Rows that measure none of them get none.
     const [plain] = rate([[row('plain'), 1000, 100]]);
     expect('pgCpuUs' in plain!.median).toBe(false);

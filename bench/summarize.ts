@@ -29,8 +29,8 @@ const PG_FIGURES = [
 ] as const;
 
 /**
- * The median over rounds of each of `keys` that some round has: null unless every round has it; absent when none
- * has (rows that do not measure it).
+ * The median over rounds of each of `keys` that some round has: null unless every round has a number (a machine
+ * without /proc gives nulls, which the notes say); absent when no round has the key (rows that do not measure it).
  */
 function optionalMedians<K extends string>(
   list: Array<Partial<Record<K, number | null>>>,
@@ -38,7 +38,7 @@ function optionalMedians<K extends string>(
 ): Partial<Record<K, number | null>> {
   const out: Partial<Record<K, number | null>> = {};
   for (const key of keys) {
-    if (!list.some((x) => x[key] != null)) continue;
+    if (!list.some((x) => x[key] !== undefined)) continue;
     const values = list.map((x) => x[key]);
     out[key] = values.every((v) => typeof v === 'number')
       ? Math.round(median(values as number[]) * 1000) / 1000

@@ -89,7 +89,8 @@ export function cpuNote(r: ThroughputRow): string | undefined {
     m.busyCores == null
       ? 'cores busy: unknown (no /proc/stat)'
       : `cores busy ${m.busyCores.toFixed(2)}, of which other work ${(m.otherCores ?? 0).toFixed(2)}`;
-  return `${r.name}: ${perOp.length === 0 ? 'no per-operation CPU figures' : perOp.join(', ')} per operation; ${cores}.`;
+  const costs = perOp.length === 0 ? 'no CPU figures (no /proc)' : `${perOp.join(', ')} per operation`;
+  return `${r.name}: ${costs}; ${cores}.`;
 }
 
 function drainNote(r: ThroughputRow & Required<Pick<ThroughputRow, 'drain'>>): string {
