@@ -58,13 +58,16 @@ export function encodeTask(
   sealing: PayloadSealing,
   sealed = sealing.sealsNew(task),
 ): EncodedTask {
+  // Where a value is kept is bound into its ciphertext only: an unsealed task needs no place.
+  const seal = (json: string, column: string, key?: string): string =>
+    sealed ? sealing.sealFor(true, json, sealedAt(column, task.id, key)) : json;
   return {
     id: task.id,
     tenant: task.owner.tenant,
     principal: task.owner.principal,
     tool: task.tool,
     toolVersion: task.toolVersion ?? null,
-    args: sealing.sealFor(sealed, JSON.stringify(task.args), sealedAt('tasks.args', task.id)),
+    args: seal(JSON.stringify(task.args), 'tasks.args'),
     statusMessage:
       task.statusMessage === undefined ? null : sealStatus(sealing, sealed, task.id, task.statusMessage),
     createdAt: task.createdAt,
@@ -75,7 +78,7 @@ export function encodeTask(
     sealed,
     answers: Object.entries(task.answers).map(([key, value]) => [
       key,
-      sealing.sealFor(sealed, JSON.stringify(value), sealedAt('task_inputs.answer', task.id, key)),
+      seal(JSON.stringify(value), 'task_inputs.answer', key),
     ]),
     idempotencyKey: task.idempotencyKey ?? null,
     activeLimit: task.activeLimit ?? null,

@@ -73,6 +73,31 @@ export function storedBytesContract(h: ContractStore): void {
       expect(await stored()).toBe(LIMIT);
     });
 
+    it('in one batch with answers gathered before creation, keeps what fits with its answers and nothing of the rest', async () => {
+      const answer = { action: 'accept', content: { ok: true } };
+      const withAnswer = (): NewTask => limited({ answers: { go: answer } });
+      const each = TASK_BYTES + bytesOf(answer);
+      const fit = Math.floor(LIMIT / each);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: fit + 3 }, (_, i) => h.store.create(i % 2 === 0 ? withAnswer() : limited())),
+      );
+      const created = outcomes.filter((o) => o.status === 'fulfilled').length;
+      expect(created).toBeGreaterThanOrEqual(fit);
+      expect(created).toBeLessThan(fit + 3);
+      for (const o of outcomes)
+        if (o.status === 'rejected') expect(o.reason).toMatchObject({ quota: 'stored-bytes' });
+      const kept = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+      const bytes = kept.reduce((n, i) => n + (i % 2 === 0 ? each : TASK_BYTES), 0);
+      expect(await stored()).toBe(bytes);
+      expect(bytes).toBeLessThanOrEqual(LIMIT);
+      // A batch of another owner that fits whole, with and without answers: counted as it is stored.
+      await Promise.all([
+        h.store.create(limited({ owner: BOB, answers: { go: answer } })),
+        h.store.create(limited({ owner: BOB })),
+      ]);
+      expect(await stored(BOB)).toBe(each + TASK_BYTES);
+    });
+
     it('on two instances racing, passes it by no more than one side adds, and refuses once it is reached', async () => {
       if (h.openPeer === undefined) return;
       const peer = await h.openPeer();

@@ -19,8 +19,19 @@ export interface StoreChangeFeed {
   close(): Promise<void>;
 }
 
+/**
+ * How PostgreSQL's json_build_object begins the payload of a notification `origin` sent (sql/fragments.ts, notifier):
+ * its own come back to every listening instance, one per change it committed, and are dropped without parsing them.
+ */
+export const ownPayloadPrefix = (origin: string): string => `{"origin" : ${JSON.stringify(origin)},`;
+
 /** Parses a notification payload `{origin, taskId, runnable, cancelRequested}`; undefined for our own or junk. */
-export function parseNotification(payload: string, origin: string): TaskChange | undefined {
+export function parseNotification(
+  payload: string,
+  origin: string,
+  own = ownPayloadPrefix(origin),
+): TaskChange | undefined {
+  if (payload.startsWith(own)) return undefined;
   let msg: unknown;
   try {
     msg = JSON.parse(payload);
@@ -38,6 +49,7 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
   const resyncs = new Set<() => void>();
   let listener: ChangeListener | undefined;
   let closed = false;
+  const own = ownPayloadPrefix(options.origin);
 
   const emit = (change: TaskChange): void => {
     for (const fn of [...listeners]) {
@@ -61,7 +73,7 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
             channel: options.channel,
             probeMs: options.probeMs,
             onPayload: (payload) => {
-              const change = parseNotification(payload, options.origin);
+              const change = parseNotification(payload, options.origin, own);
               if (change !== undefined) emit(change);
             },
             // Whatever was committed before LISTEN took effect went unheard: subscribers read again.

@@ -5,7 +5,7 @@ import { StoreUnavailableError } from '../../tasks/errors.js';
 import type { NewTask, TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import type { StoreContext } from './context.js';
 import { createBatcher, type CreateBatcher } from './create-batch.js';
-import { encodeTask, encodeTasks, type EncodedTask } from './encode.js';
+import { encodeTask, insertOf, type EncodedTask, type QuotaParams } from './encode.js';
 import { sqlState, translate } from './errors.js';
 import { DEBOUNCE_INDEX, KEY_INDEX } from './queries.js';
 import { debouncedCreation } from './debounce.js';
@@ -68,15 +68,48 @@ type AdmitBytes = (
 ) => Promise<{ admitted: EncodedTask[]; release: () => void }>;
 
 /**
+ * The byte quota's parameters of a batch's insert (sql/creation.ts), its tasks' bytes counted as added by this
+ * instance until `release`.
+ */
+type ReserveBytes = (tasks: EncodedTask[]) => { params: QuotaParams; release: () => void };
+
+/**
  * The byte quota at creation (NewTask.storedBytesLimit): a task fits when the bytes its owner stores (one read of
  * the count migration 17 keeps, for all of a batch's owners), what this instance's batches still in flight add,
  * and its own stay within the limit; the others go to `refused`. No lock and no count of tasks, so creation never
  * queues behind another batch: exact on one instance; instances creating for one principal at the same moment may
  * pass the limit by what their simultaneous batches add, and the next creation sees the total (docs/security.md).
  */
-function byteQuota(q: StoreContext['q']): AdmitBytes {
+function byteQuota(q: StoreContext['q']): { admit: AdmitBytes; reserve: ReserveBytes } {
   const pending = new Map<string, number>();
-  return async (run, tasks, refused) => {
+  const hold = (added: Map<string, number>): (() => void) => {
+    for (const [key, n] of added) pending.set(key, (pending.get(key) ?? 0) + n);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      for (const [key, n] of added) {
+        const left = (pending.get(key) ?? 0) - n;
+        if (left > 0) pending.set(key, left);
+        else pending.delete(key);
+      }
+    };
+  };
+  const reserve: ReserveBytes = (tasks) => {
+    const params: QuotaParams = { limits: [], adding: [], pending: [] };
+    const added = new Map<string, number>();
+    for (const task of tasks) {
+      const limited = task.storedBytesLimit !== null;
+      const key = limited ? ownerOf(task) : '';
+      const adding = limited ? creationBytes(task) : null;
+      params.limits.push(task.storedBytesLimit);
+      params.adding.push(adding);
+      params.pending.push(limited ? (pending.get(key) ?? 0) : null);
+      if (adding !== null) added.set(key, (added.get(key) ?? 0) + adding);
+    }
+    return { params, release: hold(added) };
+  };
+  const admit: AdmitBytes = async (run, tasks, refused) => {
     const keys = [...new Set(tasks.filter((t) => t.storedBytesLimit !== null).map(ownerOf))];
     if (keys.length === 0) return { admitted: tasks, release: () => undefined };
     const owners = keys.map((key) => JSON.parse(key) as [string, string]);
@@ -99,16 +132,9 @@ function byteQuota(q: StoreContext['q']): AdmitBytes {
       added.set(key, (added.get(key) ?? 0) + adding);
       return true;
     });
-    for (const [key, n] of added) pending.set(key, (pending.get(key) ?? 0) + n);
-    const release = (): void => {
-      for (const [key, n] of added) {
-        const left = (pending.get(key) ?? 0) - n;
-        if (left > 0) pending.set(key, left);
-        else pending.delete(key);
-      }
-    };
-    return { admitted, release };
+    return { admitted, release: hold(added) };
   };
+  return { admit, reserve };
 }
 
 /**
@@ -169,14 +195,14 @@ async function insertCounted(
       fitting.push(task);
     }
     const inserting = await admitBytes(run, fitting);
-    return inserting.length === 0 ? [] : run<InsertedRow>(q.insertTasks, encodeTasks(inserting));
+    return inserting.length === 0 ? [] : run<InsertedRow>(...insertOf(q, inserting));
   });
 }
 
 export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): CreateBatcher {
   const { db, q, codec, feed } = ctx;
   const refused = new WeakMap<EncodedTask, ActiveLimitError>();
-  const admit = byteQuota(q);
+  const { admit, reserve } = byteQuota(q);
   const insert = async (tasks: EncodedTask[]): Promise<TaskSnapshot[]> => {
     let rows: InsertedRow[];
     const releases: (() => void)[] = [];
@@ -189,9 +215,15 @@ export function createTaskCreation(ctx: StoreContext, keyed: KeyedLookup): Creat
       if (tasks.some((t) => ownerLimited(t) || tenantLimited(t)))
         rows = await insertCounted(ctx, tasks, refused, admitBytes);
       else {
-        const inserting = await admitBytes(db.queryRaw, tasks);
-        rows =
-          inserting.length === 0 ? [] : await db.queryRaw<InsertedRow>(q.insertTasks, encodeTasks(inserting));
+        // The quota checked by the insert itself: all of the batch fits, or none of it was inserted.
+        const quota = reserve(tasks);
+        releases.push(quota.release);
+        rows = await db.queryRaw<InsertedRow>(...insertOf(q, tasks, quota.params));
+        if (rows.length === 0) {
+          quota.release();
+          const inserting = await admitBytes(db.queryRaw, tasks);
+          if (inserting.length > 0) rows = await db.queryRaw<InsertedRow>(...insertOf(q, inserting));
+        }
       }
     } catch (err) {
       // One task alone whose key is taken: not inserted (the batcher resolves it); in a batch, the batcher splits it.

@@ -3,11 +3,47 @@ import type { EncodedTask } from '../encode-task.js';
 
 export { encodeTask, type EncodedTask } from '../encode-task.js';
 
-/** Parameters of `insertTasks`, in its order. */
-export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
+/** The statements of a batch's insert (sql/creation.ts): without creation-time answers, and with them. */
+interface InsertStatements {
+  insertTasks: string;
+  insertTasksWithAnswers: string;
+}
+
+/**
+ * The byte quota the insert checks ($28–$30, sql/creation.ts): per task its limit, the bytes it adds and what this
+ * instance's batches in flight add for its owner, or null; empty arrays: no check.
+ */
+export interface QuotaParams {
+  limits: (number | null)[];
+  adding: (number | null)[];
+  pending: (number | null)[];
+}
+
+const NO_QUOTA: QuotaParams = { limits: [], adding: [], pending: [] };
+
+/** The insert of a batch and its parameters: the statement with answers only when some task carries them. */
+export function insertOf(
+  q: InsertStatements,
+  tasks: readonly EncodedTask[],
+  quota: QuotaParams = NO_QUOTA,
+): [string, unknown[]] {
+  const params = encodeTasks(tasks);
+  params.push(quota.limits, quota.adding, quota.pending);
+  if (!tasks.some((t) => t.answers.length > 0)) return [q.insertTasks, params];
   const answers = tasks.flatMap((t) =>
     t.answers.map(([key, answer]) => ({ id: t.id, key, answer, at: t.createdAt })),
   );
+  params.push(
+    answers.map((a) => a.id),
+    answers.map((a) => a.key),
+    answers.map((a) => a.answer),
+    answers.map((a) => a.at),
+  );
+  return [q.insertTasksWithAnswers, params];
+}
+
+/** Parameters $1–$27 of the insert, in its order (one array per column). */
+function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
   return [
     tasks.map((t) => t.id),
     tasks.map((t) => t.tenant),
@@ -21,10 +57,6 @@ export function encodeTasks(tasks: readonly EncodedTask[]): unknown[] {
     tasks.map((t) => t.replay),
     tasks.map((t) => t.caps),
     tasks.map((t) => t.sealed),
-    answers.map((a) => a.id),
-    answers.map((a) => a.key),
-    answers.map((a) => a.answer),
-    answers.map((a) => a.at),
     tasks.map((t) => t.idempotencyKey),
     tasks.map((t) => t.toolVersion),
     tasks.map((t) => t.concurrencyKey),
