@@ -190,6 +190,15 @@ export interface TaskStore {
   /** The owner's view, or why there is none. */
   get(id: string, owner: TaskOwner, now: number): Promise<TaskSnapshot | LookupMiss>;
   /**
+   * As `get`, but the answer itself when the store knows it at once (a finished task it remembers, a row it read
+   * with nothing waiting to be made durable), else a promise of it. Optional: without it, callers use `get`.
+   */
+  getNow?(
+    id: string,
+    owner: TaskOwner,
+    now: number,
+  ): TaskSnapshot | LookupMiss | Promise<TaskSnapshot | LookupMiss>;
+  /**
    * Claims one runnable task (one whose lease expired, or whose wait is over) for `leaseMs`: the first in line of
    * those in `scope` (any, without one).
    */

@@ -37,8 +37,8 @@ export interface TaskAccess {
   readonly audit: AuditLog;
   /** Answers a lookup miss the same way whoever asked, and records it. */
   denyTo(auth: AuthInfo, method: string, taskId: string, miss: LookupMiss): ProtocolError;
-  /** ms before this principal may poll again (0: now), recorded when it must wait. */
-  pollWait(auth: AuthInfo, method: string, taskId: string): number;
+  /** ms before this principal may poll again (0: now), recorded when it must wait; `at`: now, when known. */
+  pollWait(auth: AuthInfo, method: string, taskId: string, at?: number): number;
 }
 
 export function createTaskAccess(options: TaskAccessOptions): TaskAccess {
@@ -47,13 +47,25 @@ export function createTaskAccess(options: TaskAccessOptions): TaskAccess {
   const audit: AuditLog = options.audit ?? (() => undefined);
   const rate = options.tasksGetRate === undefined ? { perSecond: 100, burst: 200 } : options.tasksGetRate;
   const getLimiter = rate === false ? undefined : createRateLimiter(rate.perSecond, rate.burst);
+  // Most callers are one AuthInfo object per credential (an authenticator's answer): its key is made once (and made
+  // again should the object name another owner since).
+  const keys = new WeakMap<AuthInfo, { tenant: string; principal: string; key: string }>();
+  const keyOf = (auth: AuthInfo): string => {
+    const known = keys.get(auth);
+    if (known !== undefined && known.tenant === auth.tenant && known.principal === auth.principal)
+      return known.key;
+    const key = ownerKey(auth);
+    keys.set(auth, { tenant: auth.tenant, principal: auth.principal, key });
+    return key;
+  };
   // Plain closures, not methods: the facade tools are handed them on their own.
   const denyTo = (auth: AuthInfo, method: string, taskId: string, miss: LookupMiss): ProtocolError => {
     audit({ event: 'task.denied', ...ownerOf(auth), method, taskId, outcome: miss });
     return invalidParams(LOOKUP_MISS_MESSAGES[miss]);
   };
-  const pollWait = (auth: AuthInfo, method: string, taskId: string): number => {
-    const wait = getLimiter?.take(ownerKey(auth), now()) ?? 0;
+  const pollWait = (auth: AuthInfo, method: string, taskId: string, at?: number): number => {
+    if (getLimiter === undefined) return 0;
+    const wait = getLimiter.take(keyOf(auth), at ?? now());
     if (wait > 0) audit({ event: 'task.limited', ...ownerOf(auth), method, taskId, outcome: 'rate_limited' });
     return wait;
   };

@@ -1,6 +1,6 @@
 // tasks/get, tasks/update and tasks/cancel: owner-scoped, for requests that declare the tasks extension.
 import type { TaskMethod } from '../../wire/methods.js';
-import { isTerminal, ownerOf, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
+import { isTerminal, ownerOf, type LookupMiss, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
 import type { TaskStore } from '../../tasks/store.js';
 import { hasExtension } from '../../wire/envelope.js';
 import { isJsonObject, memoizeSerialization } from '../../wire/jsonrpc.js';
@@ -60,13 +60,26 @@ async function familyMeta(store: TaskStore, snapshot: TaskSnapshot, owner: TaskO
 export function taskMethods(access: TaskAccess): Record<TaskMethod, MethodHandler> {
   const { store, now } = access;
   const getResult = getResults();
+  /** What tasks/get answers of the owner's task, or its refusal (thrown). */
+  const shown = (
+    snapshot: TaskSnapshot | LookupMiss,
+    scope: RequestScope,
+    id: string,
+    owner: TaskOwner,
+  ): JsonObject | Promise<JsonObject> => {
+    if (typeof snapshot === 'string') throw deny(access, scope, id, snapshot);
+    const result = getResult(snapshot);
+    if (snapshot.parentId === undefined && snapshot.hasChildren !== true) return result;
+    return familyMeta(store, snapshot, owner).then((meta): JsonObject => ({ ...result, _meta: meta }));
+  };
   return {
     // Not an async function: the store's read is the only promise waited on (a refusal before it is thrown, and
     // answered as a rejection would be).
     'tasks/get': (params, scope) => {
       requireExtension(scope);
       const id = readId(access, params, scope);
-      const wait = access.pollWait(scope.auth, scope.method, id);
+      const at = now();
+      const wait = access.pollWait(scope.auth, scope.method, id, at);
       if (wait > 0) {
         throw new ProtocolError(
           TOO_MANY_REQUESTS,
@@ -77,12 +90,10 @@ export function taskMethods(access: TaskAccess): Record<TaskMethod, MethodHandle
         );
       }
       const owner = ownerOf(scope.auth);
-      return store.get(id, owner, now()).then((snapshot) => {
-        if (typeof snapshot === 'string') throw deny(access, scope, id, snapshot);
-        const result = getResult(snapshot);
-        if (snapshot.parentId === undefined && snapshot.hasChildren !== true) return result;
-        return familyMeta(store, snapshot, owner).then((meta): JsonObject => ({ ...result, _meta: meta }));
-      });
+      // Known at once (a finished task the store remembers): answered without a promise.
+      const found = store.getNow === undefined ? store.get(id, owner, at) : store.getNow(id, owner, at);
+      if (!(found instanceof Promise)) return shown(found, scope, id, owner);
+      return found.then((snapshot) => shown(snapshot, scope, id, owner));
     },
     'tasks/update': async (params, scope) => {
       requireExtension(scope);

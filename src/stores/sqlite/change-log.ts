@@ -68,11 +68,13 @@ export function createChangeLog(db: SqliteDatabase, q: Queries, pollMs = 100): C
  */
 function pollOthers(db: SqliteDatabase, q: Queries, origin: string, events: EventEmitter): () => void {
   let lastSeq = q.maxEventSeq();
-  let dataVersion = db.pragma('data_version', { simple: true }) as number;
+  // Prepared once: db.pragma() prepares its statement on every call.
+  const version = db.prepare('PRAGMA data_version').pluck();
+  let dataVersion = version.get() as number;
   let polls = 0;
   return () => {
     try {
-      const v = db.pragma('data_version', { simple: true }) as number;
+      const v = version.get() as number;
       if (v !== dataVersion) {
         dataVersion = v;
         for (const e of q.eventsAfter(lastSeq, origin)) {

@@ -1,6 +1,7 @@
 // Reads: a task for its owner (finished ones from memory) or by its idempotency key, everything about it for
 // operators, the next wake-up, and the counts (quota, metrics, backlog).
 import type { StoreReads as Reads } from '../built-in.js';
+import type { TaskStore } from '../../tasks/store.js';
 import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
@@ -8,19 +9,38 @@ import { decideKey, joinedTask } from '../core/idempotency.js';
 import { parkedStats, pausedStats, rateWaitStats } from '../core/parked.js';
 import { toInspection } from '../core/rows.js';
 
-export function reads(ctx: StoreContext, terminal: TerminalCache): Reads {
-  const { q, codec } = ctx;
-  return {
-    async get(id, owner, now) {
-      const remembered = terminal.get(id, owner, now);
-      if (remembered !== undefined) return remembered;
-      const row = lookup(ctx, id, owner, now);
-      if (typeof row === 'string') return row;
-      const snapshot = snapshotOf(ctx, row);
-      // What the owner is shown is durable: a commit it read may still wait for its WAL sync.
-      await ctx.writes.settled();
-      if (isTerminal(row.status)) terminal.remember(owner, snapshot);
+/** The reads, with `getNow`: the owner's view at once when nothing it shows waits for a sync. */
+export type SqliteReads = Reads & Required<Pick<TaskStore, 'getNow'>>;
+
+/** The owner's view at once when nothing it shows waits for a sync; finished tasks are remembered once durable. */
+function ownerRead(ctx: StoreContext, terminal: TerminalCache): SqliteReads['getNow'] {
+  return (id, owner, now) => {
+    const remembered = terminal.get(id, owner, now);
+    if (remembered !== undefined) return remembered;
+    const row = lookup(ctx, id, owner, now);
+    if (typeof row === 'string') return row;
+    const snapshot = snapshotOf(ctx, row);
+    const terminated = isTerminal(row.status);
+    // What the owner is shown is durable: a commit it read may still wait for its WAL sync (none waits: at once).
+    const pending = ctx.writes.settled();
+    if (pending === undefined) {
+      if (terminated) terminal.remember(owner, snapshot);
       return snapshot;
+    }
+    return pending.then(() => {
+      if (terminated) terminal.remember(owner, snapshot);
+      return snapshot;
+    });
+  };
+}
+
+export function reads(ctx: StoreContext, terminal: TerminalCache): SqliteReads {
+  const { q, codec } = ctx;
+  const getNow = ownerRead(ctx, terminal);
+  return {
+    getNow,
+    async get(id, owner, now) {
+      return getNow(id, owner, now);
     },
 
     async findByIdempotencyKey(owner, tool, key, args, now) {

@@ -1,6 +1,6 @@
 // Terminal snapshots never change again (but for an operator's retry or purge, which the change log announces):
 // polls of finished tasks are answered from memory until expiry.
-import { ownerKey, type TaskOwner, type TaskSnapshot } from '../../tasks/task.js';
+import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 
 const LIMIT = 10_000;
 
@@ -15,11 +15,15 @@ export interface TerminalCache {
 }
 
 export function createTerminalCache(): TerminalCache {
-  const terminal = new Map<string, { owner: string; snapshot: TaskSnapshot; expiresAt: number | null }>();
+  const terminal = new Map<
+    string,
+    { tenant: string; principal: string; snapshot: TaskSnapshot; expiresAt: number | null }
+  >();
   return {
     get(id, owner, now) {
       const hit = terminal.get(id);
-      if (hit === undefined || hit.owner !== ownerKey(owner)) return undefined;
+      if (hit === undefined || hit.tenant !== owner.tenant || hit.principal !== owner.principal)
+        return undefined;
       if (hit.expiresAt === null || hit.expiresAt > now) return hit.snapshot;
       terminal.delete(id);
       return undefined;
@@ -27,7 +31,7 @@ export function createTerminalCache(): TerminalCache {
     remember(owner, snapshot) {
       if (terminal.size >= LIMIT) terminal.delete(terminal.keys().next().value as string);
       const expiresAt = snapshot.ttlMs === null ? null : snapshot.createdAt + snapshot.ttlMs;
-      terminal.set(snapshot.id, { owner: ownerKey(owner), snapshot, expiresAt });
+      terminal.set(snapshot.id, { tenant: owner.tenant, principal: owner.principal, snapshot, expiresAt });
     },
     forget(id) {
       terminal.delete(id);

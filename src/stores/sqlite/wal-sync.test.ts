@@ -162,6 +162,30 @@ describe('durable commits synced off the event loop (SQLite, synchronous FULL)',
     expect(saved.value).toBe(true);
   });
 
+  it('answers getNow at once only when nothing the owner would see waits for a sync', async () => {
+    const syncs = heldSyncs();
+    const store = open(freshPath());
+    const task = newTask();
+    const created = tracked(store.create(task));
+    const sync = await syncs.next();
+    // Committed, not yet durable: a promise, settled once the sync has finished.
+    const pending = store.getNow?.(task.id, ALICE, T0 + 100);
+    expect(pending).toBeInstanceOf(Promise);
+    const read = tracked(pending as Promise<unknown>);
+    await turns();
+    expect([created.done, read.done]).toEqual([false, false]);
+    sync.release();
+    await vi.waitUntil(() => read.done);
+    expect(read.value).toMatchObject({ id: task.id, status: 'working' });
+    // Durable now: the snapshot itself, as get answers it; another owner's task is a missing one.
+    const now = store.getNow?.(task.id, ALICE, T0 + 200);
+    expect(now).not.toBeInstanceOf(Promise);
+    expect(now).toEqual(await store.get(task.id, ALICE, T0 + 200));
+    const bob = { tenant: ALICE.tenant, principal: 'bob' };
+    expect(store.getNow?.(task.id, bob, T0 + 200)).toBe('not_found');
+    expect(store.getNow?.(newTask().id, ALICE, T0 + 200)).toBe('not_found');
+  });
+
   it('fails the writes a failed sync covered, and every durable write after it, never answering success', async () => {
     const syncs = heldSyncs();
     const store = open(freshPath());

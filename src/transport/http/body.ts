@@ -1,5 +1,6 @@
 // Reads a request body up to a limit, as UTF-8 (invalid UTF-8 becomes a marker the JSON parser rejects), within a
 // budget of bytes shared by every body being read at once. (A slow upload is bounded by the server's requestTimeout.)
+import { isAscii } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 
 export class BodyTooLargeError extends Error {}
@@ -69,7 +70,8 @@ export function receiveBody(
     req.on('error', ignoreError);
     let text: string;
     try {
-      text = UTF8.decode(buf);
+      // ASCII (most bodies) reads the same in Latin-1, which decodes faster and never fails.
+      text = isAscii(buf) ? buf.toString('latin1') : UTF8.decode(buf);
     } catch {
       text = '\u0000invalid-utf8';
     }

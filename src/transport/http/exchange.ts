@@ -111,18 +111,19 @@ export function answerRequest(
   header: HeaderLookup,
   onError: (reply: HttpReply, err: unknown) => void,
 ): void {
-  if (takesEvents(header)) exchange.reply.limitSilence();
   let pending: DispatchOutcome | Promise<DispatchOutcome>;
   try {
     pending = server.dispatchNow === undefined ? server.dispatch(exchange) : server.dispatchNow(exchange);
   } catch (err) {
     pending = Promise.reject(err as Error);
   }
-  // Known at once (a refusal, a synchronous handler): written now, without a promise and its turn.
+  // Known at once (a refusal, a synchronous handler): written now, without a promise and its turn, nor a silence
+  // limit (armed at the end of this turn, by when the answer is out).
   if (!(pending instanceof Promise)) {
     writeAnswer(exchange, pending, onError);
     return;
   }
+  if (takesEvents(header)) exchange.reply.limitSilence();
   pending.then(
     (outcome) => writeAnswer(exchange, outcome, onError),
     () => writeAnswer(exchange, internalError(), onError),
