@@ -2,6 +2,7 @@
 // asynchronously; durable commits synced off the event loop (wal-sync.ts), lease writes not synced at all.
 import type { ChangeLog, RecordedChange } from './change-log.js';
 import type { OpenSqliteOptions, SqliteDatabase } from './database.js';
+import { BACKSTOP_AUTOCHECKPOINT, createCheckpointer, type Checkpointer } from './checkpointer.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { createWriteRetry } from './write-retry.js';
 
@@ -49,6 +50,27 @@ function walToSync(db: SqliteDatabase, synchronous: OpenSqliteOptions['synchrono
   return main === undefined || main.file === '' ? undefined : `${main.file}-wal`;
 }
 
+/**
+ * The WAL of `db` checkpointed by a thread of its own (checkpointer.ts), its connection's automatic checkpoint only a
+ * backstop; back to the connection's own threshold if the thread fails.
+ */
+function checkpointsOffLoop(db: SqliteDatabase, walPath: string): Checkpointer {
+  const own = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  db.pragma(`wal_autocheckpoint = ${Math.max(own, BACKSTOP_AUTOCHECKPOINT)}`);
+  const restore = (): void => {
+    if (db.open) db.pragma(`wal_autocheckpoint = ${own}`);
+  };
+  const checkpointer = createCheckpointer(walPath.slice(0, -'-wal'.length), restore);
+  return {
+    committed: () => checkpointer.committed(),
+    get failed() {
+      return checkpointer.failed;
+    },
+    // A connection the store does not own goes on with its own threshold.
+    close: () => checkpointer.close().finally(restore),
+  };
+}
+
 export function createTransactions(
   db: SqliteDatabase,
   options: Pick<OpenSqliteOptions, 'busyTimeoutMs' | 'synchronous'>,
@@ -61,6 +83,7 @@ export function createTransactions(
   const synchronous = options.synchronous ?? 'FULL';
   const walPath = walToSync(db, synchronous);
   const wal: WalSync | undefined = walPath === undefined ? undefined : createWalSync(walPath);
+  const checkpointer = walPath === undefined ? undefined : checkpointsOffLoop(db, walPath);
   // Prepared once: db.pragma() prepares its statement on every call. The connection stays at the configured mode
   // between transactions, so that a write made outside them (legacy sessions, server_meta) syncs on its own.
   const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
@@ -88,6 +111,7 @@ export function createTransactions(
       const v = atNormal(fn);
       // Taken in the same synchronous step as the commit: a sync started from now on covers it.
       synced = durable ? wal.committed() : wal.settled();
+      checkpointer?.committed();
       return v;
     });
     await synced;
@@ -113,6 +137,7 @@ export function createTransactions(
     async close() {
       closed = true;
       await wal?.close();
+      await checkpointer?.close();
     },
   };
 }

@@ -17,13 +17,13 @@ export function prepareSweepQueries(db: SqliteDatabase) {
     WHERE id IN (SELECT id FROM tasks INDEXED BY tasks_live_expiry
       WHERE expires_at IS NOT NULL AND expires_at <= ? AND ${NON_TERMINAL} LIMIT ?) RETURNING id`);
   const purge = db.prepare(`
-    DELETE FROM tasks WHERE id IN (SELECT id FROM tasks INDEXED BY tasks_expiry
+    DELETE FROM tasks WHERE id IN (SELECT id FROM tasks
       WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)`);
   const consume = db.prepare(
     `INSERT INTO consumed_keys (key, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING`,
   );
   const purgeConsumed = db.prepare(`
-    DELETE FROM consumed_keys WHERE key IN (SELECT key FROM consumed_keys INDEXED BY consumed_keys_expiry
+    DELETE FROM consumed_keys WHERE key IN (SELECT key FROM consumed_keys
       WHERE expires_at <= ? LIMIT ?)`);
   return {
     consume: (key: string, expiresAt: number) => consume.run(key, expiresAt).changes === 1,
