@@ -75,6 +75,7 @@ describe('SQLite WAL checkpoints off the event loop', () => {
     const store = createSqliteTaskStore({ path, db });
     opened.push(store);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(BACKSTOP_AUTOCHECKPOINT);
+    await store.create(newTask({ createdAt: T0 - 1 }));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const before = statSync(path).size;
     await Promise.all(Array.from({ length: 50 }, (_, i) => store.create(newTask({ createdAt: T0 + i }))));

@@ -51,23 +51,34 @@ function walToSync(db: SqliteDatabase, synchronous: OpenSqliteOptions['synchrono
 }
 
 /**
- * The WAL of `db` checkpointed by a thread of its own (checkpointer.ts), its connection's automatic checkpoint only a
- * backstop; back to the connection's own threshold if the thread fails.
+ * The WAL of `db` checkpointed by a thread of its own (checkpointer.ts), started with the first commit (a store opened
+ * only to read, or for a moment, starts none); the connection's automatic checkpoint is only a backstop, back at its
+ * own threshold if the thread fails and once the store closes.
  */
 function checkpointsOffLoop(db: SqliteDatabase, walPath: string): Checkpointer {
   const own = db.pragma('wal_autocheckpoint', { simple: true }) as number;
-  db.pragma(`wal_autocheckpoint = ${Math.max(own, BACKSTOP_AUTOCHECKPOINT)}`);
   const restore = (): void => {
     if (db.open) db.pragma(`wal_autocheckpoint = ${own}`);
   };
-  const checkpointer = createCheckpointer(walPath.slice(0, -'-wal'.length), restore);
+  db.pragma(`wal_autocheckpoint = ${Math.max(own, BACKSTOP_AUTOCHECKPOINT)}`);
+  let checkpointer: Checkpointer | undefined;
+  let closed = false;
+  const started = (): Checkpointer | undefined => {
+    if (checkpointer === undefined && !closed)
+      checkpointer = createCheckpointer(walPath.slice(0, -'-wal'.length), restore);
+    return checkpointer;
+  };
   return {
-    committed: () => checkpointer.committed(),
+    committed: () => started()?.committed(),
     get failed() {
-      return checkpointer.failed;
+      return checkpointer?.failed ?? false;
     },
     // A connection the store does not own goes on with its own threshold.
-    close: () => checkpointer.close().finally(restore),
+    close: async () => {
+      closed = true;
+      await checkpointer?.close();
+      restore();
+    },
   };
 }
 
