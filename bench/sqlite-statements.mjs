@@ -162,6 +162,9 @@ const variants = [
   ]),
   ...triggers.map((name) => [`- trigger ${name}`, [`DROP TRIGGER ${name}`], asIs]),
   ['temp_store = MEMORY', ['PRAGMA temp_store = MEMORY'], asIs],
+  ['cache_size = -16384', ['PRAGMA cache_size = -16384'], asIs],
+  ['mmap_size = 256 MiB', ['PRAGMA mmap_size = 268435456'], asIs],
+  ['temp_store + cache_size', ['PRAGMA temp_store = MEMORY', 'PRAGMA cache_size = -16384'], asIs],
 ].filter(([name]) => only.test(name));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -33,6 +33,10 @@ export function openSqlite(options: OpenSqliteOptions): SqliteDatabase {
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma('foreign_keys = ON');
+  // Statement journals (and other temporary files) in memory: a task's creation or ending touches more pages than
+  // the 64 KiB a statement journal keeps in memory otherwise, and would open, write and delete a temporary file for
+  // each. What one statement changes stays small: the sweeps work in chunks (sql/sweeps.ts).
+  db.pragma('temp_store = MEMORY');
   try {
     // Processes opening a new file at once (a switch to WAL, its recovery) can be told "locked" without SQLite
     // waiting: both steps are idempotent, so they are tried again until the busy timeout has passed.

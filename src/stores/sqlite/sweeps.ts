@@ -5,6 +5,7 @@ import { TASK_EXPIRED_ERROR } from '../../tasks/errors.js';
 import type { StoreContext } from './context.js';
 import type { TerminalCache } from './terminal-cache.js';
 import { childEnded } from './children.js';
+import { SWEEP_CHUNK } from './sql/sweeps.js';
 
 const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 
@@ -15,25 +16,36 @@ export function sweeps(
   const { q, log, writes } = ctx;
   return {
     async expire(now) {
-      return writes.tx(() => {
-        const ids = q.expire(now, EXPIRED_ERROR);
-        for (const taskId of ids) {
-          log.changed({ taskId, runnable: false, cancelRequested: true });
-          // A parent waiting on it learns that it ended (its parent may have expired too: then nothing).
-          childEnded(ctx, taskId, now);
-        }
-        return ids.length;
-      });
+      // A chunk at a time, each its own transaction, until one comes back short: a large backlog never makes one
+      // statement (nor one transaction) that holds the write lock long or journals many pages.
+      let total = 0;
+      for (;;) {
+        const n = await writes.tx(() => {
+          const ids = q.expire(now, EXPIRED_ERROR);
+          for (const taskId of ids) {
+            log.changed({ taskId, runnable: false, cancelRequested: true });
+            // A parent waiting on it learns that it ended (its parent may have expired too: then nothing).
+            childEnded(ctx, taskId, now);
+          }
+          return ids.length;
+        });
+        total += n;
+        if (n < SWEEP_CHUNK) return total;
+      }
     },
 
     async purge(now, graceMs) {
       // Purging removes only tasks that expired; the cache never answers those (get checks the expiry), so it
       // keeps every snapshot still live and only lets go of the expired ones.
       terminal.forgetExpired(now);
-      return writes.immediate(() => {
-        q.purgeConsumed(now);
-        return q.purge(now - graceMs);
-      });
+      // In chunks, as expire: one-time keys first, then tasks.
+      while ((await writes.immediate(() => q.purgeConsumed(now))) === SWEEP_CHUNK);
+      let total = 0;
+      for (;;) {
+        const n = await writes.immediate(() => q.purge(now - graceMs));
+        total += n;
+        if (n < SWEEP_CHUNK) return total;
+      }
     },
 
     async consumeOnce(key, expiresAt) {

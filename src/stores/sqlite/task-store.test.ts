@@ -7,6 +7,7 @@ import type { TaskOwner, TaskSnapshot } from '../../tasks/task.js';
 import { newTask, runTaskStoreContract } from '../task-store.contract.js';
 import { openSqlite, type SqliteDatabase } from './database.js';
 import { createSqliteTaskStore } from './task-store.js';
+import { SWEEP_CHUNK } from './sql/sweeps.js';
 
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
 const T0 = 1_700_000_000_000;
@@ -269,7 +270,10 @@ describe('SQLite task store on a shared file', () => {
         .map((p) => p.detail)
         .join(' | ');
     };
-    expect(planOf(/status = 'failed', error = \?/, ['{}', T0, T0])).toContain('INDEX tasks_live_expiry');
+    expect(planOf(/status = 'failed', error = \?/, ['{}', T0, T0, SWEEP_CHUNK])).toContain(
+      'INDEX tasks_live_expiry',
+    );
+    expect(planOf(/DELETE FROM tasks WHERE id IN/, [T0, SWEEP_CHUNK])).toContain('INDEX tasks_expiry');
     expect(
       planOf(/SELECT count\(\*\) FROM tasks INDEXED BY tasks_owner_active/, ['acme', 'alice']),
     ).toContain('INDEX tasks_owner_active');
@@ -278,6 +282,61 @@ describe('SQLite task store on a shared file', () => {
     if (lapsed === undefined) throw new Error('no statement finds lapsed live input waits');
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${lapsed}`).all({ now: T0, max: 1 }) as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' | ')).toContain('INDEX tasks_live_input');
+  });
+
+  it('expires and purges a large backlog in chunks of bounded size, every task of it', async () => {
+    const path = freshPath();
+    const db = openSqlite({ path });
+    ownDbs.push(db);
+    // Every run of a sweep statement is recorded with how many rows it changed.
+    const runs: { sql: string; changes: number }[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      const stmt = prepare(sql);
+      if (!/^\s*(UPDATE tasks SET status = 'failed'|DELETE FROM (tasks|consumed_keys) WHERE)/.test(sql))
+        return stmt;
+      const run = stmt.run.bind(stmt);
+      const all = stmt.all.bind(stmt);
+      return Object.assign(stmt, {
+        run: (...args: unknown[]) => {
+          const r = run(...args);
+          runs.push({ sql, changes: r.changes });
+          return r;
+        },
+        all: (...args: unknown[]) => {
+          const rows = all(...args);
+          runs.push({ sql, changes: rows.length });
+          return rows;
+        },
+      });
+    }) as typeof db.prepare;
+    const store = createSqliteTaskStore({ path, db });
+    opened.push(store);
+    const backlog = SWEEP_CHUNK * 2 + 5;
+    await Promise.all(
+      Array.from({ length: backlog }, (_, i) => store.create(newTask({ createdAt: T0 + i, ttlMs: 1_000 }))),
+    );
+    const kept = await store.create(newTask({ createdAt: T0, ttlMs: null }));
+    for (let i = 0; i < backlog; i++) await store.consumeOnce(`key-${i}`, T0 + 10);
+
+    const late = T0 + backlog + 1_000;
+    expect(await store.expire(late)).toBe(backlog);
+    expect(await store.purge(late, 0)).toBe(backlog);
+    expect(await store.purge(late, 0)).toBe(0);
+    expect(await store.consumeOnce('key-0', late + 10)).toBe(true);
+    expect((await snapshot(store, kept.id, late)).status).toBe('working');
+    expect(await store.stats?.(late)).toMatchObject({ runnable: 1 });
+
+    // No statement touched more than a chunk; each kind ran several times to get through the backlog.
+    expect(Math.max(...runs.map((r) => r.changes))).toBe(SWEEP_CHUNK);
+    for (const kind of [/^\s*UPDATE tasks/, /DELETE FROM tasks/, /DELETE FROM consumed_keys/]) {
+      const mine = runs.filter((r) => kind.test(r.sql));
+      expect(mine.length, String(kind)).toBeGreaterThanOrEqual(3);
+      expect(
+        mine.reduce((n, r) => n + r.changes, 0),
+        String(kind),
+      ).toBe(backlog);
+    }
   });
 
   it('adds the status index to a database holding tasks, and counts by status from it', async () => {

@@ -2,6 +2,7 @@
 // asynchronously; durable commits synced off the event loop (wal-sync.ts), lease writes not synced at all.
 import type { ChangeLog, RecordedChange } from './change-log.js';
 import type { OpenSqliteOptions, SqliteDatabase } from './database.js';
+import { BACKSTOP_AUTOCHECKPOINT, createCheckpointer, type Checkpointer } from './checkpointer.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 import { createWriteRetry } from './write-retry.js';
 
@@ -49,6 +50,38 @@ function walToSync(db: SqliteDatabase, synchronous: OpenSqliteOptions['synchrono
   return main === undefined || main.file === '' ? undefined : `${main.file}-wal`;
 }
 
+/**
+ * The WAL of `db` checkpointed by a thread of its own (checkpointer.ts), started with the first commit (a store opened
+ * only to read, or for a moment, starts none); the connection's automatic checkpoint is only a backstop, back at its
+ * own threshold if the thread fails and once the store closes.
+ */
+function checkpointsOffLoop(db: SqliteDatabase, walPath: string): Checkpointer {
+  const own = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  const restore = (): void => {
+    if (db.open) db.pragma(`wal_autocheckpoint = ${own}`);
+  };
+  db.pragma(`wal_autocheckpoint = ${Math.max(own, BACKSTOP_AUTOCHECKPOINT)}`);
+  let checkpointer: Checkpointer | undefined;
+  let closed = false;
+  const started = (): Checkpointer | undefined => {
+    if (checkpointer === undefined && !closed)
+      checkpointer = createCheckpointer(walPath.slice(0, -'-wal'.length), restore);
+    return checkpointer;
+  };
+  return {
+    committed: () => started()?.committed(),
+    get failed() {
+      return checkpointer?.failed ?? false;
+    },
+    // A connection the store does not own goes on with its own threshold.
+    close: async () => {
+      closed = true;
+      await checkpointer?.close();
+      restore();
+    },
+  };
+}
+
 export function createTransactions(
   db: SqliteDatabase,
   options: Pick<OpenSqliteOptions, 'busyTimeoutMs' | 'synchronous'>,
@@ -61,6 +94,7 @@ export function createTransactions(
   const synchronous = options.synchronous ?? 'FULL';
   const walPath = walToSync(db, synchronous);
   const wal: WalSync | undefined = walPath === undefined ? undefined : createWalSync(walPath);
+  const checkpointer = walPath === undefined ? undefined : checkpointsOffLoop(db, walPath);
   // Prepared once: db.pragma() prepares its statement on every call. The connection stays at the configured mode
   // between transactions, so that a write made outside them (legacy sessions, server_meta) syncs on its own.
   const syncNormal = db.prepare('PRAGMA synchronous = NORMAL');
@@ -88,6 +122,7 @@ export function createTransactions(
       const v = atNormal(fn);
       // Taken in the same synchronous step as the commit: a sync started from now on covers it.
       synced = durable ? wal.committed() : wal.settled();
+      checkpointer?.committed();
       return v;
     });
     await synced;
@@ -113,6 +148,7 @@ export function createTransactions(
     async close() {
       closed = true;
       await wal?.close();
+      await checkpointer?.close();
     },
   };
 }
