@@ -122,4 +122,18 @@ describe('SseWriter', () => {
     res.emit('close');
     await closing;
   });
+
+  it('keeps no listener once a wait is over, however many times the stream waited', async () => {
+    const res = new FakeResponse();
+    const writer = new SseWriter(res);
+    const before = [res.listenerCount('drain'), res.listenerCount('close')];
+    for (let i = 0; i < 50; i++) {
+      res.writableNeedDrain = true;
+      const waiting = writer.writable();
+      expect(res.listenerCount('drain')).toBe(before[0]! + 1);
+      res.take();
+      await waiting;
+    }
+    expect([res.listenerCount('drain'), res.listenerCount('close')]).toEqual(before);
+  });
 });

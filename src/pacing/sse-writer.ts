@@ -10,7 +10,8 @@ export interface SseTarget {
   /** Bytes written and not yet taken by the reader (the response's and its socket's buffers). */
   readonly writableLength: number;
   readonly writableNeedDrain: boolean;
-  once(event: 'drain' | 'close', listener: () => void): unknown;
+  on(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
 /** The fields of one event; `data` is sent one `data:` line per line of it. */
@@ -126,13 +127,21 @@ export class SseWriter {
     this.keepAliveMs = 0;
   }
 
-  /** Resolves once the reader took what waits (at once when nothing does), or the response closed. */
+  /**
+   * Resolves once the reader took what waits (at once when nothing does), or the response closed. Either way both
+   * listeners go: a long stream that waits for its reader many times keeps none of them.
+   */
   writable(): Promise<void> {
     const target = this.target;
     return target.writableNeedDrain && this.open
       ? new Promise<void>((resolve) => {
-          target.once('drain', resolve);
-          target.once('close', resolve);
+          const done = (): void => {
+            target.off('drain', done);
+            target.off('close', done);
+            resolve();
+          };
+          target.on('drain', done);
+          target.on('close', done);
         })
       : Promise.resolve();
   }
