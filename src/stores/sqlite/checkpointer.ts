@@ -121,6 +121,9 @@ export function createCheckpointer(
     },
     close() {
       closing ??= (async () => {
+        // Held open while it closes: a caller awaiting this close must not find the event loop empty (the thread's
+        // reply and exit would never be seen, and the await would never settle).
+        worker.ref();
         if (timer !== undefined) clearTimeout(timer);
         timer = undefined;
         if (inFlight && !failed) await new Promise<void>((resolve) => (idle = resolve));
