@@ -1,7 +1,9 @@
 // The capacity model's computation: its bounds, which one binds, and its verdict on a row (costs from the row or
 // from another run, the notes on a loaded machine or on cores left idle).
 import { describe, expect, it } from 'vitest';
-import { judgeRow, predict, verdictTable } from './model.js';
+import { judgeReport, judgeRow, predict, verdictTable } from './model.js';
+import type { Report } from './report-types.js';
+import { RAW_PG_NOTIFY } from './sections/names.js';
 import type { ThroughputRow } from './types-rows.js';
 
 const row = (name: string, rps: number, median: Partial<ThroughputRow['median']>): ThroughputRow => ({
@@ -42,6 +44,13 @@ describe('capacity model', () => {
     const m = { replicas: 1, cores: 2, s: 200, p: 100, a: 50, k: 50, otherCores: 0 };
     expect(predict(m).commitBound).toBeNull();
     expect(predict({ ...m, notifyingCommits: 4 })).toMatchObject({ commitBound: 2000, bound: 'commits' });
+  });
+
+  it('binds creation at the tasks per commit the row made, never more than a batch holds', () => {
+    const m = { replicas: 1, cores: 2, s: 200, p: 100, a: 50, k: 50, otherCores: 0, notifyingCommits: 250 };
+    expect(predict({ ...m, tasksPerCommit: 16 })).toMatchObject({ commitBound: 4000, bound: 'commits' });
+    expect(predict({ ...m, tasksPerCommit: 40 })).toMatchObject({ commitBound: 10000, bound: 'replica' });
+    expect(predict({ ...m, tasksPerCommit: 5000 }).commitBound).toBe(125000);
   });
 
   it('leaves no core for the row when other work took them all', () => {
@@ -115,6 +124,34 @@ describe("the model's verdict on a bench row", () => {
     expect(v.prediction!.predicted).toBe(2000);
     expect(v.error).toBeCloseTo(2000 / 1500 - 1);
     expect(v.notes.join(' ')).toContain('the CPU was read over 1.20 s around runs of 1.00 s');
+  });
+
+  it("takes n from the same run's notifying-insert row, and b from the creation row's commits per task", () => {
+    const creation = row('ours pg task creation, 1 replica', 3000, {
+      ...costs,
+      cpuUs: 100,
+      otherCores: 0,
+      busyCores: 1.5,
+      xactsPerOp: 0.0625,
+    });
+    const report = {
+      machine: { cores: 2 },
+      scenarios: [
+        row(RAW_PG_NOTIFY, 200, {}),
+        creation,
+        row('ours pg tasks/get, 1 replica', 10, { ...costs, otherCores: 0 }),
+      ],
+    } as unknown as Report;
+    const [v, get] = judgeReport(report);
+    // 16 tasks a commit × 200 notifying commits/s, below the cores' 2 × 10⁶ / 300 µs.
+    expect(v!.prediction).toMatchObject({ commitBound: 3200, predicted: 3200, bound: 'commits' });
+    expect(v!.error).toBeCloseTo(3200 / 3000 - 1);
+    expect(get!.prediction!.commitBound).toBeNull();
+    const given = judgeReport(report, { notifyingCommits: 100 })[0]!;
+    expect(given.prediction!.commitBound).toBe(1600);
+    const without = judgeReport({ ...report, scenarios: [creation] } as Report)[0]!;
+    expect(without.prediction!.commitBound).toBeNull();
+    expect(without.notes.join(' ')).toContain('no commit bound');
   });
 
   it('does not predict a row without the figures, nor rows it does not model', () => {

@@ -2,14 +2,18 @@
 //
 //   replica bound   N × 10⁶ / s                    N replicas, each one Node.js process on one core
 //   cores bound     (C − o) × 10⁶ / (s + p + a + k) what the cores left by other work allow
-//   commit bound    500 × n (creation only)        batches of at most 500 tasks, n notifying commits/s
+//   commit bound    b × n (creation only)          b tasks per batch, n notifying commits/s
 //   predicted       the least of them
 //
 // with, per operation in µs: s the servers' CPU (all replicas), p PostgreSQL's (the row's backends, its background
 // processes and the postmaster), a the load generator's, k the kernel's interrupt work (irq + softirq of
 // /proc/stat); C the machine's cores and o the cores other work took during the row (busy time of /proc/stat minus
-// all of the above, steal included), each measured in the same run (harness/cpu-window.ts). n is not measured by
-// the bench; the commit bound is left out unless it is given (--notifying-commits).
+// all of the above, steal included), each measured in the same run (harness/cpu-window.ts). n is the rate of the
+// raw baseline row whose inserts notify in the same statement (RAW_PG_NOTIFY: such commits go one after another,
+// each with its WAL flush), measured in the same run, or given (--notifying-commits). b is the tasks per writing
+// commit the row made (1 ÷ its writing commits per operation, at most MAX_BATCH): how many creations reach a replica
+// while its batch ahead commits depends on the load, so it is read off the row, and the bound says whether the
+// commits, at the rate the database makes them, carry that load.
 //
 // Usage: npx tsx bench/model.ts <latest.json> [--costs <other latest.json>] [--notifying-commits N]
 //   --costs: the per-operation costs (s, p, a, k) from another run's rows of the same names, the load (o) from this
@@ -19,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { median } from './stats.js';
 import type { Report } from './report-types.js';
 import type { ThroughputRow } from './types-rows.js';
+import { RAW_PG_NOTIFY } from './sections/names.js';
 
 /** Tasks per creation batch at most (src/stores/postgres/create-batch.ts, MAX_BATCH). */
 export const MAX_BATCH = 500;
@@ -40,6 +45,8 @@ export interface ModelInput {
   otherCores: number;
   /** Creation: notifying commits per second the database makes (undefined: not known, no commit bound). */
   notifyingCommits?: number | undefined;
+  /** Creation: tasks per writing commit (undefined: MAX_BATCH, the most a batch takes). */
+  tasksPerCommit?: number | undefined;
 }
 
 export interface Prediction {
@@ -59,7 +66,8 @@ export function predict(m: ModelInput): Prediction {
   const free = Math.max(0, m.cores - Math.max(0, m.otherCores));
   const coresBound = (free * 1e6) / perOp;
   const quietCoresBound = (m.cores * 1e6) / perOp;
-  const commitBound = m.notifyingCommits === undefined ? null : MAX_BATCH * m.notifyingCommits;
+  const batch = Math.min(MAX_BATCH, m.tasksPerCommit ?? MAX_BATCH);
+  const commitBound = m.notifyingCommits === undefined ? null : batch * m.notifyingCommits;
   const bounds: Array<[Prediction['bound'], number]> = [
     ['replica', replicaBound],
     ['cores', coresBound],
@@ -138,15 +146,16 @@ export function judgeRow(
   if (typeof otherCores !== 'number') return { ...verdict, missing: 'no system-wide CPU (/proc/stat)' };
   const creation = match[1] === 'task creation';
   const notifyingCommits = creation ? opts.notifyingCommits : undefined;
+  const x = row.median.xactsPerOp;
+  const tasksPerCommit = creation && typeof x === 'number' && x > 0 ? 1 / x : undefined;
   const at = (c: typeof costs, o: number) =>
-    predict({ replicas, cores, ...c, otherCores: o, notifyingCommits });
+    predict({ replicas, cores, ...c, otherCores: o, notifyingCommits, tasksPerCommit });
   const rounds = (row.samples as Figures[]).flatMap((r) => {
     const c = opts.costsFrom === undefined ? rowCosts(r) : costs;
     return 'missing' in c || typeof r.otherCores !== 'number' ? [] : [at(c, r.otherCores)];
   });
   const prediction = rounds.length === 0 ? at(costs, otherCores) : medianPrediction(rounds);
   const busyCores = row.median.busyCores ?? null;
-  const x = row.median.xactsPerOp;
   const out: RowVerdict = {
     ...verdict,
     costs,
@@ -177,7 +186,11 @@ export function judgeRow(
     );
   }
   if (creation && opts.notifyingCommits === undefined) {
-    out.notes.push('commit bound not given (--notifying-commits)');
+    out.notes.push(`no commit bound: no "${RAW_PG_NOTIFY}" row in the run, nor --notifying-commits`);
+  } else if (creation && tasksPerCommit === undefined) {
+    out.notes.push(
+      `commit bound at ${MAX_BATCH} tasks per commit: the row has no writing commits per operation`,
+    );
   }
   return out;
 }
@@ -239,14 +252,17 @@ export function judgeReport(
   opts: { costs?: Report | undefined; notifyingCommits?: number | undefined } = {},
 ): RowVerdict[] {
   const costRows = opts.costs === undefined ? undefined : throughputRows(opts.costs);
-  return [...throughputRows(report).values()].flatMap((row) => {
+  const rows = throughputRows(report);
+  // n: given, or the same run's notifying-insert baseline.
+  const notifyingCommits = opts.notifyingCommits ?? rows.get(RAW_PG_NOTIFY)?.median.rps;
+  return [...rows.values()].flatMap((row) => {
     const costsFrom = costRows?.get(row.name);
     if (costRows !== undefined && costsFrom === undefined && MODELLED.test(row.name)) {
       return [
         { name: row.name, replicas: 0, measured: row.median.rps, missing: 'not in --costs', notes: [] },
       ];
     }
-    const v = judgeRow(row, report.machine.cores, { costsFrom, notifyingCommits: opts.notifyingCommits });
+    const v = judgeRow(row, report.machine.cores, { costsFrom, notifyingCommits });
     return v === undefined ? [] : [v];
   });
 }

@@ -1,6 +1,7 @@
-// Raw `pg` baseline (started by the runner over an IPC channel): times single-row autocommit INSERTs and
-// primary-key SELECTs on a task-shaped table in its own PostgreSQL schema, over as many concurrent connections as
-// our store's pool has by default. Usage: pg-baseline.ts URL SCHEMA CONNECTIONS
+// Raw `pg` baseline (started by the runner over an IPC channel): times single-row autocommit INSERTs (with or
+// without a NOTIFY in the same statement) and primary-key SELECTs on a task-shaped table in its own PostgreSQL
+// schema, over as many concurrent connections as our store's pool has by default. Usage: pg-baseline.ts URL SCHEMA
+// CONNECTIONS
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -46,15 +47,31 @@ async function open(url: string, schema: string, connections: number) {
   const s = pg.escapeIdentifier(schema);
   const clients = await connect(url, connections);
   const orders = await createTables(clients[0]!, s, connections);
+  // A connection listening on the notifying inserts' channel, as each replica's change feed listens on its schema's.
+  const channel = `${schema}_raw_changes`;
+  const [listener] = await connect(url, 1);
+  await listener!.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+  clients.push(listener!);
   // Named statements: parsed and planned once per connection, the least a statement can cost the server.
   const insertText = `INSERT INTO ${s}.inserts (id, tenant, principal, tool, status, created_at, payload)
     VALUES ($1, 'anonymous', 'anonymous', 'bench_task', 'working', $2, $3)`;
   const selectText = `SELECT * FROM ${s}.lookups WHERE id = $1 AND tenant = $2 AND principal = $3`;
-  const ops: Record<'insert' | 'select', Op> = {
+  // The same insert with a notification of the new row in the same statement, as a creation batch sends one per task.
+  const notifyText = `WITH ins AS (${insertText} RETURNING id)
+    SELECT pg_notify($4, json_build_object('origin', 'raw', 'taskId', ins.id)::text) FROM ins`;
+  const ops: Record<'insert' | 'notify' | 'select', Op> = {
     // Outside any explicit transaction: each INSERT is its own autocommit transaction (one WAL flush, which
     // PostgreSQL shares between commits that arrive together).
     insert: (c) =>
       clients[c]!.query({ name: 'ins', text: insertText, values: [newId(), Date.now(), PAYLOAD] }),
+    // A transaction that notified holds the notification queue's lock from before its commit until the commit is
+    // flushed: these commit one after another, each with its own WAL flush. Its rate is the model's `n`.
+    notify: (c) =>
+      clients[c]!.query({
+        name: 'ntf',
+        text: notifyText,
+        values: [newId(), Date.now(), PAYLOAD, channel],
+      }),
     select: async (c, i) => {
       const ids = orders[c]!;
       const res = await clients[c]!.query({
@@ -97,6 +114,7 @@ async function servePgBaseline(url: string, schema: string, connections: number)
   try {
     db = await open(url, schema, connections);
     await db.ops.insert(0, 0);
+    await db.ops.notify(0, 0);
     await db.ops.select(0, 0);
   } catch (err) {
     process.send!({ type: 'error', message: err instanceof Error ? err.message : String(err) });

@@ -12,7 +12,7 @@ interface ChildMeasurement {
 }
 
 /** A measurement run by a raw baseline child (SQLite or pg): `op` back to back for `seconds`. */
-export function rawChild(op: 'insert' | 'select'): RawScenario['run'] {
+export function rawChild(op: 'insert' | 'notify' | 'select'): RawScenario['run'] {
   return async (target: Target, _state, seconds): Promise<ThroughputSample> => {
     const m = await askChild<ChildMeasurement>(target, { op, seconds }, seconds * 1000 + 30_000);
     return {

@@ -32,6 +32,8 @@ export const MEM_BASE_ROW = 'bare node:http open SSE stream';
 export const WAKE_SMALL_ROW = `ours wake-up lateness, ${fmtCount(SLEEP_SMALL)} sleeping tasks`;
 export const SLEEP_MEMORY_SMALL_ROW = `ours server memory, ${fmtCount(SLEEP_SMALL)} sleeping tasks`;
 export const RAW_PG_INSERT = `raw pg insert (autocommit, ${PG_CONNECTIONS} connections)`;
+/** The rate of commits that notify, one after another: the model's `n` (docs/scaling.md). */
+export const RAW_PG_NOTIFY = `raw pg insert with NOTIFY (autocommit, ${PG_CONNECTIONS} connections)`;
 export const RAW_PG_SELECT = `raw pg point select (${PG_CONNECTIONS} connections)`;
 export const PG_CREATION = 'ours pg task creation, 1 replica';
 export const PG_GET_RTT = 'ours pg tasks/get round trip (sequential), 1 replica';

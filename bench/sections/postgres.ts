@@ -5,7 +5,7 @@ import { rawChild } from '../harness/raw-child.js';
 import { createTask } from '../harness/requests.js';
 import { createTasks } from '../harness/tasks.js';
 import type { RowState, Scenario, Target } from '../types.js';
-import { PEER_CALL, PG_CREATION, RAW_PG_INSERT, RAW_PG_SELECT } from './names.js';
+import { PEER_CALL, PG_CREATION, RAW_PG_INSERT, RAW_PG_NOTIFY, RAW_PG_SELECT } from './names.js';
 import { pollTasks, verifyTaskCreated } from './tasks-common.js';
 
 /** Setup of the PostgreSQL polling rows: PG_POLL_TASKS tasks (no worker runs them: they stay `working`). */
@@ -25,11 +25,12 @@ function verifyPolledPgTask(status: number, text: string): string | undefined {
 
 export const pgCreationRows: Scenario[] = [
   { name: RAW_PG_INSERT, server: 'pg-raw', baseline: null, needs: 'pg', run: rawChild('insert') },
+  { name: RAW_PG_NOTIFY, server: 'pg-raw', baseline: RAW_PG_INSERT, needs: 'pg', run: rawChild('notify') },
   {
     name: PG_CREATION,
     server: 'ours-pg1',
     baseline: RAW_PG_INSERT,
-    also: [PEER_CALL],
+    also: [PEER_CALL, RAW_PG_NOTIFY],
     needs: 'pg',
     request: () => createTask('bench_task'),
     verify: verifyTaskCreated,
@@ -41,7 +42,7 @@ export const pgReplicaRows: Scenario[] = [
     name: `ours pg task creation, ${PG_REPLICAS} replicas`,
     server: 'ours-pg3',
     baseline: RAW_PG_INSERT,
-    also: [PEER_CALL],
+    also: [PEER_CALL, RAW_PG_NOTIFY],
     needs: 'pg',
     request: () => createTask('bench_task'),
     verify: verifyTaskCreated,
