@@ -9,6 +9,16 @@ import { SWEEP_CHUNK } from './sql/sweeps.js';
 
 const EXPIRED_ERROR = JSON.stringify(TASK_EXPIRED_ERROR);
 
+/** Runs `chunk` (one statement of at most SWEEP_CHUNK rows) until it comes back short; the rows in all. */
+async function inChunks(chunk: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await chunk();
+    total += n;
+    if (n < SWEEP_CHUNK) return total;
+  }
+}
+
 export function sweeps(
   ctx: StoreContext,
   terminal: TerminalCache,
@@ -16,11 +26,10 @@ export function sweeps(
   const { q, log, writes } = ctx;
   return {
     async expire(now) {
-      // A chunk at a time, each its own transaction, until one comes back short: a large backlog never makes one
-      // statement (nor one transaction) that holds the write lock long or journals many pages.
-      let total = 0;
-      for (;;) {
-        const n = await writes.tx(() => {
+      // A chunk at a time, each its own transaction: a large backlog never makes one statement (nor one
+      // transaction) that holds the write lock long or journals many pages.
+      return inChunks(() =>
+        writes.tx(() => {
           const ids = q.expire(now, EXPIRED_ERROR);
           for (const taskId of ids) {
             log.changed({ taskId, runnable: false, cancelRequested: true });
@@ -28,10 +37,8 @@ export function sweeps(
             childEnded(ctx, taskId, now);
           }
           return ids.length;
-        });
-        total += n;
-        if (n < SWEEP_CHUNK) return total;
-      }
+        }),
+      );
     },
 
     async purge(now, graceMs) {
@@ -39,13 +46,8 @@ export function sweeps(
       // keeps every snapshot still live and only lets go of the expired ones.
       terminal.forgetExpired(now);
       // In chunks, as expire: one-time keys first, then tasks.
-      while ((await writes.immediate(() => q.purgeConsumed(now))) === SWEEP_CHUNK);
-      let total = 0;
-      for (;;) {
-        const n = await writes.immediate(() => q.purge(now - graceMs));
-        total += n;
-        if (n < SWEEP_CHUNK) return total;
-      }
+      await inChunks(() => writes.immediate(() => q.purgeConsumed(now)));
+      return inChunks(() => writes.immediate(() => q.purge(now - graceMs)));
     },
 
     async consumeOnce(key, expiresAt) {
