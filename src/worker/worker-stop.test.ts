@@ -105,4 +105,30 @@ describe('worker', () => {
     expect(startedAfterStop, 'a run started by a stopped worker').toBe(false);
     expect(await inner.countRunnable(now())).toBe(1);
   });
+
+  it('waits in stop() for a TTL sweep in flight, so that none runs on after it (into a closed store)', async () => {
+    const inner = openStore();
+    const held: TaskStore = Object.create(inner) as TaskStore;
+    const sweepStarted = gate();
+    const release = gate();
+    let sweepEnded = false;
+    held.expire = async (...args) => {
+      sweepStarted.open();
+      await release.wait;
+      const expired = await inner.expire(...args);
+      sweepEnded = true;
+      return expired;
+    };
+    const w = worker({ store: held, runner: async () => ({ kind: 'released' }) });
+    await sweepStarted.wait;
+    let stopped = false;
+    const stopping = w.stop(50).then(() => {
+      stopped = true;
+    });
+    await sleep(100);
+    expect(stopped, 'stop() resolved while the sweep was still running').toBe(false);
+    release.open();
+    await stopping;
+    expect(sweepEnded).toBe(true);
+  });
 });

@@ -179,17 +179,34 @@ function launch(
   });
 }
 
-/** The TTL sweep, then the tasks out of the worker's scope: counted, and those waiting for a version marked. */
-function sweeper(options: WorkerOptions, now: () => number): () => Promise<void> {
+/**
+ * The TTL sweep, then the tasks out of the worker's scope: counted, and those waiting for a version marked. One sweep
+ * at a time (`run` during one joins it); `idle` waits for the one in flight, which stop() must not leave running on
+ * into a closed store.
+ */
+function sweeper(
+  options: WorkerOptions,
+  now: () => number,
+): { run: () => Promise<void>; idle: () => Promise<void> } {
   const countOutOfScope = outOfScopeCounter(options, now);
   const markVersionWaits = versionWaitMarker(
     { ...options, versionWaitMs: options.versionWaitMs ?? 30_000 },
     now,
   );
-  return async () => {
+  const once = async (): Promise<void> => {
     await sweepTtls(options.store, now, options.retentionGraceMs ?? 24 * 3_600_000, options.onError);
     await countOutOfScope();
     await markVersionWaits();
+  };
+  let sweeping: Promise<void> | undefined;
+  return {
+    run: () =>
+      (sweeping ??= once().finally(() => {
+        sweeping = undefined;
+      })),
+    idle: async () => {
+      await sweeping?.catch(() => undefined);
+    },
   };
 }
 
@@ -275,7 +292,7 @@ export function createWorker(options: WorkerOptions): Worker {
       stopLoops = startLoops(store, pollMs, options.sweepMs ?? 5_000, {
         fill: claims.fill,
         lookAhead,
-        sweep,
+        sweep: sweep.run,
         wakeBy: (at) => wake.wakeBy(at),
       });
     },
@@ -290,6 +307,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await claims.idle();
       await drain(running, graceMs);
       await claims.idle();
+      await sweep.idle();
     },
   };
 }
