@@ -61,6 +61,11 @@ export interface DurableMcpOptions {
          * their last change, then failed with a clear message (default one hour).
          */
         removedToolDrainMs?: number;
+        /**
+         * While this answers true, tasks of tools not registered here are left alone however long untouched, never
+         * failed as removed (a gateway that has not read its upstream's tool list yet). Default: never.
+         */
+        holdUnservedTasks?: () => boolean;
       })
     | false;
   now?: () => number;
@@ -84,7 +89,13 @@ export interface DurableMcpOptions {
   /** Extra server settings (dispatch wrapper, subscription counting, paging, cache hints). */
   server?: Pick<
     ServerOptions,
-    'wrapDispatch' | 'onSubscription' | 'pageSize' | 'listTtlMs' | 'discoverTtlMs' | 'maxListensPerPrincipal'
+    | 'wrapDispatch'
+    | 'onSubscription'
+    | 'pageSize'
+    | 'listTtlMs'
+    | 'discoverTtlMs'
+    | 'maxListensPerPrincipal'
+    | 'unknownTool'
   >;
 }
 
@@ -181,7 +192,12 @@ function workerFor(
       }),
       events,
     }),
-    scope: claimScopeOf(server.registry, options.worker?.removedToolDrainMs ?? 3_600_000, now ?? Date.now),
+    scope: claimScopeOf(
+      server.registry,
+      options.worker?.removedToolDrainMs ?? 3_600_000,
+      now ?? Date.now,
+      options.worker?.holdUnservedTasks,
+    ),
     observer:
       onToolError === undefined && options.tracing !== true
         ? options.worker?.observer

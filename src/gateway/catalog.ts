@@ -7,6 +7,7 @@ import type { TaskConcurrency } from '../protocol/tool-types.js';
 import { MAX_CONCURRENCY_KEY_LENGTH } from '../tasks/concurrency.js';
 import type { JsonObject } from '../protocol/types.js';
 import { callUpstream, deliveryOf, type Delivery, type DeliverySettings } from './delivery.js';
+import { backoffCeilingMs } from '../pacing/backoff.js';
 import { globMatcher } from './globs.js';
 import type { Upstream, UpstreamTool } from './upstream.js';
 
@@ -102,18 +103,49 @@ export interface CatalogControl {
 }
 
 /**
- * The upstream's tools as first read, and `follow`, which serves its new and changed tools on each
- * tools/list_changed. A tool the upstream no longer lists stays served, so that its tasks in flight finish; a new
- * call of it gets the upstream's own answer.
+ * The upstream's tools as first read, and `refresh`, which serves its new and changed tools (run on each
+ * tools/list_changed, followCatalog). A tool the upstream no longer lists stays served, so that its tasks in flight
+ * finish; a new call of it gets the upstream's own answer.
  */
 export async function readCatalog(
   upstream: Upstream,
   settings: CatalogSettings,
   log: CatalogLog,
 ): Promise<{ tools: ToolDefinition<never>[]; refresh: (control: CatalogControl) => Promise<void> }> {
-  const tools = catalogTools(upstream, await upstream.listTools(), settings);
+  return catalogOf(upstream, await upstream.listTools(), settings, log);
+}
+
+/** readCatalog on the tools the upstream listed (`listed`); throws as catalogTools does. */
+export function catalogOf(
+  upstream: Upstream,
+  listed: UpstreamTool[],
+  settings: CatalogSettings,
+  log: CatalogLog,
+): { tools: ToolDefinition<never>[]; refresh: (control: CatalogControl) => Promise<void> } {
+  const tools = catalogTools(upstream, listed, settings);
+  return { tools, refresh: refresher(upstream, settings, log, tools) };
+}
+
+/**
+ * The catalog of an upstream that did not answer at start: no tools yet, and `refresh`, whose first success serves
+ * all of them (followCatalog with `readNow`).
+ */
+export function unreadCatalog(
+  upstream: Upstream,
+  settings: CatalogSettings,
+  log: CatalogLog,
+): { tools: ToolDefinition<never>[]; refresh: (control: CatalogControl) => Promise<void> } {
+  return { tools: [], refresh: refresher(upstream, settings, log, []) };
+}
+
+function refresher(
+  upstream: Upstream,
+  settings: CatalogSettings,
+  log: CatalogLog,
+  tools: ToolDefinition<never>[],
+): (control: CatalogControl) => Promise<void> {
   const served = new Map(tools.map((tool) => [tool.name, JSON.stringify(tool)]));
-  const refresh = async (control: CatalogControl): Promise<void> => {
+  return async (control) => {
     const next = catalogTools(upstream, await upstream.listTools(), settings);
     for (const tool of next) {
       const shape = JSON.stringify(tool);
@@ -128,15 +160,20 @@ export async function readCatalog(
       if (!listed.has(name))
         log('warn', 'gateway: the upstream no longer lists a tool; it stays served', { tool: name });
   };
-  return { tools, refresh };
 }
 
 /** The default interval between two reads of the upstream's tool list, list changes aside (CatalogFollow.intervalMs). */
 export const DEFAULT_REFRESH_MS = 5 * 60_000;
 
+/** The wait before reading a failed tool list again: 1 s after the first failure, doubling to 30 s. */
+export function catalogRetryMs(failures: number): number {
+  return backoffCeilingMs(failures - 1, 1_000, 30_000);
+}
+
 /**
  * Runs `refresh` on each tools/list_changed of the upstream, and every `intervalMs` (0: only on list changes), for an
- * upstream that changes its tools without saying so; logs what fails. Returns the stopper of the interval.
+ * upstream that changes its tools without saying so; with `readNow`, once at once too. A failed read is logged and
+ * tried again after catalogRetryMs, until one succeeds. Returns the stopper of the timers.
  */
 export function followCatalog(
   upstream: Upstream,
@@ -144,22 +181,41 @@ export function followCatalog(
   control: CatalogControl,
   log: CatalogLog,
   intervalMs = DEFAULT_REFRESH_MS,
+  options: { readNow?: boolean } = {},
 ): () => void {
   let running = false;
   let pending = false;
+  let stopped = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
   // One read at a time; a list change during a read makes one more read after it.
   const again = (): void => {
+    if (stopped) return;
     if (running) {
       pending = true;
       return;
     }
     running = true;
     pending = false;
+    clearTimeout(retry);
+    retry = undefined;
     refresh(control)
-      .catch((err: unknown) =>
-        log('warn', 'gateway: cannot read the upstream tool list again', {
-          error: err instanceof Error ? err.message : String(err),
-        }),
+      .then(
+        () => {
+          failures = 0;
+        },
+        (err: unknown) => {
+          failures++;
+          const retryMs = catalogRetryMs(failures);
+          log('warn', 'gateway: cannot read the upstream tool list; trying again', {
+            error: err instanceof Error ? err.message : String(err),
+            failures,
+            retryMs,
+          });
+          if (stopped) return;
+          retry = setTimeout(again, retryMs);
+          retry.unref();
+        },
       )
       .finally(() => {
         running = false;
@@ -167,8 +223,12 @@ export function followCatalog(
       });
   };
   upstream.onToolsChanged(again);
-  if (intervalMs <= 0) return () => undefined;
-  const timer = setInterval(again, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  if (options.readNow === true) again();
+  const timer = intervalMs <= 0 ? undefined : setInterval(again, intervalMs);
+  timer?.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+    clearTimeout(retry);
+  };
 }

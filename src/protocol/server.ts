@@ -88,6 +88,11 @@ export interface ServerOptions {
   ) => Promise<DispatchOutcome>;
   /** Told when a subscriptions/listen stream opens (+1) and closes (-1). */
   onSubscription?: (delta: 1 | -1) => void;
+  /**
+   * The error for a tools/call of a name not served, instead of `Unknown tool` (-32602) when it gives one: e.g. a
+   * gateway that has not read its upstream's tools yet, whose callers may try again.
+   */
+  unknownTool?: (name: string) => Error | undefined;
   /** Server-wide defaults of `ctx.step` (retry policy, timeout of each attempt), under each tool's own. */
   steps?: StepDefaults;
   /** The largest value a step without a task may return (bytes of JSON; default 4 MiB), as in a task. */
@@ -220,7 +225,7 @@ function coreMethods(core: Core): Record<CoreMethod, MethodHandler> {
       );
     },
     'tools/call': async (params, scope) => {
-      const call = resolveToolCall(registry, params, scope);
+      const call = resolveToolCall(registry, params, scope, options.unknownTool);
       for (const intercept of interceptors) {
         const taken = await intercept(call, params, scope, deps);
         if (taken !== undefined) return taken;

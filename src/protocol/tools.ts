@@ -22,11 +22,16 @@ export interface ToolCall {
 }
 
 /** Resolves and validates a tools/call request up to the point where the handler would run. */
-export function resolveToolCall(registry: Registry, params: JsonObject, scope: RequestScope): ToolCall {
+export function resolveToolCall(
+  registry: Registry,
+  params: JsonObject,
+  scope: RequestScope,
+  unknownTool?: (name: string) => Error | undefined,
+): ToolCall {
   const name = params.name;
   if (typeof name !== 'string') throw invalidParams('Invalid params: tools/call requires a string name');
   const tool = registry.tools.get(name);
-  if (tool === undefined) throw invalidParams(`Unknown tool: ${name}`);
+  if (tool === undefined) throw unknownTool?.(name) ?? invalidParams(`Unknown tool: ${name}`);
   const rawArgs = params.arguments ?? {};
   if (!isJsonObject(rawArgs)) throw invalidParams('Invalid params: arguments must be an object');
   if (scope.header !== undefined && tool.paramHeaders.length > 0) {

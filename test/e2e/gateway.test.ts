@@ -4,6 +4,7 @@
 // rules (an idempotent tool sent again; any other "outcome unknown", then retried by an operator), a crashed upstream
 // restarted, clients without the extension served through the facade tools, and no principal sees another's task.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,17 @@ const upstreamCalls = (tool?: string): Json[] => received(at, tool);
 const startGateway = (extra: string[] = [], upstream?: string, env: Record<string, string> = {}) =>
   start(at, procs, { extra, upstream, env } satisfies GatewayOptions);
 const client = gatewayClient;
+
+/** A port on 127.0.0.1 that nothing listens on (one the system just handed out and took back). */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 
 /** Polls tasks/get as `who` (the task's owner) until the task completed. */
 async function completedAs(gw: ServeProcess, who: 'alice' | 'bob', taskId: string): Promise<void> {
@@ -504,6 +516,60 @@ describe('durable-mcp gateway in front of an SDK v1 server over Streamable HTTP'
     expect(paid.result).toMatchObject({ content: [{ type: 'text', text: 'paid 10 to erin' }] });
     expect(upstreamCalls('send_payment').map((c) => (c.args as Json).cents)).toEqual([9, 10]);
   });
+  it('starts before its upstream: serves without its tools after the connect timeout, and serves and calls them once it answers', async () => {
+    const port = await freePort();
+    // It waits that long for the upstream to answer at start, then serves without its tools.
+    const gw = await startGateway(['--upstream-connect-timeout-ms', '1000'], `http://127.0.0.1:${port}/mcp`);
+    expect(gw.stderr()).toMatch(/the upstream does not answer/);
+    const names = async (): Promise<string[]> => {
+      const { result } = await client(gw, 'alice').request('tools/list', {});
+      return ((result as Json).tools as Json[]).map((t) => t.name as string);
+    };
+    expect(await names()).not.toContain('slow_sum');
+    // A call of a tool it does not know yet may be the upstream's: an error to try again on, not "Unknown tool".
+    const call = (name: string) =>
+      client(gw, 'alice').request('tools/call', { name, arguments: { a: 1, b: 2 } });
+    const notYet = {
+      code: -32603,
+      httpStatus: 500,
+      message: expect.stringMatching(/^Upstream unavailable: /),
+    };
+    await expect(call('slow_sum')).rejects.toMatchObject(notYet);
+    await expect(call('no_such_tool')).rejects.toMatchObject(notYet);
+    procs.push(await startListening([UPSTREAM, '--http', String(port)], { env: upstreamEnv(at) }));
+    // Read again 1 s after the first failure, doubling: well within 20 s of the upstream starting.
+    await waitUntil(async () => (await names()).includes('slow_sum'), "the upstream's tools served", 20_000);
+    expect(gw.stderr()).toMatch(/upstream tool served/);
+    await expect(call('no_such_tool')).rejects.toMatchObject({
+      code: -32602,
+      message: 'Unknown tool: no_such_tool',
+    });
+    const created = await callTool(gw, 'alice', 'slow_sum', { a: 2, b: 3, ms: 0 });
+    const done = await settled(gw, created.taskId as string, ['completed'], [], 15_000);
+    expect(done.result).toMatchObject(SUM);
+  }, 60_000);
+  it("started again while its upstream is down, leaves the upstream's tasks in the store alone until it answers, then finishes them", async () => {
+    const upstreamAt = (port: string) =>
+      startListening([UPSTREAM, '--http', port], { env: upstreamEnv(at) }).then((p) => (procs.push(p), p));
+    const up = await upstreamAt('0');
+    const port = new URL(up.url).port;
+    // A removed tool's tasks are failed 100 ms after their last change: the upstream's must not count as removed.
+    const extra = ['--removed-tool-drain-ms', '100', '--upstream-connect-timeout-ms', '1000'];
+    const first = await startGateway(extra, up.url);
+    const sum = await callTool(first, 'alice', 'slow_sum', { a: 2, b: 3, ms: 6_000 });
+    await waitUntil(async () => upstreamCalls('slow_sum').length === 1, 'the call upstream');
+    first.child.kill('SIGKILL');
+    up.child.kill('SIGKILL');
+    await Promise.all([first.exited, up.exited]);
+    const second = await startGateway(extra, up.url);
+    // Well past the drain and the lease, with the worker polling: the task is still the upstream's to finish.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const { result } = await client(second, 'alice').request('tasks/get', { taskId: sum.taskId });
+    expect(result).toMatchObject({ status: 'working' });
+    await upstreamAt(port);
+    const done = await settled(second, sum.taskId as string, ['completed', 'failed'], [], 30_000);
+    expect(done).toMatchObject({ status: 'completed', result: SUM });
+  }, 90_000);
 });
 
 describe('durable-mcp gateway --stdio', () => {

@@ -3,13 +3,21 @@
 // and followed with tasks/get to its end. What they were handed and read last is kept for the checks.
 import { rpc, type Json, type RpcOptions, type RpcResult } from '../harness/rpc.js';
 import { now, sleep } from '../harness/time.js';
-import { show, transient, transientKey } from '../crash/replies.js';
+import { show, transient as storeTransient, transientKey } from '../crash/replies.js';
 import { IDEMPOTENCY_KEY, type GatewayRec } from './check.js';
 import type { Fleet, GatewayRun } from './fleet.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** How often a client asks again; bounded, and far beyond what a section's kills can cost. */
 const MAX_TRIES = 5_000;
+
+/**
+ * Answers a client may simply retry: those of crash/replies.ts, and a replica started while the upstream was down
+ * that has not read its tools yet (-32603 "Upstream unavailable", HTTP 500).
+ */
+const transient = (r: RpcResult): boolean =>
+  storeTransient(r) ||
+  (r.status === 500 && r.error?.code === -32603 && /^Upstream unavailable: /.test(String(r.error.message)));
 
 export class Traffic {
   readonly recs: GatewayRec[] = [];

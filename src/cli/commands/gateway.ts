@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import {
   DEFAULT_REFRESH_MS,
   followCatalog,
-  readCatalog,
   upstreamConcurrencyKey,
   type CatalogSettings,
 } from '../../gateway/catalog.js';
@@ -23,9 +22,9 @@ import { loadToolSets } from '../tool-sets.js';
 import { SERVE_FLAGS, serveSettings, type ServeSettings } from './serve-flags.js';
 import { serveWith } from './serve.js';
 import { serveUsage } from './serve-usage.js';
+import { holdUntilRead, startingCatalog } from './gateway-start.js';
 import {
   createUpstreamAuth,
-  unusableSignIn,
   UPSTREAM_AUTH_FLAGS,
   upstreamAuthSetting,
   upstreamAuthUsage,
@@ -65,7 +64,8 @@ extension: every call of one can be a durable task whose one step is the upstrea
                          "outcome unknown" when the gateway cannot know whether the upstream did it
   --upstream-retry N     attempts of an idempotent tool's call in all (default 5; 1 s doubling to 30 s between)
   --upstream-timeout-ms N  how long a call may go without progress before it counts as lost (default 3600000)
-  --upstream-connect-timeout-ms N  how long a call waits for the upstream to answer at all (default 30000)
+  --upstream-connect-timeout-ms N  how long a call waits for the upstream to answer at all (default 30000); at start,
+                         how long the gateway waits for its tool list before it serves without it, reading it again
   --upstream-refresh-ms N  how often the upstream's tool list is read again, besides its tools/list_changed
                          notifications (default 300000; 0: only on those)
   --upstream-pool N      child processes of a stdio upstream, each call sent to the one with the fewest calls out
@@ -298,34 +298,26 @@ export async function gateway(argv: string[]): Promise<void> {
     },
   });
   const log = upstreamLog(logger);
-  let read: Awaited<ReturnType<typeof readCatalog>>;
-  try {
-    read = await readCatalog(
-      upstream,
-      { ...catalog, ...upstreamCap(values, target), reserved: facadeNames(settings) },
-      log,
-    );
-  } catch (err) {
-    await upstream.close();
-    throw (
-      unusableSignIn(err, setting, describeTarget(target)) ??
-      new Error(`--upstream ${upstream.name}: ${err instanceof Error ? err.message : String(err)}`)
-    );
-  }
-  logger.info({ upstream: upstream.name, tools: read.tools.length }, 'gateway: upstream tools read');
+  const settingsOfCatalog = { ...catalog, ...upstreamCap(values, target), reserved: facadeNames(settings) };
+  const read = await startingCatalog(upstream, settingsOfCatalog, log, { setting, target }, logger);
+  holdUntilRead(settings.runtime, read);
   const ownTools = new Set(own.flatMap((set) => (set.tools ?? []).map((tool) => tool.name)));
   const isUpstreamTool = (tool: string): boolean => !ownTools.has(tool);
   let stopTelling = (): void => undefined;
+  let stopFollowing = (): void => undefined;
   await serveWith(settings, [{ tools: read.tools }, ...own], logger, {
     onServed: (runtime, metrics) => {
       if (metrics !== undefined) {
         recorder.current = createUpstreamMetrics(metrics.registry, upstreamLabel(target));
         recorder.current.answering(recorder.up);
       }
-      followCatalog(upstream, read.refresh, runtime.server.control, log, refreshMs);
+      stopFollowing = followCatalog(upstream, read.refresh, runtime.server.control, log, refreshMs, {
+        readNow: !read.read,
+      });
       stopTelling = tellUpstreamOfCancels({ store: runtime.store, upstream, isUpstreamTool, log });
     },
     onStopped: () => {
+      stopFollowing();
       stopTelling();
       return upstream.close();
     },

@@ -15,6 +15,7 @@ import { publicHosts, publicUrlFlag } from '../public-url.js';
 import { authFlagsFrom, type AuthFlags } from '../auth-config.js';
 import { storeFrom, type StoreFlags } from '../store-config.js';
 import { parseToolConcurrency } from '../tool-concurrency.js';
+import type { RuntimeSettings } from './runtime-settings.js';
 
 export const SERVE_FLAGS = {
   host: { type: 'string' },
@@ -95,27 +96,6 @@ export const SERVE_FLAGS = {
 } as const;
 
 export type Flags = Record<string, string | boolean | undefined>;
-
-/** What the runtime (server, tasks extension, worker) is built with once the store opens. */
-export interface RuntimeSettings {
-  steps: StepDefaults | undefined;
-  maxListensPerPrincipal: number;
-  tasksGetRate: number;
-  maxActiveTasksPerPrincipal: number;
-  maxStoredTasksPerPrincipal: number;
-  maxActiveTasksPerTenant: number;
-  maxStoredTasksPerTenant: number;
-  /** Bytes the kept tasks of a principal may store (0: no limit). */
-  maxStoredBytesPerPrincipal: number;
-  /** What one task may store: records, bytes of a step's value, bytes of a result. */
-  limits: TaskLimits;
-  fallback: FallbackOptions | false;
-  /** Callers' `_meta["dev.durable-mcp/priority"]` is honoured (--allow-caller-priority). */
-  allowCallerPriority: boolean;
-  /** How long a call within its request waits for a slot of its tool's concurrency key (--slot-wait-ms). */
-  slotWaitMs: number;
-  worker: false | { concurrency: number; leaseMs: number; removedToolDrainMs: number };
-}
 
 /** What the HTTP endpoint and its node:http server are built with. */
 export interface HttpSettings {

@@ -81,6 +81,7 @@ function runtimeFor(
     server: {
       onSubscription: metrics === undefined ? undefined : (d) => metrics.subscription(d),
       maxListensPerPrincipal: runtime.maxListensPerPrincipal,
+      unknownTool: runtime.unknownTool,
     },
     tasks: {
       audit,

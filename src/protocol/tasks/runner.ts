@@ -176,12 +176,13 @@ export function createTaskRunner(
 /**
  * The tasks a process with this registry can run (ClaimScope): each tool's tasks of its version and of the versions
  * it declares compatible, and, once untouched for `removedToolDrainMs`, tasks of tools it does not serve (their
- * run fails them: the tool is gone).
+ * run fails them: the tool is gone), except while `hold` answers true.
  */
 export function claimScopeOf(
   registry: Registry,
   removedToolDrainMs: number,
   now: () => number,
+  hold?: () => boolean,
 ): () => ClaimScope {
   return () => {
     const tools: Record<string, string[]> = {};
@@ -189,6 +190,7 @@ export function claimScopeOf(
       const { version, compatibleVersions = [] } = tool.def;
       tools[name] = version === undefined ? [...compatibleVersions] : [version, ...compatibleVersions];
     }
+    if (hold?.() === true) return { tools };
     return { tools, orphanedBefore: now() - removedToolDrainMs };
   };
 }
