@@ -132,6 +132,32 @@ export function childrenContract(h: ContractStore): void {
       });
     });
 
+    it('a child whose run ends waiting while its parent is cancelled ends cancelled, whichever commits first', async () => {
+      // The cancel decides per child between "ask the run to stop" and "cancelled now" from the child's lease: a
+      // wait that ends the run between that read and the cancel's write must not leave it waiting an hour.
+      const rounds = 40;
+      const stranded: string[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const { parent, child } = await parentRunning();
+        const childId = await child();
+        const run = await h.claim('w2');
+        expect(run.id).toBe(childId);
+        await waitAnHour(parent);
+        const wait = { kind: 'waiting', until: h.t + HOUR, statusMessage: 'Sleeping.' } as const;
+        const [cancel] = await Promise.all([
+          h.store.requestCancel(parent.id, ALICE, h.t),
+          // Half the rounds start the wait a little later, so that it can land between the cancel's statements.
+          (i % 2 === 0 ? Promise.resolve() : new Promise((r) => setImmediate(r))).then(() =>
+            h.store.finish(childId, run.token, wait, h.t),
+          ),
+        ]);
+        expect(cancel).toMatchObject({ ok: true });
+        if ((await h.snap(childId)).status !== 'cancelled') stranded.push(childId);
+        h.t += 1;
+      }
+      expect(stranded).toEqual([]);
+    });
+
     it('family: a task’s parent and its children in creation order, to its owner only', async () => {
       const { parent, child } = await parentRunning();
       const a = await child();

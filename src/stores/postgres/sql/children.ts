@@ -31,14 +31,18 @@ export function childSql(s: string, notify: Notify) {
       ), woke AS (${WAKE_PARENT(s, 'ended', '$2::bigint')})
       SELECT w.id AS woken_parent, ${notify('w.id', 'true', 'false')} FROM woke w WHERE w.due`,
 
-    /** $1 a task's id: its unfinished children not detached, theirs, and so on (a cancel of the task reaches them). */
+    /**
+     * $1 a task's id: its unfinished children not detached, theirs, and so on (a cancel of the task reaches them),
+     * locked: their lease as read stays true until the cancel commits (a run that ends meanwhile waits for it, then
+     * sees the cancel), and a child that ended before is left out.
+     */
     attachedDescendants: `
       WITH RECURSIVE reached(id) AS (
         SELECT id FROM ${s}.tasks WHERE parent_id = $1 AND detached IS NULL
         UNION SELECT t.id FROM ${s}.tasks t JOIN reached r ON t.parent_id = r.id WHERE t.detached IS NULL
       )
       SELECT t.id, t.lease_owner, t.lease_until FROM reached r JOIN ${s}.tasks t ON t.id = r.id
-      WHERE t.${NON_TERMINAL} ORDER BY t.id`,
+      WHERE t.${NON_TERMINAL} ORDER BY t.id FOR UPDATE OF t`,
 
     /** $1 id, $2 tenant, $3 principal: the task's parent (null: none) and its first children. */
     family: `
