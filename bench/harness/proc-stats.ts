@@ -1,7 +1,7 @@
 // What /proc tells about a process (Linux; undefined elsewhere): CPU time, bytes written, open descriptors,
 // and how long this process has waited for a core.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { Target } from '../types.js';
 
 export const CLOCK_TICKS = (() => {
@@ -83,10 +83,22 @@ export function targetWrittenBytes(target: Target): number | undefined {
   return total;
 }
 
-/** Open file descriptors of a process (Linux); undefined elsewhere. */
-export function openFds(pid: number | undefined): number | undefined {
+/**
+ * Open sockets of a process (Linux: its descriptors that link to `socket:[…]`); undefined elsewhere. Files the
+ * process opens meanwhile (a SQLite connection of its checkpoint thread) are not counted.
+ */
+export function openSockets(pid: number | undefined): number | undefined {
+  const dir = `/proc/${pid}/fd`;
   try {
-    return readdirSync(`/proc/${pid}/fd`).length;
+    let sockets = 0;
+    for (const fd of readdirSync(dir)) {
+      try {
+        if (readlinkSync(`${dir}/${fd}`).startsWith('socket:')) sockets++;
+      } catch {
+        // Closed between the listing and the read: not open.
+      }
+    }
+    return sockets;
   } catch {
     return undefined;
   }

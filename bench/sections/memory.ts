@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { MEM_STREAMS, MEM_TASKS, MEM_TIMEOUT_MS } from '../config.js';
 import { pause } from '../harness/http.js';
 import { probeMemory, type MemoryUsage } from '../harness/memory-probe.js';
-import { openFds } from '../harness/proc-stats.js';
+import { openSockets } from '../harness/proc-stats.js';
 import { createInputTask } from '../harness/requests.js';
 import { TaskStream } from '../harness/task-stream.js';
 import { createTasks, waitForInput } from '../harness/tasks.js';
@@ -33,13 +33,13 @@ async function openStreams(target: Target, ids: string[], streams: TaskStream[])
   );
 }
 
-/** Waits until the server has closed the streams' sockets (its open descriptors back to `fdsBefore`). */
-async function waitForClosedSockets(target: Target, fdsBefore: number | undefined): Promise<void> {
+/** Waits until the server has closed the streams' sockets (its open sockets back to `socketsBefore`). */
+async function waitForClosedSockets(target: Target, socketsBefore: number | undefined): Promise<void> {
   for (let waited = 0; ; waited += 20) {
-    const fds = openFds(target.child.pid);
-    if (fds === undefined || fdsBefore === undefined || fds <= fdsBefore) break;
+    const sockets = openSockets(target.child.pid);
+    if (sockets === undefined || socketsBefore === undefined || sockets <= socketsBefore) break;
     if (waited > MEM_TIMEOUT_MS)
-      throw new Error(`${target.key}: ${fds - fdsBefore} streams still open after closing`);
+      throw new Error(`${target.key}: ${sockets - socketsBefore} streams still open after closing`);
     await pause(20);
   }
 }
@@ -52,7 +52,7 @@ async function waitForClosedSockets(target: Target, fdsBefore: number | undefine
  * same for the resident set (which also counts the garbage collector's headroom and native buffers).
  */
 async function memoryPerStream(target: Target, state: RowState | undefined): Promise<MemorySample> {
-  const fdsBefore = openFds(target.child.pid);
+  const socketsBefore = openSockets(target.child.pid);
   const before = await probeMemory(target);
   const started = performance.now();
   const streams: TaskStream[] = [];
@@ -64,7 +64,7 @@ async function memoryPerStream(target: Target, state: RowState | undefined): Pro
     for (const st of streams) st.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  await waitForClosedSockets(target, fdsBefore);
+  await waitForClosedSockets(target, socketsBefore);
   const per = (field: 'heapUsed' | 'external' | 'rss') =>
     Math.round((after[field] - before[field]) / MEM_STREAMS);
   return {
