@@ -100,7 +100,8 @@ async function until(what: string, ready: () => Promise<boolean> | boolean, ms =
 
 /** Replica A takes the call and stops midway; replica B, opened on the same store, resumes and ends the task. */
 async function expectOneTrace(open: () => Promise<Backend> | Backend): Promise<void> {
-  tracing = installRecordingTracer();
+  const recording = installRecordingTracer();
+  tracing = recording;
   const backendA = await open();
   const backendB = await open();
   let reachedOnA = false;
@@ -119,6 +120,10 @@ async function expectOneTrace(open: () => Promise<Backend> | Backend): Promise<v
       async () => (await store.inspect?.(taskId, Date.now()))?.status === 'completed',
     );
     expect((await store.inspect?.(taskId, Date.now()))?.traceId).toBe(TRACE_ID);
+    // The run's span ends once its worker has its ending back, which may be after another reader sees it.
+    const ended = () =>
+      recording.named('mcp task run').filter((s) => s.attributes['mcp.task.id'] === taskId && s.ended);
+    await until("replica B's run span ends", () => ended().length === 2);
 
     const spans = tracing.spans;
     const [request] = tracing.named('mcp tools/call');
