@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { catalogRetryMs, catalogTools, followCatalog, unreadCatalog } from './catalog.js';
+import { catalogOf, catalogRetryMs, catalogTools, followCatalog } from './catalog.js';
 import type { Upstream, UpstreamTool } from './upstream.js';
 
 /** An upstream whose tool list and list-change notifications the test drives. */
@@ -101,7 +101,7 @@ describe('followCatalog', () => {
     const log = (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>): void => {
       if (level === 'warn') warned.push({ message, ...fields });
     };
-    const catalog = unreadCatalog(upstream, {}, log);
+    const catalog = catalogOf(upstream, [], {}, log);
     expect(catalog.tools).toEqual([]);
     const stop = followCatalog(
       upstream,

@@ -115,7 +115,10 @@ export async function readCatalog(
   return catalogOf(upstream, await upstream.listTools(), settings, log);
 }
 
-/** readCatalog on the tools the upstream listed (`listed`); throws as catalogTools does. */
+/**
+ * readCatalog on the tools the upstream listed (`listed`; none for an upstream that did not answer at start, whose
+ * first successful `refresh` then serves them all); throws as catalogTools does.
+ */
 export function catalogOf(
   upstream: Upstream,
   listed: UpstreamTool[],
@@ -124,18 +127,6 @@ export function catalogOf(
 ): { tools: ToolDefinition<never>[]; refresh: (control: CatalogControl) => Promise<void> } {
   const tools = catalogTools(upstream, listed, settings);
   return { tools, refresh: refresher(upstream, settings, log, tools) };
-}
-
-/**
- * The catalog of an upstream that did not answer at start: no tools yet, and `refresh`, whose first success serves
- * all of them (followCatalog with `readNow`).
- */
-export function unreadCatalog(
-  upstream: Upstream,
-  settings: CatalogSettings,
-  log: CatalogLog,
-): { tools: ToolDefinition<never>[]; refresh: (control: CatalogControl) => Promise<void> } {
-  return { tools: [], refresh: refresher(upstream, settings, log, []) };
 }
 
 function refresher(

@@ -4,7 +4,6 @@
 import {
   catalogOf,
   catalogRetryMs,
-  unreadCatalog,
   type CatalogControl,
   type CatalogLog,
   type CatalogSettings,
@@ -47,7 +46,7 @@ export async function startingCatalog(
       new Error(`--upstream ${upstream.name}: ${err instanceof Error ? err.message : String(err)}`)
     );
   };
-  let catalog: ReturnType<typeof unreadCatalog>;
+  let catalog: ReturnType<typeof catalogOf>;
   let read = true;
   try {
     const listed = await upstream.listTools().catch(async (err: unknown) => {
@@ -61,7 +60,7 @@ export async function startingCatalog(
     });
     if (listed === undefined) {
       read = false;
-      catalog = unreadCatalog(upstream, settings, log);
+      catalog = catalogOf(upstream, [], settings, log);
     } else {
       catalog = catalogOf(upstream, listed, settings, log);
       logger.info({ upstream: upstream.name, tools: catalog.tools.length }, 'gateway: upstream tools read');
