@@ -53,6 +53,23 @@ describe('capacity model', () => {
     expect(predict({ ...m, tasksPerCommit: 5000 }).commitBound).toBe(125000);
   });
 
+  it('binds creation on its batch pipeline: K batches in flight per replica, each of b′ creations per round trip', () => {
+    const m = { replicas: 1, cores: 8, s: 50, p: 50, a: 0, k: 0, otherCores: 0 };
+    expect(predict(m).pipelineBound).toBeNull();
+    // 2 batches of 16 every 4 ms: 8,000/s, below the replica's 20,000/s.
+    expect(predict({ ...m, pipeline: { batchTasks: 16, batchMs: 4 } })).toMatchObject({
+      pipelineBound: 8000,
+      predicted: 8000,
+      bound: 'pipeline',
+    });
+    // Each replica has its own pipeline.
+    expect(predict({ ...m, replicas: 3, pipeline: { batchTasks: 16, batchMs: 4 } }).pipelineBound).toBe(
+      24000,
+    );
+    // A round trip of no length bounds nothing.
+    expect(predict({ ...m, pipeline: { batchTasks: 16, batchMs: 0 } }).pipelineBound).toBeNull();
+  });
+
   it('leaves no core for the row when other work took them all', () => {
     const p = predict({ replicas: 1, cores: 2, s: 200, p: 100, a: 50, k: 50, otherCores: 2.3 });
     expect(p).toMatchObject({ coresBound: 0, predicted: 0 });
@@ -152,6 +169,53 @@ describe("the model's verdict on a bench row", () => {
     const without = judgeReport({ ...report, scenarios: [creation] } as Report)[0]!;
     expect(without.prediction!.commitBound).toBeNull();
     expect(without.notes.join(' ')).toContain('no commit bound');
+  });
+
+  it("takes the pipeline from each round's batches, or from --costs's row, and prints them", () => {
+    const round = (batchTasks: number, batchMs: number) => ({
+      round: 1,
+      rps: 1000,
+      p50: 1,
+      p99: 2,
+      ok: 1000,
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+      seconds: 1,
+      ...costs,
+      cpuUs: 100,
+      otherCores: 0,
+      batchTasks,
+      batchMs,
+    });
+    const creation = row('ours pg task creation, 1 replica', 5000, {
+      ...costs,
+      cpuUs: 100,
+      otherCores: 0,
+      batchTasks: 10,
+      batchMs: 4,
+    });
+    // Rounds: 2 × 10 ÷ 4 ms, 2 × 12 ÷ 4 ms, 2 × 9 ÷ 3 ms: 5,000, 6,000 and 6,000/s.
+    creation.samples = [round(10, 4), round(12, 4), round(9, 3)];
+    const v = judgeRow(creation, 2)!;
+    expect(v.prediction).toMatchObject({ pipelineBound: 6000, predicted: 6000, bound: 'pipeline' });
+    expect(v.pipeline).toEqual({ batchTasks: 10, batchMs: 4 });
+    const table = verdictTable([v], 2).join('\n');
+    expect(table).toContain('10.0 creations per batch, 4.00 ms per batch');
+    expect(table).toContain('| 6,000 | 6,000 (pipeline) | 5,000 | +20 % |');
+    // From another run's row: its batches, whatever this run's rounds say.
+    const other = row('ours pg task creation, 1 replica', 1, {
+      ...costs,
+      cpuUs: 100,
+      batchTasks: 20,
+      batchMs: 10,
+    });
+    const cross = judgeRow(creation, 2, { costsFrom: other })!;
+    expect(cross.prediction).toMatchObject({ pipelineBound: 4000, predicted: 4000 });
+    // A creation row whose replicas reported no batches: no pipeline bound, and a note that says so.
+    const bare = judgeRow(row('ours pg task creation, 1 replica', 5000, { ...costs, otherCores: 0 }), 2)!;
+    expect(bare.prediction!.pipelineBound).toBeNull();
+    expect(bare.notes.join(' ')).toContain('no pipeline bound');
   });
 
   it('does not predict a row without the figures, nor rows it does not model', () => {

@@ -3,6 +3,8 @@
 //   replica bound   N × 10⁶ / s                    N replicas, each one Node.js process on one core
 //   cores bound     (C − o) × 10⁶ / (s + p + a + k) what the cores left by other work allow
 //   commit bound    b × n (creation only)          b tasks per batch, n notifying commits/s
+//   pipeline bound  N × K × b′ ÷ T (creation only) K batches in flight per replica, each of b′ creations
+//                                                  and a round trip of T
 //   predicted       the least of them
 //
 // with, per operation in µs: s the servers' CPU (all replicas), p PostgreSQL's (the row's backends, its background
@@ -13,7 +15,10 @@
 // each with its WAL flush), measured in the same run, or given (--notifying-commits). b is the tasks per writing
 // commit the row made (1 ÷ its writing commits per operation, at most MAX_BATCH): how many creations reach a replica
 // while its batch ahead commits depends on the load, so it is read off the row, and the bound says whether the
-// commits, at the rate the database makes them, carry that load.
+// commits, at the rate the database makes them, carry that load. The pipeline bound is the latency's: a replica
+// has at most K = BATCHES_IN_FLIGHT batches inserting at once, so it creates at most K × b′ tasks per round trip T
+// of a batch, whatever the cores; b′ (creations per batch) and T (the statement, its commit and the replica's read
+// of its answer) are the row's own, from its replicas' /metrics (harness/creation-batches.ts).
 //
 // Usage: npx tsx bench/model.ts <latest.json> [--costs <other latest.json>] [--notifying-commits N]
 //   --costs: the per-operation costs (s, p, a, k) from another run's rows of the same names, the load (o) from this
@@ -27,6 +32,8 @@ import { RAW_PG_NOTIFY } from './sections/names.js';
 
 /** Tasks per creation batch at most (src/stores/postgres/create-batch.ts, MAX_BATCH). */
 export const MAX_BATCH = 500;
+/** Creation batches a replica has inserting at once (src/stores/postgres/create-batch.ts, BATCHES_IN_FLIGHT). */
+export const BATCHES_IN_FLIGHT = 2;
 /** Other work above this many cores during a row: its prediction depends on what that work left, and says so. */
 export const LOADED_CORES = 0.25;
 /** A row whose cores bound binds but whose cores were busy less than this share was held back by something else. */
@@ -47,6 +54,8 @@ export interface ModelInput {
   notifyingCommits?: number | undefined;
   /** Creation: tasks per writing commit (undefined: MAX_BATCH, the most a batch takes). */
   tasksPerCommit?: number | undefined;
+  /** Creation: a replica's batches, creations per batch and round trip in ms (undefined: no pipeline bound). */
+  pipeline?: { batchTasks: number; batchMs: number } | undefined;
 }
 
 export interface Prediction {
@@ -55,8 +64,9 @@ export interface Prediction {
   /** The cores bound with every core free (`o` = 0). */
   quietCoresBound: number;
   commitBound: number | null;
+  pipelineBound: number | null;
   predicted: number;
-  bound: 'replica' | 'cores' | 'commits';
+  bound: 'replica' | 'cores' | 'commits' | 'pipeline';
 }
 
 /** The model's bounds and prediction, in operations per second. */
@@ -68,13 +78,19 @@ export function predict(m: ModelInput): Prediction {
   const quietCoresBound = (m.cores * 1e6) / perOp;
   const batch = Math.min(MAX_BATCH, m.tasksPerCommit ?? MAX_BATCH);
   const commitBound = m.notifyingCommits === undefined ? null : batch * m.notifyingCommits;
+  const p = m.pipeline;
+  const pipelineBound =
+    p === undefined || !(p.batchMs > 0)
+      ? null
+      : (m.replicas * BATCHES_IN_FLIGHT * p.batchTasks * 1000) / p.batchMs;
   const bounds: Array<[Prediction['bound'], number]> = [
     ['replica', replicaBound],
     ['cores', coresBound],
-    ...(commitBound === null ? [] : ([['commits', commitBound]] as Array<[Prediction['bound'], number]>)),
   ];
+  if (commitBound !== null) bounds.push(['commits', commitBound]);
+  if (pipelineBound !== null) bounds.push(['pipeline', pipelineBound]);
   const [bound, predicted] = bounds.reduce((min, b) => (b[1] < min[1] ? b : min));
-  return { replicaBound, coresBound, quietCoresBound, commitBound, predicted, bound };
+  return { replicaBound, coresBound, quietCoresBound, commitBound, pipelineBound, predicted, bound };
 }
 
 /** The rows the model predicts: our pg creation and tasks/get rows, with their replica count. */
@@ -88,6 +104,12 @@ export function rowCosts(m: Figures): { s: number; p: number; a: number; k: numb
   const costs = { s: m.cpuUs, p: m.pgCpuUs, a: m.loadCpuUs, k: m.kernelUs };
   for (const [key, v] of Object.entries(costs)) if (typeof v !== 'number') return { missing: key };
   return costs as { s: number; p: number; a: number; k: number };
+}
+
+/** A creation row's (or round's) batches: creations per batch and round trip, when its replicas reported them. */
+function pipelineOf(m: Figures): { batchTasks: number; batchMs: number } | undefined {
+  const { batchTasks, batchMs } = m;
+  return typeof batchTasks === 'number' && typeof batchMs === 'number' ? { batchTasks, batchMs } : undefined;
 }
 
 export interface RowVerdict {
@@ -104,6 +126,8 @@ export interface RowVerdict {
   error?: number;
   /** Commits per second the row made (writing commits per operation × its rate), for the commit bound. */
   commitsPerSecond?: number | null;
+  /** Creation: the batches the pipeline bound used (the row's, or --costs's). */
+  pipeline?: { batchTasks: number; batchMs: number };
   notes: string[];
 }
 
@@ -114,11 +138,13 @@ function medianPrediction(predictions: Prediction[]): Prediction {
   for (const p of predictions) counts.set(p.bound, (counts.get(p.bound) ?? 0) + 1);
   const bound = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
   const commit = predictions[0]!.commitBound;
+  const pipelines = predictions.flatMap((p) => (p.pipelineBound === null ? [] : [p.pipelineBound]));
   return {
     replicaBound: m((p) => p.replicaBound),
     coresBound: m((p) => p.coresBound),
     quietCoresBound: m((p) => p.quietCoresBound),
     commitBound: commit,
+    pipelineBound: pipelines.length === 0 ? null : median(pipelines),
     predicted: m((p) => p.predicted),
     bound,
   };
@@ -148,11 +174,14 @@ export function judgeRow(
   const notifyingCommits = creation ? opts.notifyingCommits : undefined;
   const x = row.median.xactsPerOp;
   const tasksPerCommit = creation && typeof x === 'number' && x > 0 ? 1 / x : undefined;
-  const at = (c: typeof costs, o: number) =>
-    predict({ replicas, cores, ...c, otherCores: o, notifyingCommits, tasksPerCommit });
+  const rowPipeline = creation ? pipelineOf((opts.costsFrom ?? row).median) : undefined;
+  const at = (c: typeof costs, o: number, pipeline = rowPipeline) =>
+    predict({ replicas, cores, ...c, otherCores: o, notifyingCommits, tasksPerCommit, pipeline });
   const rounds = (row.samples as Figures[]).flatMap((r) => {
-    const c = opts.costsFrom === undefined ? rowCosts(r) : costs;
-    return 'missing' in c || typeof r.otherCores !== 'number' ? [] : [at(c, r.otherCores)];
+    const own = opts.costsFrom === undefined;
+    const c = own ? rowCosts(r) : costs;
+    const pipeline = creation && own ? (pipelineOf(r) ?? rowPipeline) : rowPipeline;
+    return 'missing' in c || typeof r.otherCores !== 'number' ? [] : [at(c, r.otherCores, pipeline)];
   });
   const prediction = rounds.length === 0 ? at(costs, otherCores) : medianPrediction(rounds);
   const busyCores = row.median.busyCores ?? null;
@@ -164,6 +193,7 @@ export function judgeRow(
     prediction,
     error: prediction.predicted / row.median.rps - 1,
     commitsPerSecond: typeof x === 'number' ? x * row.median.rps : null,
+    ...(rowPipeline === undefined ? {} : { pipeline: rowPipeline }),
   };
   if (otherCores > LOADED_CORES) {
     out.notes.push(
@@ -185,6 +215,11 @@ export function judgeRow(
         'the cores bound, a rate over the longer window, reads low by up to that ratio',
     );
   }
+  if (creation && rowPipeline === undefined) {
+    out.notes.push(
+      'no pipeline bound: the replicas reported no creation batches (harness/creation-batches.ts)',
+    );
+  }
   if (creation && opts.notifyingCommits === undefined) {
     out.notes.push(`no commit bound: no "${RAW_PG_NOTIFY}" row in the run, nor --notifying-commits`);
   } else if (creation && tasksPerCommit === undefined) {
@@ -201,12 +236,12 @@ const pct = (e: number) => `${e >= 0 ? '+' : '−'}${Math.abs(Math.round(e * 100
 /** The verdicts as a markdown table, with a line of notes per row that has some. */
 export function verdictTable(verdicts: RowVerdict[], cores: number): string[] {
   const lines = [
-    `| row | s | p | a | k | other cores | busy cores | replica bound | cores bound (C − o) | quiet cores bound (C = ${cores}) | predicted | measured | error |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| row | s | p | a | k | other cores | busy cores | replica bound | cores bound (C − o) | quiet cores bound (C = ${cores}) | pipeline bound | predicted | measured | error |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const v of verdicts) {
     if (v.prediction === undefined || v.costs === undefined) {
-      lines.push(`| ${v.name} | ${v.missing ?? ''} | | | | | | | | | | ${fmt(v.measured)} | – |`);
+      lines.push(`| ${v.name} | ${v.missing ?? ''} | | | | | | | | | | | ${fmt(v.measured)} | – |`);
       continue;
     }
     const p = v.prediction;
@@ -222,6 +257,7 @@ export function verdictTable(verdicts: RowVerdict[], cores: number): string[] {
       fmt(p.replicaBound),
       fmt(p.coresBound),
       fmt(p.quietCoresBound),
+      p.pipelineBound === null ? '–' : fmt(p.pipelineBound),
       `${fmt(p.predicted)} (${p.bound})`,
       fmt(v.measured),
       pct(v.error!),
@@ -230,8 +266,18 @@ export function verdictTable(verdicts: RowVerdict[], cores: number): string[] {
   }
   const notes = verdicts.flatMap((v) => v.notes.map((n) => `- ${v.name}: ${n}`));
   const commits = verdicts
-    .filter((v) => typeof v.commitsPerSecond === 'number' && v.name.includes('creation'))
-    .map((v) => `- ${v.name}: ${fmt(v.commitsPerSecond!)} writing commits/s`);
+    .filter((v) => v.name.includes('creation') && (typeof v.commitsPerSecond === 'number' || v.pipeline))
+    .map((v) => {
+      const parts = [
+        ...(typeof v.commitsPerSecond === 'number' ? [`${fmt(v.commitsPerSecond)} writing commits/s`] : []),
+        ...(v.pipeline === undefined
+          ? []
+          : [
+              `${v.pipeline.batchTasks.toFixed(1)} creations per batch, ${v.pipeline.batchMs.toFixed(2)} ms per batch`,
+            ]),
+      ];
+      return `- ${v.name}: ${parts.join('; ')}`;
+    });
   return [
     ...lines,
     ...(notes.length > 0 ? ['', ...notes] : []),

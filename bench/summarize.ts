@@ -19,6 +19,8 @@ import type {
 /** The pg rows' own figures: writing commits and where the CPU went (each median over rounds). */
 const PG_FIGURES = [
   'xactsPerOp',
+  'batchTasks',
+  'batchMs',
   'pgCpuUs',
   'pgAllCpuUs',
   'loadCpuUs',

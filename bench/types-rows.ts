@@ -38,6 +38,8 @@ export interface ThroughputRow {
     cpuUs: number | null;
     writtenKb: number | null;
     xactsPerOp?: number | null;
+    batchTasks?: number | null;
+    batchMs?: number | null;
   } & Partial<CpuFigures>;
   min: { rps: number };
   max: { rps: number };

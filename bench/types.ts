@@ -132,6 +132,12 @@ export interface ThroughputSample extends SampleCounts, Partial<DrainInfo>, Part
   writtenKb?: number | null;
   /** pg rows: writing transactions PostgreSQL committed per operation (harness/pg-xacts.ts). */
   xactsPerOp?: number | null;
+  /**
+   * pg creation rows: the replicas' creation batches during the run, from their /metrics
+   * (harness/creation-batches.ts): creations per batch and a batch's mean round trip in ms.
+   */
+  batchTasks?: number | null;
+  batchMs?: number | null;
 }
 
 export interface ByStatus<T> {

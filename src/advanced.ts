@@ -74,6 +74,7 @@ export type {
   CommittedTask,
   TaskPage,
   TaskStats,
+  CreationBatches,
   RenewResult,
   SaveStepOptions,
   AnswerResult,

@@ -16,6 +16,7 @@ import {
 } from '../types.js';
 import { expectJsonRpcResult, send } from './http.js';
 import { loadRun } from './load.js';
+import { batchFigures, readBatchTotals } from './creation-batches.js';
 import { pgPort, pgProbe, type PgBackend } from './pg-xacts.js';
 import { clientPorts, cpuFigures, cpuSnapshot, ownPostgresPids } from './cpu-window.js';
 import { targetCpuMs, targetWrittenBytes } from './proc-stats.js';
@@ -135,6 +136,9 @@ async function measureRound(
   const counted = scenario.needs === 'pg' && scenario.kind === undefined;
   if (!counted) return measure(scenario, target, state, params, params.duration);
   const before = await pgProbe();
+  // Our replicas' creation batches (a store that keeps none, or a raw child, gives none).
+  const http = isHttpScenario(scenario);
+  const batchesBefore = http ? await readBatchTotals(target.urls) : undefined;
   const portsBefore = clientPorts(targetPids(target), pgPort());
   const cpuBefore = cpuSnapshot(target, 'start');
   const sample = (await measure(scenario, target, state, params, params.duration)) as ThroughputSample;
@@ -142,6 +146,8 @@ async function measureRound(
   const after = await pgProbe();
   const s = sample;
   s.xactsPerOp = perOp(before?.next, after?.next, s.ok, (n) => Math.round((n / s.ok) * 1000) / 1000);
+  if (batchesBefore !== undefined)
+    Object.assign(s, batchFigures(batchesBefore, await readBatchTotals(target.urls)));
   const ports = new Set([...portsBefore, ...clientPorts(targetPids(target), pgPort())]);
   const backends: PgBackend[] = [...(before?.backends ?? []), ...(after?.backends ?? [])];
   const own =
@@ -152,7 +158,7 @@ async function measureRound(
     s,
     cpuFigures(cpuBefore, cpuAfter, s.ok, {
       ...(own === undefined ? {} : { own }),
-      load: isHttpScenario(scenario),
+      load: http,
     }),
   );
   return s;

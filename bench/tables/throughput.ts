@@ -66,7 +66,13 @@ function xactsNote(r: ThroughputRow): string | undefined {
   const x = r.median.xactsPerOp;
   if (x == null) return undefined;
   const per = x > 0 ? ` (one per ${(1 / x).toFixed(1)} operations)` : '';
-  return `${r.name}: ${x.toFixed(3)} writing commits per operation${per}, median over rounds.`;
+  const { batchTasks, batchMs } = r.median;
+  const batches =
+    batchTasks == null || batchMs == null
+      ? ''
+      : `; the replicas' creation batches: ${batchTasks.toFixed(1)} creations each, ${batchMs.toFixed(2)} ms ` +
+        'from leaving to their answer (harness/creation-batches.ts)';
+  return `${r.name}: ${x.toFixed(3)} writing commits per operation${per}${batches}, median over rounds.`;
 }
 
 const fmtUs = (x: number | null | undefined, what: string) =>

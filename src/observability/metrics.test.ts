@@ -191,3 +191,41 @@ describe('metrics: bearer token', () => {
     expect(await ok.text()).toContain('durable_mcp_build_info');
   });
 });
+
+describe('metrics: creation batches', () => {
+  /** A scrape's creation batch series (name → value). */
+  const batchSeries = async (url: string): Promise<Record<string, number>> => {
+    const series: Record<string, number> = {};
+    for (const line of (await (await fetch(url)).text()).split('\n')) {
+      const match = /^(durable_mcp_store_creation_batch\S*) (\S+)$/.exec(line);
+      if (match?.[1] !== undefined) series[match[1]] = Number(match[2]);
+    }
+    return series;
+  };
+
+  it('serve the store’s own totals on each scrape, and nothing for a store that keeps none', async () => {
+    const { url } = await serveMetrics({ statsIntervalMs: 0 });
+    expect(await batchSeries(url)).toEqual({});
+
+    const totals = { batches: 0, tasks: 0, seconds: 0 };
+    const store = { ...createSqliteTaskStore({ path: ':memory:' }), creationBatches: () => ({ ...totals }) };
+    cleanups.push(() => store.close());
+    const metrics = createMetrics(store);
+    const server: Server = createServer((req, res) => {
+      if (!metrics.route(req, res)) res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const own = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const series = (batches: number, tasks: number, seconds: number) => ({
+      durable_mcp_store_creation_batches_total: batches,
+      durable_mcp_store_creation_batch_tasks_total: tasks,
+      durable_mcp_store_creation_batch_seconds_total: seconds,
+    });
+    expect(await batchSeries(own)).toEqual(series(0, 0, 0));
+    Object.assign(totals, { batches: 3, tasks: 40, seconds: 0.012 });
+    expect(await batchSeries(own)).toEqual(series(3, 40, 0.012));
+    Object.assign(totals, { batches: 5, tasks: 41, seconds: 0.02 });
+    expect(await batchSeries(own)).toEqual(series(5, 41, 0.02));
+  });
+});

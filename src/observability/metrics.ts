@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client): tasks by status, runnable backlog, input waits, HTTP requests by method and code,
 // open subscriptions, the process, and the task metrics by tool (task-metrics.ts); served on GET /metrics.
 import { SERVED_METHODS } from '../wire/methods.js';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { VERSION } from '../version.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -146,6 +146,39 @@ function setByTool(
   for (const [tool, n] of byLabel) gauge.set({ tool }, n);
 }
 
+/**
+ * The store's creation batches (TaskStore.creationBatches; PostgreSQL's group commit), read on each scrape: how many
+ * ended, the creations they took and their summed round trips, so that rate(tasks) ÷ rate(batches) is the mean batch
+ * and rate(seconds) ÷ rate(batches) its mean round trip. Nothing when the store keeps none.
+ */
+function creationBatchCounters(store: TaskStore, registry: Registry): void {
+  const read = store.creationBatches?.bind(store);
+  if (read === undefined) return;
+  const counter = (name: string, help: string, field: 'batches' | 'tasks' | 'seconds'): void => {
+    new Counter({
+      name: `${P}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        // A counter of the store's own totals: set to them (they only grow).
+        this.reset();
+        this.inc(read()[field]);
+      },
+    });
+  };
+  counter(
+    'store_creation_batches_total',
+    'Creation batches the store committed (or failed) as one statement',
+    'batches',
+  );
+  counter('store_creation_batch_tasks_total', 'Creations those batches took', 'tasks');
+  counter(
+    'store_creation_batch_seconds_total',
+    'Time those batches took from leaving the queue to settling, summed (the statement, its commit, the read of its answer)',
+    'seconds',
+  );
+}
+
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /** Whether a request carries the bearer token: compared in constant time (digests of equal length). */
@@ -185,6 +218,7 @@ export function createMetrics(
   const subscriptions = subscriptionGauge(registry);
   // Both kinds shown from the start, at 0.
   for (const kind of ['listen', 'operator'] as const) subscriptions.set({ kind }, 0);
+  creationBatchCounters(store, registry);
   const intervalMs = options.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS;
   const collect = statsCollector(store, gauges, intervalMs, now, toolLabel);
   const allowed = bearerCheck(options.token);

@@ -317,6 +317,8 @@ export interface TaskStore {
   inspect?(id: string, now: number): Promise<TaskInspection | undefined>;
   /** Task counts by status and the runnable backlog (optional; for metrics). */
   stats?(now: number): Promise<TaskStats>;
+  /** The group-committed creation batches this instance ended so far (optional; for metrics: PostgreSQL). */
+  creationBatches?(): CreationBatches;
   readonly changes?: ChangeFeed;
   /**
    * The operators' port: every task within a tenant scope, whoever owns it (optional; the operator API, the
@@ -335,6 +337,18 @@ export interface TaskStore {
    */
   listOwned?(owner: TaskOwner, page: TaskPage, now: number): Promise<TaskSnapshot[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The creation batches of one store instance since it opened (TaskStore.creationBatches): how many batch inserts
+ * ended (a batch that fails on one task's data is retried a task at a time, each such insert counted), the
+ * creations they carried, and the time they took, summed. Its mean is a batch's round trip: the statement, its
+ * commit, and the wait for the process's event loop to read the answer.
+ */
+export interface CreationBatches {
+  batches: number;
+  tasks: number;
+  seconds: number;
 }
 
 export type { JsonObject, SessionStore };

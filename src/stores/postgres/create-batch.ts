@@ -1,5 +1,7 @@
 // Group commit for create(): creations queued in one turn of the event loop, or while earlier batches are
 // inserting, are inserted by one statement.
+import { performance } from 'node:perf_hooks';
+import type { CreationBatches } from '../../tasks/store.js';
 import type { NewTask, TaskSnapshot } from '../../tasks/task.js';
 import { ActiveLimitError, IdempotencyConflictError } from '../../tasks/errors.js';
 import { isDataError, translate } from './errors.js';
@@ -15,6 +17,8 @@ export interface CreateBatcher {
   add(task: NewTask): Promise<TaskSnapshot>;
   /** Resolves once every queued and in-flight creation has settled. */
   drain(): Promise<void>;
+  /** The batches ended so far (counts since the batcher was made). */
+  batches(): CreationBatches;
 }
 
 /**
@@ -127,7 +131,19 @@ export function createBatcher<E>(
   const inFlight = new Set<Promise<void>>();
   const settleMissing = (item: Pending<E>, encoded: E): Promise<void> =>
     settleBy(resolveMissing, item, encoded);
-  const insertBatch = batchInsert(encode, insert, settleMissing);
+  const ended: CreationBatches = { batches: 0, tasks: 0, seconds: 0 };
+  // Each insert counted as it ends, before its creations are answered.
+  const counted = async (tasks: E[]): Promise<TaskSnapshot[]> => {
+    const since = performance.now();
+    try {
+      return await insert(tasks);
+    } finally {
+      ended.batches += 1;
+      ended.tasks += tasks.length;
+      ended.seconds += (performance.now() - since) / 1000;
+    }
+  };
+  const insertBatch = batchInsert(encode, counted, settleMissing);
 
   let inserting = 0;
   let scheduled = false;
@@ -172,5 +188,6 @@ export function createBatcher<E>(
         await Promise.all([...inFlight]);
       }
     },
+    batches: () => ({ ...ended }),
   };
 }

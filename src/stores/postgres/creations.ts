@@ -313,5 +313,6 @@ function withDebounce(
       await batcher.drain();
       await Promise.allSettled([...inFlight]);
     },
+    batches: () => batcher.batches(),
   };
 }

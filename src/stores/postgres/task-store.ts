@@ -96,6 +96,7 @@ export function createPostgresTaskStore(
       if (closed) return Promise.reject(new StoreUnavailableError('store is closed'));
       return batcher.add(task);
     },
+    creationBatches: () => batcher.batches(),
     admin: { ...postgresAdmin(ctx, read.inspect), ...pauses.admin },
     liveInput: postgresLiveInput(ctx),
     streams: postgresStreams(ctx),
