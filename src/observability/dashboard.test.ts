@@ -63,7 +63,9 @@ describe('the Grafana dashboard', () => {
   });
 
   it('queries only metrics the server exposes, with labels they have', async () => {
-    const names = await exposed(createMetrics({} as TaskStore).registry);
+    // A store with every optional series (a PostgreSQL store's creation batches included).
+    const store = { creationBatches: () => ({ batches: 0, tasks: 0, seconds: 0 }) } as unknown as TaskStore;
+    const names = await exposed(createMetrics(store).registry);
     const used = new Set<string>();
     for (const expr of expressions()) {
       const selectors = [...expr.matchAll(/\b(durable_mcp_\w+)(?:\{([^}]*)\})?/g)];
@@ -89,6 +91,7 @@ describe('the Grafana dashboard', () => {
       'durable_mcp_task_failures_total',
       'durable_mcp_step_retries_total',
       'durable_mcp_tool_run_duration_seconds_bucket',
+      'durable_mcp_store_creation_batches_total',
     ])
       expect(used).toContain(name);
   });
