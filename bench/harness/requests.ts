@@ -73,6 +73,8 @@ export const createTask = (tool: string, args: Record<string, unknown> = {}): Lo
   mcpRequest('tools/call', { name: tool, arguments: args }, tool, TASKS_META);
 export const getTask = (taskId: string): LoadRequest =>
   mcpRequest('tasks/get', { taskId }, taskId, TASKS_META);
+export const cancelTask = (taskId: string): LoadRequest =>
+  mcpRequest('tasks/cancel', { taskId }, taskId, TASKS_META);
 
 const IDEMPOTENCY_KEY = 'dev.durable-mcp/idempotencyKey';
 /** The key the pre-flight checks send (and send again). */

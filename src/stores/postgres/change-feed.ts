@@ -16,6 +16,11 @@ export interface StoreChangeFeed {
   readonly changes: ChangeFeed;
   /** Emits changes this instance has just committed (its own notifications are ignored when they come back). */
   emitLocal(changes: readonly TaskChange[]): void;
+  /**
+   * Whether every change other instances commit is heard from now on: LISTEN is in effect on a connection that has
+   * not been dropped. False before the first subscriber, while reconnecting, and with `listen: false`.
+   */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -49,6 +54,7 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
   const resyncs = new Set<() => void>();
   let listener: ChangeListener | undefined;
   let closed = false;
+  let live = false;
   const own = ownPayloadPrefix(options.origin);
 
   const emit = (change: TaskChange): void => {
@@ -76,8 +82,12 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
               const change = parseNotification(payload, options.origin, own);
               if (change !== undefined) emit(change);
             },
+            onLost: () => {
+              live = false;
+            },
             // Whatever was committed before LISTEN took effect went unheard: subscribers read again.
             onListening: () => {
+              live = true;
               for (const resync of [...resyncs]) {
                 try {
                   resync();
@@ -97,6 +107,7 @@ export function createChangeFeed(options: ChangeFeedOptions): StoreChangeFeed {
     emitLocal(changes) {
       for (const change of changes) emit(change);
     },
+    listening: () => live && !closed,
     async close() {
       closed = true;
       listeners.clear();

@@ -12,6 +12,11 @@ export interface ChangeListenerOptions {
   probeMs: number;
   /** Called each time LISTEN is in effect (first connection and every reconnection). */
   onListening?: () => void;
+  /**
+   * Called each time a connection that was listening is dropped (not on close): notifications go unheard until the
+   * next one listens.
+   */
+  onLost?: () => void;
 }
 
 export interface ChangeListener {
@@ -27,12 +32,22 @@ const MAX_RETRY_MS = 5_000;
  * disconnected are lost: `onListening` tells the feed each time LISTEN is in effect again, and its subscribers
  * read what they watch.
  */
+/** Asks `client` every `probeMs` whether it still answers; `drop`s it when it does not. */
+function probeEvery(client: pg.Client, probeMs: number, drop: (client: pg.Client) => void): NodeJS.Timeout {
+  const probe = setInterval(() => {
+    client.query('SELECT 1').catch(() => drop(client));
+  }, probeMs);
+  probe.unref();
+  return probe;
+}
+
 export function startChangeListener({
   config,
   channel,
   onPayload,
   probeMs,
   onListening,
+  onLost,
 }: ChangeListenerOptions): ChangeListener {
   let closed = false;
   let current: pg.Client | undefined;
@@ -51,9 +66,12 @@ export function startChangeListener({
     retry.unref();
   };
 
+  let listening: pg.Client | undefined;
   const drop = (client: pg.Client): void => {
     if (current !== client) return; // already dropped ('error' and 'end' both fire)
     current = undefined;
+    if (listening === client) onLost?.();
+    listening = undefined;
     clearInterval(probe);
     client.removeAllListeners('notification');
     client.end().catch(() => undefined);
@@ -83,10 +101,8 @@ export function startChangeListener({
     }
     if (current !== client) return;
     failures = 0;
-    probe = setInterval(() => {
-      client.query('SELECT 1').catch(() => drop(client));
-    }, probeMs);
-    probe.unref();
+    listening = client;
+    probe = probeEvery(client, probeMs, drop);
     onListening?.();
   };
 

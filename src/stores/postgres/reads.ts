@@ -1,5 +1,6 @@
-// Reads: a task for its owner (concurrent polls share a statement, owned-reads.ts) or by its idempotency key,
-// everything about it for operators, the next wake-up, and the counts (quota, metrics, backlog).
+// Reads: a task for its owner (concurrent polls share a statement, owned-reads.ts; finished ones from memory while
+// the change feed listens, finished-tasks.ts) or by its idempotency key, everything about it for operators, the
+// next wake-up, and the counts (quota, metrics, backlog).
 import type { TaskStats } from '../../tasks/store.js';
 import type { StoreReads as Reads } from '../built-in.js';
 import type { TaskStatus } from '../../tasks/task.js';
@@ -9,20 +10,28 @@ import { missOf } from '../core/rows.js';
 import { holderOf, type KeyedLookup } from './creations.js';
 import { fromPacked, toInspection, toNumber, toSnapshot, type InspectRow } from './rows.js';
 import { createOwnedReads } from './owned-reads.js';
+import { finishedTasks } from './finished-tasks.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
 
-export function reads({ db, q, codec }: StoreContext, keyed: KeyedLookup): Reads {
+export function reads({ db, q, codec, feed }: StoreContext, keyed: KeyedLookup): Reads {
   const owned = createOwnedReads(db, q);
+  const finished = finishedTasks(feed);
   const count = async (sql: string, params: unknown[]): Promise<number> => {
     const [row] = await db.query<{ n: number }>(sql, params);
     return row?.n ?? 0;
   };
   return {
     async get(id, owner, now) {
+      const remembered = finished.get(id, owner, now);
+      if (remembered !== undefined) return remembered;
+      const mark = finished.mark();
       const packed = await owned(id, owner);
       const row = packed && fromPacked(packed);
       const miss = missOf(row, now);
-      return miss !== undefined || row === undefined ? (miss ?? 'not_found') : toSnapshot(row, codec.open);
+      if (miss !== undefined || row === undefined) return miss ?? 'not_found';
+      const snapshot = toSnapshot(row, codec.open);
+      finished.found(owner, snapshot, mark);
+      return snapshot;
     },
 
     async findByIdempotencyKey(owner, tool, key, args, now) {

@@ -4,7 +4,7 @@ import type { StoreReads as Reads } from '../built-in.js';
 import type { TaskStore } from '../../tasks/store.js';
 import { isTerminal } from '../../tasks/task.js';
 import { lookup, snapshotOf, type StoreContext } from './context.js';
-import type { TerminalCache } from './terminal-cache.js';
+import type { TerminalCache } from '../core/terminal-cache.js';
 import { decideKey, joinedTask } from '../core/idempotency.js';
 import { parkedStats, pausedStats, rateWaitStats } from '../core/parked.js';
 import { toInspection } from '../core/rows.js';

@@ -3,7 +3,7 @@
 import type { TaskStore } from '../../tasks/store.js';
 import { TASK_EXPIRED_ERROR } from '../../tasks/errors.js';
 import type { StoreContext } from './context.js';
-import type { TerminalCache } from './terminal-cache.js';
+import type { TerminalCache } from '../core/terminal-cache.js';
 import { childEnded } from './children.js';
 import { SWEEP_CHUNK } from './sql/sweeps.js';
 

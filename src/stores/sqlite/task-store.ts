@@ -21,7 +21,7 @@ import { createSqliteSessionStore } from './session-store.js';
 import { holderSlots, slotSweep } from './slots.js';
 import { sqlitePauses } from './pauses.js';
 import { sweeps } from './sweeps.js';
-import { createTerminalCache } from './terminal-cache.js';
+import { createTerminalCache } from '../core/terminal-cache.js';
 import { createTransactions } from './transactions.js';
 
 export interface SqliteTaskStoreOptions extends OpenSqliteOptions, PayloadSealingOptions {
