@@ -42,6 +42,16 @@ const lines = (file: string): Json[] =>
         .map((line) => JSON.parse(line) as Json)
     : [];
 
+/** Whether process `pid` is still running. */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** What reached the upstream: one record per call it took on. */
 const upstreamCalls = (tool: string): Json[] => lines(calls).filter((c) => c.tool === tool);
 
@@ -412,6 +422,12 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream over stdio (dura
     expect(sent).toHaveLength(2);
     expect(sent.every((c) => typeof c.taskId === 'string')).toBe(true);
     expect(new Set(sent.map((c) => c.pid)).size).toBe(2);
+    // A gateway killed outright cannot stop its upstream processes: each sees its input end and exits, though the
+    // gateway kept a subscriptions/listen stream open on it.
+    gw.child.kill('SIGKILL');
+    await gw.exited;
+    for (const pid of new Set(sent.map((c) => c.pid as number)))
+      await waitUntil(async () => !alive(pid), `upstream process ${pid} to exit`, 30_000);
   });
 
   it("makes an upstream MRTR round over stdio the gateway task's input, and sends the answer as the next round", async () => {
@@ -440,6 +456,10 @@ describe('durable-mcp gateway in front of a 2026-07-28 upstream over stdio (dura
     }, 'the upstream progress on the gateway task');
     first.child.kill('SIGKILL');
     await first.exited;
+    // The upstream process sees its input end and exits, though the gateway that ran it could not stop it.
+    const upstreamPid = upstreamCalls('transfer')[0]?.pid as number;
+    expect(typeof upstreamPid).toBe('number');
+    await waitUntil(async () => !alive(upstreamPid), 'the orphaned upstream process to exit', 30_000);
     const second = await startWithStdioUpstream(1);
     const done = await settled(second, taskId, ['completed', 'failed']);
     expect(done.status).toBe('completed');

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/admin-api.js';
 import { BIN, envelope } from '../support/cli.js';
 
 describe('durable-mcp serve --stdio', () => {
@@ -36,5 +38,82 @@ describe('durable-mcp serve --stdio', () => {
     expect(byId(3)).toMatchObject({ error: { code: -32602 } });
     expect(byId(4)).toMatchObject({ error: { code: -32601 } });
     expect(replies.some((r) => !('id' in r) && (r.error as { code?: number })?.code === -32700)).toBe(true);
+  });
+
+  const TOOLS = fileURLToPath(new URL('../fixtures/gateway/upstream-modern.mjs', import.meta.url));
+
+  /** `serve --stdio` on a fresh store with `args`; its answers by id, and its exit (code, ms after its input ended). */
+  function stdioServer(args: string[]) {
+    const dir = mkdtempSync(join(tmpdir(), 'durable-mcp-stdio-'));
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', '--stdio', '--store', join(dir, 'tasks.db'), ...args],
+      {
+        stdio: ['pipe', 'pipe', 'ignore'],
+      },
+    );
+    const replies: Record<string, unknown>[] = [];
+    createInterface({ input: child.stdout }).on('line', (l) =>
+      replies.push(JSON.parse(l) as Record<string, unknown>),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return {
+      send: (msg: unknown): boolean => child.stdin.write(`${JSON.stringify(msg)}\n`),
+      replies,
+      byId: (id: number) => replies.find((r) => r.id === id),
+      /** Ends its input; resolves with its exit code and how long it took, or kills it after `ms`. */
+      async endInput(ms: number): Promise<{ code: number | null; ms: number }> {
+        const started = Date.now();
+        child.stdin.end();
+        const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+        const code = await exited;
+        clearTimeout(timer);
+        rmSync(dir, { recursive: true, force: true });
+        return { code, ms: Date.now() - started };
+      },
+    };
+  }
+
+  const call = (id: number, ms: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'slow_sum', arguments: { a: 2, b: 3, ms }, _meta: envelope() },
+  });
+
+  it('ends an open subscriptions/listen and exits once its input ends', async () => {
+    const server = stdioServer(['--tools', TOOLS]);
+    server.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true }, _meta: envelope() },
+    });
+    await waitUntil(
+      async () => server.replies.some((r) => r.method === 'notifications/subscriptions/acknowledged'),
+      'the subscription acknowledged',
+    );
+    // Before, the open stream kept the process alive for good: a parent that died left it running.
+    const { code } = await server.endInput(20_000);
+    expect(code).toBe(0);
+    expect(server.byId(1)).toMatchObject({ result: { resultType: 'complete' } });
+  });
+
+  it('answers a call still running when its input ends, and aborts one past --shutdown-grace-ms', async () => {
+    const piped = stdioServer(['--tools', TOOLS]);
+    piped.send(call(1, 600));
+    const answered = await piped.endInput(20_000);
+    expect(answered.code).toBe(0);
+    expect(piped.byId(1)).toMatchObject({ result: { structuredContent: { sum: 5 } } });
+
+    const cut = stdioServer(['--tools', TOOLS, '--shutdown-grace-ms', '300']);
+    cut.send(call(1, 120_000));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const stopped = await cut.endInput(30_000);
+    expect(stopped.code).toBe(0);
+    // Far sooner than the call's two minutes: it was aborted after the grace.
+    expect(stopped.ms).toBeLessThan(20_000);
+    expect(cut.byId(1)).toBeDefined();
+    expect(cut.byId(1)).not.toMatchObject({ result: { structuredContent: { sum: 5 } } });
   });
 });

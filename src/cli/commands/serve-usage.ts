@@ -62,7 +62,8 @@ export const serveUsage = `durable-mcp serve [flags]
                          task.priority and reorders only the caller's own tasks); default: ignored
   --slot-wait-ms N       how long a call that runs within its request (a never tool, a synchronous call) waits for
                          a slot of its tool's concurrency key before it is refused server busy (default 10000)
-  --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP
+  --stdio                serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP; when stdin ends, open
+                         subscriptions end, other requests get --shutdown-grace-ms to answer, and the process exits
 Clients without the tasks extension (docs/any-client.md):
   --fallback-budget-ms N how long their calls of task tools wait before handing the task back (default 20000;
                          0 hands back at once); the facade tools wait as long for news

@@ -69,7 +69,12 @@ async function serveOnStdio(
   if (!('backend' in first)) throw storeError(first.unreachable);
   const runtime = runtimeOn(settings, first.backend, toolSets, logger);
   hooks.onServed?.(runtime, undefined);
-  await serveStdio({ server: runtime.server, input: process.stdin, output: process.stdout });
+  await serveStdio({
+    server: runtime.server,
+    input: process.stdin,
+    output: process.stdout,
+    graceMs: settings.graceMs,
+  });
   await runtime.close(settings.graceMs);
   await hooks.onStopped?.();
 }

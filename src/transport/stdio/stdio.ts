@@ -17,12 +17,26 @@ export interface StdioOptions {
   input: Readable;
   output: Writable;
   auth?: AuthInfo;
+  /**
+   * Once the input ends (the client shuts the server down), how long requests still running may take to answer
+   * before they are aborted (default 10 s). Open `subscriptions/listen` streams are ended at once.
+   */
+  graceMs?: number;
 }
 
-/** Serves until the input ends; resolves once every in-flight request has answered. */
+/** After aborting what still ran, how long its answers are waited for before serveStdio resolves anyway. */
+const ABORTED_WAIT_MS = 1_000;
+
+/**
+ * Serves until the input ends, then resolves once every in-flight request has answered: within `graceMs`, after
+ * which they are aborted (and waited for a moment more). So a client that closes the server's input, as MCP's stdio
+ * shutdown begins, gets its pending answers and then an exit, never a process kept alive by a stream nobody reads.
+ */
 export async function serveStdio(options: StdioOptions): Promise<void> {
   const auth = options.auth ?? { tenant: 'default', principal: 'stdio' };
   const inflight = new Map<RequestId, AbortController>();
+  /** The in-flight subscriptions/listen requests: ended as soon as the input ends. */
+  const streams = new Set<AbortController>();
   const pending = new Set<Promise<void>>();
   const write = (line: string): void => {
     options.output.write(`${line}\n`);
@@ -44,6 +58,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
     }
     const abort = new AbortController();
     inflight.set(msg.id, abort);
+    if (msg.method === 'subscriptions/listen') streams.add(abort);
     const work = options.server
       .dispatch({
         request: msg,
@@ -56,10 +71,30 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
       })
       .then((outcome) => {
         inflight.delete(msg.id);
+        streams.delete(abort);
         write(outcome.ok ? responseFor(msg.id, outcome.result).text : errorResponse(msg.id, outcome.error));
       });
     pending.add(work);
     void work.finally(() => pending.delete(work));
   }
-  await Promise.all(pending);
+  await settle(pending, streams, inflight, options.graceMs ?? 10_000);
+}
+
+/** The input ended: listen streams end now, other requests get `graceMs` and are then aborted. */
+async function settle(
+  pending: Set<Promise<void>>,
+  streams: Set<AbortController>,
+  inflight: Map<RequestId, AbortController>,
+  graceMs: number,
+): Promise<void> {
+  for (const stream of streams) stream.abort();
+  const all = Promise.all(pending).then(() => true);
+  const within = (ms: number): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    return Promise.race([all, late]).finally(() => clearTimeout(timer));
+  };
+  if (await within(graceMs)) return;
+  for (const abort of inflight.values()) abort.abort();
+  await within(ABORTED_WAIT_MS);
 }
