@@ -7,6 +7,7 @@ import { newTask } from '../task-store.contract.js';
 import { LISTEN_APPLICATION_NAME } from './names.js';
 import { withPostgres } from '../../../test/support/postgres.js';
 import { usePostgresStores } from '../../../test/support/postgres-stores.js';
+import { waitUntil } from '../../../test/support/admin-api.js';
 
 const T0 = 1_700_000_000_000;
 const ALICE: TaskOwner = { tenant: 'acme', principal: 'alice' };
@@ -15,15 +16,6 @@ const BOB: TaskOwner = { tenant: 'acme', principal: 'bob' };
 await withPostgres('the PostgreSQL finished-task memory tests', () => {
   const { admin, open, freshSchema } = usePostgresStores('dmcp_finished');
 
-  const waitFor = async <T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> => {
-    const until = Date.now() + ms;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > until) throw new Error('timed out waiting');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
   const listenPids = async (schema: string): Promise<number[]> => {
     const r = await admin.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = $2`,
@@ -59,14 +51,20 @@ await withPostgres('the PostgreSQL finished-task memory tests', () => {
     return task.id;
   };
 
+  /** Stores A and B on a fresh schema, B listening, and a task A completed that B has read once. */
+  const readOnceByListener = async () => {
+    const schema = freshSchema();
+    const a = open({ schema });
+    const b = open({ schema });
+    const id = await completed(a);
+    await listening(b);
+    expect(await b.get(id, ALICE, T0 + 2)).toMatchObject({ status: 'completed' });
+    return { schema, a, b, id };
+  };
+
   describe('PostgreSQL finished tasks from memory', () => {
     it('answers a finished task from memory once listening, to its owner only, until a purge elsewhere', async () => {
-      const schema = freshSchema();
-      const a = open({ schema });
-      const b = open({ schema });
-      const id = await completed(a);
-      await listening(b);
-      expect(await b.get(id, ALICE, T0 + 2)).toMatchObject({ status: 'completed' });
+      const { schema, b, id } = await readOnceByListener();
       // Remembered: a row deleted behind its back is still answered, to its owner and to nobody else ...
       await deleteQuietly(schema, id);
       expect(await b.get(id, ALICE, T0 + 2)).toMatchObject({ id, status: 'completed', result: { n: 1 } });
@@ -76,15 +74,10 @@ await withPostgres('the PostgreSQL finished-task memory tests', () => {
     });
 
     it('reads a finished task again once another instance purged it', async () => {
-      const schema = freshSchema();
-      const a = open({ schema });
-      const b = open({ schema });
-      const id = await completed(a);
-      await listening(b);
-      expect(await b.get(id, ALICE, T0 + 2)).toMatchObject({ status: 'completed' });
+      const { a, b, id } = await readOnceByListener();
       expect(await a.admin!.purge({ tenants: 'all' }, id, T0 + 3)).toEqual({ ok: true });
       // A's purge notifies: B lets go of the task and reads the database, which no longer has it.
-      await waitFor(async () => ((await b.get(id, ALICE, T0 + 3)) === 'not_found' ? true : undefined), 2_000);
+      await waitUntil(async () => (await b.get(id, ALICE, T0 + 3)) === 'not_found', 'the purge heard', 2_000);
     });
 
     it('answers from memory only what it read while listening: a quiet delete shows at once otherwise', async () => {
@@ -112,9 +105,12 @@ await withPostgres('the PostgreSQL finished-task memory tests', () => {
       expect(await b.get(first, ALICE, T0 + 2)).toMatchObject({ status: 'completed' });
       // The connection dies: changes may go unheard, so B reads the database again.
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      await waitFor(async () => ((await b.get(first, ALICE, T0 + 2)) === 'not_found' ? true : undefined));
+      await waitUntil(
+        async () => (await b.get(first, ALICE, T0 + 2)) === 'not_found',
+        'the database read again',
+      );
       // Once it listens again, what it reads is remembered again.
-      await waitFor(async () => (resyncs === 2 ? true : undefined));
+      await waitUntil(async () => resyncs === 2, 'LISTEN in effect again');
       expect(await b.get(second, ALICE, T0 + 2)).toMatchObject({ status: 'completed' });
       await deleteQuietly(schema, second);
       expect(await b.get(second, ALICE, T0 + 2)).toMatchObject({ status: 'completed' });
