@@ -8,6 +8,7 @@ import { createClaimLoop } from './claim-loop.js';
 import { startRun, type RunDeps, type RunningTask } from './run-task.js';
 import { versionWaitMarker } from './version-waits.js';
 import { createWakeTimer } from './wake-timer.js';
+import { settleOrAbort } from '../pacing/grace.js';
 import type { TaskObserver } from '../tasks/observer.js';
 import { resolveTaskLimits, storedBytesLimitOf } from '../tasks/limits.js';
 
@@ -128,16 +129,9 @@ function startLoops(store: TaskStore, pollMs: number, sweepMs: number, loops: Lo
 /** Waits up to graceMs for the runs to end, then aborts the rest (handed back for other workers) and waits for them. */
 async function drain(running: Map<string, RunningTask>, graceMs: number): Promise<void> {
   const all = Promise.all([...running.values()].map((r) => r.done));
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = await Promise.race([
-    all.then(() => false),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs))),
-  ]);
-  clearTimeout(timer);
-  if (timedOut) {
+  await settleOrAbort(all, graceMs, () => {
     for (const r of running.values()) r.abort('shutdown');
-    await all;
-  }
+  });
 }
 
 /** What every run of this worker shares; `onWait` hears when a run ended waiting. */

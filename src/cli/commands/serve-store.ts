@@ -5,6 +5,7 @@ import type { Logger } from '../../observability/logger.js';
 import type { Backend } from '../../tasks/backend.js';
 import { StoreUnavailableError } from '../../tasks/errors.js';
 import { backoffCeilingMs, jitteredMs } from '../../pacing/backoff.js';
+import { settlesWithin } from '../../pacing/grace.js';
 
 export interface RetryPolicy {
   /** Wait after the first failure; doubled after each next one. */
@@ -113,15 +114,7 @@ export function retryOpening(
       stopped = true;
       clearTimeout(timer);
       wake?.();
-      let bound: NodeJS.Timeout | undefined;
-      await Promise.race([
-        opened.then(
-          () => undefined,
-          () => undefined,
-        ),
-        new Promise<void>((resolve) => (bound = setTimeout(resolve, waitMs))),
-      ]);
-      clearTimeout(bound);
+      await settlesWithin(opened, waitMs);
     },
   };
 }

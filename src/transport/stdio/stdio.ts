@@ -11,6 +11,7 @@ import {
   responseFor,
   type RequestId,
 } from '../../wire/jsonrpc.js';
+import { settleOrAbort } from '../../pacing/grace.js';
 
 export interface StdioOptions {
   server: McpServer;
@@ -88,13 +89,8 @@ async function settle(
   graceMs: number,
 ): Promise<void> {
   for (const stream of streams) stream.abort();
-  const all = Promise.all(pending).then(() => true);
-  const within = (ms: number): Promise<boolean> => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-    return Promise.race([all, late]).finally(() => clearTimeout(timer));
+  const abortInflight = (): void => {
+    for (const abort of inflight.values()) abort.abort();
   };
-  if (await within(graceMs)) return;
-  for (const abort of inflight.values()) abort.abort();
-  await within(ABORTED_WAIT_MS);
+  await settleOrAbort(Promise.all(pending), graceMs, abortInflight, ABORTED_WAIT_MS);
 }
