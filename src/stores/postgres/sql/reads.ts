@@ -115,7 +115,7 @@ export function readSql(s: string) {
 
     /**
      * One statement, one snapshot: counts by status (index-only scans of tasks_status, not a scan of the table) and
-     * the runnable backlog at $1 (tasks_runnable).
+     * the runnable backlog at $1 (a partial index of the runnable tasks: tasks_fair or an owner's).
      */
     stats: `
       SELECT

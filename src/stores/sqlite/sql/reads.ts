@@ -26,7 +26,8 @@ export function prepareReadQueries(db: SqliteDatabase) {
       `SELECT wake_at FROM tasks WHERE wake_at IS NOT NULL AND wake_at > ? AND ${WORKING} ORDER BY wake_at LIMIT 1`,
     )
     .pluck();
-  // One statement, one snapshot. Each count reads a range of tasks_status (or of tasks_runnable), never the table.
+  // One statement, one snapshot. Each count reads a range of tasks_status (or the runnable tasks of tasks_fair), never
+  // the table.
   const stats = db.prepare(`
     SELECT
       (SELECT count(*) FROM tasks WHERE status = 'working') AS working,
