@@ -26,12 +26,6 @@ export interface ChangeListener {
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5_000;
 
-/**
- * LISTENs on `channel` until closed. When the connection drops (server restart, pg_terminate_backend, network),
- * it reconnects after 100 ms, doubling up to 5 s, with jitter so replicas do not stampede. Notifications sent while
- * disconnected are lost: `onListening` tells the feed each time LISTEN is in effect again, and its subscribers
- * read what they watch.
- */
 /** Asks `client` every `probeMs` whether it still answers; `drop`s it when it does not. */
 function probeEvery(client: pg.Client, probeMs: number, drop: (client: pg.Client) => void): NodeJS.Timeout {
   const probe = setInterval(() => {
@@ -41,6 +35,12 @@ function probeEvery(client: pg.Client, probeMs: number, drop: (client: pg.Client
   return probe;
 }
 
+/**
+ * LISTENs on `channel` until closed. When the connection drops (server restart, pg_terminate_backend, network),
+ * it reconnects after 100 ms, doubling up to 5 s, with jitter so replicas do not stampede. Notifications sent while
+ * disconnected are lost: `onListening` tells the feed each time LISTEN is in effect again, and its subscribers
+ * read what they watch.
+ */
 export function startChangeListener({
   config,
   channel,
